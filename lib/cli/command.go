@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/ccpipe/ccpipe/lib/jq"
+	"github.com/ccpipe/ccpipe/lib/ndjson"
+)
+
+// ClaudeCodeVersion is the Claude Code release ccpipe was checked against.
+const ClaudeCodeVersion = "2.1.328"
+
+// Command describes one cc-* command.
+type Command struct {
+	Name     string // "cc-profiles"
+	Synopsis string // "cc-profiles [flags]", shown after a usage error
+	Help     string // the -h text before the flag table
+	// SetFlags registers the command's own flags (into its options struct).
+	SetFlags func(*Flags)
+	// Run does the work. Positional arguments are passed in args.
+	Run func(env *Env, args []string) error
+}
+
+// Env is what a running command gets: its streams, the shared flags and
+// the record output.
+type Env struct {
+	Ctx    context.Context
+	Name   string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Out    *Output
+	Flags  *Flags
+}
+
+// HasInput reports whether stdin holds records to read (see HasInput).
+func (e *Env) HasInput() bool { return HasInput(e.Stdin) }
+
+// Warnf prints one line `cc-x: message` on stderr, secrets masked.
+func (e *Env) Warnf(format string, a ...any) {
+	fmt.Fprintf(e.Stderr, "%s: %s\n", e.Name, Mask(fmt.Sprintf(format, a...)))
+}
+
+// Main runs the command and returns its exit code. It is what a
+// cmd/<name>/main.go passes to os.Exit.
+func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	f := newFlags(c.Name)
+	if c.SetFlags != nil {
+		c.SetFlags(f)
+	}
+	pos, err := f.parse(args)
+	if err != nil {
+		return c.report(stderr, err)
+	}
+	if f.help {
+		fmt.Fprint(stdout, strings.TrimRight(c.Help, "\n")+"\n\nFlags:\n")
+		f.printDefaults(stdout)
+		return ExitOK
+	}
+	if f.version {
+		fmt.Fprintf(stdout, "%s %s (checked against Claude Code %s)\n", c.Name, version(), ClaudeCodeVersion)
+		return ExitOK
+	}
+	out := &Output{w: ndjson.NewWriter(stdout), raw: f.Raw}
+	if f.JQ != "" {
+		if out.filter, err = jq.Compile(f.JQ, f.JQArgs); err != nil {
+			return c.report(stderr, &UsageError{Msg: err.Error()})
+		}
+	} else if f.Raw || len(f.JQArgs) > 0 {
+		return c.report(stderr, Usagef("--raw-output and --arg need --jq"))
+	}
+	if stdout == os.Stdout {
+		// Turn SIGPIPE into EPIPE so that `cc-x | head -1` ends quietly with 0.
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, syscall.SIGPIPE)
+		defer signal.Stop(ch)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	env := &Env{Ctx: ctx, Name: c.Name, Stdin: stdin, Stdout: stdout, Stderr: stderr, Out: out, Flags: f}
+	err = c.Run(env, pos)
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	return c.report(stderr, err)
+}
+
+// report prints err once and maps it to an exit code.
+func (c *Command) report(stderr io.Writer, err error) int {
+	var ue *UsageError
+	var ee *ExitError
+	switch {
+	case err == nil, errors.Is(err, errQuiet):
+		return ExitOK
+	case errors.Is(err, ErrNoMatch):
+		return ExitFail
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "%s: %s\nusage: %s\nRun '%s -h' for help.\n", c.Name, Mask(ue.Msg), c.Synopsis, c.Name)
+		return ExitUsage
+	case errors.As(err, &ee):
+		if ee.Err != nil {
+			fmt.Fprintf(stderr, "%s: %s\n", c.Name, Mask(ee.Err.Error()))
+		}
+		return ee.Code
+	default:
+		fmt.Fprintf(stderr, "%s: %s\n", c.Name, Mask(err.Error()))
+		return ExitFail
+	}
+}
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Flags is a stdlib FlagSet plus the flags every command shares. Unlike a
+// bare FlagSet it accepts flags after positional arguments
+// (`cc-extract shell --errors`) and stops only at `--`.
+type Flags struct {
+	fs *flag.FlagSet
+
+	JQ      string
+	Raw     bool
+	JQArgs  [][2]string // --arg NAME VALUE, in order
+	help    bool
+	version bool
+
+	aliases map[string]string // long name -> short name
+}
+
+func newFlags(name string) *Flags {
+	f := &Flags{fs: flag.NewFlagSet(name, flag.ContinueOnError), aliases: map[string]string{}}
+	f.fs.SetOutput(io.Discard)
+	f.fs.Usage = func() {}
+	f.StringVarP(&f.JQ, "jq", "q", "", "jq `EXPR` applied to each output record (gojq)")
+	f.BoolVarP(&f.Raw, "raw-output", "r", false, "with --jq, print string results without quotes")
+	f.BoolVarP(&f.help, "help", "h", false, "print this help and exit")
+	f.fs.BoolVar(&f.version, "version", false, "print the version and exit")
+	return f
+}
+
+// StringVar registers a string flag.
+func (f *Flags) StringVar(p *string, name, value, usage string) {
+	f.fs.StringVar(p, name, value, usage)
+}
+
+// StringVarP registers a string flag with a one-letter alias.
+func (f *Flags) StringVarP(p *string, name, short, value, usage string) {
+	f.fs.StringVar(p, name, value, usage)
+	f.fs.StringVar(p, short, value, usage)
+	f.aliases[name] = short
+}
+
+// BoolVar registers a boolean flag.
+func (f *Flags) BoolVar(p *bool, name string, value bool, usage string) {
+	f.fs.BoolVar(p, name, value, usage)
+}
+
+// BoolVarP registers a boolean flag with a one-letter alias.
+func (f *Flags) BoolVarP(p *bool, name, short string, value bool, usage string) {
+	f.fs.BoolVar(p, name, value, usage)
+	f.fs.BoolVar(p, short, value, usage)
+	f.aliases[name] = short
+}
+
+// IntVar registers an int flag.
+func (f *Flags) IntVar(p *int, name string, value int, usage string) {
+	f.fs.IntVar(p, name, value, usage)
+}
+
+// IntVarP registers an int flag with a one-letter alias.
+func (f *Flags) IntVarP(p *int, name, short string, value int, usage string) {
+	f.fs.IntVar(p, name, value, usage)
+	f.fs.IntVar(p, short, value, usage)
+	f.aliases[name] = short
+}
+
+// DurationVar registers a duration flag.
+func (f *Flags) DurationVar(p *time.Duration, name string, value time.Duration, usage string) {
+	f.fs.DurationVar(p, name, value, usage)
+}
+
+// Func registers a flag that calls fn for each occurrence (repeatable flags).
+func (f *Flags) Func(name, usage string, fn func(string) error) { f.fs.Func(name, usage, fn) }
+
+// Var registers a flag.Value.
+func (f *Flags) Var(v flag.Value, name, usage string) { f.fs.Var(v, name, usage) }
+
+// Visited reports whether the named flag was given on the command line.
+func (f *Flags) Visited(name string) bool {
+	seen := false
+	f.fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == name || f.aliases[name] == fl.Name {
+			seen = true
+		}
+	})
+	return seen
+}
+
+// parse parses args and returns the positional arguments. Everything after
+// the first `--` is positional, verbatim.
+func (f *Flags) parse(args []string) ([]string, error) {
+	var rest []string
+	for i, a := range args {
+		if a == "--" {
+			rest = args[i+1:]
+			args = args[:i]
+			break
+		}
+	}
+	args, err := f.takeJQArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	var pos []string
+	for {
+		if err := f.fs.Parse(args); err != nil {
+			return nil, &UsageError{Msg: strings.TrimPrefix(err.Error(), "flag provided but not defined: ")}
+		}
+		if f.fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, f.fs.Arg(0))
+		args = f.fs.Args()[1:]
+	}
+	return append(pos, rest...), nil
+}
+
+// takeJQArgs removes `--arg NAME VALUE` triples, which the flag package
+// cannot express (a flag with two values).
+func (f *Flags) takeJQArgs(args []string) ([]string, error) {
+	out := args[:0:0]
+	for i := 0; i < len(args); i++ {
+		if args[i] != "--arg" && args[i] != "-arg" {
+			out = append(out, args[i])
+			continue
+		}
+		if i+2 >= len(args) {
+			return nil, Usagef("--arg needs a NAME and a VALUE")
+		}
+		f.JQArgs = append(f.JQArgs, [2]string{args[i+1], args[i+2]})
+		i += 2
+	}
+	return out, nil
+}
+
+// printDefaults writes the flag table, one line per flag with its alias.
+func (f *Flags) printDefaults(w io.Writer) {
+	shorts := map[string]bool{}
+	for _, s := range f.aliases {
+		shorts[s] = true
+	}
+	var lines [][2]string
+	f.fs.VisitAll(func(fl *flag.Flag) {
+		if shorts[fl.Name] {
+			return
+		}
+		name, usage := flag.UnquoteUsage(fl)
+		left := "--" + fl.Name
+		if s, ok := f.aliases[fl.Name]; ok {
+			left = "-" + s + ", " + left
+		} else {
+			left = "    " + left
+		}
+		if name != "" {
+			left += " " + name
+		}
+		lines = append(lines, [2]string{left, usage})
+	})
+	lines = append(lines, [2]string{"    --arg NAME VALUE", "bind $NAME to the string VALUE in the --jq expression"})
+	sort.Slice(lines, func(i, j int) bool {
+		return strings.TrimLeft(lines[i][0], " -") < strings.TrimLeft(lines[j][0], " -")
+	})
+	width := 0
+	for _, l := range lines {
+		width = max(width, len(l[0]))
+	}
+	for _, l := range lines {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, l[0], l[1])
+	}
+}

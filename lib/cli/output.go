@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"syscall"
+
+	"github.com/ccpipe/ccpipe/lib/jq"
+	"github.com/ccpipe/ccpipe/lib/ndjson"
+)
+
+// Output writes a command's records to stdout: as they are without --jq,
+// else through the filter, each result one line.
+type Output struct {
+	w      *ndjson.Writer
+	filter *jq.Filter
+	raw    bool
+	n      int
+}
+
+// Write emits one record given as a Go value (a struct with json tags, a
+// map, or json.RawMessage).
+func (o *Output) Write(v any) error {
+	if raw, ok := v.(json.RawMessage); ok {
+		return o.WriteJSON(raw)
+	}
+	if o.filter == nil {
+		o.n++
+		return o.check(o.w.Encode(v))
+	}
+	b, err := ndjson.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return o.WriteJSON(b)
+}
+
+// WriteJSON emits one record given as a line of JSON. Without --jq the
+// bytes go out untouched (key order, number spelling, everything).
+func (o *Output) WriteJSON(line []byte) error {
+	if o.filter == nil {
+		o.n++
+		return o.check(o.w.WriteLine(line))
+	}
+	v, err := jq.Decode(line)
+	if err != nil {
+		return err
+	}
+	return o.apply(v)
+}
+
+func (o *Output) apply(v any) error {
+	err := o.filter.Run(v, func(r any) error {
+		o.n++
+		if s, ok := r.(string); ok && o.raw {
+			return o.check(o.w.WriteLine([]byte(s)))
+		}
+		b, err := jq.Marshal(r)
+		if err != nil {
+			return err
+		}
+		return o.check(o.w.WriteLine(b))
+	})
+	if errors.Is(err, jq.ErrHalt) {
+		return errQuiet
+	}
+	return err
+}
+
+// Count is the number of lines written so far.
+func (o *Output) Count() int { return o.n }
+
+// Flush writes out buffered lines; a reader that went away is not an error.
+func (o *Output) Flush() error { return o.check(o.w.Flush()) }
+
+// Filtering reports whether --jq is set (commands that pass raw lines can
+// skip decoding otherwise).
+func (o *Output) Filtering() bool { return o.filter != nil }
+
+func (o *Output) check(err error) error {
+	if err != nil && errors.Is(err, syscall.EPIPE) {
+		return errQuiet
+	}
+	return err
+}

@@ -1,0 +1,82 @@
+// Package ccprofiles is the cc-profiles command: every Claude Code config
+// dir on the machine, one NDJSON record each.
+package ccprofiles
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/profiles"
+)
+
+const help = `usage: cc-profiles [flags]
+
+Lists every Claude Code config dir on this machine as one NDJSON record
+each: ~/.claude (named default), the profiles of claude-code-auth-switch
+(~/.claude/auth-switch.yaml, else ~/.claude-profiles/config.yaml), config
+dirs left behind in the profiles dir, and $CLAUDE_CONFIG_DIR. A dir reached
+twice (a symlink, the env var naming a listed dir) is listed once. Names are
+unique and stable; a name that would clash becomes cfg-<8 hex>.
+
+Record fields: name, source (default | auth-switch | auth-switch-legacy |
+leftover | env), config_dir (symlinks resolved), config_dir_given, exists,
+projects_dir, sessions_dir, description, config_file.
+
+Examples:
+  # every profile's name
+  $ cc-profiles --jq .name -r
+
+  # the sessions of one profile
+  $ cc-profiles --profile work | cc-sessions
+
+Exit status: 0 ok, 1 no such profile or a failure, 2 usage error.`
+
+type options struct {
+	profile string
+	env     profiles.Env
+}
+
+// Run runs cc-profiles with the process environment.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return RunEnv(profiles.EnvFromOS(), args, stdin, stdout, stderr)
+}
+
+// RunEnv runs cc-profiles against the given environment.
+func RunEnv(env profiles.Env, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := options{env: env}
+	c := &cli.Command{
+		Name:     "cc-profiles",
+		Synopsis: "cc-profiles [--profile NAME] [--jq EXPR]",
+		Help:     help,
+		SetFlags: func(f *cli.Flags) {
+			f.StringVar(&o.profile, "profile", "", "list only the profile named `NAME`")
+		},
+		Run: o.run,
+	}
+	return c.Main(args, stdin, stdout, stderr)
+}
+
+func (o *options) run(env *cli.Env, args []string) error {
+	if len(args) > 0 {
+		return cli.Usagef("unexpected argument %q", args[0])
+	}
+	list, warnings := profiles.Discover(o.env)
+	for _, w := range warnings {
+		env.Warnf("%v", w)
+	}
+	found := false
+	for _, p := range list {
+		if o.profile != "" && p.Name != o.profile {
+			continue
+		}
+		found = true
+		if err := env.Out.Write(p); err != nil {
+			return err
+		}
+	}
+	if o.profile != "" && !found {
+		return fmt.Errorf("no profile named %q", o.profile)
+	}
+	return nil
+}

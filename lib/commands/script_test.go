@@ -1,0 +1,50 @@
+package commands_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ccpipe/ccpipe/lib/commands/ccentries"
+	"github.com/ccpipe/ccpipe/lib/commands/ccextract"
+	"github.com/ccpipe/ccpipe/lib/commands/ccgrep"
+	"github.com/ccpipe/ccpipe/lib/commands/cchook"
+	"github.com/ccpipe/ccpipe/lib/commands/ccprofiles"
+	"github.com/ccpipe/ccpipe/lib/commands/ccsend"
+	"github.com/ccpipe/ccpipe/lib/commands/ccsessions"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected output in the txtar scripts")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"cc-profiles": func() { os.Exit(ccprofiles.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cc-sessions": func() { os.Exit(ccsessions.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cc-entries":  func() { os.Exit(ccentries.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cc-extract":  func() { os.Exit(ccextract.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cc-grep":     func() { os.Exit(ccgrep.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cc-send":     func() { os.Exit(ccsend.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cc-hook":     func() { os.Exit(cchook.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the txtar scripts in testdata/script: real pipelines of
+// the commands, each run as its own process.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       *update,
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("CLAUDE_CONFIG_DIR", "")
+			if td, err := filepath.Abs("../../testdata"); err == nil {
+				e.Setenv("TESTDATA", td)
+			}
+			return nil
+		},
+	})
+}

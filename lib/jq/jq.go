@@ -1,0 +1,116 @@
+// Package jq compiles a jq expression once and applies it to records, the
+// way every cc-* command's --jq flag does. It wraps gojq with the choices
+// that matter for a pipe of Claude Code records: numbers stay exact
+// (json.Number in, json.Number out), the environment is not reachable
+// (no $ENV, no env: a filter cannot print a credential), and `halt`
+// stops quietly.
+package jq
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/itchyny/gojq"
+)
+
+// Filter is a compiled expression, safe to reuse for every record.
+type Filter struct {
+	code   *gojq.Code
+	values []any
+}
+
+// ErrHalt is returned by Run when the expression called halt or
+// halt_error with a null value: the caller stops without an error.
+var ErrHalt = errors.New("jq: halt")
+
+// CompileError is a syntax or compile error, with the expression and a
+// caret under the offending token when the position is known.
+type CompileError struct {
+	Expr   string
+	Msg    string
+	Offset int // byte offset of the error in Expr, -1 when unknown
+}
+
+func (e *CompileError) Error() string {
+	if e.Offset < 0 {
+		return "invalid --jq expression: " + e.Msg
+	}
+	// Show the line holding the error and a caret under it.
+	start := strings.LastIndexByte(e.Expr[:e.Offset], '\n') + 1
+	end := strings.IndexByte(e.Expr[e.Offset:], '\n')
+	if end < 0 {
+		end = len(e.Expr)
+	} else {
+		end += e.Offset
+	}
+	col := len([]rune(e.Expr[start:e.Offset]))
+	return fmt.Sprintf("invalid --jq expression: %s\n    %s\n    %s^", e.Msg, e.Expr[start:end], strings.Repeat(" ", col))
+}
+
+// Compile parses and compiles expr. vars are bound as $NAME to string
+// values, in order (jq's --arg).
+func Compile(expr string, vars [][2]string) (*Filter, error) {
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		ce := &CompileError{Expr: expr, Msg: err.Error(), Offset: -1}
+		var pe *gojq.ParseError
+		if errors.As(err, &pe) {
+			ce.Offset = min(max(pe.Offset-len(pe.Token), 0), len(expr))
+		}
+		return nil, ce
+	}
+	names := make([]string, len(vars))
+	values := make([]any, len(vars))
+	for i, v := range vars {
+		names[i] = "$" + v[0]
+		values[i] = v[1]
+	}
+	code, err := gojq.Compile(q, gojq.WithVariables(names))
+	if err != nil {
+		return nil, &CompileError{Expr: expr, Msg: err.Error(), Offset: -1}
+	}
+	return &Filter{code: code, values: values}, nil
+}
+
+// Run applies the filter to v (a plain JSON tree: map[string]any, []any,
+// string, json.Number, bool, nil) and calls emit for each result.
+func (f *Filter) Run(v any, emit func(any) error) error {
+	iter := f.code.Run(v, f.values...)
+	for {
+		r, ok := iter.Next()
+		if !ok {
+			return nil
+		}
+		if err, ok := r.(error); ok {
+			var he *gojq.HaltError
+			if errors.As(err, &he) {
+				if he.Value() == nil {
+					return ErrHalt
+				}
+			}
+			return fmt.Errorf("jq: %w", err)
+		}
+		if err := emit(r); err != nil {
+			return err
+		}
+	}
+}
+
+// Decode turns one JSON document into the plain tree Run takes, keeping
+// numbers exact.
+func Decode(data []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// Marshal encodes a result as compact JSON the way jq prints it: <, > and
+// & stay literal, numbers as they came.
+func Marshal(v any) ([]byte, error) { return gojq.Marshal(v) }

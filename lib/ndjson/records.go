@@ -1,0 +1,91 @@
+package ndjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Stats counts what a Records pass skipped, so that nothing is lost
+// silently.
+type Stats struct {
+	Lines      int   `json:"lines"`
+	Records    int   `json:"records"`
+	Blank      int   `json:"blank"`
+	Malformed  []int `json:"malformed_lines"`
+	TooLong    []int `json:"too_long_lines"`
+	Incomplete bool  `json:"incomplete_last_line"`
+}
+
+// Skipped is the number of lines that were not handed on.
+func (s *Stats) Skipped() int {
+	n := len(s.Malformed) + len(s.TooLong)
+	if s.Incomplete {
+		n++
+	}
+	return n
+}
+
+// Problem describes one skipped line, for a warning.
+type Problem struct {
+	Line int
+	Err  error
+}
+
+func (p Problem) Error() string { return fmt.Sprintf("%d: %v", p.Line, p.Err) }
+
+// ErrIncomplete marks a final line without a newline that is not a whole
+// JSON value: a transcript caught mid-write.
+var ErrIncomplete = errors.New("incomplete last line (file still being written?)")
+
+// Records reads JSON lines from r and calls fn with each one that is a
+// valid JSON value. Blank lines are skipped; malformed and over-long lines
+// are skipped, counted and passed to warn (which may be nil). A final line
+// without a newline is used when it is valid JSON, else counted as
+// incomplete. An error from fn stops the loop and is returned.
+func Records(r io.Reader, warn func(Problem), fn func(line []byte, lineno int) error) (Stats, error) {
+	var st Stats
+	rd := NewReader(r)
+	for {
+		line, err := rd.Next()
+		if err == io.EOF {
+			return st, nil
+		}
+		if err != nil {
+			if errors.Is(err, ErrLineTooLong) {
+				st.Lines++
+				st.TooLong = append(st.TooLong, rd.Line())
+				if warn != nil {
+					warn(Problem{rd.Line(), err})
+				}
+				continue
+			}
+			return st, err
+		}
+		st.Lines++
+		if len(bytes.TrimSpace(line)) == 0 {
+			st.Blank++
+			continue
+		}
+		if !json.Valid(line) {
+			if rd.Partial() {
+				st.Incomplete = true
+				if warn != nil {
+					warn(Problem{rd.Line(), ErrIncomplete})
+				}
+				continue
+			}
+			st.Malformed = append(st.Malformed, rd.Line())
+			if warn != nil {
+				warn(Problem{rd.Line(), errors.New("malformed JSON, line skipped")})
+			}
+			continue
+		}
+		st.Records++
+		if err := fn(line, rd.Line()); err != nil {
+			return st, err
+		}
+	}
+}

@@ -1,0 +1,287 @@
+// Package profiles finds the Claude Code config dirs on a machine: the
+// default ~/.claude, the profiles of claude-code-auth-switch (current and
+// legacy config files), dirs left behind under the profiles dir, and
+// $CLAUDE_CONFIG_DIR. Each gets a name that is unique in the result and
+// stable across runs.
+package profiles
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Sources, in the order they are listed.
+const (
+	SourceDefault    = "default"
+	SourceAuthSwitch = "auth-switch"
+	SourceLegacy     = "auth-switch-legacy"
+	SourceLeftover   = "leftover"
+	SourceEnv        = "env"
+)
+
+// Profile is one config dir. The JSON form is the cc-profiles record.
+type Profile struct {
+	Name           string `json:"name"`
+	Source         string `json:"source"`
+	ConfigDir      string `json:"config_dir"`       // symlinks resolved
+	ConfigDirGiven string `json:"config_dir_given"` // as found
+	Exists         bool   `json:"exists"`
+	ProjectsDir    string `json:"projects_dir"`
+	SessionsDir    string `json:"sessions_dir"`
+	Description    string `json:"description,omitempty"`
+	ConfigFile     string `json:"config_file,omitempty"` // the auth-switch yaml that names it
+}
+
+// Env is what discovery depends on, so tests can point it anywhere.
+type Env struct {
+	Home            string // $HOME
+	ClaudeConfigDir string // $CLAUDE_CONFIG_DIR
+}
+
+// EnvFromOS reads Env from the process environment.
+func EnvFromOS() Env {
+	home, _ := os.UserHomeDir()
+	return Env{Home: home, ClaudeConfigDir: os.Getenv("CLAUDE_CONFIG_DIR")}
+}
+
+// Warning is a problem that did not stop discovery (a broken YAML file).
+type Warning struct {
+	File string
+	Line int // 0 when unknown
+	Err  error
+}
+
+func (w Warning) Error() string {
+	if w.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", w.File, w.Line, w.Err)
+	}
+	return fmt.Sprintf("%s: %v", w.File, w.Err)
+}
+
+// Discover lists every config dir it can find. It never fails: unreadable
+// config files become warnings and the other profiles are still listed.
+func Discover(env Env) ([]Profile, []Warning) {
+	var c collector
+	if env.Home != "" {
+		c.add(SourceDefault, "default", filepath.Join(env.Home, ".claude"), "", "")
+		c.authSwitch(env.Home)
+	}
+	if env.ClaudeConfigDir != "" {
+		dir := env.ClaudeConfigDir
+		if !filepath.IsAbs(dir) {
+			dir, _ = filepath.Abs(dir)
+		}
+		c.add(SourceEnv, filepath.Base(dir), dir, "", "")
+	}
+	return c.list, c.warnings
+}
+
+type collector struct {
+	list     []Profile
+	warnings []Warning
+	seen     map[string]bool // resolved dirs
+	names    map[string]bool
+}
+
+func (c *collector) add(source, name, given, desc, file string) {
+	if c.seen == nil {
+		c.seen, c.names = map[string]bool{}, map[string]bool{}
+	}
+	resolved := Resolve(given)
+	if c.seen[resolved] {
+		return
+	}
+	c.seen[resolved] = true
+	if name == "" || c.names[name] {
+		name = ClashName(resolved)
+	}
+	c.names[name] = true
+	fi, err := os.Stat(resolved)
+	c.list = append(c.list, Profile{
+		Name: name, Source: source, ConfigDir: resolved, ConfigDirGiven: given,
+		Exists:      err == nil && fi.IsDir(),
+		ProjectsDir: filepath.Join(resolved, "projects"),
+		SessionsDir: filepath.Join(resolved, "sessions"),
+		Description: desc, ConfigFile: file,
+	})
+}
+
+// authSwitch reads ~/.claude/auth-switch.yaml, else the legacy
+// ~/.claude-profiles/config.yaml, then adds config dirs left in the
+// profiles dirs that no file names.
+func (c *collector) authSwitch(home string) {
+	current := filepath.Join(home, ".claude", "auth-switch.yaml")
+	legacy := filepath.Join(home, ".claude-profiles", "config.yaml")
+	var scan []string
+	for _, cf := range []struct{ file, source string }{{current, SourceAuthSwitch}, {legacy, SourceLegacy}} {
+		data, err := os.ReadFile(cf.file)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			c.warnings = append(c.warnings, Warning{File: cf.file, Err: err})
+			continue
+		}
+		dir := filepath.Dir(cf.file)
+		cfg, err := parseConfig(data)
+		if err != nil {
+			c.warnings = append(c.warnings, Warning{File: cf.file, Line: yamlLine(err), Err: err})
+		}
+		if cfg.ProfilesDir != "" {
+			dir = expandHome(cfg.ProfilesDir, home)
+		}
+		for _, p := range cfg.Profiles {
+			c.add(cf.source, p.Name, filepath.Join(dir, p.Name), p.Description, cf.file)
+		}
+		if Resolve(dir) != Resolve(filepath.Join(home, ".claude")) {
+			scan = append(scan, dir)
+		}
+		break // the current file wins over the legacy one
+	}
+	scan = append(scan, filepath.Join(home, ".claude-profiles"))
+	for _, dir := range scan {
+		for _, d := range leftovers(dir) {
+			c.add(SourceLeftover, filepath.Base(d), d, "", "")
+		}
+	}
+}
+
+type config struct {
+	ProfilesDir string
+	Profiles    []namedProfile
+}
+
+type namedProfile struct {
+	Name        string
+	Description string
+}
+
+// parseConfig reads the profiles map in file order. A profile whose body
+// is not a map still counts (the name is what matters).
+func parseConfig(data []byte) (config, error) {
+	var doc struct {
+		ProfilesDir string    `yaml:"profiles_dir"`
+		Profiles    yaml.Node `yaml:"profiles"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return config{}, err
+	}
+	cfg := config{ProfilesDir: doc.ProfilesDir}
+	n := doc.Profiles
+	if n.Kind == 0 {
+		return cfg, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return cfg, fmt.Errorf("yaml: line %d: profiles is not a map", n.Line)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		name := n.Content[i].Value
+		if name == "" || name == "." || name == ".." || filepath.Base(name) != name {
+			return cfg, fmt.Errorf("yaml: line %d: profile name %q is not a directory name", n.Content[i].Line, name)
+		}
+		var body struct {
+			Description string `yaml:"description"`
+		}
+		_ = n.Content[i+1].Decode(&body) // a body of another shape still names a profile
+		cfg.Profiles = append(cfg.Profiles, namedProfile{Name: name, Description: body.Description})
+	}
+	return cfg, nil
+}
+
+var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+
+func yamlLine(err error) int {
+	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	return 0
+}
+
+// leftovers lists the subdirs of dir that look like Claude Code config
+// dirs: they hold .claude.json, projects/ or sessions/.
+func leftovers(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			continue
+		}
+		for _, marker := range []string{".claude.json", "projects", "sessions"} {
+			if _, err := os.Stat(filepath.Join(p, marker)); err == nil {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Resolve returns the absolute, symlink-resolved form of dir; for a path
+// that does not exist, the resolved existing parent joined with the rest.
+func Resolve(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return filepath.Clean(dir)
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	parent, base := filepath.Split(abs)
+	parent = filepath.Clean(parent)
+	if parent == abs {
+		return abs
+	}
+	return filepath.Join(Resolve(parent), base)
+}
+
+// ClashName is the name given to a dir whose natural name is taken: stable,
+// because it is derived from the resolved path.
+func ClashName(resolved string) string {
+	sum := sha256.Sum256([]byte(resolved))
+	return "cfg-" + hex.EncodeToString(sum[:])[:8]
+}
+
+func expandHome(p, home string) string {
+	if p == "~" {
+		return home
+	}
+	if len(p) > 1 && p[:2] == "~/" {
+		return filepath.Join(home, p[2:])
+	}
+	return p
+}
+
+// FromRecord reads a profile record (a cc-profiles output line). It
+// accepts any record with a config_dir.
+func FromRecord(line []byte) (Profile, error) {
+	var p Profile
+	if err := json.Unmarshal(line, &p); err != nil {
+		return p, err
+	}
+	if p.ConfigDir == "" {
+		return p, errors.New("record has no config_dir")
+	}
+	if p.ProjectsDir == "" {
+		p.ProjectsDir = filepath.Join(p.ConfigDir, "projects")
+	}
+	if p.SessionsDir == "" {
+		p.SessionsDir = filepath.Join(p.ConfigDir, "sessions")
+	}
+	return p, nil
+}
