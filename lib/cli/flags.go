@@ -111,7 +111,11 @@ func (f *Flags) parse(args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := f.fs.Parse(args); err != nil {
-			return nil, &UsageError{Msg: strings.TrimPrefix(err.Error(), "flag provided but not defined: ")}
+			msg := err.Error()
+			if rest, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+				msg = "unknown flag " + rest
+			}
+			return nil, &UsageError{Msg: msg}
 		}
 		if f.fs.NArg() == 0 {
 			break

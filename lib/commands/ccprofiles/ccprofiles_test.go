@@ -1,0 +1,76 @@
+package ccprofiles
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/profiles"
+)
+
+// machine builds a home with every kind of profile: default, legacy
+// auth-switch (two profiles), a leftover dir, and an env dir whose name
+// clashes with a profile.
+func machine(t *testing.T) (profiles.Env, string) {
+	t.Helper()
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{".claude/projects", ".claude-profiles/work/projects", ".claude-profiles/old/sessions", "ci/work"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	yaml := "profiles:\n  work:\n    description: day job\n  personal: {}\n"
+	if err := os.WriteFile(filepath.Join(home, ".claude-profiles/config.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return profiles.Env{Home: home, ClaudeConfigDir: filepath.Join(home, "ci/work")}, home
+}
+
+func TestRun(t *testing.T) {
+	env, home := machine(t)
+	clash := profiles.ClashName(filepath.Join(home, "ci/work"))
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		out, err string
+	}{
+		{"names", []string{"--jq", ".name", "-r"}, 0, "default\nwork\npersonal\nold\n" + clash + "\n", ""},
+		{"sources", []string{"-q", `[.name, .source, .exists] | @tsv`, "-r"}, 0,
+			"default\tdefault\ttrue\nwork\tauth-switch-legacy\ttrue\npersonal\tauth-switch-legacy\tfalse\nold\tleftover\ttrue\n" + clash + "\tenv\ttrue\n", ""},
+		{"one profile", []string{"--profile", "work"}, 0,
+			`{"name":"work","source":"auth-switch-legacy","config_dir":"$HOME/.claude-profiles/work","config_dir_given":"$HOME/.claude-profiles/work","exists":true,"projects_dir":"$HOME/.claude-profiles/work/projects","sessions_dir":"$HOME/.claude-profiles/work/sessions","description":"day job","config_file":"$HOME/.claude-profiles/config.yaml"}` + "\n", ""},
+		{"unknown profile", []string{"--profile", "nope"}, 1, "", "cc-profiles: no profile named \"nope\"\n"},
+		{"stray argument", []string{"extra"}, 2, "", "cc-profiles: unexpected argument \"extra\"\nusage: cc-profiles [--profile NAME] [--jq EXPR]\nRun 'cc-profiles -h' for help.\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb strings.Builder
+			code := RunEnv(env, tt.args, nil, &out, &errb)
+			got := strings.ReplaceAll(out.String(), home, "$HOME")
+			if code != tt.code || got != tt.out || errb.String() != tt.err {
+				t.Errorf("got (%d, %q, %q)\nwant (%d, %q, %q)", code, got, errb.String(), tt.code, tt.out, tt.err)
+			}
+		})
+	}
+}
+
+func TestBrokenYAMLWarnsOnce(t *testing.T) {
+	env, home := machine(t)
+	if err := os.WriteFile(filepath.Join(home, ".claude-profiles/config.yaml"), []byte("profiles:\n  work: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb strings.Builder
+	code := RunEnv(env, []string{"-q", ".name", "-r"}, nil, &out, &errb)
+	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+	if code != 0 || len(lines) != 1 || !strings.HasPrefix(lines[0], "cc-profiles: "+home+"/.claude-profiles/config.yaml:") {
+		t.Errorf("code %d stderr %q", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "default\n") || !strings.Contains(out.String(), "work\n") {
+		t.Errorf("other profiles must still be listed: %q", out.String())
+	}
+}

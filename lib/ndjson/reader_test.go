@@ -1,0 +1,253 @@
+package ndjson
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func readAll(t *testing.T, r *Reader) (lines []string, partial bool) {
+	t.Helper()
+	for {
+		l, err := r.Next()
+		if err == io.EOF {
+			return lines, partial
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(l))
+		partial = r.Partial()
+	}
+}
+
+func TestReaderLines(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    []string
+		partial bool
+	}{
+		{"empty", "", nil, false},
+		{"one", "{}\n", []string{"{}"}, false},
+		{"crlf", "{\"a\":1}\r\n{}\r\n", []string{`{"a":1}`, "{}"}, false},
+		{"no final newline", "{}\n{\"a\"", []string{"{}", `{"a"`}, true},
+		{"blank lines kept", "\n\n{}\n", []string{"", "", "{}"}, false},
+		{"nul and invalid utf8", "{\"a\":\"\x00\xff\"}\n", []string{"{\"a\":\"\x00\xff\"}"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// One byte at a time as well, to cross every buffer boundary.
+			for _, r := range []io.Reader{strings.NewReader(tt.in), iotest.OneByteReader(strings.NewReader(tt.in))} {
+				got, partial := readAll(t, NewReader(r))
+				if strings.Join(got, "|") != strings.Join(tt.want, "|") || len(got) != len(tt.want) {
+					t.Errorf("lines: got %q, want %q", got, tt.want)
+				}
+				if partial != tt.partial {
+					t.Errorf("partial: got %v, want %v", partial, tt.partial)
+				}
+			}
+		})
+	}
+}
+
+func TestReaderLongLineOverBuffer(t *testing.T) {
+	long := strings.Repeat("x", 200_000)
+	in := "{}\n\"" + long + "\"\n{}\n"
+	got, _ := readAll(t, NewReader(strings.NewReader(in)))
+	if len(got) != 3 || got[1] != "\""+long+"\"" {
+		t.Fatalf("long line not read whole: %d lines", len(got))
+	}
+}
+
+func TestReaderMaxLine(t *testing.T) {
+	r := NewReader(strings.NewReader("{}\n" + strings.Repeat("y", 1000) + "\n{\"b\":2}\n" + strings.Repeat("z", 900)))
+	r.MaxLine = 100
+	var lines []string
+	var tooLong []int
+	for {
+		l, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if errors.Is(err, ErrLineTooLong) {
+			tooLong = append(tooLong, r.Line())
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(l))
+	}
+	if strings.Join(lines, "|") != `{}|{"b":2}` {
+		t.Errorf("lines: %q", lines)
+	}
+	if len(tooLong) != 2 || tooLong[0] != 2 || tooLong[1] != 4 {
+		t.Errorf("too long at %v, want [2 4]", tooLong)
+	}
+}
+
+func TestRecordsCountsWhatItSkips(t *testing.T) {
+	in := "{\"a\":1}\n\nnot json\n{\"b\":\n[1,2]\n{\"c\":3}\n{\"partial\":"
+	var got []string
+	var problems []string
+	st, err := Records(strings.NewReader(in), func(p Problem) { problems = append(problems, p.Error()) },
+		func(line []byte, n int) error {
+			got = append(got, string(line))
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, " ") != `{"a":1} [1,2] {"c":3}` {
+		t.Errorf("records: %q", got)
+	}
+	if st.Lines != 7 || st.Records != 3 || st.Blank != 1 || !st.Incomplete {
+		t.Errorf("stats: %+v", st)
+	}
+	if len(st.Malformed) != 2 || st.Malformed[0] != 3 || st.Malformed[1] != 4 {
+		t.Errorf("malformed: %v", st.Malformed)
+	}
+	if st.Skipped() != 3 || len(problems) != 3 || !strings.HasPrefix(problems[2], "7: incomplete") {
+		t.Errorf("problems: %q skipped %d", problems, st.Skipped())
+	}
+}
+
+func TestRecordsAcceptsValidFinalLineWithoutNewline(t *testing.T) {
+	var n int
+	st, err := Records(strings.NewReader("{}\n{\"x\":1}"), nil, func([]byte, int) error { n++; return nil })
+	if err != nil || n != 2 || st.Incomplete {
+		t.Fatalf("n=%d st=%+v err=%v", n, st, err)
+	}
+}
+
+func TestRecordsStopsOnCallbackError(t *testing.T) {
+	stop := errors.New("stop")
+	_, err := Records(strings.NewReader("{}\n{}\n"), nil, func([]byte, int) error { return stop })
+	if !errors.Is(err, stop) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// bigLine is a reader of one JSON line of n bytes and a short line after
+// it, made on the fly so the test needs no file.
+type bigLine struct{ n, off int }
+
+func (b *bigLine) Read(p []byte) (int, error) {
+	const head = `{"type":"user","text":"`
+	const tail = "\"}\n{\"after\":true}\n"
+	total := b.n + len(tail)
+	if b.off >= total {
+		return 0, io.EOF
+	}
+	i := 0
+	for i < len(p) && b.off < total {
+		switch {
+		case b.off < len(head):
+			p[i] = head[b.off]
+		case b.off < b.n:
+			p[i] = 'x'
+		default:
+			p[i] = tail[b.off-b.n]
+		}
+		i++
+		b.off++
+	}
+	return i, nil
+}
+
+// TestHugeLine reads a 300 MB line: no cap, the line intact, and the heap
+// bounded by a small multiple of the line (never by the input's size).
+func TestHugeLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("300 MB line skipped under -short")
+	}
+	const n = 300 << 20
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var sizes []int
+	var last []byte
+	_, err := Records(&bigLine{n: n}, nil, func(line []byte, _ int) error {
+		sizes = append(sizes, len(line))
+		last = append(last[:0], line[len(line)-4:]...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if len(sizes) != 2 || sizes[0] != n+2 || !bytes.Equal(last, []byte("rue}")) {
+		t.Fatalf("sizes %v last %q", sizes, last)
+	}
+	if grown := after.HeapSys - before.HeapSys; grown > 3*n {
+		t.Errorf("heap grew by %d MB for a %d MB line", grown>>20, n>>20)
+	}
+}
+
+func FuzzReader(f *testing.F) {
+	for _, s := range []string{"", "{}\n", "a\r\nb", "\n\n", "{\"a\":\n1}", "x\ry\n"} {
+		f.Add([]byte(s), 3)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, max int) {
+		if max < 1 || max > 64 {
+			max = 64
+		}
+		r := NewReader(bytes.NewReader(data))
+		r.MaxLine = max
+		var joined []byte
+		lines := 0
+		for {
+			l, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			lines++
+			if errors.Is(err, ErrLineTooLong) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.IndexByte(l, '\n') >= 0 || len(l) > max {
+				t.Fatalf("line %q has a newline or is over %d", l, max)
+			}
+			joined = append(joined, l...)
+		}
+		if lines != r.Line() {
+			t.Fatalf("counted %d lines, reader says %d", lines, r.Line())
+		}
+		// Every non-newline byte that is not part of a \r\n or a too-long
+		// line comes out: with no cap in play the bytes must match.
+		if max == 64 && len(data) < 64 {
+			want := bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+			want = bytes.ReplaceAll(want, []byte("\n"), nil)
+			if !bytes.Equal(joined, want) && !bytes.HasSuffix(data, []byte("\r")) {
+				t.Fatalf("got %q, want %q", joined, want)
+			}
+		}
+	})
+}
+
+// BenchmarkHugeLine reports the peak heap for one 300 MB line.
+func BenchmarkHugeLine(b *testing.B) {
+	const n = 300 << 20
+	for i := 0; i < b.N; i++ {
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, err := Records(&bigLine{n: n}, nil, func([]byte, int) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapSys-before.HeapSys)/float64(1<<20), "peak-heap-MB")
+		b.ReportMetric(float64(n)/float64(1<<20), "line-MB")
+	}
+	b.SetBytes(n)
+}
