@@ -1,20 +1,109 @@
-// Package ccentries is the cc-entries command.
+// Package ccentries is the cc-entries command: the records of Claude Code
+// transcripts, one per line, byte for byte as written.
 package ccentries
 
 import (
-	"errors"
 	"io"
+	"strings"
+	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/transcript"
 )
+
+const help = `usage: cc-entries [flags] [TRANSCRIPT... | -]
+
+Streams the records of Claude Code transcripts, one JSON record per line,
+byte for byte as Claude Code wrote them (no re-encoding) unless --jq is
+given. Transcripts come from session records on stdin (any record with a
+transcript_path, such as cc-sessions output), from paths given as
+arguments, or, with "-", as raw transcript lines on stdin. .jsonl.gz and
+.jsonl.zst files are read transparently.
+
+Output: the transcript lines. With --with-source each line gets a first key
+"cc_source":{"path","line","session_id","agent_id"} (path is null for "-";
+agent_id is null outside subagent files; subagent lines also carry
+"tool_use_id", the parent's Agent tool_use id from the .meta.json).
+With --archive the output is one record per file written instead:
+path, archive_path, status (written | up_to_date), bytes, archive_bytes.
+With --diagnostics one JSON record goes to stderr at the end: "files" (per
+transcript) and "totals": lines, records, prefiltered, blank, malformed,
+malformed_lines, too_long_lines, incomplete_last_line, unknown_types,
+unknown_blocks, type_mismatches, decoded, aligned.
+
+Selection (applied in this order, per file): --types (a byte check, then
+the type is confirmed), --branch, --since/--until, --tail.
+--subagents prints each session's subagent transcripts after its main
+transcript, oldest first, and implies --with-source.
+
+Examples:
+  # the assistant records of the newest session
+  $ cc-sessions --limit 1 | cc-entries --types assistant
+
+  # live: records of a running session as they are written
+  $ cc-sessions --active | cc-entries --follow --jq 'select(.type=="user") | .message.content'
+
+  # the active branch only, with subagents, since this morning
+  $ cc-entries --branch --subagents --since 2026-05-01T08:00:00Z ~/.claude/projects/-x/ID.jsonl
+
+  # keep zstd copies past Claude Code's 30-day cleanup
+  $ cc-sessions | cc-entries --archive ~/claude-archive
+
+Exit status: 0 ok, 1 a transcript could not be read (the rest are still
+printed) or another failure, 2 usage error.`
+
+type options struct {
+	types       []string
+	withSource  bool
+	subagents   bool
+	since       string
+	until       string
+	tail        int
+	archive     string
+	follow      bool
+	poll        time.Duration
+	branch      bool
+	diagnostics bool
+	maxLine     int
+
+	now func() time.Time
+	// stopFor builds the --follow stop condition of a transcript; tests
+	// replace it.
+	stopFor func(sessionID, path string) func() bool
+}
 
 // Run runs cc-entries.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := &cli.Command{
+	o := &options{now: time.Now, stopFor: registryStop}
+	return o.command().Main(args, stdin, stdout, stderr)
+}
+
+func (o *options) command() *cli.Command {
+	return &cli.Command{
 		Name:     "cc-entries",
-		Synopsis: "cc-entries [flags]",
-		Help:     "usage: cc-entries [flags]",
-		Run:      func(env *cli.Env, args []string) error { return errors.New("not implemented yet") },
+		Synopsis: "cc-entries [--types T,...] [--follow] [--branch] [--subagents] [TRANSCRIPT... | -]",
+		Help:     help,
+		SetFlags: func(f *cli.Flags) {
+			f.Func("types", "keep only records of these `TYPES` (comma-separated, repeatable)", func(s string) error {
+				for _, t := range strings.Split(s, ",") {
+					if t = strings.TrimSpace(t); t != "" {
+						o.types = append(o.types, t)
+					}
+				}
+				return nil
+			})
+			f.BoolVar(&o.withSource, "with-source", false, `add "cc_source":{path,line,session_id,agent_id} as each record's first key`)
+			f.BoolVar(&o.subagents, "subagents", false, "also the sessions' subagent transcripts (implies --with-source)")
+			f.StringVar(&o.since, "since", "", "only records at or after `TIME` (RFC 3339, a date, or a duration ago such as 2h)")
+			f.StringVar(&o.until, "until", "", "only records at or before `TIME`")
+			f.IntVarP(&o.tail, "tail", "n", -1, "only the last `N` records of each transcript (with --follow, 0 prints only new records)")
+			f.StringVar(&o.archive, "archive", "", "write zstd copies of the transcripts (and their subagents, tool results) under `DIR`, print what was written")
+			f.BoolVarP(&o.follow, "follow", "f", false, "keep printing records as they are appended, until the session ends or a signal")
+			f.DurationVar(&o.poll, "poll", transcript.DefaultPoll, "with --follow, how often to check for new records")
+			f.BoolVar(&o.branch, "branch", false, "only the records on the active conversation branch (walks parentUuid back from the newest record)")
+			f.BoolVar(&o.diagnostics, "diagnostics", false, "decode every record and print one diagnostics record on stderr at the end")
+			f.IntVar(&o.maxLine, "max-line", 0, "skip lines longer than `BYTES` (default 1 GiB)")
+		},
+		Run: o.run,
 	}
-	return c.Main(args, stdin, stdout, stderr)
 }

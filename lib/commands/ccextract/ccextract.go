@@ -1,20 +1,329 @@
-// Package ccextract is the cc-extract command.
+// Package ccextract is the cc-extract command: the facts people want from
+// Claude Code transcripts, one kind per run, one NDJSON fact per line.
 package ccextract
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/extract"
+	"github.com/ccpipe/ccpipe/lib/sessions"
+	"github.com/ccpipe/ccpipe/lib/transcript"
 )
+
+const help = `usage: cc-extract KIND [flags] [TRANSCRIPT|DIR...]
+
+Reads Claude Code transcript entries (cc-entries output, with or without
+--with-source) or sessions (any record with a transcript_path, such as
+cc-sessions output) on stdin, or transcript files and directories named as
+arguments, and writes one NDJSON fact of KIND per line, in file order.
+Given sessions or paths, cc-extract reads the transcripts itself (the fast
+path); a directory means every session transcript under it. Every fact
+starts with session_id, agent_id (null outside subagent transcripts), and
+the uuid and timestamp of the entry it came from.
+
+Kinds:
+  prompts       what was sent as a user turn: text, origin (human | peer |
+                task-notification | coordinator | agent), queued, kind,
+                prompt_id
+  texts         assistant text blocks: text, kind, message_id, model
+  tools         tool calls joined with their results: tool_use_id, name,
+                input, result, is_error, denied, interrupted,
+                persisted_output_path, result_uuid, result_timestamp
+  shell         Bash and PowerShell calls: tool_use_id, tool, command,
+                description, exit_code, is_error, output, background,
+                background_task_id, denied, interrupted,
+                persisted_output_path, result_uuid
+  files         files read or changed: path, operation (read | edit |
+                write | create | notebook-edit), tool, tool_use_id, is_error
+  subagents     subagent runs: subagent_id, agent_type, description, prompt,
+                tool_use_id, background, status, result, total_tokens,
+                tool_use_count, duration_ms, usage, model, transcript_path
+  failures      what went wrong: kind (tool_error | denied | interrupted |
+                hook_blocked | hook_error | api_retry | api_error), message,
+                tool, tool_use_id, exit_code, denied_by, hook, status,
+                retry_attempt, max_retries
+  usage         one record per API message, counted once: message_id,
+                request_id, request_ref, model, input_tokens, output_tokens,
+                cache_read_input_tokens, cache_creation_input_tokens
+  compactions   trigger, pre_tokens, post_tokens, duration_ms, summary,
+                summary_uuid
+  conversation  what a person would read: role (user | assistant |
+                thinking | subagent), text, origin, queued, subagent_id,
+                tool_use_id
+
+usage --sum GROUP writes one record per group instead (GROUP is session,
+model, day or project; day is the local date): the group's key, the four
+token counts, total_tokens, messages, models, first_timestamp,
+last_timestamp. Every message counts once across the whole input, by its
+message id with its request id (or requestRef).
+
+Examples:
+  # the shell commands that failed in the newest session
+  $ cc-sessions --limit 1 | cc-extract shell --errors
+
+  # tokens per day, subagents included
+  $ cc-sessions | cc-extract usage --sum day --subagents
+
+  # every file a session edited, once
+  $ cc-sessions --limit 1 | cc-extract files --unique --jq 'select(.operations|index("edit")) | .path' -r
+
+  # from entries: the prompts typed today
+  $ cc-sessions | cc-entries --since 2026-05-01T00:00:00Z --with-source | cc-extract prompts
+
+Exit status: 0 ok (also when there is no fact), 1 a transcript could not be
+read (the other facts are still written) or another failure, 2 usage error.`
+
+type options struct {
+	all, thinking, errors, unique, subagents bool
+	sum                                      string
+	loc                                      *time.Location
+}
 
 // Run runs cc-extract.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{loc: time.Local}
 	c := &cli.Command{
 		Name:     "cc-extract",
-		Synopsis: "cc-extract [flags]",
-		Help:     "usage: cc-extract [flags]",
-		Run:      func(env *cli.Env, args []string) error { return errors.New("not implemented yet") },
+		Synopsis: "cc-extract KIND [flags] [TRANSCRIPT|DIR...]",
+		Help:     help,
+		SetFlags: func(f *cli.Flags) {
+			f.BoolVar(&o.all, "all", false, "prompts: also meta prompts, slash commands, interrupts and compaction summaries")
+			f.BoolVar(&o.thinking, "thinking", false, "texts, conversation: also thinking blocks")
+			f.BoolVar(&o.errors, "errors", false, "shell, tools: only failed calls")
+			f.BoolVar(&o.unique, "unique", false, "files: one record per path with the operations seen")
+			f.BoolVar(&o.subagents, "subagents", false, "also read each session's subagent transcripts")
+			f.StringVar(&o.sum, "sum", "", "usage: aggregate by `GROUP` (session, model, day, project)")
+		},
+		Run: o.run,
 	}
 	return c.Main(args, stdin, stdout, stderr)
+}
+
+// flagKinds names the kinds each kind-specific flag applies to.
+var flagKinds = []struct {
+	name  string
+	kinds []string
+}{
+	{"all", []string{"prompts"}},
+	{"thinking", []string{"texts", "conversation"}},
+	{"errors", []string{"shell", "tools"}},
+	{"unique", []string{"files"}},
+	{"sum", []string{"usage"}},
+}
+
+func (o *options) run(env *cli.Env, args []string) error {
+	if len(args) == 0 {
+		return cli.Usagef("missing KIND (one of %s)", strings.Join(extract.Kinds, ", "))
+	}
+	kind, paths := args[0], args[1:]
+	if !slices.Contains(extract.Kinds, kind) {
+		return cli.Usagef("unknown kind %q (want one of %s)", kind, strings.Join(extract.Kinds, ", "))
+	}
+	for _, fk := range flagKinds {
+		if env.Flags.Visited(fk.name) && !slices.Contains(fk.kinds, kind) {
+			return cli.Usagef("--%s applies to %s, not %s", fk.name, strings.Join(fk.kinds, " and "), kind)
+		}
+	}
+	if o.sum != "" && !slices.Contains(extract.SumBy, o.sum) {
+		return cli.Usagef("unknown --sum %q (want one of %s)", o.sum, strings.Join(extract.SumBy, ", "))
+	}
+	// The stdin reader and the transcript readers may warn from two
+	// goroutines.
+	env.Stderr = &lockedWriter{w: env.Stderr}
+	x, err := extract.New(extract.Options{
+		Kind: kind, All: o.all, Thinking: o.thinking, Errors: o.errors, Unique: o.unique,
+		Subagents: o.subagents, Sum: o.sum, Location: o.loc,
+		Warn: func(msg string) { env.Warnf("%s", msg) },
+	}, env.Out.Write)
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	switch {
+	case len(paths) > 0:
+		err = x.ReadTranscripts(env.Ctx, func(add func(string) error) error { return addPaths(paths, add) })
+	case env.HasInput():
+		err = o.readStdin(env, x)
+	default:
+		return cli.Usagef("no input: pipe cc-sessions or cc-entries output, or name transcripts")
+	}
+	if cerr := x.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// addPaths adds each path; a directory adds every session transcript
+// under it, in name order.
+func addPaths(paths []string, add func(string) error) error {
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil || !st.IsDir() {
+			// A missing file is reported by the reader, in order.
+			if err := add(p); err != nil {
+				return err
+			}
+			continue
+		}
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if path != p && (d.Name() == "subagents" || d.Name() == "tool-results" || d.Name() == "memory") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if _, _, ok := sessions.TranscriptID(d.Name()); ok {
+				return add(path)
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("listing %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// probe is what the first stdin record says about the input.
+type probe struct {
+	Type           json.RawMessage `json:"type"`
+	UUID           json.RawMessage `json:"uuid"`
+	CCSource       json.RawMessage `json:"cc_source"`
+	TranscriptPath *string         `json:"transcript_path"`
+	Active         *struct {
+		TranscriptPath *string `json:"transcript_path"`
+	} `json:"active"`
+}
+
+func (p *probe) path() string {
+	switch {
+	case p.TranscriptPath != nil && *p.TranscriptPath != "":
+		return *p.TranscriptPath
+	case p.Active != nil && p.Active.TranscriptPath != nil:
+		return *p.Active.TranscriptPath
+	}
+	return ""
+}
+
+// readStdin tells entries from session records by the first record: a
+// record with a transcript_path and no transcript fields (type, uuid,
+// cc_source) is a session record.
+func (o *options) readStdin(env *cli.Env, x *extract.Extractor) error {
+	br := bufio.NewReaderSize(env.Stdin, 64<<10)
+	var head []byte
+	var first probe
+	found := false
+	for !found {
+		line, err := br.ReadBytes('\n')
+		head = append(head, line...)
+		// Malformed lines are left for EachInput to report; the first
+		// record decides.
+		t := bytes.TrimSpace(line)
+		found = len(t) > 0 && json.Unmarshal(t, &first) == nil
+		if err != nil {
+			break
+		}
+	}
+	env.Stdin = io.MultiReader(bytes.NewReader(head), br)
+	if !found {
+		return readEntries(env, x) // nothing but blank or malformed lines: report them
+	}
+	entries := first.Type != nil || first.UUID != nil || first.CCSource != nil
+	if !entries && first.path() == "" {
+		return errors.New("<stdin>: the first record is neither a transcript entry nor a session record (no type, uuid, cc_source or transcript_path)")
+	}
+	if !entries {
+		return x.ReadTranscripts(env.Ctx, func(add func(string) error) error {
+			_, err := env.EachInput(func(line []byte, n int) error {
+				var p probe
+				if json.Unmarshal(line, &p) != nil || p.path() == "" {
+					env.Warnf("<stdin>:%d: no transcript_path, record skipped", n)
+					return nil
+				}
+				return add(p.path())
+			})
+			return err
+		})
+	}
+	if o.subagents {
+		env.Warnf("--subagents reads the subagent transcripts of sessions; entries come as they are (use cc-entries --subagents)")
+	}
+	return readEntries(env, x)
+}
+
+// source is the cc_source field cc-entries --with-source puts first.
+type source struct {
+	Path      string `json:"path"`
+	Line      int    `json:"line"`
+	SessionID string `json:"session_id"`
+	AgentID   string `json:"agent_id"`
+}
+
+var sourceKey = []byte(`{"cc_source":`)
+
+// sourceOf reads the leading cc_source field without scanning the rest of
+// the line.
+func sourceOf(line []byte) (source, bool) {
+	var s source
+	if !bytes.HasPrefix(line, sourceKey) {
+		return s, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(line[len(sourceKey):]))
+	if dec.Decode(&s) != nil {
+		return s, false
+	}
+	return s, true
+}
+
+func readEntries(env *cli.Env, x *extract.Extractor) error {
+	lastPath := ""
+	_, err := env.EachInput(func(line []byte, n int) error {
+		if !x.Wants(line) {
+			return nil
+		}
+		var o extract.Origin
+		if s, ok := sourceOf(line); ok {
+			o = extract.Origin{Path: s.Path, Line: s.Line, SessionID: s.SessionID, AgentID: s.AgentID}
+			if s.Path != lastPath && lastPath != "" {
+				if err := x.EndFile(); err != nil {
+					return err
+				}
+			}
+			lastPath = s.Path
+		}
+		e, err := transcript.Decode(line)
+		if err != nil {
+			env.Warnf("<stdin>:%d: %v, line skipped", n, err)
+			return nil
+		}
+		return x.Entry(o, e)
+	})
+	return err
+}
+
+// lockedWriter serializes writes: each warning is one Write.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -1,20 +1,350 @@
-// Package ccgrep is the cc-grep command.
+// Package ccgrep is the cc-grep command: the sessions whose transcripts,
+// subagent transcripts or stored tool results contain every term (or any).
 package ccgrep
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"runtime"
+	"sync"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/search"
+	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
-// Run runs cc-grep.
+const help = `usage: cc-grep [flags] TERM...
+
+Prints the sessions whose main transcript, subagent transcripts
+(<session>/subagents/*.jsonl) or stored tool results (<session>/tool-results/*)
+contain every TERM (with --any: at least one). Terms are literal and ignore
+case; they are looked for in the raw bytes of the files, so ids, paths and
+tool output match too, and a quote or backslash must be written as JSON
+escapes it (\" and \\). A term of ASCII characters ignores ASCII case only;
+any other term is compared under full Unicode case folding, as Python's
+str.casefold (STRASSE matches straße). .jsonl.gz and .jsonl.zst files are
+read transparently. A session is read only until its answer is known.
+
+Input: session records on stdin (any record with a transcript_path: from
+cc-sessions, cc-sessions --active, cc-entries --with-source), searched in
+input order, each session once; with no input, every session of every
+profile, newest activity first. Output: the session records (the input
+record unchanged, or the cc-sessions record), in that order.
+
+With --matches each record gets a "matches" field: one object per file that
+holds a term, {path, kind (transcript | subagent | tool_result), terms}, in
+search order; every file of a matching session is then read.
+
+Examples:
+  # the session where the login test was flaky
+  $ cc-grep flaky login --jq .transcript_path -r
+
+  # sessions of one project that mention either error
+  $ cc-sessions --cwd-within ~/src/app | cc-grep --any ECONNRESET EPIPE
+
+  # which files hold the term
+  $ cc-grep --matches 'Σίσυφος' --jq '.matches[].path' -r
+
+Exit status: 0 a session matched; 1 none matched (nothing on stderr), or a
+failure (one line on stderr); 2 usage error. A file that cannot be read is
+reported on stderr and the search goes on.`
+
+// Deps is what the command reads from its surroundings, so tests can point
+// it anywhere.
+type Deps struct {
+	Profiles profiles.Env
+}
+
+// Run runs cc-grep with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return RunWith(Deps{Profiles: profiles.EnvFromOS()}, args, stdin, stdout, stderr)
+}
+
+type options struct {
+	deps      Deps
+	any       bool
+	matches   bool
+	workers   int
+	profiles  []string
+	cwdWithin []string
+}
+
+// RunWith runs cc-grep against the given surroundings.
+func RunWith(deps Deps, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{deps: deps}
 	c := &cli.Command{
 		Name:     "cc-grep",
-		Synopsis: "cc-grep [flags]",
-		Help:     "usage: cc-grep [flags]",
-		Run:      func(env *cli.Env, args []string) error { return errors.New("not implemented yet") },
+		Synopsis: "cc-grep [--any] [--matches] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...",
+		Help:     help,
+		SetFlags: func(f *cli.Flags) {
+			f.BoolVar(&o.any, "any", false, "keep sessions holding any term (default: every term)")
+			f.BoolVar(&o.matches, "matches", false, `add "matches": the files holding each term`)
+			f.IntVar(&o.workers, "workers", runtime.NumCPU(), "search `N` sessions at once")
+			f.Func("profile", "only sessions of the profile named `NAME` (repeatable)", func(s string) error {
+				o.profiles = append(o.profiles, s)
+				return nil
+			})
+			f.Func("cwd-within", "only sessions launched in `DIR` or below (repeatable)", func(s string) error {
+				o.cwdWithin = append(o.cwdWithin, s)
+				return nil
+			})
+		},
+		Run: o.run,
 	}
 	return c.Main(args, stdin, stdout, stderr)
+}
+
+func (o *options) run(env *cli.Env, terms []string) error {
+	if len(terms) == 0 {
+		return cli.Usagef("no TERM given")
+	}
+	if o.workers < 1 {
+		return cli.Usagef("--workers must be 1 or more, not %d", o.workers)
+	}
+	s, err := search.New(search.Options{Terms: terms, Any: o.any, Matches: o.matches})
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	// Workers, the emitter and the input reader all warn: one line at a time.
+	e := *env
+	e.Stderr = &lockedWriter{w: env.Stderr}
+	env = &e
+	stopProgress := startProgress(env.Stderr, isTerminal(env.Stderr), s)
+	var matched int
+	if env.HasInput() {
+		matched, err = o.fromStdin(env, s)
+	} else {
+		matched, err = o.fromListing(env, s)
+	}
+	stopProgress()
+	switch {
+	case err != nil:
+		return err
+	case env.Ctx.Err() != nil:
+		return env.Ctx.Err()
+	case matched == 0:
+		return cli.ErrNoMatch
+	}
+	return nil
+}
+
+// warnErrs reports the files of a session that could not be read.
+func warnErrs(env *cli.Env, r search.Result) {
+	for _, err := range r.Errs {
+		env.Warnf("%v", err)
+	}
+}
+
+// emit writes one matching session: the record as it came, plus
+// "matches" when asked for.
+func (o *options) emit(env *cli.Env, line []byte, r search.Result) error {
+	if o.matches {
+		files := r.Files
+		if files == nil {
+			files = []search.FileMatch{}
+		}
+		var err error
+		if line, err = setKey(line, "matches", files); err != nil {
+			return err
+		}
+	}
+	return env.Out.WriteJSON(line)
+}
+
+// fromStdin searches the session of every input record that names a
+// transcript, each transcript once, and prints the matching records in
+// input order as the results come in.
+func (o *options) fromStdin(env *cli.Env, s *search.Searcher) (int, error) {
+	matched := 0
+	p := s.Start(env.Ctx, o.workers, func(j search.Job, r search.Result) error {
+		warnErrs(env, r)
+		if !r.Matched {
+			return nil
+		}
+		matched++
+		return o.emit(env, j.Data.([]byte), r)
+	})
+	within := sessions.CwdFilter(o.cwdWithin)
+	seen := map[string]bool{}
+	noPath := 0
+	_, err := env.EachInput(func(line []byte, lineno int) error {
+		ref, err := sessions.FromRecord(line)
+		if err != nil || ref.TranscriptPath == "" {
+			noPath++
+			return nil
+		}
+		if seen[ref.TranscriptPath] {
+			return nil
+		}
+		if within != nil && !within(ref.Cwd) {
+			return nil
+		}
+		if len(o.profiles) > 0 && !inProfiles(line, ref, o.profiles) {
+			return nil
+		}
+		seen[ref.TranscriptPath] = true
+		if err := p.Add(search.Job{TranscriptPath: ref.TranscriptPath, Data: append([]byte(nil), line...)}); err != nil {
+			return errStopped
+		}
+		return nil
+	})
+	werr := p.Wait()
+	if noPath > 0 {
+		env.Warnf("%d input record(s) without a transcript_path skipped", noPath)
+	}
+	switch {
+	case werr != nil && !errors.Is(werr, env.Ctx.Err()):
+		return matched, werr
+	case err != nil && !errors.Is(err, errStopped):
+		return matched, fmt.Errorf("reading stdin: %w", err)
+	}
+	return matched, nil
+}
+
+// errStopped ends the input loop once the pipeline has stopped; Wait
+// tells why.
+var errStopped = errors.New("search stopped")
+
+// fromListing searches every session of the selected profiles. Only the
+// transcript files are listed up front; the matching sessions alone are
+// then summarised (head and tail read, joined with running sessions) and
+// printed newest activity first, as cc-sessions orders them.
+func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
+	profs, warnings := profiles.Discover(o.deps.Profiles)
+	for _, w := range warnings {
+		env.Warnf("%v", w)
+	}
+	if len(o.profiles) > 0 {
+		var keep []profiles.Profile
+		for _, name := range o.profiles {
+			n := len(keep)
+			for _, pr := range profs {
+				if pr.Name == name {
+					keep = append(keep, pr)
+				}
+			}
+			if len(keep) == n {
+				return 0, fmt.Errorf("no profile named %q", name)
+			}
+		}
+		profs = keep
+	}
+	files, errs := sessions.Files(env.Ctx, sessions.ProjectsDirs(profs), o.cwdWithin)
+	for _, err := range errs {
+		env.Warnf("%v", err)
+	}
+	var hits []sessions.Session
+	var results []search.Result
+	p := s.Start(env.Ctx, o.workers, func(j search.Job, r search.Result) error {
+		warnErrs(env, r)
+		if r.Matched {
+			hits = append(hits, files[j.Data.(int)])
+			results = append(results, r)
+		}
+		return nil
+	})
+	for i, f := range files {
+		if p.Add(search.Job{TranscriptPath: f.TranscriptPath, Data: i}) != nil {
+			break
+		}
+	}
+	if err := p.Wait(); err != nil || len(hits) == 0 {
+		return 0, err
+	}
+	byPath := map[string]search.Result{}
+	for i, h := range hits {
+		byPath[h.TranscriptPath] = results[i]
+	}
+	hits, errs = complete(env, profs, hits, o.cwdWithin)
+	for _, err := range errs {
+		env.Warnf("%v", err)
+	}
+	for _, h := range hits {
+		line, err := json.Marshal(h)
+		if err != nil {
+			return 0, err
+		}
+		if err := o.emit(env, line, byPath[h.TranscriptPath]); err != nil {
+			return 0, err
+		}
+	}
+	return len(hits), nil
+}
+
+// complete turns listed files into full session records, as
+// sessions.List does for every session: summarised, filtered by launch
+// dir, joined with the running session of the same id, newest first.
+func complete(env *cli.Env, profs []profiles.Profile, list []sessions.Session, cwdWithin []string) ([]sessions.Session, []error) {
+	errs := sessions.Summarize(env.Ctx, list, sessions.ListOptions{CwdWithin: cwdWithin})
+	within := sessions.CwdFilter(cwdWithin)
+	out := list[:0]
+	for _, s := range list {
+		if s.SizeBytes < 0 || (within != nil && !within(s.Cwd)) {
+			continue // vanished meanwhile, or launched elsewhere
+		}
+		out = append(out, s)
+	}
+	actives, aerrs := sessions.ActiveSessions(env.Ctx, profs, sessions.ActiveOptions{})
+	errs = append(errs, aerrs...)
+	for i := range actives {
+		a := &actives[i]
+		for j := range out {
+			if a.SessionID != "" && out[j].SessionID == a.SessionID &&
+				(out[j].Active == nil || a.UpdatedAt.After(out[j].Active.UpdatedAt)) {
+				out[j].Active = a
+			}
+		}
+	}
+	sessions.SortNewestFirst(out)
+	return out, errs
+}
+
+// inProfiles reports whether a record belongs to one of the named
+// profiles: its "profiles" list (a session record) or "profile" (an
+// active record).
+func inProfiles(line []byte, ref sessions.Ref, names []string) bool {
+	var rec struct {
+		Profiles []string `json:"profiles"`
+	}
+	_ = json.Unmarshal(line, &rec) // a field of another type just does not match
+	for _, n := range names {
+		if n == ref.Profile {
+			return true
+		}
+		for _, p := range rec.Profiles {
+			if p == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lockedWriter serialises writes to stderr.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	if l, ok := w.(*lockedWriter); ok {
+		w = l.w
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -1,20 +1,362 @@
-// Package cchook is the cc-hook command.
+// Package cchook is the cc-hook command: typed Claude Code hook payloads,
+// validated replies, and rule files that need no code.
 package cchook
 
 import (
-	"errors"
+	"encoding/json"
+	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/hooks"
+	"github.com/ccpipe/ccpipe/lib/hooks/rules"
 )
+
+const help = `usage: cc-hook run RULES.yaml [--on-error pass|block|ask]
+       cc-hook parse
+       cc-hook reply EVENT [DECISION] [--reason TEXT] [--context TEXT] [--system-message TEXT]
+       cc-hook check [--event EVENT]
+       cc-hook settings RULES.yaml [--on-error pass|block|ask] [--command CMD]
+
+Claude Code hooks without code, checked against Claude Code 2.1.328.
+
+  run       reads a hook payload on stdin and answers it from a rule file:
+            the first rule whose events, matcher, jq "if" condition and
+            "unless" command match prints its reply; no match prints
+            nothing (no opinion). A payload or rule file that cannot be used
+            follows --on-error: pass (default: nothing on stdout, one stderr
+            line, exit 1), block (the event's blocking reply, e.g. a deny),
+            ask (PreToolUse goes to the permission prompt).
+  parse     reads payloads (one per line, as Claude Code sends them) and
+            prints each as a typed, normalised record: event, the fields as
+            sent (a field of the wrong type as null; FileChanged's "event"
+            as file_event), unknown_fields, type_mismatches.
+  reply     prints a reply validated against the schema, for shell hooks.
+            DECISION: allow deny ask defer (PreToolUse), allow deny
+            (PermissionRequest, PreModelSwitch also ask), block (Stop,
+            SubagentStop, UserPromptSubmit, UserPromptExpansion,
+            PostToolUse, PostToolUseFailure; a deny or decline where that is
+            the block; exit 2 with the reason on stderr for TaskCreated,
+            TaskCompleted, TeammateIdle, ConfigChange), accept decline cancel
+            (Elicitation, ElicitationResult), retry (PermissionDenied).
+  check     validates a reply on stdin (what a hook prints) and prints
+            {valid, event, problems}; exit 1 when Claude Code would reject
+            or ignore any of it, or when a deny or block has no reason.
+  settings  prints the settings.json fragment that registers the rule file
+            for the events and matchers it uses, after checking every rule.
+
+Examples:
+  # settings.json hook command: guard Bash calls with a rule file
+  $ cc-hook run ~/.claude/rules.yaml
+
+  # log every payload
+  $ cc-hook parse >> ~/hooks.ndjson
+
+  # a shell hook's deny
+  $ cc-hook reply PreToolUse deny --reason 'use glab-pipeline inspect'
+
+  # does my hook's output do what I think?
+  $ ./my-hook < payload.json | cc-hook check --event PreToolUse
+
+Exit status: 0 ok (a reply, or no opinion); 1 usage error, bad input or
+any failure; 2 only as a deliberate block of an event that reads nothing
+else (TaskCreated, TaskCompleted, TeammateIdle, ConfigChange). Unlike the
+other cc-* commands, cc-hook never exits 2 for a usage error: Claude Code
+reads exit 2 from a hook as a blocking error.
+
+See docs/cc-hook.md for the rule file format and every field.`
+
+type options struct {
+	onError      string
+	event        string
+	reason       string
+	context      string
+	systemMsg    string
+	sessionTitle string
+	updatedInput string
+	command      string
+	// exit2 is set when cc-hook decides to exit 2 on purpose; any other 2
+	// from cli (a usage error) becomes 1.
+	exit2 bool
+}
 
 // Run runs cc-hook.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{}
 	c := &cli.Command{
 		Name:     "cc-hook",
-		Synopsis: "cc-hook [flags]",
-		Help:     "usage: cc-hook [flags]",
-		Run:      func(env *cli.Env, args []string) error { return errors.New("not implemented yet") },
+		Synopsis: "cc-hook run|parse|reply|check|settings ...",
+		Help:     help,
+		SetFlags: func(f *cli.Flags) {
+			f.StringVar(&o.onError, "on-error", "pass", "run, settings: failure `POLICY`: pass, block or ask")
+			f.StringVar(&o.event, "event", "", "check: the `EVENT` the reply answers (default: its hookEventName)")
+			f.StringVar(&o.reason, "reason", "", "reply: the reason (deny, block, ask, decline) `TEXT`")
+			f.StringVar(&o.context, "context", "", "reply: additional context `TEXT` for the model")
+			f.StringVar(&o.systemMsg, "system-message", "", "reply: a message `TEXT` shown to the user")
+			f.StringVar(&o.sessionTitle, "session-title", "", "reply: a session `TITLE` (UserPromptSubmit, SessionStart)")
+			f.StringVar(&o.updatedInput, "updated-input", "", "reply: the tool input to use instead, a JSON `OBJECT`")
+			f.StringVar(&o.command, "command", "cc-hook", "settings: how settings.json calls cc-hook (`CMD`)")
+		},
+		Run: o.run,
 	}
-	return c.Main(args, stdin, stdout, stderr)
+	code := c.Main(args, stdin, stdout, stderr)
+	if code == cli.ExitUsage && !o.exit2 {
+		return cli.ExitFail
+	}
+	return code
+}
+
+// subcommand flags: each flag belongs to the subcommands named here.
+var flagOwners = map[string][]string{
+	"on-error":       {"run", "settings"},
+	"event":          {"check"},
+	"reason":         {"reply"},
+	"context":        {"reply"},
+	"system-message": {"reply"},
+	"session-title":  {"reply"},
+	"updated-input":  {"reply"},
+	"command":        {"settings"},
+}
+
+func (o *options) run(env *cli.Env, args []string) error {
+	if len(args) == 0 {
+		return cli.Usagef("missing subcommand (run, parse, reply, check or settings)")
+	}
+	sub, args := args[0], args[1:]
+	for name, owners := range flagOwners {
+		if env.Flags.Visited(name) && !contains(owners, sub) {
+			return cli.Usagef("--%s is not a flag of %s", name, sub)
+		}
+	}
+	switch sub {
+	case "run":
+		return o.runRules(env, args)
+	case "parse":
+		return o.parse(env, args)
+	case "reply":
+		return o.reply(env, args)
+	case "check":
+		return o.check(env, args)
+	case "settings":
+		return o.settings(env, args)
+	}
+	return cli.Usagef("unknown subcommand %q (want run, parse, reply, check or settings)", sub)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// exit ends the command with code; only a reply's exit 2 gets through as 2.
+func (o *options) exit(code int) error {
+	if code == 0 {
+		return nil
+	}
+	if code == 2 {
+		o.exit2 = true
+	}
+	return &cli.ExitError{Code: code}
+}
+
+// runRules is the hot path: one payload, one rule file, one answer.
+func (o *options) runRules(env *cli.Env, args []string) error {
+	policy, err := hooks.ParsePolicy(o.onError)
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	if len(args) != 1 {
+		return cli.Usagef("run needs one rule file")
+	}
+	if env.Out.Filtering() {
+		return cli.Usagef("run prints a reply for Claude Code, not records: --jq does not apply")
+	}
+	runner := hooks.Runner{Stdout: env.Stdout, Stderr: env.Stderr, OnError: policy, Name: "cc-hook"}
+	var payload []byte
+	if env.HasInput() {
+		if payload, err = io.ReadAll(env.Stdin); err != nil {
+			return o.exit(runner.Fail("", fmt.Errorf("reading the payload: %w", err)))
+		}
+	}
+	if len(strings.TrimSpace(string(payload))) == 0 {
+		return o.exit(runner.Fail("", hooks.ErrNoPayload))
+	}
+	ev, err := hooks.Parse(payload)
+	if err != nil {
+		return o.exit(runner.Fail("", err))
+	}
+	f, err := rules.LoadFile(args[0])
+	if err != nil {
+		return o.exit(runner.Fail(ev.EventName(), err))
+	}
+	m, err := f.Eval(env.Ctx, ev, payload)
+	if err != nil {
+		return o.exit(runner.Fail(ev.EventName(), fmt.Errorf("%s: %w", args[0], err)))
+	}
+	if m == nil {
+		return nil
+	}
+	code, err := m.Reply.Write(env.Stdout, env.Stderr)
+	if err != nil {
+		return o.exit(runner.Fail(ev.EventName(), fmt.Errorf("writing the reply: %w", err)))
+	}
+	return o.exit(code)
+}
+
+func (o *options) parse(env *cli.Env, args []string) error {
+	if len(args) > 0 {
+		return cli.Usagef("parse reads payloads on stdin, not %q", args[0])
+	}
+	bad := 0
+	st, err := env.EachInput(func(line []byte, lineno int) error {
+		ev, err := hooks.Parse(line)
+		if err != nil {
+			bad++
+			env.Warnf("<stdin>:%d: %v", lineno, err)
+			return nil
+		}
+		return env.Out.WriteJSON(hooks.Record(ev))
+	})
+	if err != nil {
+		return fmt.Errorf("reading payloads: %w", err)
+	}
+	if skipped := st.Skipped() + bad; skipped > 0 {
+		return &cli.ExitError{Code: cli.ExitFail, Err: fmt.Errorf("parse: %d of %d lines skipped", skipped, st.Lines-st.Blank)}
+	}
+	return nil
+}
+
+func (o *options) reply(env *cli.Env, args []string) error {
+	if len(args) < 1 || len(args) > 2 {
+		return cli.Usagef("reply needs an EVENT and at most one DECISION")
+	}
+	event := args[0]
+	if !hooks.IsEvent(event) {
+		return cli.Usagef("unknown event %q", event)
+	}
+	d := hooks.Decision{Reason: o.reason, AdditionalContext: o.context, SystemMessage: o.systemMsg, SessionTitle: o.sessionTitle}
+	if len(args) == 2 {
+		d.Kind = args[1]
+	}
+	if o.updatedInput != "" {
+		if err := json.Unmarshal([]byte(o.updatedInput), &d.UpdatedInput); err != nil || d.UpdatedInput == nil {
+			return cli.Usagef("--updated-input must be a JSON object")
+		}
+	}
+	if d.Kind == "" && d.AdditionalContext == "" && d.SystemMessage == "" && d.SessionTitle == "" {
+		return cli.Usagef("reply needs a DECISION, --context, --system-message or --session-title")
+	}
+	r, err := hooks.Decide(event, d)
+	if err != nil {
+		return err
+	}
+	if r.JSON() == nil {
+		// An exit-2 block: the reason on stderr, exit 2, on purpose.
+		code, err := r.Write(env.Stdout, env.Stderr)
+		if err != nil {
+			return err
+		}
+		return o.exit(code)
+	}
+	return env.Out.WriteJSON(r.JSON())
+}
+
+// checkResult is the record `cc-hook check` prints.
+type checkResult struct {
+	Valid    bool            `json:"valid"`
+	Event    *string         `json:"event"`
+	Problems []hooks.Problem `json:"problems"`
+}
+
+func (o *options) check(env *cli.Env, args []string) error {
+	if len(args) > 0 {
+		return cli.Usagef("check reads a reply on stdin, not %q", args[0])
+	}
+	if o.event != "" && !hooks.IsEvent(o.event) {
+		return cli.Usagef("unknown event %q", o.event)
+	}
+	var data []byte
+	if env.HasInput() {
+		var err error
+		if data, err = io.ReadAll(env.Stdin); err != nil {
+			return fmt.Errorf("reading the reply: %w", err)
+		}
+	}
+	ps := hooks.Check(o.event, data)
+	res := checkResult{Valid: len(ps) == 0, Problems: ps}
+	if res.Problems == nil {
+		res.Problems = []hooks.Problem{}
+	}
+	if ev := replyEvent(o.event, data); ev != "" {
+		res.Event = &ev
+	}
+	if err := env.Out.Write(res); err != nil {
+		return err
+	}
+	if len(ps) > 0 {
+		msgs := make([]string, len(ps))
+		for i, p := range ps {
+			msgs[i] = p.String()
+		}
+		return &cli.ExitError{Code: cli.ExitFail, Err: fmt.Errorf("check: %s", strings.Join(msgs, "; "))}
+	}
+	return nil
+}
+
+// replyEvent is the event a reply is checked for: --event, else the
+// hookEventName it names.
+func replyEvent(event string, data []byte) string {
+	if event != "" {
+		return event
+	}
+	var r struct {
+		HSO struct {
+			Name string `json:"hookEventName"`
+		} `json:"hookSpecificOutput"`
+	}
+	if json.Unmarshal(data, &r) == nil {
+		return r.HSO.Name
+	}
+	return ""
+}
+
+func (o *options) settings(env *cli.Env, args []string) error {
+	policy, err := hooks.ParsePolicy(o.onError)
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	if len(args) != 1 {
+		return cli.Usagef("settings needs one rule file")
+	}
+	f, err := rules.LoadFile(args[0])
+	if err != nil {
+		return err
+	}
+	if err := f.Validate(); err != nil {
+		return fmt.Errorf("%s: %w", args[0], err)
+	}
+	abs, err := filepath.Abs(args[0])
+	if err != nil {
+		return fmt.Errorf("resolving %s: %w", args[0], err)
+	}
+	cmd := o.command + " run"
+	if policy != hooks.PolicyPass {
+		cmd += " --on-error " + string(policy)
+	}
+	cmd += " " + shellQuote(abs)
+	return env.Out.Write(f.Settings(cmd, policy == hooks.PolicyBlock))
+}
+
+// shellQuote quotes s for sh when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -1,20 +1,300 @@
-// Package ccsessions is the cc-sessions command.
+// Package ccsessions is the cc-sessions command: every Claude Code
+// session, past and running, as NDJSON; the running ones alone; or one
+// session found by a query or by being the caller's own.
 package ccsessions
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"strconv"
+	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/registry"
+	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
-// Run runs cc-sessions.
+const help = `usage: cc-sessions [flags]
+
+Lists Claude Code sessions as NDJSON, newest activity first. Input: profile
+records on stdin (from cc-profiles); with no input, every profile on the
+machine. Each distinct projects dir is read once, even when several
+profiles share it; "profiles" names every profile that uses it.
+
+Only the start and the end of each transcript are read, so listing time
+does not grow with transcript size. A session that runs now carries its
+registry record in "active"; --active lists only those.
+
+Modes (at most one):
+  (default)      every session transcript, joined with the running sessions
+  --active       the running sessions (<config dir>/sessions/<pid>.json whose
+                 process still runs; records of another pid namespace are
+                 kept with liveness "unknown")
+  --find QUERY   one session: pid:<n>, <profile>/<name>, a session id, a
+                 session name, or a unique prefix of a session id
+  --current      the session this command runs inside (a Bash tool call, a
+                 hook): from CLAUDE_PID / CLAUDE_CODE_SESSION_ID, else the
+                 first registered parent process
+
+Session record: session_id, transcript_path, project_dir, profiles, cwd
+(launch dir), title, first_prompt, started_at, last_activity_at,
+size_bytes, compressed, has_subagents, active (null or the --active record).
+--active record: address, profile, pid, session_id, name, name_source,
+status, waiting_for, cwd, kind, entrypoint, version, tmux, socket_path,
+scratchpad_dir, scratchpad_dir_inferred, transcript_path, started_at,
+updated_at, liveness, compatibility, record_path, raw. Unknown values are
+null. See docs/cc-sessions.md.
+
+Examples:
+  # the ten latest sessions with their titles
+  $ cc-sessions --limit 10 --jq '[.last_activity_at, .title // .first_prompt] | @tsv' -r
+
+  # sessions launched under a project, in one profile
+  $ cc-profiles --profile work | cc-sessions --cwd-within ~/src/app
+
+  # what runs now, and where its socket is
+  $ cc-sessions --active --jq '{address, status, socket_path}'
+
+  # a Bash tool call finds its own session
+  $ cc-sessions --current --jq .transcript_path -r
+
+Exit status: 0 ok; 1 nothing found (--find, --current: with a line on
+stderr; an ambiguous --find lists the candidates) or a failure; 2 usage
+error.`
+
+// Deps is what the command reads from its surroundings, so tests can
+// point it anywhere.
+type Deps struct {
+	Profiles profiles.Env
+	Host     *registry.Host
+	Getenv   func(string) string
+	Pid      int // where --current starts walking up (0: the parent)
+}
+
+// Run runs cc-sessions with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return RunWith(Deps{Profiles: profiles.EnvFromOS(), Getenv: os.Getenv}, args, stdin, stdout, stderr)
+}
+
+type options struct {
+	deps      Deps
+	profiles  []string
+	cwdWithin []string
+	limit     int
+	active    bool
+	find      string
+	cwd       string
+	current   bool
+}
+
+// RunWith runs cc-sessions against the given surroundings.
+func RunWith(deps Deps, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{deps: deps}
 	c := &cli.Command{
 		Name:     "cc-sessions",
-		Synopsis: "cc-sessions [flags]",
-		Help:     "usage: cc-sessions [flags]",
-		Run:      func(env *cli.Env, args []string) error { return errors.New("not implemented yet") },
+		Synopsis: "cc-sessions [--active | --find QUERY | --current] [--profile NAME] [--cwd-within DIR] [--limit N]",
+		Help:     help,
+		SetFlags: func(f *cli.Flags) {
+			f.Func("profile", "only the profile named `NAME` (repeatable)", func(s string) error {
+				o.profiles = append(o.profiles, s)
+				return nil
+			})
+			f.Func("cwd-within", "only sessions launched in `DIR` or below (repeatable)", func(s string) error {
+				o.cwdWithin = append(o.cwdWithin, s)
+				return nil
+			})
+			f.IntVar(&o.limit, "limit", 0, "at most `N` records (0: all)")
+			f.BoolVar(&o.active, "active", false, "only running sessions, as registry records")
+			f.StringVar(&o.find, "find", "", "one session: pid:<n>, <profile>/<name>, id, name or id prefix (`QUERY`)")
+			f.StringVar(&o.cwd, "cwd", "", "with --find: look in the project dirs of `DIR` first")
+			f.BoolVar(&o.current, "current", false, "the session this command runs inside")
+		},
+		Run: o.run,
 	}
 	return c.Main(args, stdin, stdout, stderr)
+}
+
+func (o *options) run(env *cli.Env, args []string) error {
+	if len(args) > 0 {
+		return cli.Usagef("unexpected argument %q", args[0])
+	}
+	modes := 0
+	for _, on := range []bool{o.active, env.Flags.Visited("find"), o.current} {
+		if on {
+			modes++
+		}
+	}
+	switch {
+	case modes > 1:
+		return cli.Usagef("--active, --find and --current exclude each other")
+	case env.Flags.Visited("find") && o.find == "":
+		return cli.Usagef("--find needs a QUERY")
+	case o.cwd != "" && o.find == "":
+		return cli.Usagef("--cwd works with --find")
+	case o.limit < 0:
+		return cli.Usagef("--limit must be 0 or more, not %d", o.limit)
+	}
+	profs, err := o.loadProfiles(env)
+	if err != nil || profs == nil {
+		return err
+	}
+	switch {
+	case o.find != "":
+		s, err := sessions.Find(env.Ctx, o.find, profs, sessions.FindOptions{Cwd: o.cwd, Host: o.deps.Host, Getenv: o.deps.Getenv})
+		return o.one(env, s, err)
+	case o.current:
+		s, err := sessions.Current(env.Ctx, profs, sessions.CurrentOptions{
+			FindOptions: sessions.FindOptions{Host: o.deps.Host, Getenv: o.deps.Getenv},
+			Getenv:      o.deps.Getenv, Pid: o.deps.Pid,
+		})
+		var nf *sessions.NotFoundError
+		if errors.As(err, &nf) {
+			return errors.New("not inside a Claude Code session: no CLAUDE_PID or CLAUDE_CODE_SESSION_ID of a known session, and no registered parent process")
+		}
+		return o.one(env, s, err)
+	case o.active:
+		return o.listActive(env, profs)
+	}
+	list, errs := sessions.List(env.Ctx, profs, sessions.ListOptions{
+		CwdWithin: o.cwdWithin, Host: o.deps.Host, Getenv: o.deps.Getenv,
+	})
+	warn(env, errs)
+	for i, s := range list {
+		if o.limit > 0 && i >= o.limit {
+			break
+		}
+		if err := env.Out.Write(s); err != nil {
+			return err
+		}
+	}
+	return env.Ctx.Err()
+}
+
+// loadProfiles reads profile records from stdin, else discovers every
+// profile; --profile selects. nil, nil means an empty input: print nothing.
+func (o *options) loadProfiles(env *cli.Env) ([]profiles.Profile, error) {
+	var profs []profiles.Profile
+	if env.HasInput() {
+		skipped := 0
+		_, err := env.EachInput(func(line []byte, lineno int) error {
+			p, err := profiles.FromRecord(line)
+			if err != nil {
+				env.Warnf("<stdin>:%d: not a profile record, skipped: %v", lineno, err)
+				skipped++
+				return nil
+			}
+			if p.Name == "" {
+				p.Name = profiles.ClashName(p.ConfigDir)
+			}
+			profs = append(profs, p)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reading stdin: %w", err)
+		}
+		if len(profs) == 0 {
+			return nil, nil
+		}
+	} else {
+		var warnings []profiles.Warning
+		profs, warnings = profiles.Discover(o.deps.Profiles)
+		for _, w := range warnings {
+			env.Warnf("%v", w)
+		}
+	}
+	if len(o.profiles) == 0 {
+		return profs, nil
+	}
+	var out []profiles.Profile
+	for _, name := range o.profiles {
+		found := false
+		for _, p := range profs {
+			if p.Name == name {
+				out = append(out, p)
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("no profile named %q", name)
+		}
+	}
+	return out, nil
+}
+
+func (o *options) listActive(env *cli.Env, profs []profiles.Profile) error {
+	list, errs := sessions.ActiveSessions(env.Ctx, profs, sessions.ActiveOptions{Host: o.deps.Host, Getenv: o.deps.Getenv})
+	warn(env, errs)
+	within := sessions.CwdFilter(o.cwdWithin)
+	n := 0
+	for _, a := range list {
+		if within != nil && !within(a.Cwd) {
+			continue
+		}
+		if o.limit > 0 && n >= o.limit {
+			break
+		}
+		n++
+		if err := env.Out.Write(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// one prints the result of --find or --current, or its failure: not found
+// is one line; ambiguous lists the candidates on stderr, and as records
+// on stdout when --jq asks for records.
+func (o *options) one(env *cli.Env, s sessions.Session, err error) error {
+	var amb *sessions.AmbiguousError
+	switch {
+	case errors.As(err, &amb):
+		env.Warnf("%v; candidates:", err)
+		for _, c := range amb.Candidates {
+			fmt.Fprintf(env.Stderr, "  %s\n", cli.Mask(describe(c)))
+		}
+		if env.Out.Filtering() {
+			for _, c := range amb.Candidates {
+				if werr := env.Out.Write(c); werr != nil {
+					return werr
+				}
+			}
+		}
+		return &cli.ExitError{Code: cli.ExitFail}
+	case err != nil:
+		return err
+	}
+	return env.Out.Write(s)
+}
+
+// describe is one line naming a candidate: address, pid, id, cwd, title.
+func describe(s sessions.Session) string {
+	var parts []string
+	if a := s.Active; a != nil {
+		if a.Address != "" {
+			parts = append(parts, a.Address)
+		}
+		parts = append(parts, "pid:"+strconv.Itoa(a.Pid))
+	}
+	parts = append(parts, s.SessionID)
+	if s.Cwd != "" {
+		parts = append(parts, s.Cwd)
+	}
+	if t := s.Title; t != "" {
+		parts = append(parts, strconv.Quote(t))
+	} else if p := s.FirstPrompt; p != "" {
+		if r := []rune(p); len(r) > 60 {
+			p = string(r[:60]) + "…"
+		}
+		parts = append(parts, strconv.Quote(p))
+	}
+	return strings.Join(parts, "  ")
+}
+
+func warn(env *cli.Env, errs []error) {
+	for _, e := range errs {
+		env.Warnf("%v", e)
+	}
 }

@@ -1,0 +1,237 @@
+package corpus
+
+import (
+	"encoding/base64"
+	"math/rand/v2"
+	"strings"
+)
+
+// The vocabulary never contains a planted term, and pool slices are cut at
+// line ends and joined with separators, so no planted term can appear by chance.
+var proseWords = strings.Fields(`the a an of to in for on with and or but not is are was be this that it
+we you they can should would could will may must file files function test tests build error errors fix
+fixed failing pass passes run running config value values request response handler server client cache
+index query parse parser record records line lines stream reader writer output input flag flags option
+options command commands session sessions transcript project module package import export type types
+struct field fields method methods interface return returns nil null true false update updated change
+changes diff patch commit branch merge rebase deploy release version check checks lint format refactor
+rename move delete add added remove removed path paths directory dir list map slice string strings byte
+bytes buffer size length count total sum usage token tokens model models prompt prompts tool tools result
+results hook hooks event events timeout retry retries context deadline cancel goroutine channel mutex lock
+unlock race panic recover log logs debug info warn trace metric metrics latency memory cpu disk network
+socket port host address endpoint route router middleware auth login user users account database table
+column row schema migration transaction rollback select insert upsert join group order limit offset page
+look here now next first last then also just only still already again before after while when where why
+how what which because since until unless though however therefore instead maybe probably likely seems
+let me see check the current implementation uses approach works breaks handles edge case cases
+small large huge tiny fast slow faster slower simple complex clean messy good bad better worse ok done`)
+
+var identWords = strings.Fields(`ctx cfg opts buf err req resp conf item node tree list entry line rec doc
+key val idx pos off len cap src dst tmp out in res row col msg evt job task peer sess path name kind mode
+state count total sum size limit start end next prev head tail left right first last parent child root`)
+
+var codeTemplates = []string{
+	"func %I(%I context.Context, %I *%T) error {",
+	"\tif err := %I.%I(%I); err != nil {",
+	"\t\treturn fmt.Errorf(\"%W %W: %w\", err)",
+	"\t}",
+	"}",
+	"\t%I := make([]%T, 0, %N)",
+	"\tfor _, %I := range %I.%I {",
+	"\t\t%I = append(%I, %I)",
+	"// %W %W %W %W %W.",
+	"\tdefer %I.Close()",
+	"type %T struct {",
+	"\t%T %T `json:\"%I\"`",
+	"import \"%W/%W\"",
+	"\treturn %I, nil",
+	"const %T = %N",
+	"\tswitch %I.%T {",
+	"\tcase \"%W\":",
+	"def %I(%I, %I=None):",
+	"    return %I.%I(%I)",
+	"export function %I(%I: %T): %T {",
+	"  const %I = await %I.%I(%I);",
+	"<div class=\"%W-%W\">%W & %W</div>",
+	"SELECT %I, %I FROM %I WHERE %I = $1;",
+	"",
+}
+
+var shellOutputs = []string{
+	"ok  \tgithub.com/example/%W/%W\t0.%Ns",
+	"--- FAIL: Test%T (0.0%Ns)",
+	"    %I_test.go:%N: got %N, want %N",
+	"PASS",
+	"FAIL\tgithub.com/example/%W\t0.%Ns",
+	"%W/%W.go:%N:%N: undefined: %I",
+	"drwxr-xr-x  %N root root  4096 Aug %N 10:%N %W",
+	"-rw-r--r--  1 root root %N Aug %N 11:%N %I.go",
+	"M  %W/%I.go",
+	"?? %W/%I_test.go",
+	"[main %N] %W %W %W",
+	" %N files changed, %N insertions(+), %N deletions(-)",
+	"npm warn deprecated %W@%N.%N.%N: %W %W",
+	"added %N packages in %Ns",
+	"error[E0%N]: %W %W `%I`",
+	"  --> src/%I.rs:%N:%N",
+	"Traceback (most recent call last):",
+	"  File \"/home/dev/work/%W/%I.py\", line %N, in %I",
+	"%TError: %W %W %W",
+}
+
+// Non-ASCII text as it shows up in real prompts. None of it folds to a
+// planted term ("straße" and its spellings are planted, never filler).
+var nonASCII = []string{
+	"Grüße aus München, bitte prüfe die Änderung",
+	"naïve café résumé déjà vu",
+	"日本語のテキストを確認してください",
+	"Привет, посмотри этот файл",
+	"emoji check ✅ 🚀 ⚠️",
+	"Ελληνικά γράμματα και σύμβολα",
+	"中文注释：修复这个错误",
+	"español: añadir la función de búsqueda",
+	"Fußnote über Größe und Maß",
+}
+
+// titleCase-free helpers to keep generation allocation-light.
+func pick[T any](r *rand.Rand, s []T) T { return s[r.IntN(len(s))] }
+
+// expand fills a template: %I identifier, %T TypeName, %W word, %N number.
+func expand(r *rand.Rand, b []byte, tpl string) []byte {
+	for i := 0; i < len(tpl); i++ {
+		c := tpl[i]
+		if c != '%' || i+1 == len(tpl) {
+			b = append(b, c)
+			continue
+		}
+		i++
+		switch tpl[i] {
+		case 'I':
+			b = append(b, pick(r, identWords)...)
+			if r.IntN(2) == 0 {
+				w := pick(r, identWords)
+				b = append(b, w[0]-'a'+'A')
+				b = append(b, w[1:]...)
+			}
+		case 'T':
+			w := pick(r, identWords)
+			b = append(b, w[0]-'a'+'A')
+			b = append(b, w[1:]...)
+			w = pick(r, proseWords)
+			if len(w) > 1 {
+				b = append(b, w[0]-'a'+'A')
+				b = append(b, w[1:]...)
+			}
+		case 'W':
+			b = append(b, pick(r, proseWords)...)
+		case 'N':
+			n := r.IntN(1000)
+			if n >= 100 {
+				b = append(b, byte('0'+n/100))
+			}
+			if n >= 10 {
+				b = append(b, byte('0'+n/10%10))
+			}
+			b = append(b, byte('0'+n%10))
+		default:
+			b = append(b, '%', tpl[i])
+		}
+	}
+	return b
+}
+
+// pool is a large block of generated lines; text is taken from it as
+// line-aligned slices so generation runs at memcpy speed.
+type pool struct {
+	text  string
+	lines []int32 // start offset of each line
+}
+
+func newPool(r *rand.Rand, size int, templates []string, prose bool) *pool {
+	b := make([]byte, 0, size+256)
+	var lines []int32
+	for len(b) < size {
+		lines = append(lines, int32(len(b)))
+		if prose {
+			n := 4 + r.IntN(16)
+			for i := 0; i < n; i++ {
+				if i > 0 {
+					b = append(b, ' ')
+				}
+				b = append(b, pick(r, proseWords)...)
+			}
+			b = append(b, '.')
+		} else {
+			b = expand(r, b, pick(r, templates))
+		}
+		b = append(b, '\n')
+	}
+	return &pool{text: string(b), lines: lines}
+}
+
+// take returns about n bytes of whole lines starting at a random line.
+func (p *pool) take(r *rand.Rand, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	i := r.IntN(len(p.lines))
+	start := int(p.lines[i])
+	end := start + n
+	if end >= len(p.text) {
+		end = len(p.text)
+		if end-start < n && start > 0 {
+			// Wrap: take from the beginning instead.
+			start = 0
+			end = min(n, len(p.text))
+		}
+	}
+	// Cut at the end of a line so no word is split.
+	if j := strings.IndexByte(p.text[end-1:], '\n'); j >= 0 {
+		end = end - 1 + j
+	}
+	return p.text[start:end]
+}
+
+// b64Pool is random base64 used for image blocks and the huge line.
+func b64Pool(r *rand.Rand, n int) string {
+	raw := make([]byte, n*3/4+3)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	s := base64.StdEncoding.EncodeToString(raw)
+	return s[:n]
+}
+
+const hexChars = "0123456789abcdef"
+
+func appendUUID(b []byte, r *rand.Rand) []byte {
+	var u [16]byte
+	x, y := r.Uint64(), r.Uint64()
+	for i := 0; i < 8; i++ {
+		u[i] = byte(x >> (8 * i))
+		u[8+i] = byte(y >> (8 * i))
+	}
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	for i, c := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b = append(b, '-')
+		}
+		b = append(b, hexChars[c>>4], hexChars[c&0xf])
+	}
+	return b
+}
+
+func newUUID(r *rand.Rand) string { return string(appendUUID(nil, r)) }
+
+const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+// randID returns prefix + n characters from alphabet (message ids, tool ids).
+func randID(r *rand.Rand, prefix string, n int, alphabet string) string {
+	b := make([]byte, 0, len(prefix)+n)
+	b = append(b, prefix...)
+	for i := 0; i < n; i++ {
+		b = append(b, alphabet[r.IntN(len(alphabet))])
+	}
+	return string(b)
+}

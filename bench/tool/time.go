@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// Timing is one measured run. Peak RSS comes from wait4's rusage, the same
+// number GNU time -v prints as "Maximum resident set size" (it includes the
+// waited-for children of the command, so pipelines under bash -c count).
+type Timing struct {
+	WallS    float64 `json:"wall_s"`
+	UserS    float64 `json:"user_s"`
+	SysS     float64 `json:"sys_s"`
+	MaxRSSKB int64   `json:"max_rss_kb"`
+	Exit     int     `json:"exit"`
+}
+
+func timeCmd(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("time", flag.ContinueOnError)
+	in := fs.String("in", "", "stdin file (default: /dev/null)")
+	out := fs.String("out", "", "stdout file (default: /dev/null)")
+	errf := fs.String("err", "", "stderr file (default: /dev/null)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return errors.New("no command")
+	}
+	t, err := timeOne(fs.Args(), *in, *out, *errf)
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(t)
+	_, err = fmt.Fprintf(stdout, "%s\n", b)
+	return err
+}
+
+func openOr(path string, write bool) (*os.File, error) {
+	if path == "" {
+		path = os.DevNull
+	}
+	if write {
+		return os.Create(path)
+	}
+	return os.Open(path)
+}
+
+func timeOne(argv []string, in, out, errf string) (Timing, error) {
+	var t Timing
+	cmd := exec.Command(argv[0], argv[1:]...)
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	for i, spec := range []struct {
+		path  string
+		write bool
+	}{{in, false}, {out, true}, {errf, true}} {
+		f, err := openOr(spec.path, spec.write)
+		if err != nil {
+			return t, err
+		}
+		files = append(files, f)
+		switch i {
+		case 0:
+			cmd.Stdin = f
+		case 1:
+			cmd.Stdout = f
+		case 2:
+			cmd.Stderr = f
+		}
+	}
+	start := time.Now()
+	err := cmd.Run()
+	t.WallS = time.Since(start).Seconds()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		t.Exit = ee.ExitCode()
+	default:
+		return t, fmt.Errorf("run %s: %w", argv[0], err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		t.MaxRSSKB = ru.Maxrss
+		t.UserS = time.Duration(ru.Utime.Nano()).Seconds()
+		t.SysS = time.Duration(ru.Stime.Nano()).Seconds()
+	}
+	return t, nil
+}

@@ -1,0 +1,123 @@
+package ccentries
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/ccpipe/ccpipe/lib/registry"
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
+
+// followAll follows every source side by side until each one's session
+// ends, or a signal. With --subagents, subagent files are picked up as
+// they appear.
+func (r *runner) followAll(srcs []source) error {
+	ctx, cancel := context.WithCancel(r.env.Ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	start := func(ts transcript.Source, s source, agentID, toolUseID string) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := r.stream(ctx, ts, s, agentID, toolUseID); err != nil {
+				once.Do(func() { first = err; cancel() })
+			}
+		}()
+	}
+	for _, s := range srcs {
+		if s.stdin {
+			start(transcript.Source{Reader: r.env.Stdin}, s, "", "")
+			continue
+		}
+		fo := &transcript.Follow{Poll: r.o.poll, Stop: r.o.stopFor(s.sessionID, s.path)}
+		start(transcript.Source{Path: s.path, Follow: fo}, s, "", "")
+		if r.o.subagents {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r.watchSubagents(ctx, s, fo, start)
+			}()
+		}
+	}
+	wg.Wait()
+	return first
+}
+
+// watchSubagents starts a follower for each subagent file of s, including
+// those written later, until s's session ends.
+func (r *runner) watchSubagents(ctx context.Context, s source, fo *transcript.Follow,
+	start func(transcript.Source, source, string, string)) {
+	seen := map[string]bool{}
+	for {
+		// Decide before listing, so that a file written just before the
+		// end is still picked up by this last listing.
+		done := ctx.Err() != nil || (fo.Stop != nil && fo.Stop())
+		subs, err := transcript.Subagents(s.path)
+		if err != nil {
+			r.mu.Lock()
+			r.fail(s.path, err)
+			r.mu.Unlock()
+			return
+		}
+		for _, sa := range subs {
+			if seen[sa.AgentID] || transcript.CompressionOf(sa.Path) != transcript.Plain {
+				continue
+			}
+			seen[sa.AgentID] = true
+			tool := ""
+			if sa.Meta != nil {
+				tool = sa.Meta.ToolUseID
+			}
+			start(transcript.Source{Path: sa.Path, Follow: fo}, s, sa.AgentID, tool)
+		}
+		if done {
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(10 * fo.Poll):
+		}
+	}
+}
+
+// registryStopEvery bounds how often the registry is read while following.
+const registryStopEvery = 500 * time.Millisecond
+
+// registryStop ends a follow when the session's registry record is gone
+// (or its process is dead): <config dir>/sessions/<pid>.json with this
+// sessionId. A transcript outside a config dir has no registry: it is
+// followed until a signal. The returned func is safe for concurrent use.
+func registryStop(sessionID, path string) func() bool {
+	cfg := transcript.ConfigDirOf(path)
+	if cfg == "" || sessionID == "" {
+		return nil
+	}
+	dir := filepath.Join(cfg, "sessions")
+	host := registry.LocalHost()
+	var mu sync.Mutex
+	var last time.Time
+	stopped := false
+	return func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return true
+		}
+		if !last.IsZero() && time.Since(last) < registryStopEvery {
+			return false
+		}
+		last = time.Now()
+		recs, _ := registry.Read(dir)
+		for _, rec := range recs {
+			if rec.SessionID == sessionID && host.Check(rec) != registry.Dead {
+				return false
+			}
+		}
+		stopped = true
+		return true
+	}
+}

@@ -1,0 +1,102 @@
+package ccextract
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const sid = "22222222-3333-4444-8555-666666666666"
+
+// A small transcript: a prompt, one API message written as two records
+// (usage repeated), a failed Bash call and its result.
+var transcriptLines = []string{
+	`{"type":"user","uuid":"u1","timestamp":"2026-05-02T10:00:00.000Z","sessionId":"` + sid + `","cwd":"/p","message":{"role":"user","content":"fix <it> & go"},"promptId":"p1"}`,
+	`{"type":"assistant","uuid":"a1","timestamp":"2026-05-02T10:00:01.000Z","sessionId":"` + sid + `","cwd":"/p","requestId":"req_1","message":{"id":"msg_1","model":"m1","content":[{"type":"text","text":"Trying."}],"usage":{"input_tokens":10,"output_tokens":5,"cache_read_input_tokens":100,"cache_creation_input_tokens":1}}}`,
+	`{"type":"assistant","uuid":"a2","timestamp":"2026-05-02T10:00:02.000Z","sessionId":"` + sid + `","cwd":"/p","requestId":"req_1","message":{"id":"msg_1","model":"m1","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"make"}}],"usage":{"input_tokens":10,"output_tokens":5,"cache_read_input_tokens":100,"cache_creation_input_tokens":1}}}`,
+	`{"type":"user","uuid":"r1","timestamp":"2026-05-02T10:00:03.000Z","sessionId":"` + sid + `","cwd":"/p","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Exit code 2\nmake: *** no rule","is_error":true}]},"toolUseResult":"Error: Exit code 2\nmake: *** no rule"}`,
+}
+
+func writeTranscript(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "-p", sid+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(strings.Join(transcriptLines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func withSource(path string) string {
+	var b strings.Builder
+	for i, l := range transcriptLines {
+		b.WriteString(`{"cc_source":{"path":"` + path + `","line":` + string(rune('1'+i)) + `,"session_id":"` + sid + `","agent_id":null},` + l[1:] + "\n")
+	}
+	return b.String()
+}
+
+const (
+	usageLine  = `{"session_id":"` + sid + `","agent_id":null,"uuid":"a1","timestamp":"2026-05-02T10:00:01.000Z","message_id":"msg_1","request_id":"req_1","request_ref":null,"model":"m1","input_tokens":10,"output_tokens":5,"cache_read_input_tokens":100,"cache_creation_input_tokens":1}` + "\n"
+	shellLine  = `{"session_id":"` + sid + `","agent_id":null,"uuid":"a2","timestamp":"2026-05-02T10:00:02.000Z","tool_use_id":"toolu_1","tool":"Bash","command":"make","description":null,"exit_code":2,"is_error":true,"output":"make: *** no rule","background":false,"background_task_id":null,"denied":null,"interrupted":false,"persisted_output_path":null,"result_uuid":"r1"}` + "\n"
+	promptLine = `{"session_id":"` + sid + `","agent_id":null,"uuid":"u1","timestamp":"2026-05-02T10:00:00.000Z","text":"fix <it> & go","origin":"human","queued":false,"kind":"prompt","prompt_id":"p1"}` + "\n"
+	usageHelp  = "usage: cc-extract KIND [flags] [TRANSCRIPT|DIR...]\nRun 'cc-extract -h' for help.\n"
+)
+
+func TestRun(t *testing.T) {
+	path := writeTranscript(t)
+	dir := filepath.Dir(filepath.Dir(path))
+	kinds := "prompts, texts, tools, shell, files, subagents, failures, usage, compactions, conversation"
+	tests := []struct {
+		name     string
+		args     []string
+		stdin    io.Reader
+		code     int
+		out, err string
+	}{
+		{"missing kind", nil, nil, 2, "", "cc-extract: missing KIND (one of " + kinds + ")\n" + usageHelp},
+		{"unknown kind", []string{"bash"}, nil, 2, "", `cc-extract: unknown kind "bash" (want one of ` + kinds + ")\n" + usageHelp},
+		{"flag of another kind", []string{"shell", "--sum", "day"}, nil, 2, "", "cc-extract: --sum applies to usage, not shell\n" + usageHelp},
+		{"bad sum", []string{"usage", "--sum", "week"}, nil, 2, "", `cc-extract: unknown --sum "week" (want one of session, model, day, project)` + "\n" + usageHelp},
+		{"no input", []string{"prompts"}, nil, 2, "", "cc-extract: no input: pipe cc-sessions or cc-entries output, or name transcripts\n" + usageHelp},
+		{"empty pipe", []string{"prompts"}, strings.NewReader(""), 0, "", ""},
+		{"path", []string{"usage", path}, nil, 0, usageLine, ""},
+		{"flags after the kind and path", []string{"shell", path, "--errors"}, nil, 0, shellLine, ""},
+		{"directory", []string{"prompts", dir}, nil, 0, promptLine, ""},
+		{"session records", []string{"shell"}, strings.NewReader(`{"session_id":"` + sid + `","transcript_path":"` + path + `","title":null}` + "\n"), 0, shellLine, ""},
+		{"active session record", []string{"prompts"}, strings.NewReader(`{"session_id":"x","active":{"transcript_path":"` + path + `"}}` + "\n"), 0, promptLine, ""},
+		{"session record without a path", []string{"prompts"}, strings.NewReader(`{"transcript_path":"` + path + `"}` + "\n" + `{"session_id":"y"}` + "\n"), 0, promptLine, "cc-extract: <stdin>:2: no transcript_path, record skipped\n"},
+		{"entries with source", []string{"shell"}, strings.NewReader(withSource(path)), 0, shellLine, ""},
+		{"entries without source", []string{"usage"}, strings.NewReader(strings.Join(transcriptLines, "\n")), 0, usageLine, ""},
+		{"malformed entry", []string{"prompts"}, strings.NewReader("{\"type\":\n" + transcriptLines[0] + "\n"), 0, promptLine, "cc-extract: <stdin>:1: malformed JSON, line skipped\n"},
+		{"neither entries nor sessions", []string{"prompts"}, strings.NewReader(`{"a":1}` + "\n"), 1, "", "cc-extract: <stdin>: the first record is neither a transcript entry nor a session record (no type, uuid, cc_source or transcript_path)\n"},
+		{"unreadable transcript", []string{"usage", "/nonexistent/x.jsonl", path}, nil, 1, usageLine, "cc-extract: open /nonexistent/x.jsonl: no such file or directory\ncc-extract: unreadable transcripts: 1\n"},
+		{"sum with jq", []string{"usage", path, "--sum", "model", "-q", `"\(.model) \(.total_tokens) \(.messages)"`, "-r"}, nil, 0, "m1 116 1\n", ""},
+		{"sum by session", []string{"usage", path, "--sum", "session"}, nil, 0, `{"session_id":"` + sid + `","project":"/p","input_tokens":10,"output_tokens":5,"cache_read_input_tokens":100,"cache_creation_input_tokens":1,"total_tokens":116,"messages":1,"models":["m1"],"first_timestamp":"2026-05-02T10:00:01.000Z","last_timestamp":"2026-05-02T10:00:01.000Z"}` + "\n", ""},
+		{"subagents on entries", []string{"prompts", "--subagents"}, strings.NewReader(transcriptLines[0] + "\n"), 0, promptLine, "cc-extract: --subagents reads the subagent transcripts of sessions; entries come as they are (use cc-entries --subagents)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb strings.Builder
+			code := Run(tt.args, tt.stdin, &out, &errb)
+			if code != tt.code || out.String() != tt.out || errb.String() != tt.err {
+				t.Errorf("got (%d,\n%q,\n%q)\nwant (%d,\n%q,\n%q)", code, out.String(), errb.String(), tt.code, tt.out, tt.err)
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	var out strings.Builder
+	if code := Run([]string{"-h"}, nil, &out, io.Discard); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"usage: cc-extract KIND", "conversation", "--sum GROUP", "--subagents", "Exit status"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package ccgrep
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/profiles"
+)
+
+const (
+	idOld = "11111111-1111-4111-8111-111111111111"
+	idNew = "22222222-2222-4222-8222-222222222222"
+)
+
+// home builds a config dir with two sessions: the older one says "flaky"
+// in its transcript and "Straße RACE" in a subagent; the newer one holds
+// "SEGFAULT flaky" in a tool result only.
+func home(t *testing.T) (string, string) {
+	t.Helper()
+	h := t.TempDir()
+	proj := filepath.Join(h, ".claude", "projects", "-home-dev-app")
+	write := func(rel, content string) {
+		p := filepath.Join(proj, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(idOld+".jsonl", `{"type":"user","cwd":"/home/dev/app","sessionId":"`+idOld+`","timestamp":"2026-01-02T10:00:00.000Z","message":{"role":"user","content":"why is the login test flaky?"}}`+"\n")
+	write(idOld+"/subagents/agent-a1.jsonl", `{"type":"user","isSidechain":true,"message":{"content":"Straße RACE"}}`+"\n")
+	write(idNew+".jsonl", `{"type":"user","cwd":"/home/dev/app","sessionId":"`+idNew+`","timestamp":"2026-01-03T10:00:00.000Z","message":{"role":"user","content":"build it"}}`+"\n")
+	write(idNew+"/tool-results/x1.txt", "SEGFAULT flaky\n")
+	return h, proj
+}
+
+func run(t *testing.T, h, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	var in io.Reader // nil: no input, as a terminal
+	if stdin != "" {
+		in = strings.NewReader(stdin)
+	}
+	code := RunWith(Deps{Profiles: profiles.Env{Home: h}}, args, in, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRun(t *testing.T) {
+	h, proj := home(t)
+	oldPath := filepath.Join(proj, idOld+".jsonl")
+	newPath := filepath.Join(proj, idNew+".jsonl")
+	rec := func(path string) string {
+		return `{"transcript_path":"` + path + `","cwd":"/home/dev/app","profiles":["default"]}`
+	}
+	tests := []struct {
+		name, stdin string
+		args        []string
+		code        int
+		out, err    string
+	}{
+		{"every session, newest first", "", []string{"flaky", "-q", ".session_id", "-r"}, 0, idNew + "\n" + idOld + "\n", ""},
+		{"all terms", "", []string{"flaky", "race", "-q", ".session_id", "-r"}, 0, idOld + "\n", ""},
+		{"unicode folding", "", []string{"STRAẞE", "-q", ".session_id", "-r"}, 0, idOld + "\n", ""},
+		{"ascii term ignores ascii case only", "", []string{"STRASSE"}, 1, "", ""},
+		{"any", "", []string{"--any", "segfault", "race", "-q", ".session_id", "-r"}, 0, idNew + "\n" + idOld + "\n", ""},
+		{"no match", "", []string{"nowhere"}, 1, "", ""},
+		{"cwd elsewhere", "", []string{"flaky", "--cwd-within", "/srv"}, 1, "", ""},
+		{"unknown profile", "", []string{"flaky", "--profile", "work"}, 1, "", "cc-grep: no profile named \"work\"\n"},
+		{"stdin keeps input order and bytes", rec(oldPath) + "\n" + rec(newPath) + "\n", []string{"flaky"}, 0, rec(oldPath) + "\n" + rec(newPath) + "\n", ""},
+		{"stdin each transcript once", rec(oldPath) + "\n" + rec(oldPath) + "\n", []string{"flaky"}, 0, rec(oldPath) + "\n", ""},
+		{"stdin profile filter", rec(oldPath) + "\n", []string{"flaky", "--profile", "work"}, 1, "", ""},
+		{"stdin matches", rec(newPath) + "\n", []string{"--matches", "segfault", "FLAKY"}, 0,
+			strings.TrimSuffix(rec(newPath), "}") + `,"matches":[{"path":"` + filepath.Join(proj, idNew, "tool-results", "x1.txt") + `","kind":"tool_result","terms":["segfault","FLAKY"]}]}` + "\n", ""},
+		{"stdin missing transcript", `{"transcript_path":"/nonexistent/x.jsonl"}` + "\n", []string{"x"}, 1, "",
+			"cc-grep: open /nonexistent/x.jsonl: no such file or directory\n"},
+		{"stdin without transcript_path", `{"cwd":"/x"}` + "\nnot json\n", []string{"x"}, 1, "",
+			"cc-grep: <stdin>:2: malformed JSON, line skipped\ncc-grep: 1 input record(s) without a transcript_path skipped\n"},
+		{"no term", "", nil, 2, "", "cc-grep: no TERM given\nusage: cc-grep [--any] [--matches] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...\nRun 'cc-grep -h' for help.\n"},
+		{"empty term", "", []string{""}, 2, "", "cc-grep: empty search term\nusage: cc-grep [--any] [--matches] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...\nRun 'cc-grep -h' for help.\n"},
+		{"bad workers", "", []string{"x", "--workers", "0"}, 2, "", "cc-grep: --workers must be 1 or more, not 0\nusage: cc-grep [--any] [--matches] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...\nRun 'cc-grep -h' for help.\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := run(t, h, tt.stdin, tt.args...)
+			if code != tt.code || out != tt.out || errs != tt.err {
+				t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant exit %d, stdout:\n%s\nstderr:\n%s", code, out, errs, tt.code, tt.out, tt.err)
+			}
+		})
+	}
+}
+
+func TestSetKey(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"a":1}`, `{"a":1,"matches":[]}`},
+		{`{}`, `{"matches":[]}`},
+		{`{"matches":{"old":true},"b":1.50}`, `{"matches":[],"b":1.50}`},
+		{`{"x":"<&>","n":12345678901234567890}`, `{"x":"<&>","n":12345678901234567890,"matches":[]}`},
+	}
+	for _, tt := range tests {
+		got, err := setKey([]byte(tt.in), "matches", []string{})
+		if err != nil || string(got) != tt.want {
+			t.Errorf("setKey(%s) = %s, %v; want %s", tt.in, got, err, tt.want)
+		}
+	}
+	if _, err := setKey([]byte(`[1]`), "matches", 1); err == nil {
+		t.Error("setKey accepted an array")
+	}
+}

@@ -1,0 +1,357 @@
+package ccsend
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ccpipe/ccpipe/lib/ndjson"
+	"github.com/ccpipe/ccpipe/lib/peer"
+	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/registry"
+	"github.com/ccpipe/ccpipe/lib/sessions"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+const token = "feedc0defeedc0defeedc0defeedc0de"
+
+// inbox is a fake session socket that behaves like Claude Code's: it
+// reads each connection to EOF, answers nothing on it, and, when told,
+// sends a receipt or an idle notice to the sender's `from` socket.
+type inbox struct {
+	path  string
+	mu    sync.Mutex
+	conns []string // what each connection carried
+	reply string   // "held", "dropped", "idle" or ""
+}
+
+func newInbox(t *testing.T, dir, name string) *inbox {
+	in := &inbox{path: filepath.Join(dir, name)}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: in.path, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.AcceptUnix()
+			if err != nil {
+				return
+			}
+			in.serve(t, c)
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); <-done })
+	return in
+}
+
+func (in *inbox) serve(t *testing.T, c *net.UnixConn) {
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	b, err := io.ReadAll(c)
+	if err != nil {
+		t.Errorf("inbox: %v", err)
+	}
+	// Recorded before the close that ends the sender's wait.
+	in.mu.Lock()
+	in.conns = append(in.conns, string(b))
+	reply := in.reply
+	in.mu.Unlock()
+	c.Close()
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var f struct {
+			Type, Action, From string
+			MsgID              string `json:"msg_id"`
+		}
+		if json.Unmarshal([]byte(line), &f) != nil || f.From == "" {
+			continue
+		}
+		var receipt string
+		switch {
+		case f.Type == "user" && (reply == "held" || reply == "dropped"):
+			receipt = `{"type":"control","action":"peer_message_status","status":"` + reply + `","reason":"test","from":"uds:` + in.path + `","orig_msg_id":"` + f.MsgID + `"`
+			if reply == "dropped" {
+				receipt += `,"drop_reason":"rate-limited","dropped_msg_ids":["` + f.MsgID + `"]`
+			}
+			receipt += `,"msgV":1,"msg_id":"00000000-0000-4000-8000-000000000000"}`
+		case f.Action == "notify_when_idle" && reply == "idle":
+			receipt = `{"type":"control","action":"peer_idle_notice","orig_msg_id":"` + f.MsgID + `","state":"idle","finished_at":1796032881856,"from":"uds:` + in.path + `","from_mode":"prompting","msgV":1,"msg_id":"00000000-0000-4000-8000-000000000001"}`
+		default:
+			continue
+		}
+		rc, err := net.Dial("unix", strings.TrimPrefix(f.From, "uds:"))
+		if err != nil {
+			t.Errorf("inbox: receipt: %v", err)
+			continue
+		}
+		_, _ = rc.Write([]byte(receipt + "\n"))
+		rc.Close()
+	}
+}
+
+func (in *inbox) received() string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return strings.Join(in.conns, "-- next connection --\n")
+}
+
+// fixture is a config dir with three live registry records: this test
+// process (app-3c, with a key file, socket served by the fake inbox), its
+// parent (future-1, peerProtocol 2) and pid 1 (stale-9, a socket file
+// nobody listens on).
+type fixture struct {
+	root, sockDir string
+	pid           string
+	in            *inbox
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	host := registry.LocalHost()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Short (socket paths end at 107 bytes) and always as long, so that
+	// the byte counts in the golden files hold.
+	sockDir := filepath.Join(os.TempDir(), fmt.Sprintf("ccs-%08x", rand.Uint32()))
+	if err := os.Mkdir(sockDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	f := &fixture{root: root, sockDir: sockDir, pid: strconv.Itoa(os.Getpid())}
+	f.in = newInbox(t, sockDir, "live.sock")
+
+	stale := filepath.Join(sockDir, "stale.sock")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: stale, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.SetUnlinkOnClose(false)
+	ln.Close()
+
+	dir := filepath.Join(root, "home", ".claude", "sessions")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write := func(pid int, name, sock string, proto int, updated int64) {
+		start, err := host.ProcStart(pid)
+		if err != nil {
+			t.Skipf("no /proc here: %v", err)
+		}
+		rec := fmt.Sprintf(`{"pid":%d,"sessionId":"%08d-1111-4111-8111-111111111111","cwd":"/home/dev/app","startedAt":1796032410531,"procStart":%q,"version":"2.1.328","peerProtocol":%d,"kind":"interactive","entrypoint":"cli","pidDomain":%q,"messagingSocketPath":%q,"name":%q,"nameSource":"derived","status":"idle","updatedAt":%d}`,
+			pid, proto, start, proto, host.Domain, sock, name, updated)
+		if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(pid)+".json"), []byte(rec), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(os.Getpid(), "app-3c", f.in.path, 1, 1796032410533)
+	write(os.Getppid(), "future-1", filepath.Join(sockDir, "future.sock"), 2, 1796032410532)
+	write(1, "stale-9", stale, 1, 1796032410531)
+	start, _ := host.ProcStart(os.Getpid())
+	key := fmt.Sprintf(`{"peerToken":%q,"procStart":%q,"pidDomain":%q}`, token, start, host.Domain)
+	if err := os.WriteFile(registry.KeyPath(dir, os.Getpid(), f.in.path), []byte(key), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func (f *fixture) deps(env map[string]string) Deps {
+	return Deps{
+		Profiles: profiles.Env{Home: filepath.Join(f.root, "home")},
+		Host:     registry.LocalHost(),
+		Getenv:   func(k string) string { return env[k] },
+		Pid:      1,
+	}
+}
+
+var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}`)
+
+// normalize replaces what differs between runs with stable names.
+func (f *fixture) normalize(s string) string {
+	s = strings.ReplaceAll(s, f.root, "$ROOT")
+	s = strings.ReplaceAll(s, f.sockDir, "$SOCKS")
+	s = strings.ReplaceAll(s, fmt.Sprintf("%08d-1111", os.Getpid()), "$PID-1111")
+	s = strings.ReplaceAll(s, fmt.Sprintf("%08d-1111", os.Getppid()), "$PPID-1111")
+	s = regexp.MustCompile(`\b`+f.pid+`\b`).ReplaceAllString(s, "$$PID")
+	seen := map[string]string{}
+	return uuidRE.ReplaceAllStringFunc(s, func(u string) string {
+		if strings.HasPrefix(u, "00000000-0000-4000") {
+			return u
+		}
+		if seen[u] == "" {
+			seen[u] = fmt.Sprintf("<uuid%d>", len(seen)+1)
+		}
+		return seen[u]
+	})
+}
+
+// activeRecords is what `cc-sessions --active` prints for the fixture.
+func (f *fixture) activeRecords(t *testing.T) string {
+	profs, _ := profiles.Discover(f.deps(nil).Profiles)
+	list, _ := sessions.ActiveSessions(t.Context(), profs, sessions.ActiveOptions{Host: registry.LocalHost()})
+	var b bytes.Buffer
+	w := ndjson.NewWriter(&b)
+	for _, a := range list {
+		if err := w.Encode(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Flush()
+	return b.String()
+}
+
+func TestGolden(t *testing.T) {
+	f := newFixture(t)
+	records := f.activeRecords(t)
+	tests := []struct {
+		name  string
+		args  []string
+		env   map[string]string
+		stdin *string
+		reply string
+	}{
+		{name: "words_name", args: []string{"default/app-3c", "--name", `CI "bot" <1>`, "--", "hello", "world"}},
+		{name: "stdin_message", args: []string{"app-3c", "--priority", "now"}, stdin: ptr("Pipeline #1234 failed in job `test`\n\n")},
+		{name: "stdin_empty", args: []string{"app-3c"}, stdin: ptr("")},
+		{name: "mode", args: []string{"pid:" + f.pid, "--mode", "bypass", "--from", "ci watcher", "--", "x"}},
+		{name: "rename", args: []string{"pid:" + f.pid, "--rename", "beta two!"}},
+		{name: "current", args: []string{"--current", "--", "from inside"}, env: map[string]string{"CLAUDE_PID": f.pid}},
+		{name: "current_none", args: []string{"--current", "--", "hi"}},
+		{name: "wait_held", args: []string{"app-3c", "--wait", "--wait-timeout", "300ms", "--", "hi"}, reply: "held"},
+		{name: "wait_dropped", args: []string{"app-3c", "--wait", "--", "hi"}, reply: "dropped"},
+		{name: "wait_accepted", args: []string{"app-3c", "--wait", "--wait-timeout", "200ms", "--", "hi"}},
+		{name: "wait_idle", args: []string{"app-3c", "--wait-idle", "--", "run the tests"}, reply: "idle"},
+		{name: "wait_idle_timeout", args: []string{"app-3c", "--wait-idle", "--wait-timeout", "200ms", "--", "hi"}},
+		{name: "stale", args: []string{"stale-9", "--", "hi"}},
+		{name: "not_aligned", args: []string{"future-1", "--", "hi"}},
+		{name: "missing", args: []string{"nosuch", "--", "hi"}},
+		{name: "records", args: []string{"--", "deploy", "freeze"}, stdin: ptr(records +
+			`{"session_id":"22222222-2222-4222-8222-222222222222","transcript_path":"/x/22222222-2222-4222-8222-222222222222.jsonl","active":null}` + "\n" +
+			`{"socket_path":"` + f.in.path + `"}` + "\n" +
+			"not json\n" + `{"liveness":"dead","socket_path":"/gone.sock","session_id":"33333333-3333-4333-8333-333333333333"}` + "\n")},
+		{name: "records_jq", args: []string{"--jq", "[.address, .status] | @tsv", "-r", "--", "hi"}, stdin: ptr(records)},
+		{name: "too_large", args: []string{"app-3c"}, stdin: ptr(strings.Repeat("x", peer.MaxLine))},
+		{name: "usage_two_targets", args: []string{"a", "b"}},
+		{name: "usage_current_and_target", args: []string{"a", "--current", "--", "x"}},
+		{name: "usage_no_message", args: []string{"app-3c"}},
+		{name: "usage_no_target", args: []string{"--", "x"}},
+		{name: "usage_records_no_words", args: nil, stdin: ptr(records)},
+		{name: "usage_stamp", args: []string{"app-3c", "--stamp"}},
+		{name: "usage_rename_message", args: []string{"app-3c", "--rename", "x", "--", "hi"}},
+		{name: "usage_lines_wait", args: []string{"app-3c", "--lines", "--wait"}},
+		{name: "usage_mode", args: []string{"app-3c", "--mode", "auto", "--", "x"}},
+		{name: "usage_empty_words", args: []string{"app-3c", "--"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f.in.mu.Lock()
+			f.in.conns, f.in.reply = nil, tt.reply
+			f.in.mu.Unlock()
+			var out, errb bytes.Buffer
+			var code int
+			if tt.stdin != nil {
+				code = RunWith(f.deps(tt.env), tt.args, strings.NewReader(*tt.stdin), &out, &errb)
+			} else {
+				code = RunWith(f.deps(tt.env), tt.args, nil, &out, &errb)
+			}
+			if strings.Contains(out.String()+errb.String(), token) {
+				t.Fatal("the key file token reached the output")
+			}
+			recv := f.in.received()
+			if len(recv) > 2000 {
+				recv = recv[:200] + fmt.Sprintf("… (%d bytes)\n", len(recv))
+			}
+			got := f.normalize(fmt.Sprintf("exit %d\n-- stderr --\n%s-- stdout --\n%s-- inbox --\n%s", code, errb.String(), out.String(), recv))
+			golden := filepath.Join("testdata", tt.name+".golden")
+			if *update {
+				if err := os.MkdirAll("testdata", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update)", err)
+			}
+			if got != string(want) {
+				t.Errorf("output differs from %s:\n--- got\n%s\n--- want\n%s", golden, got, want)
+			}
+		})
+	}
+	if _, err := os.Lstat(filepath.Join(f.sockDir, "ccpipe-cc-send.sock")); !os.IsNotExist(err) {
+		t.Errorf("reply socket left behind: %v", err)
+	}
+}
+
+func ptr(s string) *string { return &s }
+
+// TestLines: every stdin line reaches the inbox, in order, whatever the
+// batching; each result counts the lines it carried.
+func TestLines(t *testing.T) {
+	f := newFixture(t)
+	var in strings.Builder
+	var want []string
+	for i := range 50 {
+		l := fmt.Sprintf("FAIL test_%02d", i)
+		want = append(want, l)
+		in.WriteString(l + "\n")
+	}
+	in.WriteString("\n   \n")
+	var out, errb bytes.Buffer
+	code := RunWith(f.deps(nil), []string{"app-3c", "--lines", "--stamp"}, strings.NewReader(in.String()), &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	total := 0
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r struct {
+			Lines  int
+			Status string
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil || r.Status != "sent" || r.Lines < 1 {
+			t.Fatalf("result %s: %v", l, err)
+		}
+		total += r.Lines
+	}
+	if total != 50 {
+		t.Errorf("results count %d lines, want 50", total)
+	}
+	var got []string
+	stamp := regexp.MustCompile(`^\[#(\d+) \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\] `)
+	for _, c := range strings.Split(f.in.received(), "-- next connection --\n") {
+		lines := strings.Split(strings.TrimSpace(c), "\n")
+		var fr struct {
+			Message struct{ Content string }
+		}
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &fr); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(fr.Message.Content, "\n") {
+			m := stamp.FindStringSubmatch(l)
+			if m == nil || m[1] != strconv.Itoa(len(got)+1) {
+				t.Fatalf("line %q lacks stamp #%d", l, len(got)+1)
+			}
+			got = append(got, strings.TrimPrefix(l, m[0]))
+		}
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("inbox got %q", got)
+	}
+}

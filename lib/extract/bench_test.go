@@ -1,0 +1,82 @@
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/ccpipe/ccpipe/bench/corpus"
+)
+
+// BenchmarkUsageSumDay measures `cc-extract usage --sum day --subagents`
+// (the fast path: byte prefilter, narrow scan, files read in parallel) on
+// a corpus from the benchmark generator, and checks the totals against
+// the generator's own expected-usage.json. CCPIPE_BENCH_SIZE sets the size
+// (default 64MB); the peer comparison with `ccusage daily --json` is
+// bench/run's job.
+func BenchmarkUsageSumDay(b *testing.B) {
+	size := int64(64 << 20)
+	if s := os.Getenv("CCPIPE_BENCH_SIZE"); s != "" {
+		n, err := corpus.ParseSize(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = n
+	}
+	dir := b.TempDir()
+	m, err := corpus.Generate(context.Background(), corpus.Options{Out: dir, Size: size, Sessions: int(max(20, size>>19)), Seed: 1, HugeLine: 8 << 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "projects", "*", "*.jsonl*"))
+	sort.Strings(paths)
+	var exp corpus.ExpectedUsage
+	raw, err := os.ReadFile(filepath.Join(dir, "expected-usage.json"))
+	if err != nil || json.Unmarshal(raw, &exp) != nil {
+		b.Fatalf("expected-usage.json: %v", err)
+	}
+	b.SetBytes(m.Bytes)
+	b.ResetTimer()
+	for b.Loop() {
+		var got corpus.Tokens
+		x, _ := New(Options{Kind: "usage", Sum: "day", Subagents: true}, func(v any) error {
+			s := v.(*UsageSum)
+			got.Add(corpus.Tokens{InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, CacheReadInputTokens: s.CacheReadInputTokens,
+				CacheCreationInputTokens: s.CacheCreationInputTokens, TotalTokens: s.TotalTokens, Messages: s.Messages})
+			return nil
+		})
+		err := x.ReadTranscripts(context.Background(), func(add func(string) error) error {
+			for _, p := range paths {
+				if err := add(p); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err == nil {
+			err = x.Close()
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		if got != exp.Totals {
+			b.Fatalf("totals %+v, want %+v", got, exp.Totals)
+		}
+	}
+}
+
+// BenchmarkScanUsageLine measures the narrow reader on one real-shaped
+// assistant record.
+func BenchmarkScanUsageLine(b *testing.B) {
+	line := []byte(`{"parentUuid":"6a72d708-ba8c-4984-932e-52810e9147e2","isSidechain":false,"message":{"id":"msg_fake_t000","type":"message","role":"assistant","model":"claude-opus-5-5","content":[{"type":"tool_use","id":"toolu_1","name":"Write","input":{"file_path":"/a/b.go","content":"package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n"}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":1500,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":120,"output_tokens_details":{"thinking_tokens":0},"server_tool_use":{"web_search_requests":0,"web_fetch_requests":0},"service_tier":"standard","cache_creation":{"ephemeral_1h_input_tokens":0,"ephemeral_5m_input_tokens":0},"inference_geo":"","iterations":[],"speed":"standard","fallback_credit":null},"stop_details":null},"apiBlockIndex":0,"requestId":"req_fake","requestRef":"62d57fd0-3bdc-4481-9a2e-5c56a6049a1d","type":"assistant","uuid":"6a72d708-ba8c-4984-932e-52810e9147e3","timestamp":"2026-11-30T10:33:39.797Z","cwd":"/tmp/o3/proj","sessionId":"fe0ed3ef-bc83-4c37-8e8a-2fad21388b38","version":"2.1.328","gitBranch":"HEAD"}`)
+	b.SetBytes(int64(len(line)))
+	var l usageLine
+	for b.Loop() {
+		if err := scanUsageLine(line, &l); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

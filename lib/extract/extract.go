@@ -1,0 +1,234 @@
+package extract
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
+
+// Kinds lists the fact kinds an Extractor knows, in the order the help
+// text names them.
+var Kinds = []string{
+	"prompts", "texts", "tools", "shell", "files", "subagents",
+	"failures", "usage", "compactions", "conversation",
+}
+
+// SumBy lists the groupings usage --sum knows.
+var SumBy = []string{"session", "model", "day", "project"}
+
+// Options select a kind and its switches.
+type Options struct {
+	Kind string
+	// All keeps meta prompts, slash-command wrappers, interrupt markers and
+	// compaction summaries (prompts).
+	All bool
+	// Thinking adds thinking blocks (texts, conversation).
+	Thinking bool
+	// Errors keeps only failed calls (shell, tools).
+	Errors bool
+	// Unique collapses files to one record per path.
+	Unique bool
+	// Subagents makes ReadTranscript read the session's subagent
+	// transcripts too, after the main one.
+	Subagents bool
+	// Sum aggregates usage by session, model, day or project.
+	Sum string
+	// Location is the time zone of --sum day; nil means UTC.
+	Location *time.Location
+	// Workers bounds the transcripts read at once on the usage path; 0
+	// means one per CPU.
+	Workers int
+	// Warn is called for each skipped line or unreadable file.
+	Warn func(msg string)
+}
+
+// Origin tells where an entry came from, when the reader knows better
+// than the entry itself (a cc-entries cc_source, or the file being read).
+type Origin struct {
+	Path      string // the transcript file, "" when unknown
+	Line      int
+	SessionID string
+	AgentID   string
+}
+
+// Base is the head of every fact: which session (and subagent) and which
+// entry it came from.
+type Base struct {
+	SessionID *string `json:"session_id"`
+	AgentID   *string `json:"agent_id"`
+	UUID      *string `json:"uuid"`
+	Timestamp *string `json:"timestamp"`
+}
+
+// handler is one kind's state machine.
+type handler interface {
+	entry(o *Origin, e *transcript.Entry) error
+	// endFile flushes what cannot span transcripts (pending tool calls).
+	endFile() error
+	// finish flushes what spans the whole input (--unique, --sum).
+	finish() error
+}
+
+// Extractor turns entries into facts of one kind.
+type Extractor struct {
+	opts  Options
+	emit  func(any) error
+	h     handler
+	types []string
+	// typeNeedles and needles prefilter lines before they are decoded.
+	typeNeedles [][]byte
+	needles     [][]byte
+	usage       *usageState // set for the usage kind
+	// unreadable counts transcripts ReadTranscripts could not read.
+	unreadable int
+}
+
+// recordTypes are the record types each kind reads; lines of other types
+// are skipped before they are decoded.
+var recordTypes = map[string][]string{
+	"prompts":      {"user", "attachment"},
+	"texts":        {"assistant"},
+	"tools":        {"user", "assistant"},
+	"shell":        {"user", "assistant"},
+	"files":        {"user", "assistant"},
+	"subagents":    {"user", "assistant"},
+	"failures":     {"user", "assistant", "system", "attachment"},
+	"usage":        {"assistant"},
+	"compactions":  {"user", "system"},
+	"conversation": {"user", "assistant", "attachment"},
+}
+
+// needles narrow the lines a kind decodes further than their type: a line
+// must hold one of them. Tool joins need only the records with tool_use or
+// tool_result blocks, which spares decoding prompts and texts.
+var needles = map[string][][]byte{
+	"tools":       {[]byte(`"tool_use"`), []byte(`"tool_result"`)},
+	"shell":       {[]byte(`"tool_use"`), []byte(`"tool_result"`)},
+	"files":       {[]byte(`"tool_use"`), []byte(`"tool_result"`)},
+	"subagents":   {[]byte(`"tool_use"`), []byte(`"tool_result"`), []byte("task-notification")},
+	"compactions": {[]byte("compact_boundary"), []byte(`"isCompactSummary"`)},
+}
+
+// New returns an Extractor of opts.Kind that hands each fact to emit.
+func New(opts Options, emit func(any) error) (*Extractor, error) {
+	if !slices.Contains(Kinds, opts.Kind) {
+		return nil, fmt.Errorf("unknown kind %q (want one of %s)", opts.Kind, strings.Join(Kinds, ", "))
+	}
+	if opts.Sum != "" && !slices.Contains(SumBy, opts.Sum) {
+		return nil, fmt.Errorf("unknown --sum %q (want one of %s)", opts.Sum, strings.Join(SumBy, ", "))
+	}
+	if opts.Location == nil {
+		opts.Location = time.UTC
+	}
+	if opts.Warn == nil {
+		opts.Warn = func(string) {}
+	}
+	// The usage path lists subagents on one goroutine and reports on
+	// another.
+	var mu sync.Mutex
+	warn := opts.Warn
+	opts.Warn = func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		warn(msg)
+	}
+	x := &Extractor{opts: opts, emit: emit, types: recordTypes[opts.Kind], needles: needles[opts.Kind]}
+	for _, t := range x.types {
+		x.typeNeedles = append(x.typeNeedles, []byte(`"type":"`+t+`"`))
+	}
+	switch opts.Kind {
+	case "prompts":
+		x.h = &prompts{x: x}
+	case "texts":
+		x.h = &texts{x: x}
+	case "tools", "shell", "files":
+		x.h = newToolsKind(x)
+	case "subagents":
+		x.h = newSubagents(x)
+	case "failures":
+		x.h = newFailures(x)
+	case "usage":
+		x.usage = newUsageState(x)
+		x.h = x.usage
+	case "compactions":
+		x.h = &compactions{x: x}
+	case "conversation":
+		x.h = &conversation{x: x}
+	}
+	return x, nil
+}
+
+// Entry feeds one entry. Entries must come in file order; call EndFile at
+// the end of each transcript when entries of several are fed.
+func (x *Extractor) Entry(o Origin, e *transcript.Entry) error {
+	if e == nil {
+		return nil
+	}
+	return x.h.entry(&o, e)
+}
+
+// EndFile flushes the state of one transcript: tool calls still without a
+// result are emitted with a null result.
+func (x *Extractor) EndFile() error { return x.h.endFile() }
+
+// Close flushes everything: the end of the input.
+func (x *Extractor) Close() error {
+	if err := x.h.endFile(); err != nil {
+		return err
+	}
+	return x.h.finish()
+}
+
+// Types are the record types this kind reads (a prefilter for readers).
+func (x *Extractor) Types() []string { return x.types }
+
+// base builds the head of a fact from an entry and its origin.
+func base(o *Origin, e *transcript.Entry) Base {
+	sid, aid := e.SessionID, e.AgentID
+	if sid == "" {
+		sid = o.SessionID
+	}
+	if aid == "" {
+		aid = o.AgentID
+	}
+	return Base{SessionID: str(sid), AgentID: str(aid), UUID: str(e.UUID), Timestamp: str(e.TimestampRaw)}
+}
+
+// str is nil for "" so that a missing value reads null, not "".
+func str(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// ErrUnreadable is wrapped by ReadTranscripts' error when some transcripts
+// could not be read (each one was reported through Options.Warn).
+var ErrUnreadable = errors.New("unreadable transcripts")
+
+// decodeObject decodes raw into v when raw is an object; fields of the
+// wrong type are left zero. It reports whether raw was an object.
+func decodeObject(raw json.RawMessage, v any) bool {
+	raw = trimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return false
+	}
+	_ = json.Unmarshal(raw, v) // a type mismatch still decodes the other fields
+	return true
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}

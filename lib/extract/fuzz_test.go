@@ -1,0 +1,168 @@
+package extract
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
+
+func FuzzExitCode(f *testing.F) {
+	for _, s := range []string{"Exit code 1", "Exit code 3\npartial-out\nsome-err", "Exit code -2\r\n", "Exit code x", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		code, out, ok := ExitCode(s)
+		if !ok {
+			return
+		}
+		if !strings.HasPrefix(s, "Exit code "+strconv.Itoa(code)) || !strings.HasSuffix(s, out) {
+			t.Errorf("ExitCode(%q) = %d, %q: not what the text says", s, code, out)
+		}
+	})
+}
+
+func FuzzPersistedOutputPath(f *testing.F) {
+	f.Add("<persisted-output>\nOutput too large (223.5KB). Full output saved to: /a/tool-results/x.txt\n\nPreview (first 2KB):\n1\n")
+	f.Add("<persisted-output>Full output saved to: ")
+	f.Fuzz(func(t *testing.T, s string) {
+		p, ok := PersistedOutputPath(s)
+		if ok && (p == "" || strings.Contains(p, "\n") || !strings.Contains(s, p)) {
+			t.Errorf("PersistedOutputPath(%q) = %q", s, p)
+		}
+	})
+}
+
+// FuzzScanUsageLine checks the fast usage reader against encoding/json:
+// it never panics, and on a valid object without escapes it reads the
+// same fields.
+func FuzzScanUsageLine(f *testing.F) {
+	f.Add([]byte(`{"type":"assistant","uuid":"u","message":{"id":"m","model":"x","usage":{"input_tokens":1,"output_tokens":2,"cache_read_input_tokens":3,"cache_creation_input_tokens":4}},"requestId":"r","sessionId":"s"}`))
+	f.Add([]byte(`{"message":{"content":[{"text":"}]\"{"}],"usage":null},"type":"assistant"}`))
+	f.Add([]byte(`{"a":[1,2,{"b":-1.5e3}],"type":"user"`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var l usageLine
+		err := scanUsageLine(line, &l)
+		if !json.Valid(line) || bytes.IndexByte(line, '\\') >= 0 {
+			return
+		}
+		var top map[string]json.RawMessage
+		if json.Unmarshal(line, &top) != nil {
+			if err == nil && len(bytes.TrimSpace(line)) > 0 && bytes.TrimSpace(line)[0] != '{' {
+				t.Errorf("a non-object was read: %q", line)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("valid object rejected: %v\n%q", err, line)
+		}
+		var typ string
+		if json.Unmarshal(top["type"], &typ) == nil && typ != string(l.typ) {
+			t.Errorf("type %q, want %q", l.typ, typ)
+		}
+		var msg map[string]json.RawMessage
+		if json.Unmarshal(top["message"], &msg) != nil || msg == nil {
+			return
+		}
+		var id string
+		if json.Unmarshal(msg["id"], &id) == nil && id != string(l.msgID) {
+			t.Errorf("message id %q, want %q", l.msgID, id)
+		}
+		var u map[string]json.RawMessage
+		if json.Unmarshal(msg["usage"], &u) != nil || u == nil {
+			return
+		}
+		var in int64
+		if json.Unmarshal(u["input_tokens"], &in) == nil && in != l.u.InputTokens {
+			t.Errorf("input_tokens %d, want %d", l.u.InputTokens, in)
+		}
+	})
+}
+
+// FuzzEachLineWith checks the chunked line finder against splitting.
+func FuzzEachLineWith(f *testing.F) {
+	f.Add([]byte("a\nxab\r\nab"), []byte("ab"), uint8(3))
+	f.Add([]byte("\n\n\nab\n"), []byte("b\n"), uint8(0))
+	f.Add([]byte("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxab\nab"), []byte("ab"), uint8(5))
+	f.Fuzz(func(t *testing.T, in, pat []byte, keep uint8) {
+		if len(pat) == 0 || bytes.IndexByte(pat, '\n') >= 0 {
+			return
+		}
+		wantLines, wantNums := naiveLines(in, pat)
+		var lines []string
+		var nums []int
+		// A small keep limit drops the head of long lines and reads them
+		// back (bytes.Reader can be read at an offset).
+		_, err := findLines(bytes.NewReader(in), pat, make([]byte, 16), int(keep)+len(pat), func(line []byte, n int, _ bool) error {
+			lines = append(lines, string(line))
+			nums = append(nums, n)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(lines, "\x00") != strings.Join(wantLines, "\x00") || len(lines) != len(wantLines) {
+			t.Errorf("lines %q, want %q", lines, wantLines)
+		}
+		for i := range nums {
+			if i < len(wantNums) && nums[i] != wantNums[i] {
+				t.Errorf("line numbers %v, want %v", nums, wantNums)
+				break
+			}
+		}
+	})
+}
+
+// FuzzExtract feeds arbitrary lines to every kind, decoded and through the
+// fast path: no panic, no error from the extraction itself.
+func FuzzExtract(f *testing.F) {
+	seed, _ := readSeed("testdata/handmade/projects/-home-dev-hand/22222222-3333-4444-8555-666666666666.jsonl")
+	f.Add(seed)
+	f.Add([]byte(`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":7}]},"toolUseResult":"x"}` + "\n" +
+		`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t","name":"Agent","input":[]}]}}`))
+	f.Add([]byte(`{"type":"system","subtype":"compact_boundary","compactMetadata":{"preTokens":"x"}}` + "\n" + `{"type":"attachment","attachment":{"type":"queued_command","prompt":[1]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, kind := range Kinds {
+			for _, opts := range []Options{{Kind: kind}, {Kind: kind, All: true, Thinking: true, Errors: true, Unique: true}} {
+				if kind == "usage" {
+					opts.Sum = "day"
+				}
+				x, err := New(opts, func(any) error { return nil })
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, line := range bytes.Split(data, []byte("\n")) {
+					e, err := transcript.Decode(line)
+					if err != nil {
+						continue
+					}
+					o := Origin{Line: i + 1}
+					if err := x.Entry(o, e); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := x.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		_, _ = eachLineWith(bytes.NewReader(data), assistantType, nil, func(line []byte, _ int, _ bool) error {
+			var l usageLine
+			_ = scanUsageLine(line, &l)
+			return nil
+		})
+	})
+}
+
+func readSeed(path string) ([]byte, error) {
+	var b bytes.Buffer
+	_, err := transcript.ReadFile(path, transcript.Options{}, func(l *transcript.Line) error {
+		b.Write(l.Bytes)
+		b.WriteByte('\n')
+		return nil
+	})
+	return b.Bytes(), err
+}

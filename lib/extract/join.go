@@ -1,0 +1,193 @@
+package extract
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
+
+// call is a tool_use block and, once it arrived, its result.
+type call struct {
+	base   Base
+	origin Origin
+	id     string
+	name   string
+	input  json.RawMessage
+	res    *result
+}
+
+// result is a tool_result block with what its record says about it.
+type result struct {
+	base       Base
+	text       string
+	isError    bool
+	tur        json.RawMessage // the record's toolUseResult
+	denialKind string
+	decision   json.RawMessage
+}
+
+// toolUseResult holds the toolUseResult fields facts use, across tools.
+type toolUseResult struct {
+	Stdout              *string `json:"stdout"`
+	Stderr              string  `json:"stderr"`
+	Interrupted         bool    `json:"interrupted"`
+	PersistedOutputPath string  `json:"persistedOutputPath"`
+	BackgroundTaskID    string  `json:"backgroundTaskId"`
+	Type                string  `json:"type"` // Write: create | update
+}
+
+func (r *result) info() toolUseResult {
+	var t toolUseResult
+	if r != nil {
+		decodeObject(r.tur, &t)
+	}
+	return t
+}
+
+// Denial says who refused a tool call, and why.
+type Denial struct {
+	// By is hook, user, rule (a permission rule) or mode (the permission
+	// mode); another source passes through.
+	By string `json:"by"`
+	// Kind is the record's toolDenialKind (permission-rule, user-rejected,
+	// automode-unavailable), null when absent.
+	Kind   *string `json:"kind"`
+	Reason string  `json:"reason"`
+}
+
+// denial reads a refused call's result; nil when the call was not refused.
+func (r *result) denial() *Denial {
+	if r == nil {
+		return nil
+	}
+	var d struct {
+		Decision string `json:"decision"`
+		Source   string `json:"source"`
+	}
+	decodeObject(r.decision, &d)
+	if r.denialKind == "" && d.Decision != "reject" {
+		return nil
+	}
+	by := d.Source
+	switch {
+	case d.Source == "hook":
+	case r.denialKind == "user-rejected" || strings.HasPrefix(d.Source, "user"):
+		by = "user"
+	case r.denialKind == "permission-rule" || d.Source == "config":
+		by = "rule"
+	case r.denialKind == "automode-unavailable":
+		by = "mode"
+	case by == "":
+		by = r.denialKind
+	}
+	reason := r.text
+	if by == "hook" {
+		reason = hookReason(reason)
+	}
+	return &Denial{By: by, Kind: str(r.denialKind), Reason: reason}
+}
+
+func (r *result) interrupted() bool {
+	return r != nil && (r.info().Interrupted || strings.HasPrefix(r.text, interruptPrefix))
+}
+
+func (r *result) persistedPath() *string {
+	if r == nil {
+		return nil
+	}
+	if p := r.info().PersistedOutputPath; p != "" {
+		return &p
+	}
+	if p, ok := PersistedOutputPath(r.text); ok {
+		return &p
+	}
+	return nil
+}
+
+// maxEarly bounds the results kept while waiting for a call that has not
+// been seen (a result written before its call, or entries filtered out).
+const maxEarly = 10000
+
+// joiner pairs tool_use blocks with their tool_result blocks by id,
+// wherever the result sits, and hands each call on in the file order of
+// the calls: a call waits for its result and for every call before it.
+type joiner struct {
+	queue   []*call
+	byID    map[string]*call
+	early   map[string]*result
+	done    func(*call) error
+	orphans int
+}
+
+func newJoiner(done func(*call) error) *joiner {
+	return &joiner{byID: map[string]*call{}, early: map[string]*result{}, done: done}
+}
+
+func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
+	if e.Message == nil {
+		return nil
+	}
+	switch e.Type {
+	case "assistant":
+		for _, b := range e.Message.Content {
+			if b.Type != transcript.BlockToolUse {
+				continue
+			}
+			c := &call{base: base(o, e), origin: *o, id: b.ID, name: b.Name, input: b.Input}
+			if r, ok := j.early[b.ID]; ok {
+				c.res = r
+				delete(j.early, b.ID)
+			} else {
+				j.byID[b.ID] = c
+			}
+			j.queue = append(j.queue, c)
+		}
+	case "user":
+		for _, b := range e.Message.Content {
+			if b.Type != transcript.BlockToolResult {
+				continue
+			}
+			r := &result{base: base(o, e), text: transcript.Text(b.Content), isError: b.IsError}
+			if e.User != nil {
+				r.tur, r.denialKind, r.decision = e.User.ToolUseResult, e.User.ToolDenialKind, e.User.PermissionDecision
+			}
+			if c, ok := j.byID[b.ToolUseID]; ok {
+				c.res = r
+				delete(j.byID, b.ToolUseID)
+			} else if len(j.early) < maxEarly {
+				j.early[b.ToolUseID] = r
+			} else {
+				j.orphans++
+			}
+		}
+	}
+	return j.drain(false)
+}
+
+// drain hands on the calls at the head of the queue that have their
+// result; with all, every call (the rest with a null result).
+func (j *joiner) drain(all bool) error {
+	n := 0
+	for n < len(j.queue) && (all || j.queue[n].res != nil) {
+		if err := j.done(j.queue[n]); err != nil {
+			return err
+		}
+		j.queue[n] = nil
+		n++
+	}
+	j.queue = j.queue[n:]
+	if len(j.queue) == 0 {
+		j.queue = j.queue[:0:0] // let a long run's backing array go
+	}
+	return nil
+}
+
+// flush hands on every waiting call and forgets the file's results.
+func (j *joiner) flush() error {
+	err := j.drain(true)
+	j.orphans += len(j.early)
+	clear(j.byID)
+	clear(j.early)
+	return err
+}

@@ -1,0 +1,214 @@
+package extract
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/ccpipe/ccpipe/lib/transcript"
+	"golang.org/x/sync/errgroup"
+)
+
+// Wants reports whether a line can hold a record this kind reads: a cheap
+// byte test to run before decoding an entry.
+func (x *Extractor) Wants(line []byte) bool {
+	return containsAny(line, x.typeNeedles) && (x.needles == nil || containsAny(line, x.needles))
+}
+
+func containsAny(b []byte, needles [][]byte) bool {
+	for _, n := range needles {
+		if bytes.Contains(b, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// file is one transcript to read: a main transcript or one of its
+// subagents'.
+type file struct {
+	path   string
+	origin Origin
+}
+
+// files lists a session's transcripts: the main one, then with
+// Options.Subagents its subagents', oldest first.
+func (x *Extractor) files(path string) []file {
+	sid := transcript.SessionID(path)
+	out := []file{{path: path, origin: Origin{Path: path, SessionID: sid}}}
+	if !x.opts.Subagents {
+		return out
+	}
+	subs, err := transcript.Subagents(path)
+	if err != nil {
+		x.opts.Warn(fmt.Sprintf("listing subagents of %s: %v", path, err))
+	}
+	for _, s := range subs {
+		out = append(out, file{path: s.Path, origin: Origin{Path: s.Path, SessionID: sid, AgentID: s.AgentID}})
+	}
+	return out
+}
+
+// ReadTranscript reads the transcript at path (plain, .gz or .zst) and,
+// with Options.Subagents, its subagent transcripts, and extracts their
+// facts.
+func (x *Extractor) ReadTranscript(ctx context.Context, path string) error {
+	return x.ReadTranscripts(ctx, func(add func(string) error) error { return add(path) })
+}
+
+// ReadTranscripts reads every transcript produce adds. produce runs on its
+// own goroutine when the kind reads several transcripts at once (usage);
+// it must not emit. A transcript that cannot be read is reported through
+// Options.Warn and skipped; the error returned then wraps ErrUnreadable.
+// Call Close afterwards.
+func (x *Extractor) ReadTranscripts(ctx context.Context, produce func(add func(path string) error) error) error {
+	var err error
+	if x.usage != nil {
+		err = x.readUsage(ctx, produce)
+	} else {
+		err = produce(func(path string) error {
+			for _, f := range x.files(path) {
+				if err := x.readFile(ctx, f); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if err == nil && x.unreadable > 0 {
+		err = fmt.Errorf("%w: %d", ErrUnreadable, x.unreadable)
+	}
+	return err
+}
+
+// readFile reads one transcript through the typed entry reader. A file
+// that cannot be read is reported and counted, not fatal.
+func (x *Extractor) readFile(ctx context.Context, f file) error {
+	o := f.origin
+	n := 0
+	var ferr error // an error of the extraction, not of the read
+	warn := func(line int, err error) { x.opts.Warn(fmt.Sprintf("%s:%d: %v", f.path, line, err)) }
+	_, err := transcript.ReadFile(f.path, transcript.Options{Types: x.types, Warn: warn}, func(l *transcript.Line) error {
+		if n++; n%1024 == 0 && ctx.Err() != nil {
+			ferr = ctx.Err()
+			return ferr
+		}
+		if x.needles != nil && !containsAny(l.Bytes, x.needles) {
+			return nil
+		}
+		e, err := transcript.Decode(l.Bytes)
+		if err != nil {
+			// Scan accepted the line, so this is not expected; say so.
+			warn(l.Number, err)
+			return nil
+		}
+		o.Line = l.Number
+		ferr = x.h.entry(&o, e)
+		return ferr
+	})
+	if ferr != nil {
+		return ferr
+	}
+	if err != nil {
+		x.unreadable++
+		x.opts.Warn(err.Error())
+	}
+	return x.h.endFile()
+}
+
+// usageJob is one transcript read on the fast path.
+type usageJob struct {
+	f     file
+	recs  []usageRec
+	stats scanStats
+	err   error
+	done  chan struct{}
+}
+
+// readUsage reads transcripts on several goroutines and counts their
+// messages in input order, so output and dedup do not depend on timing.
+func (x *Extractor) readUsage(ctx context.Context, produce func(add func(string) error) error) error {
+	workers := x.opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	order := make(chan *usageJob, 4*workers)
+	work := make(chan *usageJob, workers)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(order)
+		defer close(work)
+		return produce(func(path string) error {
+			for _, f := range x.files(path) {
+				j := &usageJob{f: f, done: make(chan struct{})}
+				for _, ch := range []chan *usageJob{order, work} {
+					select {
+					case ch <- j:
+					case <-gctx.Done():
+						return gctx.Err()
+					}
+				}
+			}
+			return nil
+		})
+	})
+	bufs := sync.Pool{New: func() any { return new([]byte) }}
+	for range workers {
+		g.Go(func() error {
+			for j := range work {
+				buf := bufs.Get().(*[]byte)
+				j.recs, *buf, j.stats, j.err = scanUsageFile(j.f, *buf)
+				bufs.Put(buf)
+				close(j.done)
+			}
+			return nil
+		})
+	}
+	consume := func() error {
+		for j := range order {
+			select {
+			case <-j.done:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+			x.report(j)
+			for i := range j.recs {
+				r := &j.recs[i]
+				if err := x.usage.take(r, r.key()); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	err := consume()
+	if err != nil {
+		cancel()
+	}
+	if gerr := g.Wait(); err == nil && !errors.Is(gerr, context.Canceled) {
+		err = gerr
+	}
+	return err
+}
+
+// report passes on what a fast-path read skipped.
+func (x *Extractor) report(j *usageJob) {
+	if j.err != nil {
+		x.unreadable++
+		x.opts.Warn(j.err.Error())
+	}
+	for _, n := range j.stats.malformed {
+		x.opts.Warn(fmt.Sprintf("%s:%d: malformed line skipped", j.f.path, n))
+	}
+	for _, n := range j.stats.tooLong {
+		x.opts.Warn(fmt.Sprintf("%s:%d: line too long (over %d bytes), skipped", j.f.path, n, maxLine))
+	}
+	if j.stats.incomplete {
+		x.opts.Warn(fmt.Sprintf("%s: %v", j.f.path, transcript.ErrIncomplete))
+	}
+}

@@ -1,0 +1,231 @@
+package extract
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
+
+// Tool is a tools fact: one tool call joined with its result.
+type Tool struct {
+	Base
+	ToolUseID string          `json:"tool_use_id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	// Result is the result's text; null when the transcript has none (the
+	// session was cut, or a hook deferred the call).
+	Result      *string `json:"result"`
+	IsError     bool    `json:"is_error"`
+	Denied      *Denial `json:"denied"`
+	Interrupted bool    `json:"interrupted"`
+	// PersistedOutputPath is the file under tool-results/ holding an
+	// output too large to keep inline.
+	PersistedOutputPath *string `json:"persisted_output_path"`
+	ResultUUID          *string `json:"result_uuid"`
+	ResultTimestamp     *string `json:"result_timestamp"`
+}
+
+// Shell is a shell fact: a Bash or PowerShell call.
+type Shell struct {
+	Base
+	ToolUseID   string  `json:"tool_use_id"`
+	Tool        string  `json:"tool"`
+	Command     string  `json:"command"`
+	Description *string `json:"description"`
+	// ExitCode is 0 on success, N from the "Exit code N" line of a
+	// failure, null when unknown (no result, denied, interrupted, running
+	// in the background, or an error without the line).
+	ExitCode            *int    `json:"exit_code"`
+	IsError             bool    `json:"is_error"`
+	Output              *string `json:"output"`
+	Background          bool    `json:"background"`
+	BackgroundTaskID    *string `json:"background_task_id"`
+	Denied              *Denial `json:"denied"`
+	Interrupted         bool    `json:"interrupted"`
+	PersistedOutputPath *string `json:"persisted_output_path"`
+	ResultUUID          *string `json:"result_uuid"`
+}
+
+// File is a files fact: one file a tool read or changed.
+type File struct {
+	Base
+	Path string `json:"path"`
+	// Operation is read, edit, write, create or notebook-edit.
+	Operation string `json:"operation"`
+	Tool      string `json:"tool"`
+	ToolUseID string `json:"tool_use_id"`
+	IsError   bool   `json:"is_error"`
+}
+
+// FileSummary is a files --unique fact: every operation on one path. Its
+// head is the entry of the first one.
+type FileSummary struct {
+	Base
+	Path       string   `json:"path"`
+	Operations []string `json:"operations"`
+	Tools      []string `json:"tools"`
+	Count      int      `json:"count"`
+	Errors     int      `json:"errors"`
+	// LastTimestamp is the timestamp of the last operation.
+	LastTimestamp *string `json:"last_timestamp"`
+}
+
+type toolsKind struct {
+	x      *Extractor
+	j      *joiner
+	unique map[string]*FileSummary
+	order  []*FileSummary
+}
+
+func newToolsKind(x *Extractor) *toolsKind {
+	h := &toolsKind{x: x}
+	switch x.opts.Kind {
+	case "tools":
+		h.j = newJoiner(h.tool)
+	case "shell":
+		h.j = newJoiner(h.shell)
+	case "files":
+		h.j = newJoiner(h.file)
+		h.unique = map[string]*FileSummary{}
+	}
+	return h
+}
+
+func (h *toolsKind) entry(o *Origin, e *transcript.Entry) error { return h.j.entry(o, e) }
+func (h *toolsKind) endFile() error                             { return h.j.flush() }
+
+func (h *toolsKind) finish() error {
+	for _, s := range h.order {
+		if err := h.x.emit(s); err != nil {
+			return err
+		}
+	}
+	h.order, h.unique = nil, map[string]*FileSummary{}
+	return nil
+}
+
+// failed reports whether a call went wrong: an error, a refusal or an
+// interruption.
+func failed(c *call) bool {
+	return c.res != nil && (c.res.isError || c.res.denial() != nil || c.res.interrupted())
+}
+
+func (h *toolsKind) tool(c *call) error {
+	if h.x.opts.Errors && !failed(c) {
+		return nil
+	}
+	t := Tool{Base: c.base, ToolUseID: c.id, Name: c.name, Input: c.input}
+	if r := c.res; r != nil {
+		t.Result = new(r.text)
+		t.IsError, t.Denied, t.Interrupted = r.isError, r.denial(), r.interrupted()
+		t.PersistedOutputPath = r.persistedPath()
+		t.ResultUUID, t.ResultTimestamp = r.base.UUID, r.base.Timestamp
+	}
+	return h.x.emit(t)
+}
+
+// shellInput is the input of Bash and PowerShell.
+type shellInput struct {
+	Command         string `json:"command"`
+	Description     string `json:"description"`
+	RunInBackground bool   `json:"run_in_background"`
+}
+
+const noOutput = "(Bash completed with no output)"
+
+func (h *toolsKind) shell(c *call) error {
+	if c.name != "Bash" && c.name != "PowerShell" {
+		return nil
+	}
+	var in shellInput
+	decodeObject(c.input, &in)
+	s := Shell{Base: c.base, ToolUseID: c.id, Tool: c.name, Command: in.Command,
+		Description: str(in.Description), Background: in.RunInBackground}
+	if r := c.res; r != nil {
+		info := r.info()
+		s.IsError, s.Denied, s.Interrupted = r.isError, r.denial(), r.interrupted()
+		s.PersistedOutputPath, s.ResultUUID = r.persistedPath(), r.base.UUID
+		s.BackgroundTaskID = str(info.BackgroundTaskID)
+		if s.BackgroundTaskID != nil {
+			s.Background = true
+		}
+		out := r.text
+		switch {
+		case s.Denied != nil || s.Interrupted:
+		case r.isError:
+			if n, rest, ok := ExitCode(r.text); ok {
+				s.ExitCode, out = &n, rest
+			}
+		case !s.Background:
+			s.ExitCode = new(0)
+			if info.Stdout != nil {
+				// toolUseResult keeps more of a large output than the
+				// inline preview does.
+				out = *info.Stdout
+				if info.Stderr != "" {
+					out += "\n" + info.Stderr
+				}
+			} else if out == noOutput {
+				out = ""
+			}
+		}
+		s.Output = &out
+	}
+	failedCall := s.IsError || s.Denied != nil || s.Interrupted || (s.ExitCode != nil && *s.ExitCode != 0)
+	if h.x.opts.Errors && !failedCall {
+		return nil
+	}
+	return h.x.emit(s)
+}
+
+// fileInput holds the path fields of the file tools.
+type fileInput struct {
+	FilePath     string `json:"file_path"`
+	NotebookPath string `json:"notebook_path"`
+}
+
+var fileOps = map[string]string{
+	"Read": "read", "Edit": "edit", "MultiEdit": "edit", "Write": "write", "NotebookEdit": "notebook-edit",
+}
+
+func (h *toolsKind) file(c *call) error {
+	op, ok := fileOps[c.name]
+	if !ok {
+		return nil
+	}
+	var in fileInput
+	decodeObject(c.input, &in)
+	path := in.FilePath
+	if path == "" {
+		path = in.NotebookPath
+	}
+	if path == "" {
+		return nil
+	}
+	if op == "write" && c.res != nil && c.res.info().Type == "create" {
+		op = "create"
+	}
+	f := File{Base: c.base, Path: path, Operation: op, Tool: c.name, ToolUseID: c.id, IsError: failed(c)}
+	if !h.x.opts.Unique {
+		return h.x.emit(f)
+	}
+	s := h.unique[path]
+	if s == nil {
+		s = &FileSummary{Base: f.Base, Path: path, Operations: []string{}, Tools: []string{}}
+		h.unique[path] = s
+		h.order = append(h.order, s)
+	}
+	if !slices.Contains(s.Operations, op) {
+		s.Operations = append(s.Operations, op)
+	}
+	if !slices.Contains(s.Tools, c.name) {
+		s.Tools = append(s.Tools, c.name)
+	}
+	s.Count++
+	if f.IsError {
+		s.Errors++
+	}
+	s.LastTimestamp = f.Timestamp
+	return nil
+}

@@ -1,0 +1,285 @@
+package extract
+
+import (
+	"hash/maphash"
+	"sort"
+	"time"
+
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
+
+// Usage is a usage fact: one API message's tokens, counted once. Its head
+// is the message's first record.
+type Usage struct {
+	Base
+	MessageID *string `json:"message_id"`
+	// RequestID is the record's requestId; RequestRef its requestRef (the
+	// api-request record). Older and synthetic records lack either.
+	RequestID                *string `json:"request_id"`
+	RequestRef               *string `json:"request_ref"`
+	Model                    *string `json:"model"`
+	InputTokens              int64   `json:"input_tokens"`
+	OutputTokens             int64   `json:"output_tokens"`
+	CacheReadInputTokens     int64   `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens int64   `json:"cache_creation_input_tokens"`
+}
+
+// UsageSum is a usage --sum fact: the tokens of a group of messages.
+// Exactly one of Date, SessionID (with Project), Model and Project (alone)
+// names the group.
+type UsageSum struct {
+	Date                     *string  `json:"date,omitempty"`
+	SessionID                *string  `json:"session_id,omitempty"`
+	Model                    *string  `json:"model,omitempty"`
+	Project                  *string  `json:"project,omitempty"`
+	InputTokens              int64    `json:"input_tokens"`
+	OutputTokens             int64    `json:"output_tokens"`
+	CacheReadInputTokens     int64    `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens int64    `json:"cache_creation_input_tokens"`
+	TotalTokens              int64    `json:"total_tokens"`
+	Messages                 int64    `json:"messages"`
+	Models                   []string `json:"models,omitempty"`
+	FirstTimestamp           *string  `json:"first_timestamp"`
+	LastTimestamp            *string  `json:"last_timestamp"`
+}
+
+// usageRec is one assistant record's usage, as the fast scanner or the
+// decoded entry gives it.
+type usageRec struct {
+	msgID, reqID, reqRef    string
+	uuid, ts                string
+	model                   string
+	sessionID, agentID, cwd string
+	u                       TokenUsage
+}
+
+func (r *usageRec) total() int64 {
+	return r.u.InputTokens + r.u.OutputTokens + r.u.CacheReadInputTokens + r.u.CacheCreationInputTokens
+}
+
+var keySeed = maphash.MakeSeed()
+
+// key identifies the API message a record belongs to: its message id with
+// its request id (else requestRef), so that neither id alone decides.
+// Records without a message id count on their own.
+func (r *usageRec) key() uint64 {
+	var h maphash.Hash
+	h.SetSeed(keySeed)
+	if r.msgID == "" {
+		h.WriteString("uuid\x00")
+		h.WriteString(r.uuid)
+		return h.Sum64()
+	}
+	h.WriteString(r.msgID)
+	h.WriteByte(0)
+	if r.reqID != "" {
+		h.WriteString(r.reqID)
+	} else {
+		h.WriteString(r.reqRef)
+	}
+	return h.Sum64()
+}
+
+// grouper folds the records of one message (written one per content
+// block, each repeating the usage) into one: the copy with the most tokens
+// wins, in case an earlier copy held a partial streaming count.
+type grouper struct {
+	cur    usageRec
+	curKey uint64
+	have   bool
+	out    func(*usageRec, uint64) error
+}
+
+func (g *grouper) add(r *usageRec) error {
+	k := r.key()
+	if g.have && k == g.curKey {
+		if r.total() > g.cur.total() {
+			uuid, ts := g.cur.uuid, g.cur.ts
+			g.cur = *r
+			g.cur.uuid, g.cur.ts = uuid, ts
+		}
+		return nil
+	}
+	if err := g.flush(); err != nil {
+		return err
+	}
+	g.cur, g.curKey, g.have = *r, k, true
+	return nil
+}
+
+func (g *grouper) flush() error {
+	if !g.have {
+		return nil
+	}
+	g.have = false
+	return g.out(&g.cur, g.curKey)
+}
+
+// usageState counts each message once across the whole input and emits it
+// or adds it to its group.
+type usageState struct {
+	x    *Extractor
+	g    grouper
+	seen map[uint64]struct{}
+	sums map[string]*UsageSum
+	// dayCache maps a timestamp's minute to its date in Options.Location.
+	dayCache map[string]string
+}
+
+func newUsageState(x *Extractor) *usageState {
+	u := &usageState{x: x, seen: map[uint64]struct{}{}, sums: map[string]*UsageSum{}, dayCache: map[string]string{}}
+	u.g.out = u.take
+	return u
+}
+
+func (u *usageState) entry(o *Origin, e *transcript.Entry) error {
+	r, ok := usageOf(o, e)
+	if !ok {
+		return nil
+	}
+	return u.g.add(&r)
+}
+
+// usageOf reads an assistant entry's usage. Synthetic error records carry
+// no usage and are not API messages.
+func usageOf(o *Origin, e *transcript.Entry) (usageRec, bool) {
+	if e.Type != "assistant" || e.Message == nil || e.Message.Usage == nil || e.Message.Model == "<synthetic>" ||
+		(e.Assistant != nil && e.Assistant.IsAPIErrorMessage) {
+		return usageRec{}, false
+	}
+	b := base(o, e)
+	mu := e.Message.Usage
+	r := usageRec{msgID: e.Message.ID, uuid: e.UUID, ts: e.TimestampRaw, model: e.Message.Model,
+		sessionID: deref(b.SessionID), agentID: deref(b.AgentID), cwd: e.Cwd,
+		u: TokenUsage{InputTokens: mu.InputTokens, OutputTokens: mu.OutputTokens,
+			CacheCreationInputTokens: mu.CacheCreationInputTokens, CacheReadInputTokens: mu.CacheReadInputTokens}}
+	if e.Assistant != nil {
+		r.reqID, r.reqRef = e.Assistant.RequestID, e.Assistant.RequestRef
+	}
+	return r, true
+}
+
+// take counts a whole message once.
+func (u *usageState) take(r *usageRec, key uint64) error {
+	if _, dup := u.seen[key]; dup {
+		return nil
+	}
+	u.seen[key] = struct{}{}
+	if u.x.opts.Sum == "" {
+		return u.x.emit(Usage{
+			Base:      Base{SessionID: str(r.sessionID), AgentID: str(r.agentID), UUID: str(r.uuid), Timestamp: str(r.ts)},
+			MessageID: str(r.msgID), RequestID: str(r.reqID), RequestRef: str(r.reqRef), Model: str(r.model),
+			InputTokens: r.u.InputTokens, OutputTokens: r.u.OutputTokens,
+			CacheReadInputTokens: r.u.CacheReadInputTokens, CacheCreationInputTokens: r.u.CacheCreationInputTokens,
+		})
+	}
+	u.sum(r)
+	return nil
+}
+
+func (u *usageState) sum(r *usageRec) {
+	var group string
+	switch u.x.opts.Sum {
+	case "day":
+		group = u.day(r.ts)
+	case "session":
+		group = r.sessionID
+	case "model":
+		group = r.model
+	case "project":
+		group = r.cwd
+	}
+	s := u.sums[group]
+	if s == nil {
+		s = &UsageSum{}
+		switch u.x.opts.Sum {
+		case "day":
+			s.Date = str(group)
+		case "session":
+			s.SessionID, s.Project = str(group), str(r.cwd)
+		case "model":
+			s.Model = str(group)
+		case "project":
+			s.Project = str(group)
+		}
+		u.sums[group] = s
+	}
+	s.InputTokens += r.u.InputTokens
+	s.OutputTokens += r.u.OutputTokens
+	s.CacheReadInputTokens += r.u.CacheReadInputTokens
+	s.CacheCreationInputTokens += r.u.CacheCreationInputTokens
+	s.TotalTokens += r.total()
+	s.Messages++
+	if u.x.opts.Sum != "model" && r.model != "" && !containsStr(s.Models, r.model) {
+		s.Models = append(s.Models, r.model)
+	}
+	if r.ts != "" {
+		if s.FirstTimestamp == nil || r.ts < *s.FirstTimestamp {
+			s.FirstTimestamp = str(r.ts)
+		}
+		if s.LastTimestamp == nil || r.ts > *s.LastTimestamp {
+			s.LastTimestamp = str(r.ts)
+		}
+	}
+}
+
+func containsStr(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// day is the calendar date of an RFC 3339 timestamp in Options.Location;
+// "" when it does not parse.
+func (u *usageState) day(ts string) string {
+	if u.x.opts.Location == time.UTC && len(ts) >= 20 && ts[len(ts)-1] == 'Z' && ts[10] == 'T' {
+		return ts[:10]
+	}
+	minute := ts
+	if len(ts) >= 16 {
+		minute = ts[:16]
+	}
+	if d, ok := u.dayCache[minute]; ok && len(ts) >= 20 && ts[len(ts)-1] == 'Z' {
+		return d
+	}
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return ""
+	}
+	d := t.In(u.x.opts.Location).Format(time.DateOnly)
+	if len(ts) >= 20 && ts[len(ts)-1] == 'Z' && len(u.dayCache) < 1<<16 {
+		u.dayCache[minute] = d
+	}
+	return d
+}
+
+func (u *usageState) endFile() error { return u.g.flush() }
+
+func (u *usageState) finish() error {
+	if u.x.opts.Sum == "" {
+		return nil
+	}
+	list := make([]*UsageSum, 0, len(u.sums))
+	keys := make(map[*UsageSum]string, len(u.sums))
+	for k, s := range u.sums {
+		list = append(list, s)
+		keys[s] = k
+	}
+	sort.Slice(list, func(i, j int) bool {
+		a, b := list[i], list[j]
+		if u.x.opts.Sum == "session" && deref(a.FirstTimestamp) != deref(b.FirstTimestamp) {
+			return deref(a.FirstTimestamp) < deref(b.FirstTimestamp)
+		}
+		return keys[a] < keys[b]
+	})
+	for _, s := range list {
+		if err := u.x.emit(s); err != nil {
+			return err
+		}
+	}
+	clear(u.sums)
+	return nil
+}

@@ -1,0 +1,208 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+)
+
+// RawField is one top-level field of a payload, as sent.
+type RawField struct {
+	Name  string
+	Value json.RawMessage
+}
+
+// RawObject is a JSON object with its field order kept.
+type RawObject []RawField
+
+// Get returns the value of the named field (the last one when a name is
+// repeated, as JSON.parse does), or nil.
+func (o RawObject) Get(name string) json.RawMessage {
+	for i := len(o) - 1; i >= 0; i-- {
+		if o[i].Name == name {
+			return o[i].Value
+		}
+	}
+	return nil
+}
+
+// ErrNotPayload is wrapped by Parse's error when the input cannot be a
+// hook payload at all (not a JSON object, or no hook_event_name).
+var ErrNotPayload = errors.New("not a hook payload")
+
+// Parse reads one payload. It fails only when data is not a JSON object
+// or has no string hook_event_name; anything else (unknown events, unknown
+// fields, fields of the wrong type) is kept and reported on the event's
+// Base.
+func Parse(data []byte) (Event, error) {
+	obj, err := parseObject(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotPayload, err)
+	}
+	var name string
+	nameRaw := obj.Get("hook_event_name")
+	if nameRaw == nil {
+		return nil, fmt.Errorf("%w: no hook_event_name", ErrNotPayload)
+	}
+	if err := json.Unmarshal(nameRaw, &name); err != nil || name == "" {
+		return nil, fmt.Errorf("%w: hook_event_name is not a string", ErrNotPayload)
+	}
+	var ev Event = &UnknownEvent{}
+	if mk, ok := newEvent[name]; ok {
+		ev = mk()
+	}
+	b := ev.Common()
+	b.Raw = obj
+	b.TypeMismatches, b.UnknownFields = decodeFields(reflect.ValueOf(ev).Elem(), obj, "")
+	b.HookEventName = name
+	return ev, nil
+}
+
+// parseObject splits a JSON object into its fields, in order, without
+// decoding the values.
+func parseObject(data []byte) (RawObject, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	tok, err := d.Token()
+	if err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	if delim, ok := tok.(json.Delim); !ok || delim != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	var obj RawObject
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return nil, fmt.Errorf("invalid JSON: %w", err)
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := d.Decode(&v); err != nil {
+			return nil, fmt.Errorf("invalid JSON: %w", err)
+		}
+		obj = append(obj, RawField{Name: key, Value: v})
+	}
+	if _, err := d.Token(); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	if _, err := d.Token(); err == nil {
+		return nil, errors.New("invalid JSON: data after the object")
+	}
+	return obj, nil
+}
+
+// fieldTables caches, per struct type, the JSON name of each modelled
+// field and its index path (promoted fields of embedded structs included).
+var fieldTables sync.Map // reflect.Type -> map[string][]int
+
+func fieldTable(t reflect.Type) map[string][]int {
+	if m, ok := fieldTables.Load(t); ok {
+		return m.(map[string][]int)
+	}
+	m := map[string][]int{}
+	for _, f := range reflect.VisibleFields(t) {
+		if f.Anonymous || !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		m[name] = f.Index
+	}
+	fieldTables.Store(t, m)
+	return m
+}
+
+// decodeFields fills the struct v from obj. A value of the wrong JSON type
+// leaves its field empty and is named in mismatches; a name v does not
+// model is named in unknown.
+func decodeFields(v reflect.Value, obj RawObject, prefix string) (mismatches, unknown []string) {
+	table := fieldTable(v.Type())
+	for _, f := range obj {
+		idx, ok := table[f.Name]
+		if !ok {
+			unknown = append(unknown, prefix+f.Name)
+			continue
+		}
+		fv := v.FieldByIndex(idx)
+		if err := json.Unmarshal(f.Value, fv.Addr().Interface()); err != nil {
+			fv.SetZero()
+			path := prefix + f.Name
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) && te.Field != "" && te.Field != f.Name {
+				path += "." + strings.TrimPrefix(te.Field, f.Name+".")
+			}
+			mismatches = append(mismatches, path)
+		}
+	}
+	return mismatches, unknown
+}
+
+// Record is the normalised NDJSON record of a parsed payload: "event"
+// first, then every field in the order it was sent (hook_event_name
+// dropped, a field of the wrong type as null), then "unknown_fields" and
+// "type_mismatches" (both always arrays). FileChanged's own "event" field
+// (change, add, unlink) is renamed "file_event".
+func Record(ev Event) []byte {
+	b := ev.Common()
+	var buf bytes.Buffer
+	buf.WriteString(`{"event":`)
+	writeJSON(&buf, ev.EventName())
+	bad := map[string]bool{}
+	for _, m := range b.TypeMismatches {
+		name, _, _ := strings.Cut(m, ".")
+		bad[name] = true
+	}
+	seen := map[string]int{}
+	for i, f := range b.Raw {
+		seen[f.Name] = i
+	}
+	for i, f := range b.Raw {
+		if f.Name == "hook_event_name" || f.Name == "unknown_fields" ||
+			f.Name == "type_mismatches" || seen[f.Name] != i {
+			continue
+		}
+		name := f.Name
+		if name == "event" {
+			// FileChanged's own "event" (change, add, unlink) would clash
+			// with the record's event name.
+			name = "file_event"
+		}
+		buf.WriteByte(',')
+		writeJSON(&buf, name)
+		buf.WriteByte(':')
+		if bad[f.Name] {
+			buf.WriteString("null")
+			continue
+		}
+		if err := json.Compact(&buf, f.Value); err != nil {
+			buf.WriteString("null")
+		}
+	}
+	buf.WriteString(`,"unknown_fields":`)
+	writeJSON(&buf, nonNil(b.UnknownFields))
+	buf.WriteString(`,"type_mismatches":`)
+	writeJSON(&buf, nonNil(b.TypeMismatches))
+	buf.WriteByte('}')
+	return buf.Bytes()
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// writeJSON encodes v compactly with <, > and & left literal.
+func writeJSON(buf *bytes.Buffer, v any) {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // strings and string slices cannot fail
+	buf.Truncate(buf.Len() - 1)
+}

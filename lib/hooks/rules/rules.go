@@ -1,0 +1,317 @@
+// Package rules evaluates declarative hook rule files: each rule names
+// events, an optional matcher, a jq condition over the payload and a
+// decision; the first rule that matches answers, and no match is no
+// opinion. It is what `cc-hook run RULES.yaml` runs before every tool call,
+// so it compiles only the rules of the payload's event, each once.
+package rules
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ccpipe/ccpipe/lib/hooks"
+	"github.com/ccpipe/ccpipe/lib/jq"
+)
+
+// File is a loaded rule file.
+type File struct {
+	Path  string
+	Rules []*Rule
+}
+
+// Rule is one entry of a rule file. Field names are the YAML keys.
+type Rule struct {
+	Name              string   `yaml:"name"`
+	Events            []string `yaml:"events"`
+	Matcher           string   `yaml:"matcher"` // as in settings.json: "Bash", "Write|Edit", "^mcp__"
+	If                string   `yaml:"if"`      // jq over the payload; matches when the first result is truthy
+	Unless            string   `yaml:"unless"`  // sh command; the rule applies only when it fails
+	Decision          string   `yaml:"decision"`
+	Reason            string   `yaml:"reason"`
+	AdditionalContext string   `yaml:"additional_context"`
+	SystemMessage     string   `yaml:"system_message"`
+	SessionTitle      string   `yaml:"session_title"`
+
+	line     int
+	prepared bool
+	matchAll bool
+	names    []string
+	re       *regexp.Regexp
+	cond     *jq.Filter
+}
+
+// Label names the rule in messages: its name, else its line.
+func (r *Rule) Label() string {
+	if r.Name != "" {
+		return fmt.Sprintf("rule %q", r.Name)
+	}
+	return fmt.Sprintf("rule at line %d", r.line)
+}
+
+// LoadFile reads and checks a rule file's shape (not yet its conditions:
+// see Validate).
+func LoadFile(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading rules: %w", err)
+	}
+	f, err := Load(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	f.Path = path
+	return f, nil
+}
+
+// Load parses a rule file: a mapping with one key, rules, a list of rules.
+// Unknown keys are errors, so a misspelt field never silently disables a
+// rule.
+func Load(data []byte) (*File, error) {
+	var doc struct {
+		Rules []yaml.Node `yaml:"rules"`
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("invalid rule file: %w", err)
+	}
+	if len(doc.Rules) == 0 {
+		return nil, errors.New("invalid rule file: no rules (want a top-level \"rules:\" list)")
+	}
+	f := &File{}
+	for i := range doc.Rules {
+		n := &doc.Rules[i]
+		r := &Rule{line: n.Line}
+		if err := decodeRule(n, r); err != nil {
+			return nil, fmt.Errorf("rule at line %d: %w", n.Line, err)
+		}
+		if err := r.checkShape(); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.Label(), err)
+		}
+		f.Rules = append(f.Rules, r)
+	}
+	return f, nil
+}
+
+// ruleKeys are the YAML keys of a rule.
+var ruleKeys = []string{"name", "events", "matcher", "if", "unless", "decision", "reason",
+	"additional_context", "system_message", "session_title"}
+
+// decodeRule decodes one rule, refusing unknown keys and accepting a
+// single event as a string.
+func decodeRule(n *yaml.Node, r *Rule) error {
+	if n.Kind != yaml.MappingNode {
+		return errors.New("a rule must be a mapping")
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !slices.Contains(ruleKeys, k.Value) {
+			return fmt.Errorf("unknown rule field %q (want one of %s)", k.Value, strings.Join(ruleKeys, ", "))
+		}
+		if k.Value == "events" && v.Kind == yaml.ScalarNode {
+			n.Content[i+1] = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{v}, Line: v.Line}
+		}
+	}
+	line := r.line
+	if err := n.Decode(r); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	r.line = line
+	return nil
+}
+
+var decisions = []string{"", hooks.Allow, hooks.Deny, hooks.Ask, hooks.Defer, hooks.Block,
+	hooks.Accept, hooks.Decline, hooks.Cancel, hooks.Retry}
+
+// checkShape is the cheap part of the validation, done at load.
+func (r *Rule) checkShape() error {
+	if len(r.Events) == 0 {
+		return errors.New("no events")
+	}
+	for _, e := range r.Events {
+		if !hooks.IsEvent(e) {
+			return fmt.Errorf("unknown event %q", e)
+		}
+	}
+	if !slices.Contains(decisions, r.Decision) {
+		return fmt.Errorf("unknown decision %q (want allow, deny, ask, defer, block, accept, decline, cancel or retry)", r.Decision)
+	}
+	if r.Decision == "" && r.AdditionalContext == "" && r.SystemMessage == "" && r.SessionTitle == "" {
+		return errors.New("the rule neither decides nor adds anything (set decision, additional_context, system_message or session_title)")
+	}
+	return nil
+}
+
+// prepare compiles the rule's matcher and condition once, and checks that
+// its reply is valid for every event it names.
+func (r *Rule) prepare() error {
+	if r.prepared {
+		return nil
+	}
+	for _, e := range r.Events {
+		if r.Matcher != "" && !hooks.TakesMatcher(e) {
+			return fmt.Errorf("%s: %s takes no matcher", r.Label(), e)
+		}
+		if _, err := r.reply(e, r.Reason); err != nil {
+			return fmt.Errorf("%s: %w", r.Label(), err)
+		}
+	}
+	switch m := r.Matcher; {
+	case m == "" || m == "*":
+		r.matchAll = true
+	case simpleMatcher.MatchString(m):
+		// Claude Code reads a matcher of plain names as an exact list.
+		r.names = strings.Split(m, "|")
+	default:
+		re, err := regexp.Compile(m)
+		if err != nil {
+			return fmt.Errorf("%s: invalid matcher: %w", r.Label(), err)
+		}
+		r.re = re
+	}
+	if r.If != "" {
+		f, err := jq.Compile(r.If, nil)
+		if err != nil {
+			return fmt.Errorf("%s: if: %w", r.Label(), err)
+		}
+		r.cond = f
+	}
+	r.prepared = true
+	return nil
+}
+
+var simpleMatcher = regexp.MustCompile(`^[a-zA-Z0-9_|]+$`)
+
+func (r *Rule) reply(event, reason string) (*hooks.Reply, error) {
+	return hooks.Decide(event, hooks.Decision{
+		Kind:              r.Decision,
+		Reason:            reason,
+		AdditionalContext: r.AdditionalContext,
+		SystemMessage:     r.SystemMessage,
+		SessionTitle:      r.SessionTitle,
+	})
+}
+
+// Validate prepares every rule, so a broken rule is found before it is
+// needed (cc-hook settings runs it).
+func (f *File) Validate() error {
+	for _, r := range f.Rules {
+		if err := r.prepare(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Match is the rule that answered and its reply.
+type Match struct {
+	Rule  *Rule
+	Reply *hooks.Reply
+}
+
+// Eval returns the first rule matching the payload (payload is its JSON,
+// ev the parsed event), or nil when none does. An error (a rule that does
+// not compile, a condition that fails at run time, an unless command that
+// cannot start) means the rule file is broken for this payload.
+func (f *File) Eval(ctx context.Context, ev hooks.Event, payload []byte) (*Match, error) {
+	var doc any
+	decoded := false
+	for _, r := range f.Rules {
+		if !slices.Contains(r.Events, ev.EventName()) {
+			continue
+		}
+		if err := r.prepare(); err != nil {
+			return nil, err
+		}
+		if !r.matchAll {
+			v, _ := hooks.MatcherValue(ev)
+			if r.re != nil && !r.re.MatchString(v) || r.re == nil && !slices.Contains(r.names, v) {
+				continue
+			}
+		}
+		if r.cond != nil {
+			if !decoded {
+				var err error
+				if doc, err = jq.Decode(payload); err != nil {
+					return nil, fmt.Errorf("decoding the payload: %w", err)
+				}
+				decoded = true
+			}
+			ok, err := truthy(r.cond, doc)
+			if err != nil {
+				return nil, fmt.Errorf("%s: if: %w", r.Label(), err)
+			}
+			if !ok {
+				continue
+			}
+		}
+		reason := r.Reason
+		if r.Unless != "" {
+			passed, out, err := runUnless(ctx, r.Unless, payload)
+			if err != nil {
+				return nil, fmt.Errorf("%s: unless: %w", r.Label(), err)
+			}
+			if passed {
+				continue
+			}
+			if out != "" && reason != "" {
+				reason += "\n\n" + out
+			}
+		}
+		reply, err := r.reply(ev.EventName(), reason)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.Label(), err)
+		}
+		return &Match{Rule: r, Reply: reply}, nil
+	}
+	return nil, nil
+}
+
+// truthy reports whether the condition's first result is neither false
+// nor null; no result at all is false.
+func truthy(f *jq.Filter, doc any) (bool, error) {
+	stop := errors.New("stop")
+	result := false
+	err := f.Run(doc, func(v any) error {
+		result = v != nil && v != false
+		return stop
+	})
+	if err != nil && !errors.Is(err, stop) && !errors.Is(err, jq.ErrHalt) {
+		return false, err
+	}
+	return result, nil
+}
+
+// outputTail bounds how much of a failing unless command's output is
+// appended to the reason.
+const outputTail = 2000
+
+// runUnless runs cmd with sh -c, the payload on stdin. It reports whether
+// the command succeeded and the tail of its combined output.
+func runUnless(ctx context.Context, cmd string, payload []byte) (bool, string, error) {
+	c := exec.CommandContext(ctx, "sh", "-c", cmd)
+	c.Stdin = bytes.NewReader(payload)
+	var out bytes.Buffer
+	c.Stdout = &out
+	c.Stderr = &out
+	err := c.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return false, "", err
+	}
+	tail := strings.TrimSpace(out.String())
+	if len(tail) > outputTail {
+		tail = "..." + tail[len(tail)-outputTail:]
+	}
+	return err == nil, tail, nil
+}

@@ -1,0 +1,110 @@
+package search
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// benchText is transcript-like filler: JSON records with English words,
+// paths and ids, and no planted term.
+func benchText(n int) []byte {
+	rng := rand.New(rand.NewPCG(3, 4))
+	words := strings.Fields(`the a to of and in is it for that this with test file error run go build func return
+		value line read write session user assistant tool_use tool_result content type message text json path
+		src lib main cmd package import string int bool nil err if else range make append len cap struct`)
+	var b strings.Builder
+	for b.Len() < n {
+		b.WriteString(`{"type":"assistant","uuid":"`)
+		for range 8 {
+			b.WriteByte("0123456789abcdef"[rng.IntN(16)])
+		}
+		b.WriteString(`","message":{"content":[{"type":"text","text":"`)
+		for range 40 + rng.IntN(80) {
+			w := words[rng.IntN(len(words))]
+			if rng.IntN(10) == 0 {
+				w = strings.ToUpper(w[:1]) + w[1:]
+			}
+			b.WriteString(w)
+			b.WriteByte(' ')
+		}
+		b.WriteString("\"}]},\"cwd\":\"/home/dev/src/app\"}\n")
+	}
+	return []byte(b.String()[:n])
+}
+
+func benchFind(b *testing.B, term string) {
+	text := benchText(DefaultBufSize)
+	m := newMatcher(term)
+	var scratch []byte
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if m.find(text, &scratch) {
+			b.Fatal("found")
+		}
+	}
+}
+
+func BenchmarkFindASCIIRare(b *testing.B)   { benchFind(b, "qzvandalpha") }
+func BenchmarkFindASCIICommon(b *testing.B) { benchFind(b, "session errors") }
+func BenchmarkFindFoldGreek(b *testing.B)   { benchFind(b, "σίσυφος") }
+func BenchmarkFindFoldSharpS(b *testing.B)  { benchFind(b, "straße") }
+
+// BenchmarkCorpus searches a generated config dir, every session with
+// NumCPU workers, when CCPIPE_GREP_CORPUS names one (go run ./bench/gen).
+// bench/grep.sh runs it next to ripgrep.
+func BenchmarkCorpus(b *testing.B) {
+	dir := os.Getenv("CCPIPE_GREP_CORPUS")
+	if dir == "" {
+		b.Skip("CCPIPE_GREP_CORPUS not set")
+	}
+	var transcripts []string
+	for _, pat := range []string{"*.jsonl", "*.jsonl.gz", "*.jsonl.zst"} {
+		m, _ := filepath.Glob(filepath.Join(dir, "projects", "*", pat))
+		transcripts = append(transcripts, m...)
+	}
+	for _, q := range []struct {
+		name  string
+		terms []string
+	}{
+		{"one", []string{"qzvandalpha"}},
+		{"and", []string{"qzvandalpha", "qzvandbravo"}},
+		{"nonascii", []string{"straße"}},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			s, err := New(Options{Terms: q.terms, BufSize: benchBufSize()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var ru0, ru1 syscall.Rusage
+			syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+			for b.Loop() {
+				s.Bytes.Store(0)
+				p := s.Start(context.Background(), runtime.NumCPU(), func(Job, Result) error { return nil })
+				for _, t := range transcripts {
+					p.Add(Job{TranscriptPath: t})
+				}
+				if err := p.Wait(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+			// CPU time is steadier than wall time on a shared machine.
+			b.ReportMetric(float64(ru1.Utime.Nano()-ru0.Utime.Nano())/float64(b.N)/1e6, "user-ms/op")
+			b.ReportMetric(float64(ru1.Stime.Nano()-ru0.Stime.Nano())/float64(b.N)/1e6, "sys-ms/op")
+			b.SetBytes(s.Bytes.Load())
+		})
+	}
+}
+
+// benchBufSize lets a run try other read buffer sizes (CCPIPE_GREP_BUF).
+func benchBufSize() int {
+	n, _ := strconv.Atoi(os.Getenv("CCPIPE_GREP_BUF"))
+	return n
+}

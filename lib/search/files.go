@@ -1,0 +1,68 @@
+package search
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// File kinds, as --matches names them.
+const (
+	KindTranscript = "transcript"
+	KindSubagent   = "subagent"
+	KindToolResult = "tool_result"
+)
+
+// File is one file of a session.
+type File struct {
+	Path string
+	Kind string
+}
+
+// SessionDir is the directory holding a session's subagent transcripts and
+// tool results: the transcript path without .jsonl (or .jsonl.gz,
+// .jsonl.zst).
+func SessionDir(transcriptPath string) string {
+	base := transcriptPath
+	for _, ext := range []string{".gz", ".zst"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return strings.TrimSuffix(base, ".jsonl")
+}
+
+// SessionFiles lists what cc-grep searches for one session: the main
+// transcript, then <session dir>/subagents/*.jsonl (compressed ones too),
+// then every file in <session dir>/tool-results, each group in name order.
+// A missing session dir is normal (a session without subagents); another
+// error reading it is returned with the files found so far.
+func SessionFiles(transcriptPath string) ([]File, error) {
+	files := []File{{Path: transcriptPath, Kind: KindTranscript}}
+	dir := SessionDir(transcriptPath)
+	if dir == transcriptPath {
+		return files, nil
+	}
+	var errs []error
+	add := func(sub, kind string, keep func(string) bool) {
+		entries, err := os.ReadDir(filepath.Join(dir, sub))
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+			return
+		}
+		for _, e := range entries {
+			if e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0 {
+				if keep(e.Name()) {
+					files = append(files, File{Path: filepath.Join(dir, sub, e.Name()), Kind: kind})
+				}
+			}
+		}
+	}
+	add("subagents", KindSubagent, func(name string) bool {
+		return strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".jsonl.gz") || strings.HasSuffix(name, ".jsonl.zst")
+	})
+	add("tool-results", KindToolResult, func(string) bool { return true })
+	return files, errors.Join(errs...)
+}

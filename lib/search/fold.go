@@ -1,0 +1,65 @@
+package search
+
+//go:generate python3 gen_fold.py
+
+import (
+	"sort"
+	"unicode/utf8"
+)
+
+// foldPair is one entry of the generated folding table.
+type foldPair struct {
+	r    rune
+	fold string
+}
+
+// brokenByte stands for each byte of an invalid UTF-8 sequence in folded
+// text. 0xFF never occurs in valid UTF-8, so a folded term never contains it
+// and no match can span a broken sequence.
+const brokenByte = 0xFF
+
+// foldRune returns r's full case folding, or "" when r folds to itself.
+func foldRune(r rune) string {
+	i := sort.Search(len(foldPairs), func(i int) bool { return foldPairs[i].r >= r })
+	if i < len(foldPairs) && foldPairs[i].r == r {
+		return foldPairs[i].fold
+	}
+	return ""
+}
+
+// appendFold appends the full case folding of src to dst, as Python's
+// str.casefold would fold its decoded text, with each byte of an invalid
+// sequence replaced by brokenByte.
+func appendFold(dst, src []byte) []byte {
+	for i := 0; i < len(src); {
+		c := src[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(src[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, brokenByte)
+		} else if f := foldRune(r); f != "" {
+			dst = append(dst, f...)
+		} else {
+			dst = append(dst, src[i:i+size]...)
+		}
+		i += size
+	}
+	return dst
+}
+
+// isASCII reports whether s has only ASCII bytes.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}

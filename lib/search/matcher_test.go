@@ -1,0 +1,142 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// naiveContains is the reference: fold everything, then bytes.Contains.
+// It decodes with range over a string, a different path from appendFold.
+func naiveContains(term string, text []byte) bool {
+	if isASCII(term) {
+		return bytes.Contains(bytes.Map(func(r rune) rune {
+			if 'A' <= r && r <= 'Z' {
+				return r + 'a' - 'A'
+			}
+			return r
+		}, []byte(string(text))), []byte(strings.ToLower(term)))
+	}
+	fold := func(s string) []byte {
+		var out []byte
+		for i, r := range s {
+			switch {
+			case r == '\uFFFD' && !strings.HasPrefix(s[i:], "\uFFFD"):
+				out = append(out, brokenByte)
+			case foldRune(r) != "":
+				out = append(out, foldRune(r)...)
+			default:
+				out = append(out, string(r)...)
+			}
+		}
+		return out
+	}
+	return bytes.Contains(fold(string(text)), fold(term))
+}
+
+var matchTests = []struct {
+	term, text string
+	want       bool
+}{
+	{"flaky", "the FLAKY test", true},
+	{"Flaky", "the flaky test", true},
+	{"flaky", "the flak y test", false},
+	{"a1-B", "xxA1-bxx", true},
+	{"x", "X", true},
+	{"xy", "x", false},
+	{"straße", "STRASSE", true},
+	{"STRASSE", "straße", false}, // an ASCII term ignores ASCII case only
+	{"STRAẞE", "strasse", true},
+	{"straße", "Straße", true},
+	{"ΣΊΣΥΦΟΣ", "ο σίσυφος", true},
+	{"σίσυφος", "ΣΊΣΥΦΟΣ", true},
+	{"σίσυφοσ", "σίσυφος", true}, // final sigma
+	{"ﬁle", "FILE", true},
+	{"ﬁle", "ﬁle", true},
+	{"ﬁle", "fi le", false},
+	{"Kelvin", "kelvin", true}, // KELVIN SIGN
+	{"ǰ", "J\u030c", true},
+	{"İ", "i\u0307", true},
+	{"ÉTÉ", "un été", true},
+	{"été", "ete", false},
+	{"σς", "σ\x80ς", false},         // no match across a broken sequence
+	{"straße", "stra\xc3ße", false}, // a cut sequence inside
+	{"€", "\xe2\x82\xe2\x82\xac", true},
+	{"€", "\xe2\x82", false},
+	{"日本", "にほん日本語", true},
+	{"ÿ", "Ÿ", true},
+}
+
+func TestMatchers(t *testing.T) {
+	for _, tt := range matchTests {
+		var scratch []byte
+		m := newMatcher(tt.term)
+		if got := m.find([]byte(tt.text), &scratch); got != tt.want {
+			t.Errorf("find(%q in %q) = %v, want %v", tt.term, tt.text, got, tt.want)
+		}
+		if got := naiveContains(tt.term, []byte(tt.text)); got != tt.want {
+			t.Errorf("naiveContains(%q in %q) = %v, want %v", tt.term, tt.text, got, tt.want)
+		}
+	}
+}
+
+// feedAll runs the chunked read loop over text with a tiny buffer.
+func feedAll(t testing.TB, term string, text []byte, bufSize int) bool {
+	s, err := New(Options{Terms: []string{term}, BufSize: bufSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := s.NewScanner()
+	found := false
+	var res Result
+	_, _, err = sc.feed(context.Background(), bytes.NewReader(text), &res, func(buf []byte) bool {
+		found = s.ms[0].find(buf, &sc.scratch)
+		return found
+	}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
+}
+
+// TestStraddle puts the term at every offset of the input and reads it with
+// buffers of every small size, so that every cut through the term is met.
+func TestStraddle(t *testing.T) {
+	for _, term := range []string{"needle", "Straße", "ΣΊΣΥΦΟΣ", "ﬁx"} {
+		hit := map[string]string{"needle": "NeEdLe", "Straße": "STRASSE", "ΣΊΣΥΦΟΣ": "σίσυφος", "ﬁx": "FIX"}[term]
+		for pos := 0; pos < 40; pos++ {
+			text := []byte(strings.Repeat("é.", 20)[:pos] + hit + strings.Repeat("-", 17))
+			for bs := 1; bs <= 24; bs++ {
+				if !feedAll(t, term, text, bs) {
+					t.Fatalf("%q at %d with a %d-byte buffer: not found", term, pos, bs)
+				}
+			}
+			if feedAll(t, term, text[:len(text)-17-1], 5) {
+				t.Fatalf("%q found in a cut copy", term)
+			}
+		}
+	}
+}
+
+func FuzzMatch(f *testing.F) {
+	for _, tt := range matchTests {
+		f.Add(tt.term, []byte(tt.text), uint8(3))
+	}
+	f.Add("ss", []byte("xxßxx"), uint8(1))
+	f.Add("ǰ", []byte("\xcc\x8cJ\u030c"), uint8(2))
+	f.Fuzz(func(t *testing.T, term string, text []byte, bs uint8) {
+		if term == "" || !utf8.ValidString(term) {
+			return
+		}
+		want := naiveContains(term, text)
+		var scratch []byte
+		if got := newMatcher(term).find(text, &scratch); got != want {
+			t.Fatalf("find(%q in %q) = %v, naive %v", term, text, got, want)
+		}
+		if got := feedAll(t, term, text, 1+int(bs%64)); got != want {
+			t.Fatalf("chunked find(%q in %q, buffer %d) = %v, naive %v", term, text, 1+bs%64, got, want)
+		}
+	})
+}

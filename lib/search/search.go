@@ -1,0 +1,312 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
+
+// DefaultBufSize is the read buffer of one worker: big enough that a read
+// costs little per byte, small enough to stay in the CPU cache while the
+// terms are looked for in it.
+const DefaultBufSize = 256 << 10
+
+// Options configure a Searcher.
+type Options struct {
+	Terms []string
+	// Any makes a session match when it holds at least one term; by
+	// default it must hold every term.
+	Any bool
+	// Matches records which terms each file holds. A matching session is
+	// then read to the end of every file that does not yet hold every term.
+	Matches bool
+	// BufSize is the read buffer of each worker (DefaultBufSize when 0).
+	BufSize int
+}
+
+// Searcher looks for literal terms in sessions. It is safe for concurrent
+// use by several Scanners.
+type Searcher struct {
+	opts    Options
+	ms      []matcher
+	order   []int // term indices, the rarest anchor first
+	overlap int
+	// Bytes and Sessions count what was searched so far, for progress.
+	Bytes    atomic.Int64
+	Sessions atomic.Int64
+}
+
+// New checks the terms and prepares their matchers.
+func New(o Options) (*Searcher, error) {
+	if len(o.Terms) == 0 {
+		return nil, errors.New("no search term")
+	}
+	if o.BufSize <= 0 {
+		o.BufSize = DefaultBufSize
+	}
+	s := &Searcher{opts: o}
+	for i, t := range o.Terms {
+		if t == "" {
+			return nil, errors.New("empty search term")
+		}
+		if !utf8.ValidString(t) {
+			return nil, fmt.Errorf("term %q is not valid UTF-8", t)
+		}
+		m := newMatcher(t)
+		s.ms = append(s.ms, m)
+		s.order = append(s.order, i)
+		s.overlap = max(s.overlap, m.overlap())
+	}
+	slices.SortStableFunc(s.order, func(a, b int) int { return s.ms[a].cost() - s.ms[b].cost() })
+	return s, nil
+}
+
+// FileMatch names the terms found in one file.
+type FileMatch struct {
+	Path  string   `json:"path"`
+	Kind  string   `json:"kind"`
+	Terms []string `json:"terms"`
+}
+
+// Result is what a search found in one session.
+type Result struct {
+	Matched bool
+	// Found tells, per term, whether it was seen. A term can stay false in
+	// a session that holds it when the answer was known without it.
+	Found []bool
+	Files []FileMatch // with Options.Matches, each file holding a term
+	Bytes int64       // bytes searched (decompressed)
+	Errs  []error     // files that could not be read to the end
+}
+
+// Scanner searches one session at a time with its own buffers. Use one
+// per goroutine.
+type Scanner struct {
+	s       *Searcher
+	buf     []byte
+	scratch []byte
+}
+
+// NewScanner returns a Scanner with its read buffer.
+func (s *Searcher) NewScanner() *Scanner {
+	return &Scanner{s: s, buf: make([]byte, s.overlap+s.opts.BufSize)}
+}
+
+// Session searches the session whose main transcript is transcriptPath,
+// its subagent transcripts and its stored tool results.
+func (sc *Scanner) Session(ctx context.Context, transcriptPath string) Result {
+	files, err := SessionFiles(transcriptPath)
+	res := sc.Files(ctx, files)
+	if err != nil {
+		res.Errs = append(res.Errs, err)
+	}
+	return res
+}
+
+// Files searches files as the files of one session, in order, and stops
+// reading as soon as the answer is known.
+func (sc *Scanner) Files(ctx context.Context, files []File) Result {
+	s := sc.s
+	res := Result{Found: make([]bool, len(s.ms))}
+	switch {
+	case s.opts.Matches:
+		sc.allFiles(ctx, files, &res)
+	case s.opts.Any:
+		for _, f := range files {
+			sc.read(ctx, f.Path, &res, func(buf []byte) bool {
+				for _, ti := range s.order {
+					if s.ms[ti].find(buf, &sc.scratch) {
+						res.Found[ti] = true
+						return true
+					}
+				}
+				return false
+			})
+			if slices.Contains(res.Found, true) {
+				break
+			}
+		}
+	default:
+		sc.allTerms(ctx, files, &res)
+	}
+	if s.opts.Any {
+		res.Matched = slices.Contains(res.Found, true)
+	} else {
+		res.Matched = !slices.Contains(res.Found, false)
+	}
+	s.Sessions.Add(1)
+	return res
+}
+
+// allTerms decides "every term" lazily: it looks only for the rarest term
+// until it shows up, since a session without it cannot match, and only
+// then for the others. The part read before that is read again for the
+// others only when they are still missing at the end.
+func (sc *Scanner) allTerms(ctx context.Context, files []File, res *Result) {
+	s := sc.s
+	primary := s.order[0]
+	narrowed := false // some input was searched for the primary term alone
+	found := 0
+	look := func(buf []byte, terms []int) bool {
+		for _, ti := range terms {
+			if !res.Found[ti] && s.ms[ti].find(buf, &sc.scratch) {
+				res.Found[ti] = true
+				found++
+			}
+		}
+		return found == len(s.ms)
+	}
+	rescanUpTo := -1
+	for fi, f := range files {
+		done := sc.read(ctx, f.Path, res, func(buf []byte) bool {
+			if res.Found[primary] {
+				return look(buf, s.order)
+			}
+			if look(buf, s.order[:1]) {
+				return true // the only term
+			}
+			if !res.Found[primary] {
+				narrowed = true
+				return false
+			}
+			if narrowed {
+				rescanUpTo = fi
+			}
+			return look(buf, s.order)
+		})
+		if done || ctx.Err() != nil {
+			return
+		}
+	}
+	if !res.Found[primary] || rescanUpTo < 0 {
+		return
+	}
+	for _, f := range files[:rescanUpTo+1] {
+		if sc.read(ctx, f.Path, res, func(buf []byte) bool { return look(buf, s.order) }) {
+			return
+		}
+	}
+}
+
+// allFiles reads every file for every term, for --matches; a file is left
+// as soon as it holds them all.
+func (sc *Scanner) allFiles(ctx context.Context, files []File, res *Result) {
+	s := sc.s
+	in := make([]bool, len(s.ms))
+	for _, f := range files {
+		clear(in)
+		n := 0
+		sc.read(ctx, f.Path, res, func(buf []byte) bool {
+			for ti, m := range s.ms {
+				if !in[ti] && m.find(buf, &sc.scratch) {
+					in[ti] = true
+					n++
+				}
+			}
+			return n == len(s.ms)
+		})
+		if n == 0 {
+			continue
+		}
+		fm := FileMatch{Path: f.Path, Kind: f.Kind}
+		for ti, ok := range in {
+			if ok {
+				res.Found[ti] = true
+				fm.Terms = append(fm.Terms, s.opts.Terms[ti])
+			}
+		}
+		res.Files = append(res.Files, fm)
+	}
+}
+
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// read feeds the file at path to fn (see feed). A plain file that starts
+// like a gzip or zstd archive is read through transcript.Open instead. An
+// error ends the file and is recorded in res; what was read before it has
+// been searched.
+func (sc *Scanner) read(ctx context.Context, path string, res *Result, fn func(buf []byte) bool) bool {
+	r, closer, err := sc.open(path)
+	if err != nil {
+		res.Errs = append(res.Errs, err)
+		return false
+	}
+	stop, archive, err := sc.feed(ctx, r, res, fn, transcript.CompressionOf(path) == transcript.Plain)
+	closer.Close()
+	if archive {
+		if r, closer, err = sc.openArchive(path); err != nil {
+			res.Errs = append(res.Errs, err)
+			return false
+		}
+		stop, _, err = sc.feed(ctx, r, res, fn, false)
+		closer.Close()
+	}
+	if err != nil && ctx.Err() == nil {
+		res.Errs = append(res.Errs, fmt.Errorf("reading %s: %w", path, err))
+	}
+	return stop
+}
+
+// feed reads r into the scanner's buffer and calls fn on each buffer until
+// fn returns true (stop). Each buffer starts with the last overlap bytes of
+// the one before, so that a term cut by a read boundary is seen whole.
+// With sniff, a stream starting with a gzip or zstd magic number is not
+// searched: feed reports archive instead.
+func (sc *Scanner) feed(ctx context.Context, r io.Reader, res *Result, fn func(buf []byte) bool, sniff bool) (stop, archive bool, err error) {
+	keep := 0
+	for first := true; ; first = false {
+		if err := ctx.Err(); err != nil {
+			return false, false, err
+		}
+		n, err := io.ReadFull(r, sc.buf[keep:])
+		if first && sniff && (bytes.HasPrefix(sc.buf[:n], gzipMagic) || bytes.HasPrefix(sc.buf[:n], zstdMagic)) {
+			return false, true, nil
+		}
+		res.Bytes += int64(n)
+		sc.s.Bytes.Add(int64(n))
+		end := keep + n
+		if n > 0 && fn(sc.buf[:end]) {
+			return true, false, nil
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return false, false, nil
+		}
+		if err != nil {
+			return false, false, err
+		}
+		keep = min(sc.s.overlap, end)
+		copy(sc.buf, sc.buf[end-keep:end])
+	}
+}
+
+// open opens a plain file directly, so that no extra buffer stands
+// between the file and the search, and an archive through transcript.Open.
+func (sc *Scanner) open(path string) (io.Reader, io.Closer, error) {
+	if transcript.CompressionOf(path) != transcript.Plain {
+		return sc.openArchive(path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, f, nil
+}
+
+func (sc *Scanner) openArchive(path string) (io.Reader, io.Closer, error) {
+	rc, err := transcript.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rc, rc, nil
+}

@@ -1,0 +1,253 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// writeFile writes content to dir/name, compressed by the name's suffix.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := []byte(content)
+	switch {
+	case strings.HasSuffix(name, ".gz"):
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write(data)
+		zw.Close()
+		data = b.Bytes()
+	case strings.HasSuffix(name, ".zst"):
+		enc, _ := zstd.NewWriter(nil)
+		data = enc.EncodeAll(data, nil)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// session builds a session: the main transcript (name picks compression)
+// and extra files under its session dir.
+func session(t *testing.T, name, main string, extra map[string]string) string {
+	dir := t.TempDir()
+	p := writeFile(t, dir, name, main)
+	for rel, content := range extra {
+		writeFile(t, SessionDir(p), rel, content)
+	}
+	return p
+}
+
+func search(t *testing.T, o Options, transcript string) Result {
+	t.Helper()
+	s, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.NewScanner().Session(context.Background(), transcript)
+}
+
+func TestSessions(t *testing.T) {
+	const main = `{"type":"user","message":{"content":"why is the login test Flaky?"}}` + "\n"
+	extra := map[string]string{
+		"subagents/agent-a1.jsonl":     `{"type":"assistant","text":"found a RACE in the pool"}` + "\n",
+		"subagents/agent-a1.meta.json": `{"agentType":"Explore","note":"metaonly"}`,
+		"tool-results/b7x.txt":         "line 1\nSEGFAULT at 0x0\n",
+	}
+	tests := []struct {
+		name  string
+		file  string // the transcript's name, which picks its compression
+		o     Options
+		want  bool
+		found []bool
+	}{
+		{"one term", "s.jsonl", Options{Terms: []string{"flaky"}}, true, []bool{true}},
+		{"all present", "s.jsonl", Options{Terms: []string{"flaky", "race", "segfault"}}, true, []bool{true, true, true}},
+		{"one missing", "s.jsonl", Options{Terms: []string{"flaky", "absent"}}, false, nil},
+		{"only in a subagent", "s.jsonl", Options{Terms: []string{"race in the POOL"}}, true, []bool{true}},
+		{"only in a tool result", "s.jsonl", Options{Terms: []string{"segfault AT"}}, true, []bool{true}},
+		{"meta.json is not searched", "s.jsonl", Options{Terms: []string{"metaonly"}}, false, []bool{false}},
+		{"any, one present", "s.jsonl", Options{Terms: []string{"absent", "segfault"}, Any: true}, true, nil},
+		{"any, none present", "s.jsonl", Options{Terms: []string{"absent", "nothere"}, Any: true}, false, []bool{false, false}},
+		{"gzip transcript", "s.jsonl.gz", Options{Terms: []string{"LOGIN TEST"}}, true, []bool{true}},
+		{"zstd transcript", "s.jsonl.zst", Options{Terms: []string{"login", "race"}}, true, []bool{true, true}},
+		{"gzip without suffix", "s.jsonl.gzipped", Options{Terms: []string{"flaky"}}, true, []bool{true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := session(t, strings.Replace(tt.file, ".gzipped", ".gz", 1), main, extra)
+			if strings.HasSuffix(tt.file, ".gzipped") {
+				// Renamed after compression: only the magic number tells.
+				q := strings.TrimSuffix(p, ".gz")
+				if err := os.Rename(p, q); err != nil {
+					t.Fatal(err)
+				}
+				p = q
+			}
+			res := search(t, tt.o, p)
+			if len(res.Errs) > 0 {
+				t.Fatalf("errors: %v", res.Errs)
+			}
+			if res.Matched != tt.want {
+				t.Errorf("Matched = %v, want %v", res.Matched, tt.want)
+			}
+			if tt.found != nil && !reflect.DeepEqual(res.Found, tt.found) {
+				t.Errorf("Found = %v, want %v", res.Found, tt.found)
+			}
+		})
+	}
+}
+
+func TestCompressedSubagent(t *testing.T) {
+	p := session(t, "s.jsonl", "{}\n", map[string]string{
+		"subagents/agent-z.jsonl.zst": "zstd SUBAGENT text\n",
+		"subagents/agent-g.jsonl.gz":  "gzip subagent TEXT\n",
+	})
+	res := search(t, Options{Terms: []string{"zstd subagent", "GZIP SUBAGENT"}, Matches: true}, p)
+	want := []FileMatch{
+		{Path: filepath.Join(SessionDir(p), "subagents/agent-g.jsonl.gz"), Kind: KindSubagent, Terms: []string{"GZIP SUBAGENT"}},
+		{Path: filepath.Join(SessionDir(p), "subagents/agent-z.jsonl.zst"), Kind: KindSubagent, Terms: []string{"zstd subagent"}},
+	}
+	if !res.Matched || !reflect.DeepEqual(res.Files, want) {
+		t.Errorf("got %v %+v, want a match in %+v", res.Matched, res.Files, want)
+	}
+}
+
+func TestMatchesListsEveryFile(t *testing.T) {
+	p := session(t, "s.jsonl", "alpha beta\n", map[string]string{
+		"subagents/agent-a.jsonl": "beta\n",
+		"tool-results/t.txt":      "nothing\n",
+		"tool-results/u.txt":      "ALPHA\n",
+	})
+	res := search(t, Options{Terms: []string{"alpha", "beta"}, Matches: true}, p)
+	dir := SessionDir(p)
+	want := []FileMatch{
+		{Path: p, Kind: KindTranscript, Terms: []string{"alpha", "beta"}},
+		{Path: filepath.Join(dir, "subagents/agent-a.jsonl"), Kind: KindSubagent, Terms: []string{"beta"}},
+		{Path: filepath.Join(dir, "tool-results/u.txt"), Kind: KindToolResult, Terms: []string{"alpha"}},
+	}
+	if !res.Matched || !reflect.DeepEqual(res.Files, want) {
+		t.Errorf("got %v %+v, want %+v", res.Matched, res.Files, want)
+	}
+}
+
+// TestLazyAnd: the rare term shows up only after the common one was passed
+// by, in an earlier file and in earlier buffers; the session still matches.
+func TestLazyAnd(t *testing.T) {
+	filler := strings.Repeat("x", 300)
+	p := session(t, "s.jsonl", filler+"common word"+filler+"\n", map[string]string{
+		"tool-results/t.txt": filler + "Q9ZJ" + filler,
+	})
+	for _, bs := range []int{16, 100, 1 << 16} {
+		res := search(t, Options{Terms: []string{"common word", "q9zj"}, BufSize: bs}, p)
+		if !res.Matched {
+			t.Errorf("buffer %d: no match, found %v", bs, res.Found)
+		}
+		res = search(t, Options{Terms: []string{"common word", "q9zj", "absent"}, BufSize: bs}, p)
+		if res.Matched {
+			t.Errorf("buffer %d: matched without the third term", bs)
+		}
+	}
+}
+
+// TestStopsEarly: once every term is found the rest is not read.
+func TestStopsEarly(t *testing.T) {
+	p := session(t, "s.jsonl", "needle\n"+strings.Repeat("y", 1<<20), map[string]string{
+		"tool-results/t.txt": strings.Repeat("z", 1<<20),
+	})
+	res := search(t, Options{Terms: []string{"NEEDLE"}, BufSize: 4096}, p)
+	if !res.Matched || res.Bytes > 8192 {
+		t.Errorf("matched %v after %d bytes, want a match within the first buffer", res.Matched, res.Bytes)
+	}
+	// With Matches a file is left once it holds every term, but every
+	// other file is read: the tool result, whole.
+	res = search(t, Options{Terms: []string{"needle"}, BufSize: 4096, Matches: true}, p)
+	if res.Bytes < 1<<20 || res.Bytes > 1<<20+8192 {
+		t.Errorf("with Matches read %d bytes, want the first buffer and the tool result", res.Bytes)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	dir := t.TempDir()
+	res := search(t, Options{Terms: []string{"x"}}, filepath.Join(dir, "gone.jsonl"))
+	if res.Matched || len(res.Errs) != 1 || !errors.Is(res.Errs[0], fs.ErrNotExist) {
+		t.Errorf("missing transcript: %+v", res)
+	}
+	p := writeFile(t, dir, "bad.jsonl.gz", "")
+	os.WriteFile(p, []byte("\x1f\x8bnot gzip at all"), 0o644)
+	res = search(t, Options{Terms: []string{"x"}}, p)
+	if len(res.Errs) != 1 {
+		t.Errorf("corrupt gzip: errors %v", res.Errs)
+	}
+}
+
+func TestNewRejects(t *testing.T) {
+	for _, terms := range [][]string{nil, {""}, {"ok", "\xff"}} {
+		if _, err := New(Options{Terms: terms}); err == nil {
+			t.Errorf("New(%q) accepted", terms)
+		}
+	}
+}
+
+func TestPipelineOrder(t *testing.T) {
+	dir := t.TempDir()
+	var jobs []Job
+	for i := range 60 {
+		content := strings.Repeat("filler ", i*500)
+		if i%3 == 0 {
+			content += "MATCH"
+		}
+		jobs = append(jobs, Job{TranscriptPath: writeFile(t, dir, fmt.Sprintf("%02d.jsonl", i), content), Data: i})
+	}
+	s, _ := New(Options{Terms: []string{"match"}})
+	for _, workers := range []int{1, 3, 8} {
+		var got []int
+		p := s.Start(context.Background(), workers, func(j Job, r Result) error {
+			if r.Matched {
+				got = append(got, j.Data.(int))
+			}
+			return nil
+		})
+		for _, j := range jobs {
+			if err := p.Add(j); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := p.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		var want []int
+		for i := 0; i < 60; i += 3 {
+			want = append(want, i)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("workers %d: order %v, want %v", workers, got, want)
+		}
+	}
+	stop := errors.New("reader gone")
+	n := 0
+	p := s.Start(context.Background(), 2, func(Job, Result) error { n++; return stop })
+	var addErr error
+	for _, j := range jobs {
+		if addErr = p.Add(j); addErr != nil {
+			break
+		}
+	}
+	if err := p.Wait(); !errors.Is(err, stop) || addErr == nil || n != 1 {
+		t.Errorf("emit error: Wait %v, Add %v, emitted %d", err, addErr, n)
+	}
+}

@@ -1,0 +1,318 @@
+package sessions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/registry"
+)
+
+// ProjectsDir is one distinct projects dir and the names of every profile
+// that uses it (profiles often share one through a symlink).
+type ProjectsDir struct {
+	Path     string   // symlink-resolved
+	Profiles []string // in the order the profiles were given
+}
+
+// ProjectsDirs groups the profiles by their resolved projects dir, so a
+// listing reads each dir once.
+func ProjectsDirs(profs []profiles.Profile) []ProjectsDir {
+	var out []ProjectsDir
+	index := map[string]int{}
+	for _, p := range profs {
+		dir := p.ProjectsDir
+		if dir == "" {
+			dir = filepath.Join(p.ConfigDir, "projects")
+		}
+		dir = profiles.Resolve(dir)
+		i, ok := index[dir]
+		if !ok {
+			i = len(out)
+			index[dir] = i
+			out = append(out, ProjectsDir{Path: dir})
+		}
+		out[i].Profiles = append(out[i].Profiles, p.Name)
+	}
+	return out
+}
+
+// ListOptions tunes a listing.
+type ListOptions struct {
+	// CwdWithin keeps only sessions launched in one of these dirs or
+	// below (given and symlink-resolved spellings both match), and reads
+	// only the project dirs whose name can hold such a session.
+	CwdWithin []string
+	// HeadBytes and TailBytes bound what is read of each transcript
+	// (defaults DefaultHeadBytes, DefaultTailBytes).
+	HeadBytes, TailBytes int64
+	// Workers reads this many transcripts at once (default 4).
+	Workers int
+	// Host checks the liveness of running sessions (default the local host).
+	Host *registry.Host
+	// Getenv reads this process's environment, for the scratchpad guess
+	// (default os.Getenv).
+	Getenv func(string) string
+	// NoActive skips the registries: Active stays nil everywhere.
+	NoActive bool
+}
+
+// Files lists the session transcript files of the projects dirs without
+// reading them: only <uuid>.jsonl (.gz, .zst) directly in a project dir
+// counts. The sessions carry the file fields only (id, path, project dir,
+// profiles, size, compressed, mtime). An unreadable dir is reported and
+// skipped.
+func Files(ctx context.Context, dirs []ProjectsDir, cwdWithin []string) ([]Session, []error) {
+	var m *withinMatcher
+	if len(cwdWithin) > 0 {
+		m = newWithinMatcher(cwdWithin)
+	}
+	var out []Session
+	var errs []error
+	for _, pd := range dirs {
+		ents, err := os.ReadDir(pd.Path)
+		if err != nil {
+			if !errors.Is(err, os.ErrNotExist) {
+				errs = append(errs, fmt.Errorf("listing %s: %w", pd.Path, err))
+			}
+			continue
+		}
+		for _, e := range ents {
+			if ctx.Err() != nil {
+				return out, append(errs, ctx.Err())
+			}
+			if m != nil && !m.dirName(e.Name()) {
+				continue
+			}
+			projectDir := filepath.Join(pd.Path, e.Name())
+			if !isDir(e, projectDir) {
+				continue
+			}
+			found, err := projectFiles(projectDir, pd.Profiles)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			out = append(out, found...)
+		}
+	}
+	return out, errs
+}
+
+func isDir(e os.DirEntry, path string) bool {
+	if e.IsDir() {
+		return true
+	}
+	if e.Type()&os.ModeSymlink == 0 {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+func projectFiles(projectDir string, profs []string) ([]Session, error) {
+	ents, err := os.ReadDir(projectDir)
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", projectDir, err)
+	}
+	dirs := map[string]bool{}
+	for _, e := range ents {
+		if e.IsDir() && IsSessionID(e.Name()) {
+			dirs[e.Name()] = true
+		}
+	}
+	var out []Session
+	for _, e := range ents {
+		id, compressed, ok := TranscriptID(e.Name())
+		if !ok || e.IsDir() {
+			continue
+		}
+		path := filepath.Join(projectDir, e.Name())
+		fi, err := os.Stat(path) // follows a symlinked transcript
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		out = append(out, Session{
+			SessionID: id, TranscriptPath: path, ProjectDir: projectDir,
+			Profiles: append([]string(nil), profs...), SizeBytes: fi.Size(),
+			Compressed: compressed, Mtime: fi.ModTime(), noDir: !dirs[id],
+		})
+	}
+	return out, nil
+}
+
+// List lists every session of the profiles: each transcript (head and tail
+// read), joined by session id with the running session of any profile's
+// registry, plus running sessions that have no transcript yet. The result
+// is sorted newest activity first. Problems that did not stop the listing
+// come back as errors.
+func List(ctx context.Context, profs []profiles.Profile, opt ListOptions) ([]Session, []error) {
+	files, errs := Files(ctx, ProjectsDirs(profs), opt.CwdWithin)
+	if err := Summarize(ctx, files, opt); err != nil {
+		errs = append(errs, err...)
+	}
+	var m *withinMatcher
+	if len(opt.CwdWithin) > 0 {
+		m = newWithinMatcher(opt.CwdWithin)
+	}
+	var out []Session
+	byID := map[string][]int{}
+	for _, s := range files {
+		if s.SizeBytes < 0 {
+			continue // vanished while listing
+		}
+		if m != nil && !m.cwd(s.Cwd) {
+			continue
+		}
+		byID[s.SessionID] = append(byID[s.SessionID], len(out))
+		out = append(out, s)
+	}
+	if !opt.NoActive {
+		actives, aerrs := ActiveSessions(ctx, profs, ActiveOptions{Host: opt.Host, Getenv: opt.Getenv})
+		errs = append(errs, aerrs...)
+		for i := range actives {
+			a := &actives[i]
+			if idx, ok := byID[a.SessionID]; ok && a.SessionID != "" {
+				for _, j := range idx {
+					if out[j].Active == nil || a.UpdatedAt.After(out[j].Active.UpdatedAt) {
+						out[j].Active = a
+					}
+				}
+				continue
+			}
+			s := FromActive(*a)
+			if m != nil && !m.cwd(s.Cwd) {
+				continue
+			}
+			out = append(out, s)
+		}
+	}
+	SortNewestFirst(out)
+	return out, errs
+}
+
+// FromActive is the session record of a running session that has no
+// transcript (yet): what the registry knows.
+func FromActive(a Active) Session {
+	s := Session{
+		SessionID: a.SessionID, TranscriptPath: a.TranscriptPath, Profiles: []string{a.Profile},
+		Cwd: a.Cwd, StartedAt: a.StartedAt, LastActivityAt: a.UpdatedAt, Active: &a,
+	}
+	if a.TranscriptPath != "" {
+		s.ProjectDir = filepath.Dir(a.TranscriptPath)
+		if fi, err := os.Stat(a.TranscriptPath); err == nil {
+			s.SizeBytes = fi.Size()
+		}
+	}
+	if s.LastActivityAt.IsZero() {
+		s.LastActivityAt = a.StartedAt
+	}
+	return s
+}
+
+// SortNewestFirst orders sessions by last activity, newest first; ties by
+// session id, then path, so the order is stable.
+func SortNewestFirst(list []Session) {
+	sort.SliceStable(list, func(i, j int) bool {
+		a, b := list[i].LastActivityAt, list[j].LastActivityAt
+		if !a.Equal(b) {
+			return a.After(b)
+		}
+		if list[i].SessionID != list[j].SessionID {
+			return list[i].SessionID < list[j].SessionID
+		}
+		return list[i].TranscriptPath < list[j].TranscriptPath
+	})
+}
+
+// Summarize fills in what the head and tail of each transcript tell
+// (cwd, title, first prompt, times, subagents), reading a bounded number
+// of bytes per plain transcript, several at once. A transcript that
+// vanished meanwhile gets SizeBytes -1.
+func Summarize(ctx context.Context, list []Session, opt ListOptions) []error {
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = 4
+	}
+	var mu sync.Mutex
+	var errs []error
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for i := range list {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			if err := summarizeOne(&list[i], opt); err != nil {
+				if errors.Is(err, os.ErrNotExist) {
+					list[i].SizeBytes = -1
+					return nil
+				}
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	if ctx.Err() != nil {
+		errs = append(errs, ctx.Err())
+	}
+	return errs
+}
+
+func summarizeOne(s *Session, opt ListOptions) error {
+	sum, err := readSummary(s.TranscriptPath, s.SizeBytes, s.Compressed, opt.HeadBytes, opt.TailBytes)
+	if err != nil {
+		return err
+	}
+	sessDir := filepath.Join(s.ProjectDir, s.SessionID)
+	s.Cwd = sum.cwd
+	s.FirstPrompt = sum.firstPrompt
+	s.StartedAt = sum.started
+	s.LastActivityAt = sum.last
+	if s.LastActivityAt.IsZero() {
+		s.LastActivityAt = s.Mtime
+	}
+	s.BytesRead = sum.bytesRead
+	s.Title = sum.customTitle
+	if s.Title == "" && !s.noDir {
+		s.Title = customTitleFile(sessDir)
+	}
+	if s.Title == "" {
+		s.Title = sum.headCustom
+	}
+	if s.Title == "" {
+		s.Title = sum.aiTitle
+	}
+	s.HasSubagents = !s.noDir && hasSubagents(sessDir)
+	return nil
+}
+
+// hasSubagents reports whether <session dir>/subagents holds a transcript.
+func hasSubagents(sessDir string) bool {
+	f, err := os.Open(filepath.Join(sessDir, "subagents"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	for {
+		names, err := f.Readdirnames(64)
+		for _, n := range names {
+			if strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".jsonl.gz") || strings.HasSuffix(n, ".jsonl.zst") {
+				return true
+			}
+		}
+		if err != nil {
+			return false
+		}
+	}
+}

@@ -1,0 +1,322 @@
+package sessions
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
+
+// Default read bounds per transcript: enough for the first prompt behind
+// the startup attachments, and for the title records Claude Code
+// re-appends near the end.
+const (
+	DefaultHeadBytes = 256 << 10
+	DefaultTailBytes = 64 << 10
+)
+
+// summary is what a transcript's head and tail tell.
+type summary struct {
+	cwd         string
+	firstPrompt string
+	started     time.Time
+	last        time.Time
+	customTitle string // newest custom-title seen in the tail (or whole file)
+	headCustom  string // newest custom-title seen in the head only
+	aiTitle     string // newest ai-title
+	bytesRead   int64
+}
+
+// readSummary reads the first head and the last tail bytes of a plain
+// transcript (the whole file when it is smaller than both together). A
+// compressed transcript is decompressed as a stream: its head is bounded
+// the same way, but its tail can only be reached by reading through.
+func readSummary(path string, size int64, compressed bool, head, tail int64) (summary, error) {
+	if head <= 0 {
+		head = DefaultHeadBytes
+	}
+	if tail <= 0 {
+		tail = DefaultTailBytes
+	}
+	if compressed {
+		return readCompressed(path, head, tail)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return summary{}, err
+	}
+	defer f.Close()
+	var s summary
+	if size <= head+tail {
+		// +1 so that a file grown since its stat is still read to a line end.
+		buf := make([]byte, size+1)
+		n, err := io.ReadFull(f, buf)
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+			return s, fmt.Errorf("reading %s: %w", path, err)
+		}
+		s.bytesRead = int64(n)
+		s.scan(buf[:n], true, n <= int(size), n <= int(size))
+		return s, nil
+	}
+	hb := make([]byte, head)
+	n, err := io.ReadFull(f, hb)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return s, fmt.Errorf("reading %s: %w", path, err)
+	}
+	s.bytesRead = int64(n)
+	s.scan(hb[:n], true, false, false)
+	tb := make([]byte, tail)
+	n, err = f.ReadAt(tb, size-tail)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return s, fmt.Errorf("reading %s: %w", path, err)
+	}
+	s.bytesRead += int64(n)
+	s.scan(tb[:n], false, true, false)
+	return s, nil
+}
+
+func readCompressed(path string, head, tail int64) (summary, error) {
+	var s summary
+	rc, err := transcript.Open(path)
+	if err != nil {
+		return s, err
+	}
+	defer rc.Close()
+	if fi, err := os.Stat(path); err == nil {
+		s.bytesRead = fi.Size()
+	}
+	hb, err := io.ReadAll(io.LimitReader(rc, head))
+	if err != nil {
+		return s, fmt.Errorf("reading %s: %w", path, err)
+	}
+	// Keep the last tail bytes of the rest in a buffer of at most 2*tail.
+	var rest []byte
+	chunk := make([]byte, 32<<10)
+	for {
+		n, err := rc.Read(chunk)
+		rest = append(rest, chunk[:n]...)
+		if int64(len(rest)) > 2*tail {
+			rest = append(rest[:0], rest[int64(len(rest))-tail:]...)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return s, fmt.Errorf("reading %s: %w", path, err)
+		}
+	}
+	if len(rest) == 0 {
+		s.scan(hb, true, true, true)
+		return s, nil
+	}
+	s.scan(hb, true, false, false)
+	if int64(len(rest)) > tail {
+		rest = rest[int64(len(rest))-tail:]
+	}
+	s.scan(rest, false, true, false)
+	return s, nil
+}
+
+// head is the part of a transcript line that listing looks at.
+type headLine struct {
+	Type             string          `json:"type"`
+	Timestamp        string          `json:"timestamp"`
+	Cwd              string          `json:"cwd"`
+	IsMeta           bool            `json:"isMeta"`
+	IsSidechain      bool            `json:"isSidechain"`
+	IsCompactSummary bool            `json:"isCompactSummary"`
+	PromptSource     string          `json:"promptSource"`
+	TurnOrigin       string          `json:"turnOrigin"`
+	Origin           json.RawMessage `json:"origin"`
+	Message          json.RawMessage `json:"message"`
+	ToolUseResult    json.RawMessage `json:"toolUseResult"`
+	CustomTitle      *string         `json:"customTitle"`
+	AITitle          *string         `json:"aiTitle"`
+}
+
+// scan reads the complete lines of buf. isHead: buf starts at the file's
+// start; isTail: buf ends at the file's end (so its last line is whole);
+// otherwise the first line (tail) or last line (head) may be cut and is
+// dropped. whole: buf is the whole file.
+func (s *summary) scan(buf []byte, isHead, isTail, whole bool) {
+	if !isHead {
+		// The first line of a tail window is a fragment.
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			return
+		}
+		buf = buf[i+1:]
+	}
+	if !isTail {
+		// The head window's last line is cut unless it ends in '\n'.
+		i := bytes.LastIndexByte(buf, '\n')
+		if i < 0 {
+			return
+		}
+		buf = buf[:i+1]
+	}
+	var hd transcript.Header
+	// buf is in memory and bounded: lines are split in place.
+	for len(buf) > 0 {
+		line := buf
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			line, buf = buf[:i], buf[i+1:]
+		} else {
+			buf = nil
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		// A cheap scan finds type and time; only the few lines that can
+		// carry a title, the first prompt or the cwd are decoded.
+		if len(line) == 0 || transcript.Scan(line, &hd) != nil {
+			continue // malformed: listing skips it
+		}
+		if t, err := time.Parse(time.RFC3339Nano, string(hd.Timestamp)); err == nil {
+			if isHead && s.started.IsZero() {
+				s.started = t
+			}
+			if t.After(s.last) && (isTail || whole) {
+				s.last = t
+			}
+		}
+		typ := string(hd.Type)
+		needCwd := isHead && s.cwd == ""
+		switch {
+		case typ == "custom-title", typ == "ai-title":
+		case typ == "user" && isHead && (s.firstPrompt == "" || needCwd):
+		case needCwd && (typ == "assistant" || typ == "system" || typ == "attachment"):
+		default:
+			continue
+		}
+		var h headLine
+		if json.Unmarshal(line, &h) != nil {
+			continue // of an unexpected shape: listing skips it
+		}
+		if needCwd && h.Cwd != "" && !h.IsSidechain {
+			s.cwd = h.Cwd
+		}
+		switch typ {
+		case "custom-title":
+			if h.CustomTitle != nil && *h.CustomTitle != "" {
+				if isTail {
+					s.customTitle = *h.CustomTitle
+				} else {
+					s.headCustom = *h.CustomTitle
+				}
+			}
+		case "ai-title":
+			if h.AITitle != nil && *h.AITitle != "" {
+				s.aiTitle = *h.AITitle
+			}
+		case "user":
+			if s.firstPrompt == "" {
+				s.firstPrompt = humanPrompt(&h)
+			}
+		}
+	}
+}
+
+// wrappers start texts that a human did not type as prose: slash-command
+// records, local command output, bash mode, injected notifications and
+// peer messages.
+var wrappers = []string{
+	"<command-name>", "<command-message>", "<command-args>", "<local-command-",
+	"<bash-input>", "<bash-stdout>", "<bash-stderr>", "<task-notification>",
+	"<cross-session-message", "Another Claude session sent a message",
+	"[Request interrupted", "Caveat: The messages below were generated",
+	"<user-prompt-submit-hook>", "<system-reminder>",
+}
+
+// humanPrompt returns the text of a user record when it is a prose prompt
+// typed by a human, else "".
+func humanPrompt(h *headLine) string {
+	if h.IsMeta || h.IsSidechain || h.IsCompactSummary || len(h.ToolUseResult) > 0 {
+		return ""
+	}
+	switch h.PromptSource {
+	case "system":
+		return ""
+	}
+	switch h.TurnOrigin {
+	case "peer", "task_notification":
+		return ""
+	}
+	if len(h.Origin) > 0 {
+		var o struct {
+			Kind string `json:"kind"`
+		}
+		if json.Unmarshal(h.Origin, &o) == nil && o.Kind != "" && o.Kind != "human" {
+			return ""
+		}
+	}
+	var msg struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(h.Message, &msg) != nil || (msg.Role != "" && msg.Role != "user") {
+		return ""
+	}
+	text := contentText(msg.Content)
+	trimmed := strings.TrimSpace(text)
+	if trimmed == "" {
+		return ""
+	}
+	for _, w := range wrappers {
+		if strings.HasPrefix(trimmed, w) {
+			return ""
+		}
+	}
+	return trimmed
+}
+
+// contentText joins the text of a message's content: a string, or the
+// text blocks of a block array (none when it holds a tool result).
+func contentText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &blocks) != nil {
+		return ""
+	}
+	var parts []string
+	for _, b := range blocks {
+		switch b.Type {
+		case "tool_result":
+			return ""
+		case "text":
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// customTitleFile reads <session dir>/custom-title.json, written with
+// every user-set title.
+func customTitleFile(sessDir string) string {
+	f, err := os.Open(sessDir + "/custom-title.json")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	if err != nil {
+		return ""
+	}
+	var v struct {
+		CustomTitle string `json:"customTitle"`
+	}
+	if json.Unmarshal(data, &v) != nil {
+		return ""
+	}
+	return v.CustomTitle
+}

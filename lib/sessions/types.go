@@ -1,0 +1,169 @@
+package sessions
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/ccpipe/ccpipe/lib/ndjson"
+)
+
+// Session is one session: a transcript, a running process, or both. Its
+// JSON form is the cc-sessions record. Unknown values are null in JSON.
+type Session struct {
+	SessionID      string   `json:"session_id"`
+	TranscriptPath string   `json:"transcript_path"`
+	ProjectDir     string   `json:"project_dir"`
+	Profiles       []string `json:"profiles"`
+	// Cwd is the launch dir, from the transcript's first records.
+	Cwd string `json:"cwd"`
+	// Title is the newest user-set title, else the newest generated one.
+	Title string `json:"title"`
+	// FirstPrompt is the first prose prompt a human typed.
+	FirstPrompt    string    `json:"first_prompt"`
+	StartedAt      time.Time `json:"started_at"`
+	LastActivityAt time.Time `json:"last_activity_at"`
+	SizeBytes      int64     `json:"size_bytes"`
+	Compressed     bool      `json:"compressed"`
+	HasSubagents   bool      `json:"has_subagents"`
+	// Active is the running process of this session, nil when none runs.
+	Active *Active `json:"active"`
+
+	// BytesRead is how much of the transcript listing read (for the
+	// benchmark; not part of the record).
+	BytesRead int64 `json:"-"`
+	// Mtime is the transcript file's modification time.
+	Mtime time.Time `json:"-"`
+	// noDir: the project dir listing showed no <id>/ dir, so there is no
+	// custom-title.json or subagents/ to look for.
+	noDir bool
+}
+
+// MarshalJSON writes the cc-sessions record: empty strings and zero times
+// become null, times are RFC 3339 UTC with milliseconds.
+func (s Session) MarshalJSON() ([]byte, error) {
+	profiles := s.Profiles
+	if profiles == nil {
+		profiles = []string{}
+	}
+	return ndjson.Marshal(struct {
+		SessionID      *string  `json:"session_id"`
+		TranscriptPath *string  `json:"transcript_path"`
+		ProjectDir     *string  `json:"project_dir"`
+		Profiles       []string `json:"profiles"`
+		Cwd            *string  `json:"cwd"`
+		Title          *string  `json:"title"`
+		FirstPrompt    *string  `json:"first_prompt"`
+		StartedAt      *string  `json:"started_at"`
+		LastActivityAt *string  `json:"last_activity_at"`
+		SizeBytes      int64    `json:"size_bytes"`
+		Compressed     bool     `json:"compressed"`
+		HasSubagents   bool     `json:"has_subagents"`
+		Active         *Active  `json:"active"`
+	}{
+		nz(s.SessionID), nz(s.TranscriptPath), nz(s.ProjectDir), profiles, nz(s.Cwd), nz(s.Title),
+		nz(s.FirstPrompt), ts(s.StartedAt), ts(s.LastActivityAt), s.SizeBytes, s.Compressed,
+		s.HasSubagents, s.Active,
+	})
+}
+
+// Active is a running session as its registry record describes it: the
+// cc-sessions --active record.
+type Active struct {
+	Address    string `json:"address"` // <profile>/<name>
+	Profile    string `json:"profile"`
+	Pid        int    `json:"pid"`
+	SessionID  string `json:"session_id"`
+	Name       string `json:"name"`
+	NameSource string `json:"name_source"`
+	Status     string `json:"status"`
+	WaitingFor string `json:"waiting_for"`
+	Cwd        string `json:"cwd"`
+	Kind       string `json:"kind"`
+	Entrypoint string `json:"entrypoint"`
+	Version    string `json:"version"`
+	Tmux       string `json:"tmux"`
+	SocketPath string `json:"socket_path"`
+	// ScratchpadDir is where the session's scratchpad is (or will be);
+	// ScratchpadDirInferred is true when the temp dir had to be guessed
+	// from this process's environment instead of the session's.
+	ScratchpadDir         string          `json:"scratchpad_dir"`
+	ScratchpadDirInferred bool            `json:"scratchpad_dir_inferred"`
+	TranscriptPath        string          `json:"transcript_path"`
+	StartedAt             time.Time       `json:"started_at"`
+	UpdatedAt             time.Time       `json:"updated_at"`
+	Liveness              string          `json:"liveness"` // alive | unknown
+	Compatibility         Compatibility   `json:"compatibility"`
+	RecordPath            string          `json:"record_path"`
+	Raw                   json.RawMessage `json:"raw"`
+}
+
+// MarshalJSON writes the --active record with nulls for unknown values.
+func (a Active) MarshalJSON() ([]byte, error) {
+	raw := a.Raw
+	if len(raw) == 0 {
+		raw = json.RawMessage("null")
+	}
+	return ndjson.Marshal(struct {
+		Address               *string         `json:"address"`
+		Profile               *string         `json:"profile"`
+		Pid                   int             `json:"pid"`
+		SessionID             *string         `json:"session_id"`
+		Name                  *string         `json:"name"`
+		NameSource            *string         `json:"name_source"`
+		Status                *string         `json:"status"`
+		WaitingFor            *string         `json:"waiting_for"`
+		Cwd                   *string         `json:"cwd"`
+		Kind                  *string         `json:"kind"`
+		Entrypoint            *string         `json:"entrypoint"`
+		Version               *string         `json:"version"`
+		Tmux                  *string         `json:"tmux"`
+		SocketPath            *string         `json:"socket_path"`
+		ScratchpadDir         *string         `json:"scratchpad_dir"`
+		ScratchpadDirInferred bool            `json:"scratchpad_dir_inferred"`
+		TranscriptPath        *string         `json:"transcript_path"`
+		StartedAt             *string         `json:"started_at"`
+		UpdatedAt             *string         `json:"updated_at"`
+		Liveness              string          `json:"liveness"`
+		Compatibility         Compatibility   `json:"compatibility"`
+		RecordPath            *string         `json:"record_path"`
+		Raw                   json.RawMessage `json:"raw"`
+	}{
+		nz(a.Address), nz(a.Profile), a.Pid, nz(a.SessionID), nz(a.Name), nz(a.NameSource), nz(a.Status),
+		nz(a.WaitingFor), nz(a.Cwd), nz(a.Kind), nz(a.Entrypoint), nz(a.Version), nz(a.Tmux),
+		nz(a.SocketPath), nz(a.ScratchpadDir), a.ScratchpadDirInferred, nz(a.TranscriptPath),
+		ts(a.StartedAt), ts(a.UpdatedAt), a.Liveness, a.Compatibility, nz(a.RecordPath), raw,
+	})
+}
+
+// Compatibility says, per feature, whether a running session declares
+// what this version of ccpipe needs; Reasons explain every "no".
+type Compatibility struct {
+	Messaging  Feature `json:"messaging"`
+	Scratchpad Feature `json:"scratchpad"`
+	Liveness   Feature `json:"liveness"`
+}
+
+// Feature is one compatibility verdict.
+type Feature struct {
+	OK      bool     `json:"ok"`
+	Reasons []string `json:"reasons"`
+}
+
+func nz(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// TimeFormat is how every time in a record is written: RFC 3339, UTC,
+// milliseconds.
+const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+func ts(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.UTC().Format(TimeFormat)
+	return &s
+}

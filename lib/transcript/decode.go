@@ -1,0 +1,399 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrNotObject is returned by Decode for a line that is valid JSON but not
+// an object, or not JSON at all.
+var ErrNotObject = errors.New("not a JSON object")
+
+// wireEnvelope is the part every record shares.
+type wireEnvelope struct {
+	Type              string `json:"type"`
+	UUID              string `json:"uuid"`
+	ParentUUID        string `json:"parentUuid"`
+	LogicalParentUUID string `json:"logicalParentUuid"`
+	SessionID         string `json:"sessionId"`
+	AgentID           string `json:"agentId"`
+	IsSidechain       bool   `json:"isSidechain"`
+	IsMeta            bool   `json:"isMeta"`
+	Timestamp         string `json:"timestamp"`
+	Cwd               string `json:"cwd"`
+	Version           string `json:"version"`
+	GitBranch         string `json:"gitBranch"`
+	Entrypoint        string `json:"entrypoint"`
+	PromptID          string `json:"promptId"`
+	Slug              string `json:"slug"`
+}
+
+// wire is every field of the four modelled record types, flat, so a line
+// is decoded in one pass. Fields whose type differs between record types
+// (content, error) stay raw here and are read per type afterwards.
+type wire struct {
+	wireEnvelope
+	User
+	Assistant
+	System
+	Message    *wireMessage    `json:"message"`
+	Content    json.RawMessage `json:"content"`
+	Error      json.RawMessage `json:"error"`
+	Attachment json.RawMessage `json:"attachment"`
+}
+
+type wireMessage struct {
+	ID           string          `json:"id"`
+	Type         string          `json:"type"`
+	Role         string          `json:"role"`
+	Model        string          `json:"model"`
+	Content      json.RawMessage `json:"content"`
+	StopReason   string          `json:"stop_reason"`
+	StopSequence string          `json:"stop_sequence"`
+	Usage        *Usage          `json:"usage"`
+}
+
+type wireBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	Source    json.RawMessage `json:"source"`
+	ToolName  string          `json:"tool_name"`
+}
+
+// Decode decodes one transcript line. It fails only when the line is not
+// a JSON object; a field of the wrong type is named in TypeMismatches and
+// reads as empty. Raw is a copy of line.
+func Decode(line []byte) (*Entry, error) {
+	trimmed := bytes.TrimLeft(line, " \t\r\n")
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil, ErrNotObject
+	}
+	var w wire
+	var mism []string
+	if err := tolerant(line, &w, "", &mism); err != nil {
+		return nil, err
+	}
+	e := &Entry{
+		Type:              w.Type,
+		UUID:              w.UUID,
+		ParentUUID:        w.ParentUUID,
+		LogicalParentUUID: w.LogicalParentUUID,
+		SessionID:         w.SessionID,
+		AgentID:           w.AgentID,
+		IsSidechain:       w.IsSidechain,
+		IsMeta:            w.IsMeta,
+		TimestampRaw:      w.Timestamp,
+		Cwd:               w.Cwd,
+		Version:           w.Version,
+		GitBranch:         w.GitBranch,
+		Entrypoint:        w.Entrypoint,
+		PromptID:          w.PromptID,
+		Slug:              w.Slug,
+		Raw:               append(json.RawMessage(nil), line...),
+	}
+	if w.Timestamp != "" {
+		if t, err := time.Parse(time.RFC3339Nano, w.Timestamp); err == nil {
+			e.Timestamp = t
+		}
+	}
+	d := decoder{mism: mism}
+	switch w.Type {
+	case "user", "assistant":
+		if w.Message != nil {
+			e.Message = d.message(w.Message)
+		}
+		if w.Type == "user" {
+			u := w.User
+			u.OriginKind = d.kind(u.Origin, "origin", "kind")
+			e.User = &u
+		} else {
+			a := w.Assistant
+			a.Error = d.str(w.Error, "error")
+			e.Assistant = &a
+		}
+	case "system":
+		s := w.System
+		s.Content = d.str(w.Content, "content")
+		if !isNull(w.Error) {
+			s.Error = w.Error
+		}
+		e.System = &s
+	case "attachment":
+		e.Attachment = &Attachment{Type: d.kind(w.Attachment, "attachment", "type"), Raw: w.Attachment}
+	default:
+		// Fields of the other types are not modelled: only a mismatch in
+		// the envelope counts.
+		d.mism = envelopeOnly(d.mism)
+	}
+	if len(d.mism) > 0 {
+		sort.Strings(d.mism)
+		e.TypeMismatches = d.mism
+	}
+	e.UnknownBlocks = d.unknown
+	return e, nil
+}
+
+// decoder collects mismatches and unknown blocks while the typed parts
+// are built.
+type decoder struct {
+	mism    []string
+	unknown int
+}
+
+func (d *decoder) message(w *wireMessage) *Message {
+	m := &Message{ID: w.ID, Type: w.Type, Role: w.Role, Model: w.Model,
+		StopReason: w.StopReason, StopSequence: w.StopSequence, Usage: w.Usage}
+	m.Content, m.ContentIsString = d.content(w.Content, "message.content")
+	return m
+}
+
+// content reads a content field: a string (one text block) or an array of
+// blocks.
+func (d *decoder) content(raw json.RawMessage, path string) ([]Block, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || isNull(raw) {
+		return nil, false
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			d.mism = append(d.mism, path)
+			return nil, false
+		}
+		return []Block{{Type: BlockText, Text: s}}, true
+	case '[':
+	default:
+		d.mism = append(d.mism, path)
+		return nil, false
+	}
+	var wbs []wireBlock
+	if err := json.Unmarshal(raw, &wbs); err != nil {
+		wbs = d.blocksOneByOne(raw, path)
+	}
+	blocks := make([]Block, len(wbs))
+	var raws []json.RawMessage
+	for i := range wbs {
+		wb := &wbs[i]
+		b := Block{Type: wb.Type}
+		p := path + "[" + strconv.Itoa(i) + "]"
+		switch wb.Type {
+		case BlockText:
+			b.Text = wb.Text
+		case BlockThinking:
+			b.Thinking, b.Signature = wb.Thinking, wb.Signature
+		case BlockRedactedThinking:
+			b.Data = wb.Data
+		case BlockToolUse:
+			b.ID, b.Name, b.Input = wb.ID, wb.Name, wb.Input
+		case BlockToolResult:
+			b.ToolUseID, b.IsError = wb.ToolUseID, wb.IsError
+			b.Content, b.ContentIsString = d.content(wb.Content, p+".content")
+		case BlockImage:
+			b.Source = wb.Source
+			b.MediaType = d.kind(wb.Source, p+".source", "media_type")
+		case BlockToolReference:
+			b.ToolName = wb.ToolName
+		default:
+			d.unknown++
+			if raws == nil {
+				raws = splitArray(raw)
+			}
+			if i < len(raws) {
+				b.Raw = raws[i]
+			}
+		}
+		blocks[i] = b
+	}
+	return blocks, false
+}
+
+// blocksOneByOne is the slow path for a block array holding a field of the
+// wrong type: each element is decoded alone so the mismatch gets its path.
+func (d *decoder) blocksOneByOne(raw json.RawMessage, path string) []wireBlock {
+	elems := splitArray(raw)
+	wbs := make([]wireBlock, len(elems))
+	for i, el := range elems {
+		p := path + "[" + strconv.Itoa(i) + "]"
+		if err := tolerant(el, &wbs[i], p, &d.mism); err != nil {
+			d.mism = append(d.mism, p)
+		}
+	}
+	return wbs
+}
+
+// str reads a field expected to hold a string.
+func (d *decoder) str(raw json.RawMessage, path string) string {
+	if len(raw) == 0 || isNull(raw) {
+		return ""
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		d.mism = append(d.mism, path)
+	}
+	return s
+}
+
+// kind reads the string field key of an object field (origin.kind,
+// attachment.type).
+func (d *decoder) kind(raw json.RawMessage, path, key string) string {
+	if len(raw) == 0 || isNull(raw) {
+		return ""
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		d.mism = append(d.mism, path)
+		return ""
+	}
+	return d.str(obj[key], path+"."+key)
+}
+
+func isNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+func splitArray(raw []byte) []json.RawMessage {
+	var elems []json.RawMessage
+	if json.Unmarshal(raw, &elems) != nil {
+		return nil
+	}
+	return elems
+}
+
+// tolerant decodes data into v (a pointer to a struct). A syntax error is
+// returned; a field of the wrong type is zeroed and its path appended to
+// mism, and the rest of the object is still decoded.
+func tolerant(data []byte, v any, path string, mism *[]string) error {
+	err := json.Unmarshal(data, v)
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	// encoding/json reports only the first mismatch: start again field by
+	// field to name them all.
+	rv := reflect.ValueOf(v).Elem()
+	rv.SetZero()
+	if !fieldwise(data, rv, path, mism) {
+		*mism = append(*mism, path)
+	}
+	return nil
+}
+
+// fieldwise decodes the object data into the struct rv one field at a
+// time. It reports false when data is not an object.
+func fieldwise(data []byte, rv reflect.Value, path string, mism *[]string) bool {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(data, &obj) != nil || obj == nil {
+		return false
+	}
+	fields := fieldsOf(rv.Type())
+	for k, raw := range obj {
+		idx, ok := fields[k]
+		if !ok {
+			continue
+		}
+		f := rv.FieldByIndex(idx)
+		err := json.Unmarshal(raw, f.Addr().Interface())
+		if err == nil {
+			continue
+		}
+		f.SetZero()
+		p := k
+		if path != "" {
+			p = path + "." + k
+		}
+		switch {
+		case f.Kind() == reflect.Struct:
+			if !fieldwise(raw, f, p, mism) {
+				*mism = append(*mism, p)
+			}
+		case f.Kind() == reflect.Pointer && f.Type().Elem().Kind() == reflect.Struct:
+			nv := reflect.New(f.Type().Elem())
+			if fieldwise(raw, nv.Elem(), p, mism) {
+				f.Set(nv)
+			} else {
+				*mism = append(*mism, p)
+			}
+		default:
+			*mism = append(*mism, p)
+		}
+	}
+	return true
+}
+
+var fieldCache sync.Map // reflect.Type -> map[string][]int
+
+// fieldsOf maps the JSON names of a struct's fields (embedded structs
+// flattened, shallower fields first, as encoding/json does) to their index.
+func fieldsOf(t reflect.Type) map[string][]int {
+	if m, ok := fieldCache.Load(t); ok {
+		return m.(map[string][]int)
+	}
+	m := map[string][]int{}
+	var walk func(t reflect.Type, prefix []int, depth int, depths map[string]int)
+	walk = func(t reflect.Type, prefix []int, depth int, depths map[string]int) {
+		for i := 0; i < t.NumField(); i++ {
+			sf := t.Field(i)
+			idx := append(append([]int(nil), prefix...), i)
+			if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+				walk(sf.Type, idx, depth+1, depths)
+				continue
+			}
+			if !sf.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" {
+				name = sf.Name
+			}
+			if d, ok := depths[name]; ok && d <= depth {
+				continue
+			}
+			depths[name] = depth
+			m[name] = idx
+		}
+	}
+	walk(t, nil, 0, map[string]int{})
+	fieldCache.Store(t, m)
+	return m
+}
+
+var envelopeNames = func() map[string]bool {
+	m := map[string]bool{}
+	for name := range fieldsOf(reflect.TypeOf(wireEnvelope{})) {
+		m[name] = true
+	}
+	return m
+}()
+
+// envelopeOnly keeps the mismatches of envelope fields.
+func envelopeOnly(mism []string) []string {
+	out := mism[:0]
+	for _, p := range mism {
+		head, _, _ := strings.Cut(p, ".")
+		if envelopeNames[head] {
+			out = append(out, p)
+		}
+	}
+	return out
+}

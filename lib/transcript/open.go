@@ -1,0 +1,118 @@
+package transcript
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Compression is how a transcript file is stored.
+type Compression int
+
+// The storage formats Open understands.
+const (
+	Plain Compression = iota
+	Gzip
+	Zstd
+)
+
+func (c Compression) String() string {
+	switch c {
+	case Gzip:
+		return "gzip"
+	case Zstd:
+		return "zstd"
+	}
+	return "plain"
+}
+
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// CompressionOf tells the format from the file name alone: .gz or .zst.
+func CompressionOf(path string) Compression {
+	switch {
+	case strings.HasSuffix(path, ".gz"):
+		return Gzip
+	case strings.HasSuffix(path, ".zst"):
+		return Zstd
+	}
+	return Plain
+}
+
+// Open opens a transcript read-only and returns its decompressed bytes.
+// The format comes from the suffix (.gz, .zst); a file without one is
+// checked for the gzip or zstd magic bytes, so a renamed archive still
+// reads. Close releases the decoder and the file.
+func Open(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	c := CompressionOf(path)
+	if c == Plain {
+		// ReadAt leaves the offset alone; a short file simply does not match.
+		head := make([]byte, 4)
+		n, _ := f.ReadAt(head, 0)
+		switch {
+		case bytes.HasPrefix(head[:n], zstdMagic):
+			c = Zstd
+		case bytes.HasPrefix(head[:n], gzipMagic):
+			c = Gzip
+		default:
+			// Plain: the caller's own buffer reads the file directly.
+			return f, nil
+		}
+	}
+	rc, err := decompress(f, c)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("opening %s as %s: %w", path, c, err)
+	}
+	return &file{Reader: rc, closeFn: func() error {
+		rc.Close()
+		return f.Close()
+	}}, nil
+}
+
+func decompress(r io.Reader, c Compression) (io.ReadCloser, error) {
+	switch c {
+	case Gzip:
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, err
+		}
+		return zr, nil
+	case Zstd:
+		// One goroutine: transcripts are read one line at a time, and the
+		// machine is shared with the rest of the pipe.
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return nil, err
+		}
+		return zr.IOReadCloser(), nil
+	}
+	return io.NopCloser(r), nil
+}
+
+type file struct {
+	io.Reader
+	closeFn func() error
+	closed  bool
+}
+
+func (f *file) Close() error {
+	if f.closed {
+		return errors.New("already closed")
+	}
+	f.closed = true
+	return f.closeFn()
+}

@@ -1,0 +1,281 @@
+package transcript
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/ccpipe/ccpipe/lib/ndjson"
+)
+
+// Options say which lines a Reader hands on and how much it decodes.
+type Options struct {
+	// Types keeps only records of these types. A line that cannot hold
+	// one (its bytes lack every `"<type>"`) is skipped before it is
+	// scanned; the type is then confirmed on the scanned header. A type
+	// value written with \u escapes is therefore not found; Claude Code
+	// never writes one.
+	Types []string
+	// Decode decodes every handed-on line into Line.Entry.
+	Decode bool
+	// MaxLine bounds one line; 0 means ndjson.DefaultMaxLine.
+	MaxLine int
+	// Warn, when set, is called for each skipped line as it happens.
+	Warn func(line int, err error)
+}
+
+// Line is one handed-on transcript line. It is valid until the next call
+// to Next: copy Bytes to keep them (Entry is a copy already).
+type Line struct {
+	Bytes  []byte // without the newline, byte for byte as written
+	Number int    // 1-based line number in the (decompressed) file
+	Header Header
+	Entry  *Entry // set when Options.Decode
+}
+
+// maxListed bounds the line numbers kept per problem kind, so that a file
+// of garbage cannot grow the diagnostics without limit.
+const maxListed = 100
+
+// Diagnostics counts what a read saw and skipped, so nothing is lost
+// silently. Aligned, UnknownBlocks and TypeMismatches cover decoded lines
+// only (Decoded tells whether any were).
+type Diagnostics struct {
+	Path               string         `json:"path,omitempty"`
+	Lines              int            `json:"lines"`
+	Records            int            `json:"records"`
+	Prefiltered        int            `json:"prefiltered"`
+	Blank              int            `json:"blank"`
+	Malformed          int            `json:"malformed"`
+	MalformedLines     []int          `json:"malformed_lines"`
+	TooLongLines       []int          `json:"too_long_lines"`
+	IncompleteLastLine bool           `json:"incomplete_last_line"`
+	UnknownTypes       map[string]int `json:"unknown_types"`
+	UnknownBlocks      map[string]int `json:"unknown_blocks"`
+	TypeMismatches     map[string]int `json:"type_mismatches"`
+	Decoded            bool           `json:"decoded"`
+	Aligned            bool           `json:"aligned"`
+}
+
+// NewDiagnostics returns empty diagnostics (aligned until shown otherwise).
+func NewDiagnostics() Diagnostics {
+	return Diagnostics{
+		MalformedLines: []int{}, TooLongLines: []int{}, UnknownTypes: map[string]int{},
+		UnknownBlocks: map[string]int{}, TypeMismatches: map[string]int{}, Aligned: true,
+	}
+}
+
+// Add merges o into d (the totals of several files).
+func (d *Diagnostics) Add(o Diagnostics) {
+	d.Lines += o.Lines
+	d.Records += o.Records
+	d.Prefiltered += o.Prefiltered
+	d.Blank += o.Blank
+	d.Malformed += o.Malformed
+	d.MalformedLines = appendCapped(d.MalformedLines, o.MalformedLines...)
+	d.TooLongLines = appendCapped(d.TooLongLines, o.TooLongLines...)
+	d.IncompleteLastLine = d.IncompleteLastLine || o.IncompleteLastLine
+	for k, v := range o.UnknownTypes {
+		d.UnknownTypes[k] += v
+	}
+	for k, v := range o.UnknownBlocks {
+		d.UnknownBlocks[k] += v
+	}
+	for k, v := range o.TypeMismatches {
+		d.TypeMismatches[k] += v
+	}
+	d.Decoded = d.Decoded || o.Decoded
+	d.Aligned = d.Aligned && o.Aligned
+}
+
+func appendCapped(s []int, v ...int) []int {
+	for _, n := range v {
+		if len(s) >= maxListed {
+			break
+		}
+		s = append(s, n)
+	}
+	return s
+}
+
+// Reader streams the lines of one transcript.
+type Reader struct {
+	lr      *lineReader
+	opts    Options
+	needles [][]byte
+	want    map[string]bool
+	line    Line
+	diag    Diagnostics
+}
+
+// NewReader returns a Reader over r, which holds transcript lines (already
+// decompressed: see Open).
+func NewReader(r io.Reader, opts Options) *Reader {
+	rd := &Reader{lr: newLineReader(r, opts.MaxLine), opts: opts, diag: NewDiagnostics()}
+	if len(opts.Types) > 0 {
+		rd.want = map[string]bool{}
+		for _, t := range opts.Types {
+			rd.want[t] = true
+			rd.needles = append(rd.needles, []byte(`"`+t+`"`))
+		}
+	}
+	return rd
+}
+
+// ErrIncomplete marks a last line that is not a whole record: a
+// transcript caught mid-write.
+var ErrIncomplete = ndjson.ErrIncomplete
+
+// Next returns the next line to hand on, or io.EOF at the end. Skipped
+// lines are counted in Diagnostics and passed to Options.Warn.
+func (r *Reader) Next() (*Line, error) {
+	for {
+		b, err := r.lr.next()
+		if err == io.EOF {
+			return nil, io.EOF
+		}
+		if err != nil {
+			if errors.Is(err, ndjson.ErrLineTooLong) {
+				r.diag.Lines++
+				r.diag.TooLongLines = appendCapped(r.diag.TooLongLines, r.lr.line)
+				r.warn(err)
+				continue
+			}
+			return nil, err
+		}
+		r.diag.Lines++
+		if r.needles != nil && !containsAny(b, r.needles) {
+			if len(bytes.TrimSpace(b)) == 0 {
+				r.diag.Blank++
+			} else {
+				r.diag.Prefiltered++
+			}
+			continue
+		}
+		l := &r.line
+		*l = Line{Bytes: b, Number: r.lr.line}
+		if err := Scan(b, &l.Header); err != nil {
+			r.skipBad(b, err)
+			continue
+		}
+		typ := l.Header.Type
+		if !KnownTypes[string(typ)] {
+			r.countUnknownType(typ)
+		}
+		if r.want != nil && !r.want[string(typ)] {
+			r.diag.Prefiltered++
+			continue
+		}
+		if r.opts.Decode {
+			e, err := Decode(b)
+			if err != nil {
+				r.skipBad(b, err)
+				continue
+			}
+			r.diag.Account(e)
+			l.Entry = e
+		}
+		r.diag.Records++
+		return l, nil
+	}
+}
+
+func (r *Reader) skipBad(b []byte, err error) {
+	switch {
+	case len(bytes.TrimSpace(b)) == 0:
+		r.diag.Blank++
+	case r.lr.partial:
+		r.diag.IncompleteLastLine = true
+		r.warn(ErrIncomplete)
+	default:
+		r.diag.Malformed++
+		r.diag.MalformedLines = appendCapped(r.diag.MalformedLines, r.lr.line)
+		r.warn(fmt.Errorf("malformed line skipped: %w", err))
+	}
+}
+
+func (r *Reader) countUnknownType(typ []byte) {
+	name := string(typ)
+	if name == "" {
+		name = "(none)"
+	}
+	if _, ok := r.diag.UnknownTypes[name]; ok || len(r.diag.UnknownTypes) < maxListed {
+		r.diag.UnknownTypes[name]++
+	}
+}
+
+func countUnknownBlocks(blocks []Block, m map[string]int) {
+	for i := range blocks {
+		b := &blocks[i]
+		if b.Raw != nil {
+			if _, ok := m[b.Type]; ok || len(m) < maxListed {
+				m[b.Type]++
+			}
+		}
+		countUnknownBlocks(b.Content, m)
+	}
+}
+
+func (r *Reader) warn(err error) {
+	if r.opts.Warn != nil {
+		r.opts.Warn(r.lr.line, err)
+	}
+}
+
+// Diagnostics returns what the reader has counted so far.
+func (r *Reader) Diagnostics() Diagnostics { return r.diag }
+
+func containsAny(b []byte, needles [][]byte) bool {
+	for _, n := range needles {
+		if bytes.Contains(b, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadFile reads the transcript at path (compressed or not) and calls fn
+// for each handed-on line. An error from fn stops the read and is
+// returned.
+func ReadFile(path string, opts Options, fn func(*Line) error) (Diagnostics, error) {
+	f, err := Open(path)
+	if err != nil {
+		d := NewDiagnostics()
+		d.Path = path
+		return d, err
+	}
+	defer f.Close()
+	r := NewReader(f, opts)
+	err = r.Each(fn)
+	d := r.Diagnostics()
+	d.Path = path
+	var re *ReadError
+	if errors.As(err, &re) {
+		return d, fmt.Errorf("reading %s: %w", path, re.Err)
+	}
+	return d, err
+}
+
+// ReadError is a failure to read the input itself (not one of fn's).
+type ReadError struct{ Err error }
+
+func (e *ReadError) Error() string { return e.Err.Error() }
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// Each calls fn for every remaining line. A failure to read is returned
+// as a *ReadError; an error from fn is returned as it is.
+func (r *Reader) Each(fn func(*Line) error) error {
+	for {
+		l, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return &ReadError{err}
+		}
+		if err := fn(l); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,276 @@
+package transcript
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// Select narrows a stream beyond record types.
+type Select struct {
+	// Since and Until keep records timestamped within [Since, Until]; a
+	// zero value leaves that side open. A record without a timestamp
+	// (metadata records have none) takes the one of the record before it.
+	Since, Until time.Time
+	// Tail > 0 keeps only the last Tail selected records (memory is Tail
+	// lines); Tail < 0 keeps none of the records already in the file, so
+	// a follow prints only new ones; 0 keeps all.
+	Tail int
+	// Branch keeps only the records on the active conversation branch
+	// (see ActiveBranch). It needs a file: the uuids are read in a first
+	// pass.
+	Branch bool
+}
+
+// Source is what Stream reads: a file by Path, or a stream (stdin).
+type Source struct {
+	Path   string
+	Reader io.Reader
+	// Follow, when set, keeps reading Path as it grows (plain files only).
+	Follow *Follow
+}
+
+// Name is how the source is called in messages.
+func (s Source) Name() string {
+	if s.Path != "" {
+		return s.Path
+	}
+	return "<stdin>"
+}
+
+// Stream reads one transcript and calls fn for each line the options and
+// the selection keep, in file order. It is ReadFile plus time, tail,
+// branch and follow selection. Diagnostics are returned even on error.
+func Stream(ctx context.Context, src Source, opts Options, sel Select, fn func(*Line) error) (Diagnostics, error) {
+	diag := NewDiagnostics()
+	diag.Path = src.Path
+	var branch map[string]bool
+	if sel.Branch {
+		if src.Path == "" {
+			return diag, errors.New("--branch needs a transcript file (it reads the file twice), not a stream")
+		}
+		if src.Follow != nil {
+			return diag, errors.New("--branch cannot be followed: the active branch moves as the session runs")
+		}
+		var err error
+		if branch, err = ActiveBranch(src.Path, opts.MaxLine); err != nil {
+			return diag, err
+		}
+	}
+	decode := opts.Decode
+	opts.Decode = false // decoded below, after the selection (and the tail)
+	st := &selector{sel: sel, branch: branch, decode: decode, diag: &diag, fn: fn}
+
+	var in io.Reader
+	switch {
+	case src.Follow != nil:
+		if CompressionOf(src.Path) != Plain {
+			return diag, fmt.Errorf("%s: a compressed transcript cannot be followed", src.Path)
+		}
+		f, err := os.Open(src.Path)
+		if err != nil {
+			return diag, err
+		}
+		defer f.Close()
+		in = newFollowReader(ctx, f, *src.Follow, st.caughtUp)
+	case src.Path != "":
+		f, err := Open(src.Path)
+		if err != nil {
+			return diag, err
+		}
+		defer f.Close()
+		in = f
+	default:
+		in = src.Reader
+	}
+	rd := NewReader(in, opts)
+	err := rd.Each(func(l *Line) error {
+		if ctx.Err() != nil && src.Follow == nil {
+			return ctx.Err()
+		}
+		return st.take(l)
+	})
+	if st.tailErr != nil {
+		err = st.tailErr
+	} else if err == nil {
+		err = st.flushTail()
+	}
+	d := rd.Diagnostics()
+	d.Path = src.Path
+	// Records counts what was handed on, after the selection.
+	d.Records = st.emitted
+	d.Decoded, d.Aligned = diag.Decoded, diag.Aligned
+	d.UnknownBlocks, d.TypeMismatches = diag.UnknownBlocks, diag.TypeMismatches
+	var re *ReadError
+	if errors.As(err, &re) {
+		err = fmt.Errorf("reading %s: %w", src.Name(), re.Err)
+	}
+	return d, err
+}
+
+type tailLine struct {
+	b []byte
+	n int
+}
+
+// selector applies the time, branch and tail selection to scanned lines.
+type selector struct {
+	sel     Select
+	branch  map[string]bool
+	decode  bool
+	diag    *Diagnostics
+	fn      func(*Line) error
+	lastTS  []byte
+	lastT   time.Time
+	ring    []tailLine
+	next    int
+	noTail  bool // the tail was emitted (follow caught up): pass lines on
+	emitted int
+	tailErr error
+}
+
+func (s *selector) take(l *Line) error {
+	if s.branch != nil && !s.branch[string(l.Header.UUID)] {
+		return nil
+	}
+	if !s.sel.Since.IsZero() || !s.sel.Until.IsZero() {
+		t := s.time(l.Header.Timestamp)
+		if !s.sel.Since.IsZero() && t.Before(s.sel.Since) {
+			return nil
+		}
+		if !s.sel.Until.IsZero() && t.After(s.sel.Until) {
+			return nil
+		}
+	}
+	if s.sel.Tail != 0 && !s.noTail {
+		if s.sel.Tail > 0 {
+			s.keep(l)
+		}
+		return nil
+	}
+	return s.emit(l)
+}
+
+// time returns the record's time, or the last one seen.
+func (s *selector) time(ts []byte) time.Time {
+	if len(ts) == 0 || bytes.Equal(ts, s.lastTS) {
+		return s.lastT
+	}
+	if t, err := time.Parse(time.RFC3339Nano, string(ts)); err == nil {
+		s.lastT = t
+		s.lastTS = append(s.lastTS[:0], ts...)
+	}
+	return s.lastT
+}
+
+func (s *selector) keep(l *Line) {
+	if len(s.ring) < s.sel.Tail {
+		s.ring = append(s.ring, tailLine{append([]byte(nil), l.Bytes...), l.Number})
+		return
+	}
+	t := &s.ring[s.next]
+	t.b, t.n = append(t.b[:0], l.Bytes...), l.Number
+	s.next = (s.next + 1) % len(s.ring)
+}
+
+func (s *selector) emit(l *Line) error {
+	if s.decode {
+		e, err := Decode(l.Bytes)
+		if err != nil {
+			return err // cannot happen: the line was scanned
+		}
+		s.diag.Account(e)
+		l.Entry = e
+	}
+	s.emitted++
+	return s.fn(l)
+}
+
+// flushTail emits the kept tail in file order.
+func (s *selector) flushTail() error {
+	if s.noTail {
+		return nil
+	}
+	s.noTail = true
+	n := len(s.ring)
+	for i := 0; i < n; i++ {
+		t := s.ring[(s.next+i)%n]
+		l := &Line{Bytes: t.b, Number: t.n}
+		if err := Scan(t.b, &l.Header); err != nil {
+			return err
+		}
+		if err := s.emit(l); err != nil {
+			return err
+		}
+	}
+	s.ring = nil
+	return nil
+}
+
+// caughtUp is called by a follow reader at the current end of the file:
+// the tail of what was there is emitted, later lines go straight on.
+func (s *selector) caughtUp() error {
+	if !s.noTail && s.tailErr == nil {
+		s.tailErr = s.flushTail()
+	}
+	return s.tailErr
+}
+
+// Account adds a decoded entry's findings to the diagnostics.
+func (d *Diagnostics) Account(e *Entry) {
+	d.Decoded = true
+	for _, p := range e.TypeMismatches {
+		d.Aligned = false
+		if _, ok := d.TypeMismatches[p]; ok || len(d.TypeMismatches) < maxListed {
+			d.TypeMismatches[p]++
+		}
+	}
+	if e.UnknownBlocks > 0 && e.Message != nil {
+		countUnknownBlocks(e.Message.Content, d.UnknownBlocks)
+	}
+}
+
+// conversational record types carry the uuid chain.
+var conversational = map[string]bool{"user": true, "assistant": true, "system": true, "attachment": true}
+
+// ActiveBranch returns the uuids on the active branch of a transcript:
+// from the newest leaf (the last user, assistant, system or attachment
+// record in file order; Claude Code appends, so after a rewind or fork the
+// last record written is on the branch in use) back through parentUuid,
+// and through logicalParentUuid across a compaction boundary. Only the
+// uuid -> parent map is kept, never the records.
+func ActiveBranch(path string, maxLine int) (map[string]bool, error) {
+	parent := map[string]string{}
+	leaf := ""
+	_, err := ReadFile(path, Options{MaxLine: maxLine}, func(l *Line) error {
+		h := &l.Header
+		if len(h.UUID) == 0 {
+			return nil
+		}
+		p := h.ParentUUID
+		if len(p) == 0 {
+			p = h.LogicalParentUUID
+		}
+		id := string(h.UUID)
+		parent[id] = string(p)
+		if conversational[string(h.Type)] {
+			leaf = id
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	on := map[string]bool{}
+	for id := leaf; id != "" && !on[id]; id = parent[id] {
+		if _, ok := parent[id]; !ok {
+			break // the chain leaves the file (a fork's source)
+		}
+		on[id] = true
+	}
+	return on, nil
+}
