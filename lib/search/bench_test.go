@@ -1,11 +1,13 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -57,18 +59,30 @@ func BenchmarkFindFoldGreek(b *testing.B)   { benchFind(b, "σίσυφος") }
 func BenchmarkFindFoldSharpS(b *testing.B)  { benchFind(b, "straße") }
 
 // BenchmarkCorpus searches a generated config dir, every session with
-// NumCPU workers, when CCPIPE_GREP_CORPUS names one (go run ./bench/gen).
-// bench/grep.sh runs it next to ripgrep.
+// NumCPU workers, biggest first as cc-grep does, when CCPIPE_GREP_CORPUS
+// names one (go run ./bench/gen). bench/grep.sh runs the command next to
+// ripgrep. CCPIPE_GREP_WORKERS, CCPIPE_GREP_BUF, CCPIPE_GREP_MAPMIN and
+// CCPIPE_GREP_MAPSIZE try other settings.
 func BenchmarkCorpus(b *testing.B) {
 	dir := os.Getenv("CCPIPE_GREP_CORPUS")
 	if dir == "" {
 		b.Skip("CCPIPE_GREP_CORPUS not set")
 	}
-	var transcripts []string
+	var jobs []Job
+	var sizes []int64
 	for _, pat := range []string{"*.jsonl", "*.jsonl.gz", "*.jsonl.zst"} {
 		m, _ := filepath.Glob(filepath.Join(dir, "projects", "*", pat))
-		transcripts = append(transcripts, m...)
+		for _, p := range m {
+			fi, err := os.Stat(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			jobs = append(jobs, Job{TranscriptPath: p, Data: len(sizes)})
+			sizes = append(sizes, fi.Size())
+		}
 	}
+	slices.SortFunc(jobs, func(x, y Job) int { return cmp.Compare(sizes[y.Data.(int)], sizes[x.Data.(int)]) })
+	bufSize, workers := benchSettings()
 	for _, q := range []struct {
 		name  string
 		terms []string
@@ -76,9 +90,10 @@ func BenchmarkCorpus(b *testing.B) {
 		{"one", []string{"qzvandalpha"}},
 		{"and", []string{"qzvandalpha", "qzvandbravo"}},
 		{"nonascii", []string{"straße"}},
+		{"greek", []string{"σίσυφος"}},
 	} {
 		b.Run(q.name, func(b *testing.B) {
-			s, err := New(Options{Terms: q.terms, BufSize: benchBufSize()})
+			s, err := New(Options{Terms: q.terms, BufSize: bufSize})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -86,11 +101,7 @@ func BenchmarkCorpus(b *testing.B) {
 			syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 			for b.Loop() {
 				s.Bytes.Store(0)
-				p := s.Start(context.Background(), runtime.NumCPU(), func(Job, Result) error { return nil })
-				for _, t := range transcripts {
-					p.Add(Job{TranscriptPath: t})
-				}
-				if err := p.Wait(); err != nil {
+				if err := s.SearchAll(context.Background(), workers, jobs, func(Job, Result) error { return nil }); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -103,8 +114,18 @@ func BenchmarkCorpus(b *testing.B) {
 	}
 }
 
-// benchBufSize lets a run try other read buffer sizes (CCPIPE_GREP_BUF).
-func benchBufSize() int {
-	n, _ := strconv.Atoi(os.Getenv("CCPIPE_GREP_BUF"))
-	return n
+// benchSettings reads the corpus benchmark's knobs (see BenchmarkCorpus).
+func benchSettings() (bufSize, workers int) {
+	bufSize, _ = strconv.Atoi(os.Getenv("CCPIPE_GREP_BUF"))
+	workers = runtime.NumCPU()
+	if n, err := strconv.Atoi(os.Getenv("CCPIPE_GREP_WORKERS")); err == nil {
+		workers = n
+	}
+	if v, err := strconv.ParseInt(os.Getenv("CCPIPE_GREP_MAPMIN"), 10, 64); err == nil {
+		mapMin = v
+	}
+	if v, err := strconv.ParseInt(os.Getenv("CCPIPE_GREP_MAPSIZE"), 10, 64); err == nil {
+		mapSize = v
+	}
+	return bufSize, workers
 }

@@ -4,15 +4,18 @@
 // (<session>/tool-results/*), compressed or not.
 //
 // Terms are compared on raw bytes, case-insensitively: an ASCII term
-// ignores ASCII case only (the fast path: bytes.IndexByte on the term's
-// rarest byte, or a two-byte SWAR scan when every byte is common); any
-// other term under full Unicode case folding, exactly as Python's
-// str.casefold (the table in fold_table.go is generated from it). Invalid
-// UTF-8 never matches a folded term, so no match spans a broken sequence.
+// ignores ASCII case only (the fast path: a vector scan for two of its
+// rarest bytes at their distance, pair_amd64.s, or bytes.IndexByte on the
+// rarest one without AVX2); any other term under full Unicode case
+// folding, exactly as Python's str.casefold (the table in fold_table.go
+// is generated from it). Invalid UTF-8 never matches a
+// folded term, so no match spans a broken sequence.
 //
-// Files are read in fixed buffers that overlap by the longest possible
-// occurrence, so memory does not grow with file size and a term cut by a
-// read boundary is still found. A session is read only until its answer
-// is known. Pipeline runs several scanners and returns results in input
-// order. The package knows nothing of the command line.
+// A big plain file is mapped in windows of a few MiB (on Linux), anything
+// else read in fixed buffers; either way the search sees pieces that
+// overlap by the longest possible occurrence, so memory does not grow with
+// file size and a term cut by a boundary is still found. A session is read
+// only until its answer is known. Pipeline runs several scanners and
+// returns results in input order; SearchAll, for jobs known up front, in
+// any order. The package knows nothing of the command line.
 package search

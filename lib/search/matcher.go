@@ -2,7 +2,6 @@ package search
 
 import (
 	"bytes"
-	"encoding/binary"
 	"slices"
 	"sync"
 	"unicode/utf8"
@@ -30,27 +29,28 @@ func newMatcher(term string) matcher {
 	return newFoldMatcher(term)
 }
 
-// asciiMatcher ignores ASCII case only. It looks for the term's rarest
-// byte, in both cases, with bytes.IndexByte and checks the term around
-// each hit.
+// asciiMatcher ignores ASCII case only. It searches for two of the term's
+// rarest bytes at their distance, both ignoring case, 32 positions per
+// step (indexPair, AVX2), and checks the term where both occur.
 //
-// When even the rarest byte is common (a term of frequent letters), a hit
-// every few bytes would cost a call each; such a term is searched instead
-// for its two rarest bytes at once, 8 positions per step (findPair).
+// Without AVX2 that scan is slower than bytes.IndexByte, and is kept for a
+// term whose rarest byte is common (a hit every few bytes would cost a
+// call each); any other term is looked for by its rarest byte, in both
+// cases, and checked around each hit.
 type asciiMatcher struct {
 	lower   []byte // the term, ASCII letters lowercased
 	anchor  int    // index in lower of the byte searched for
 	lo, up  byte   // that byte in lower and upper case (equal for a non-letter)
 	weight  int
 	pair    bool // search the two rarest bytes at once
-	anchor2 int  // index of the second rarest byte
+	anchor2 int  // index of the second rarest byte (anchor for a 1-byte term)
 }
 
-// pairAbove is the anchor frequency (per million bytes) above which the
-// pair search beats one bytes.IndexByte call per hit: a call and check
-// cost about 50 ns, a pair step about 6 ns per 8 bytes (measured with
-// BenchmarkFind* on transcript-like text).
-const pairAbove = 1e6 * 6 / 8 / 50
+// pairAbove is the anchor frequency (per million bytes, both cases) above
+// which the SSE2 pair search beats bytes.IndexByte: a call and check cost
+// about 20 ns per hit, a pair step about 3 ns per 32 bytes more than
+// IndexByte (measured with BenchmarkFind* and BenchmarkCorpus).
+const pairAbove = 4000
 
 func newASCIIMatcher(term string) *asciiMatcher {
 	m := &asciiMatcher{lower: []byte(term)}
@@ -67,8 +67,9 @@ func newASCIIMatcher(term string) *asciiMatcher {
 			m.anchor, m.lo, m.up, m.weight = i, c, upperASCII(c), w
 		}
 	}
-	if n := len(m.lower); n >= 2 && m.weight > pairAbove {
+	if useAVX2 || m.weight > pairAbove {
 		m.pair = true
+		m.anchor2 = m.anchor
 		w2 := -1
 		for i, c := range m.lower {
 			w := byteWeight(c)
@@ -83,47 +84,36 @@ func newASCIIMatcher(term string) *asciiMatcher {
 	return m
 }
 
-// findPair looks for two bytes of the term at once, 8 positions per step
-// (SWAR): the rarest byte and the second rarest, at their distance, both
-// case-folded. A step with a candidate checks its 8 positions.
+// caseMask is the mask that makes indexPair ignore the case of c: 0x20
+// for a lowercase letter, else 0.
+func caseMask(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return 0x20
+	}
+	return 0
+}
+
+// findPair finds the term through the positions where its two rarest
+// bytes both occur (see indexPair).
 func (m *asciiMatcher) findPair(buf []byte) bool {
-	const ones = 0x0101010101010101
 	n := len(m.lower)
 	a, b := m.anchor, m.anchor2
 	if a > b {
 		a, b = b, a
 	}
 	ca, cb := m.lower[a], m.lower[b]
-	var ma, mb uint64
-	if ca != upperASCII(ca) {
-		ma = 0x20 * ones
-	}
-	if cb != upperASCII(cb) {
-		mb = 0x20 * ones
-	}
-	wa, wb := uint64(ca)*ones, uint64(cb)*ones
-	d := b - a
-	last := len(buf) - n // the last start of a whole occurrence
-	s := 0
-	for ; s+a+d+8 <= len(buf) && s+7 <= last; s += 8 {
-		x := (binary.LittleEndian.Uint64(buf[s+a:]) | ma) ^ wa
-		y := (binary.LittleEndian.Uint64(buf[s+b:]) | mb) ^ wb
-		z := x | y
-		if (z-ones)&^z&(0x80*ones) == 0 {
-			continue
+	// hay[i] is buf[i+a]: a hit at i is an occurrence starting at buf[i].
+	hay := buf[a : len(buf)-n+b+1]
+	for i := 0; ; i++ {
+		j := indexPair(hay[i:], b-a, ca, cb, caseMask(ca), caseMask(cb))
+		if j < 0 {
+			return false
 		}
-		for k := s; k < s+8; k++ {
-			if equalFoldASCII(buf[k:k+n], m.lower) {
-				return true
-			}
-		}
-	}
-	for ; s <= last; s++ {
-		if equalFoldASCII(buf[s:s+n], m.lower) {
+		i += j
+		if equalFoldASCII(buf[i:i+n], m.lower) {
 			return true
 		}
 	}
-	return false
 }
 
 func (m *asciiMatcher) overlap() int { return len(m.lower) - 1 }
@@ -140,38 +130,38 @@ func (m *asciiMatcher) find(buf []byte, _ *[]byte) bool {
 	// hay holds every position the anchor byte can take in a whole
 	// occurrence; a hit at hay[p] means an occurrence starting at buf[p].
 	hay := buf[m.anchor : len(buf)-n+m.anchor+1]
-	if m.lo == m.up {
-		for p := 0; ; p++ {
-			i := bytes.IndexByte(hay[p:], m.lo)
-			if i < 0 {
-				return false
-			}
-			p += i
-			if equalFoldASCII(buf[p:p+n], m.lower) {
-				return true
+	if m.lo != m.up {
+		i1, i2 := indexByte(hay, m.lo), indexByte(hay, m.up)
+		for i1 >= 0 || i2 >= 0 {
+			if i2 < 0 || (i1 >= 0 && i1 < i2) {
+				if equalFoldASCII(buf[i1:i1+n], m.lower) {
+					return true
+				}
+				i1 = indexByteFrom(hay, i1+1, m.lo)
+			} else {
+				if equalFoldASCII(buf[i2:i2+n], m.lower) {
+					return true
+				}
+				i2 = indexByteFrom(hay, i2+1, m.up)
 			}
 		}
+		return false
 	}
-	i1, i2 := bytes.IndexByte(hay, m.lo), bytes.IndexByte(hay, m.up)
-	for i1 >= 0 || i2 >= 0 {
-		if i2 < 0 || (i1 >= 0 && i1 < i2) {
-			if equalFoldASCII(buf[i1:i1+n], m.lower) {
-				return true
-			}
-			i1 = indexByteFrom(hay, i1+1, m.lo)
-		} else {
-			if equalFoldASCII(buf[i2:i2+n], m.lower) {
-				return true
-			}
-			i2 = indexByteFrom(hay, i2+1, m.up)
+	for p := 0; ; p++ {
+		i := indexByte(hay[p:], m.lo)
+		if i < 0 {
+			return false
+		}
+		p += i
+		if equalFoldASCII(buf[p:p+n], m.lower) {
+			return true
 		}
 	}
-	return false
 }
 
-// indexByteFrom is bytes.IndexByte(b[from:], c) in b's coordinates.
+// indexByteFrom is indexByte(b[from:], c) in b's coordinates.
 func indexByteFrom(b []byte, from int, c byte) int {
-	i := bytes.IndexByte(b[from:], c)
+	i := indexByte(b[from:], c)
 	if i < 0 {
 		return -1
 	}
@@ -207,10 +197,10 @@ func upperASCII(c byte) byte {
 // of the folded term either is made of ASCII input only, which an ASCII
 // matcher of the folded term finds when it is all ASCII, or holds a
 // non-ASCII character whose folding gives part of the term: a source. The
-// matcher looks for the lead bytes of those sources with bytes.IndexByte
-// (rare in most transcripts), checks that the character there is a
-// source, and only then folds a window around it and looks for the folded
-// term there. The window is wide enough for any occurrence through the
+// matcher looks for the lead bytes of those sources (rare in most
+// transcripts: one pass stopping at any non-ASCII byte finds them all),
+// checks that the character there is a source, and only then folds a
+// window around it and looks for the folded term there. The window is wide enough for any occurrence through the
 // hit: each input character yields at least one byte of the folded term
 // and takes at most 4 bytes, and 3 more bytes let decoding that starts
 // inside a character resynchronise before it matters.
@@ -291,15 +281,47 @@ func (m *foldMatcher) find(buf []byte, scratch *[]byte) bool {
 	if m.ascii != nil && m.ascii.find(buf, scratch) {
 		return true
 	}
+	st := foldChecks{budget: 16 + len(buf)/(4*m.reach)}
+	if len(m.anchors) == 1 {
+		return m.findEach(buf, 0, scratch, &st)
+	}
+	// Several lead bytes: one pass for any non-ASCII byte finds the
+	// candidates of all (transcripts hold few), where a pass per lead byte
+	// would read the buffer again for each. Text dense in other non-ASCII
+	// characters goes on with a pass per lead byte.
+	misses, maxMisses := 0, 16+len(buf)/256
+	for p := 0; ; p++ {
+		i := indexPair(buf[p:], 0, 0xff, 0xff, 0x7f, 0x7f) // a byte >= 0x80
+		if i < 0 {
+			return false
+		}
+		p += i
+		if !slices.Contains(m.anchors, buf[p]) {
+			if misses++; misses > maxMisses {
+				return m.findEach(buf, p, scratch, &st)
+			}
+			continue
+		}
+		if found, last := m.check(buf, p, scratch, &st); found || last {
+			return found
+		}
+	}
+}
+
+// foldChecks counts the windows folded in one buffer.
+type foldChecks struct{ checks, budget int }
+
+// findEach looks for the lead bytes from buf[from] on, an indexByte pass
+// for each, in buffer order.
+func (m *foldMatcher) findEach(buf []byte, from int, scratch *[]byte, st *foldChecks) bool {
 	var next [8]int
 	heads := next[:0]
 	if len(m.anchors) > len(next) {
 		heads = make([]int, 0, len(m.anchors))
 	}
 	for _, a := range m.anchors {
-		heads = append(heads, bytes.IndexByte(buf, a))
+		heads = append(heads, indexByteFrom(buf, from, a))
 	}
-	checks, budget := 0, 16+len(buf)/(4*m.reach)
 	for {
 		k := -1
 		for j, h := range heads {
@@ -312,23 +334,27 @@ func (m *foldMatcher) find(buf []byte, scratch *[]byte) bool {
 		}
 		p := heads[k]
 		heads[k] = indexByteFrom(buf, p+1, m.anchors[k])
-		if r, _ := utf8.DecodeRune(buf[p:]); !m.isSource(r) {
-			continue
-		}
-		lo, hi := max(0, p-m.reach), min(len(buf), p+m.reach)
-		if checks++; checks > budget {
-			// Sources are dense (text in the term's script): fold the rest
-			// once rather than a window per hit.
-			hi = len(buf)
-		}
-		*scratch = appendFold((*scratch)[:0], buf[lo:hi])
-		if bytes.Contains(*scratch, m.folded) {
-			return true
-		}
-		if hi == len(buf) {
-			return false
+		if found, last := m.check(buf, p, scratch, st); found || last {
+			return found
 		}
 	}
+}
+
+// check looks for the term around a lead byte at buf[p]: when the
+// character there is a source, it folds a window around it. last reports
+// that the rest of buf was folded and searched at once.
+func (m *foldMatcher) check(buf []byte, p int, scratch *[]byte, st *foldChecks) (found, last bool) {
+	if r, _ := utf8.DecodeRune(buf[p:]); !m.isSource(r) {
+		return false, false
+	}
+	lo, hi := max(0, p-m.reach), min(len(buf), p+m.reach)
+	if st.checks++; st.checks > st.budget {
+		// Sources are dense (text in the term's script): fold the rest
+		// once rather than a window per hit.
+		hi = len(buf)
+	}
+	*scratch = appendFold((*scratch)[:0], buf[lo:hi])
+	return bytes.Contains(*scratch, m.folded), hi == len(buf)
 }
 
 func (m *foldMatcher) isSource(r rune) bool {

@@ -67,9 +67,29 @@ var matchTests = []struct {
 	{"€", "\xe2\x82", false},
 	{"日本", "にほん日本語", true},
 	{"ÿ", "Ÿ", true},
+	// Dense non-ASCII text: the one pass for non-ASCII bytes gives way to
+	// a pass per lead byte.
+	{"straße", strings.Repeat("日本", 200) + "Straße", true},
+	{"straße", strings.Repeat("日本", 200) + "Strasze", false},
+	{"σίσυφος", strings.Repeat("ж", 500) + "ΣΊΣΥΦΟΣ", true},
 }
 
-func TestMatchers(t *testing.T) {
+// eachVector runs f with and without the AVX2 scan, which changes the
+// matcher an ASCII term of letters gets.
+func eachVector(t *testing.T, f func(t *testing.T)) {
+	defer func(old bool) { useAVX2 = old }(useAVX2)
+	for _, avx := range []bool{true, false} {
+		if avx && !useAVX2 {
+			continue
+		}
+		useAVX2 = avx
+		t.Run(map[bool]string{true: "AVX2", false: "noAVX2"}[avx], f)
+	}
+}
+
+func TestMatchers(t *testing.T) { eachVector(t, testMatchers) }
+
+func testMatchers(t *testing.T) {
 	for _, tt := range matchTests {
 		var scratch []byte
 		m := newMatcher(tt.term)
@@ -103,7 +123,9 @@ func feedAll(t testing.TB, term string, text []byte, bufSize int) bool {
 
 // TestStraddle puts the term at every offset of the input and reads it with
 // buffers of every small size, so that every cut through the term is met.
-func TestStraddle(t *testing.T) {
+func TestStraddle(t *testing.T) { eachVector(t, testStraddle) }
+
+func testStraddle(t *testing.T) {
 	for _, term := range []string{"needle", "Straße", "ΣΊΣΥΦΟΣ", "ﬁx"} {
 		hit := map[string]string{"needle": "NeEdLe", "Straße": "STRASSE", "ΣΊΣΥΦΟΣ": "σίσυφος", "ﬁx": "FIX"}[term]
 		for pos := 0; pos < 40; pos++ {
@@ -131,12 +153,16 @@ func FuzzMatch(f *testing.F) {
 			return
 		}
 		want := naiveContains(term, text)
-		var scratch []byte
-		if got := newMatcher(term).find(text, &scratch); got != want {
-			t.Fatalf("find(%q in %q) = %v, naive %v", term, text, got, want)
-		}
-		if got := feedAll(t, term, text, 1+int(bs%64)); got != want {
-			t.Fatalf("chunked find(%q in %q, buffer %d) = %v, naive %v", term, text, 1+bs%64, got, want)
+		defer func(old bool) { useAVX2 = old }(useAVX2)
+		for _, avx := range []bool{useAVX2, false} {
+			useAVX2 = avx
+			var scratch []byte
+			if got := newMatcher(term).find(text, &scratch); got != want {
+				t.Fatalf("find(%q in %q), AVX2 %v = %v, naive %v", term, text, avx, got, want)
+			}
+			if got := feedAll(t, term, text, 1+int(bs%64)); got != want {
+				t.Fatalf("chunked find(%q in %q, buffer %d), AVX2 %v = %v, naive %v", term, text, 1+bs%64, avx, got, want)
+			}
 		}
 	})
 }

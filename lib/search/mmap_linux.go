@@ -1,38 +1,108 @@
 package search
 
 import (
-	"errors"
+	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"syscall"
 )
 
-// mapWindow maps length bytes of f from off, read-only. Its pages are
-// populated at once: one system call sets up the page tables of the whole
-// window instead of a page fault every few pages, and the search then
-// reads the page cache in place, with no copy into a buffer.
-func mapWindow(f *os.File, off int64, length int) ([]byte, error) {
-	b, err := syscall.Mmap(int(f.Fd()), off, length, syscall.PROT_READ, syscall.MAP_SHARED|syscall.MAP_POPULATE)
-	if err != nil {
-		return nil, err
+// plainFile is an uncompressed file opened for searching, with bare
+// system calls: os.File adds two more per file (a poller registration
+// that fails for a regular file, a flags query), which shows over
+// thousands of small tool-results files.
+type plainFile struct {
+	fd        int
+	size, off int64 // size is -1 for a file that is not regular
+}
+
+func openPlain(path string) (*plainFile, error) {
+	var fd int
+	var err error
+	for {
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != syscall.EINTR {
+			break
+		}
 	}
-	_ = syscall.Madvise(b, syscall.MADV_SEQUENTIAL) // a hint only
-	return b, nil
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := &plainFile{fd: fd, size: -1}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG {
+		f.size = st.Size
+	}
+	return f, nil
+}
+
+// Read reads on to the size the file had when opened (a file growing
+// meanwhile is searched as it was then, as a mapped one is), which also
+// spares the read that would only find the end.
+func (f *plainFile) Read(p []byte) (int, error) {
+	if f.size >= 0 {
+		if f.off >= f.size {
+			return 0, io.EOF
+		}
+		p = p[:min(int64(len(p)), f.size-f.off)]
+	}
+	n, err := ignoringEINTR(func() (int, error) { return syscall.Read(f.fd, p) })
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	f.off += int64(n)
+	if f.off == f.size {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// ReadAt is pread, for going on from a window that could not be mapped.
+func (f *plainFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := ignoringEINTR(func() (int, error) { return syscall.Pread(f.fd, p, off) })
+	if err != nil {
+		return 0, err
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (f *plainFile) Close() error { return syscall.Close(f.fd) }
+
+func ignoringEINTR(fn func() (int, error)) (int, error) {
+	for {
+		n, err := fn()
+		if err != syscall.EINTR {
+			return n, err
+		}
+	}
+}
+
+// mapWindow maps length bytes of the file from off, read-only: the search
+// then reads the page cache in place, with no copy into a buffer. The
+// pages are mapped by the faults of the first reads (the kernel maps 16
+// at a time), not populated up front: a search that ends early sets up
+// no more than it read, and no system call runs long (a long one makes
+// the Go runtime hand the worker's P over, and wake threads, about a
+// thousand times per search of 500 MB; populating cost 5-10% of the wall
+// time that way).
+func (f *plainFile) mapWindow(off int64, length int) ([]byte, error) {
+	return syscall.Mmap(f.fd, off, length, syscall.PROT_READ, syscall.MAP_SHARED)
 }
 
 func unmapWindow(b []byte) { _ = syscall.Munmap(b) }
 
-const mmapSupported = true
-
-// errShrank is a mapped file that got shorter while it was searched: the
-// pages past its new end no longer exist.
-var errShrank = errors.New("file shrank while it was searched")
-
-// searchMapped calls fn on a mapped window. Touching a page past the end of
-// a file that was truncated meanwhile raises SIGBUS; SetPanicOnFault turns
-// that into a panic, recovered here as errShrank, instead of a crash.
-func searchMapped(b []byte, fn func([]byte) bool) (stop bool, err error) {
+// searchMapped calls fn, which reads a mapped window. Touching a page past
+// the end of a file that was truncated meanwhile raises SIGBUS;
+// SetPanicOnFault turns that into a panic, recovered here as errShrank,
+// instead of a crash.
+func searchMapped(fn func() bool) (stop bool, err error) {
 	old := debug.SetPanicOnFault(true)
 	defer func() {
 		debug.SetPanicOnFault(old)
@@ -46,5 +116,5 @@ func searchMapped(b []byte, fn func([]byte) bool) (stop bool, err error) {
 			panic(r)
 		}
 	}()
-	return fn(b), nil
+	return fn(), nil
 }

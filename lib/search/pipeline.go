@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // Job is one session to search. Data travels with it to the emit callback.
@@ -95,4 +96,47 @@ func (p *Pipeline) Wait() error {
 		return p.err
 	}
 	return p.ctx.Err()
+}
+
+// SearchAll searches jobs known up front on workers goroutines that take
+// the next job as they become free, and calls emit for each result, one
+// at a time, in the order the searches end. It suits a caller that orders
+// the results itself: no goroutine hands jobs or results over, so none
+// waits on another. The first error from emit stops the search and is
+// returned, else the context's error if it was cancelled.
+func (s *Searcher) SearchAll(ctx context.Context, workers int, jobs []Job, emit func(Job, Result) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		next atomic.Int64
+		mu   sync.Mutex
+		err  error
+		wg   sync.WaitGroup
+	)
+	for range min(max(1, workers), len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sc := s.NewScanner()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) || ctx.Err() != nil {
+					return
+				}
+				r := sc.Session(ctx, jobs[i].TranscriptPath)
+				mu.Lock()
+				if err == nil && ctx.Err() == nil {
+					if err = emit(jobs[i], r); err != nil {
+						cancel()
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	return ctx.Err()
 }

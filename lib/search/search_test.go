@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -249,5 +250,50 @@ func TestPipelineOrder(t *testing.T) {
 	}
 	if err := p.Wait(); !errors.Is(err, stop) || addErr == nil || n != 1 {
 		t.Errorf("emit error: Wait %v, Add %v, emitted %d", err, addErr, n)
+	}
+}
+
+// TestSearchAll: every job is searched once, whatever the number of
+// workers; an error from emit stops the search and comes back, as does a
+// cancelled context.
+func TestSearchAll(t *testing.T) {
+	dir := t.TempDir()
+	var jobs []Job
+	for i := range 40 {
+		content := strings.Repeat("filler ", i*300)
+		if i%4 == 0 {
+			content += "MATCH"
+		}
+		jobs = append(jobs, Job{TranscriptPath: writeFile(t, dir, fmt.Sprintf("%02d.jsonl", i), content), Data: i})
+	}
+	s, _ := New(Options{Terms: []string{"match"}})
+	for _, workers := range []int{1, 3, 100} {
+		seen := map[int]bool{}
+		var matched []int
+		err := s.SearchAll(context.Background(), workers, jobs, func(j Job, r Result) error {
+			if seen[j.Data.(int)] {
+				t.Errorf("job %d emitted twice", j.Data.(int))
+			}
+			seen[j.Data.(int)] = true
+			if r.Matched {
+				matched = append(matched, j.Data.(int))
+			}
+			return nil
+		})
+		slices.Sort(matched)
+		if err != nil || len(seen) != len(jobs) || !reflect.DeepEqual(matched, []int{0, 4, 8, 12, 16, 20, 24, 28, 32, 36}) {
+			t.Errorf("workers %d: err %v, %d jobs seen, matched %v", workers, err, len(seen), matched)
+		}
+	}
+	stop := errors.New("reader gone")
+	n := 0
+	err := s.SearchAll(context.Background(), 2, jobs, func(Job, Result) error { n++; return stop })
+	if !errors.Is(err, stop) || n != 1 {
+		t.Errorf("emit error: %v after %d emits", err, n)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.SearchAll(ctx, 2, jobs, func(Job, Result) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
 	}
 }

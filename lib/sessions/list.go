@@ -155,12 +155,30 @@ func projectFiles(projectDir string, profs []string) ([]Session, error) {
 // come back as errors.
 func List(ctx context.Context, profs []profiles.Profile, opt ListOptions) ([]Session, []error) {
 	files, errs := Files(ctx, ProjectsDirs(profs), opt.CwdWithin)
-	if err := Summarize(ctx, files, opt); err != nil {
-		errs = append(errs, err...)
+	out, cerrs := complete(ctx, profs, files, opt, true)
+	return out, append(errs, cerrs...)
+}
+
+// complete is List after the file listing; orphans adds the running
+// sessions that have no transcript among files.
+func complete(ctx context.Context, profs []profiles.Profile, files []Session, opt ListOptions, orphans bool) ([]Session, []error) {
+	errs := Summarize(ctx, files, opt)
+	var actives []Active
+	if !opt.NoActive {
+		var aerrs []error
+		actives, aerrs = ActiveSessions(ctx, profs, ActiveOptions{Host: opt.Host, Getenv: opt.Getenv})
+		errs = append(errs, aerrs...)
 	}
+	return join(files, actives, opt.CwdWithin, orphans), errs
+}
+
+// join drops the vanished sessions and those launched outside cwdWithin,
+// gives each the newest running session of its id, adds (with orphans)
+// the running sessions that have no transcript, and sorts newest first.
+func join(files []Session, actives []Active, cwdWithin []string, orphans bool) []Session {
 	var m *withinMatcher
-	if len(opt.CwdWithin) > 0 {
-		m = newWithinMatcher(opt.CwdWithin)
+	if len(cwdWithin) > 0 {
+		m = newWithinMatcher(cwdWithin)
 	}
 	var out []Session
 	byID := map[string][]int{}
@@ -174,28 +192,127 @@ func List(ctx context.Context, profs []profiles.Profile, opt ListOptions) ([]Ses
 		byID[s.SessionID] = append(byID[s.SessionID], len(out))
 		out = append(out, s)
 	}
-	if !opt.NoActive {
-		actives, aerrs := ActiveSessions(ctx, profs, ActiveOptions{Host: opt.Host, Getenv: opt.Getenv})
-		errs = append(errs, aerrs...)
-		for i := range actives {
-			a := &actives[i]
-			if idx, ok := byID[a.SessionID]; ok && a.SessionID != "" {
-				for _, j := range idx {
-					if out[j].Active == nil || a.UpdatedAt.After(out[j].Active.UpdatedAt) {
-						out[j].Active = a
-					}
+	for i := range actives {
+		a := &actives[i]
+		if idx, ok := byID[a.SessionID]; ok && a.SessionID != "" {
+			for _, j := range idx {
+				if out[j].Active == nil || a.UpdatedAt.After(out[j].Active.UpdatedAt) {
+					out[j].Active = a
 				}
-				continue
 			}
-			s := FromActive(*a)
-			if m != nil && !m.cwd(s.Cwd) {
-				continue
-			}
-			out = append(out, s)
+			continue
 		}
+		if !orphans {
+			continue
+		}
+		s := FromActive(*a)
+		if m != nil && !m.cwd(s.Cwd) {
+			continue
+		}
+		out = append(out, s)
 	}
 	SortNewestFirst(out)
-	return out, errs
+	return out
+}
+
+// Completer makes full session records of some of the transcripts Files
+// listed, handed to it one at a time, as List makes them of all:
+// summarised, those launched outside opt.CwdWithin or vanished meanwhile
+// dropped, joined with their running session, newest activity first;
+// running sessions without a transcript are not added. It works while its
+// caller goes on: Add queues a session to be summarised by background
+// workers, the registries are read meanwhile, and Done has only to join
+// and sort. cc-grep adds each session as its search matches it, so that
+// only the matches' heads and tails are read, during the search. Add is
+// safe for concurrent use.
+type Completer struct {
+	ctx     context.Context
+	opt     ListOptions
+	mu      sync.Mutex
+	more    *sync.Cond // signalled when files grows or Done starts
+	files   []Session
+	next    int // the first file no worker has taken yet
+	closed  bool
+	errs    []error
+	wg      sync.WaitGroup
+	actives []Active
+	aerrs   []error
+	read    chan struct{} // closed once actives and aerrs are set
+}
+
+// NewCompleter starts the workers and the registry reading.
+func NewCompleter(ctx context.Context, profs []profiles.Profile, opt ListOptions) *Completer {
+	c := &Completer{ctx: ctx, opt: opt, read: make(chan struct{})}
+	c.more = sync.NewCond(&c.mu)
+	go func() {
+		defer close(c.read)
+		if !opt.NoActive {
+			c.actives, c.aerrs = ActiveSessions(ctx, profs, ActiveOptions{Host: opt.Host, Getenv: opt.Getenv})
+		}
+	}()
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = 4
+	}
+	c.wg.Add(workers)
+	for range workers {
+		go c.work()
+	}
+	return c
+}
+
+// Add queues a session listed by Files. It never blocks on the work.
+func (c *Completer) Add(s Session) {
+	c.mu.Lock()
+	c.files = append(c.files, s)
+	c.mu.Unlock()
+	c.more.Signal()
+}
+
+func (c *Completer) work() {
+	defer c.wg.Done()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for {
+		for c.next == len(c.files) && !c.closed {
+			c.more.Wait()
+		}
+		if c.next == len(c.files) {
+			return
+		}
+		i := c.next
+		c.next++
+		s := c.files[i] // a copy: Add may move the slice meanwhile
+		c.mu.Unlock()
+		var err error
+		if c.ctx.Err() == nil {
+			err = summarizeOne(&s, c.opt)
+		}
+		c.mu.Lock()
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			s.SizeBytes = -1
+		case err != nil:
+			c.errs = append(c.errs, err)
+		}
+		c.files[i] = s
+	}
+}
+
+// Done waits for the queued sessions and returns their records, with the
+// problems met.
+func (c *Completer) Done() ([]Session, []error) {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.more.Broadcast()
+	c.wg.Wait()
+	<-c.read
+	errs := append(c.errs, c.aerrs...)
+	if err := c.ctx.Err(); err != nil {
+		errs = append(errs, err)
+	}
+	return join(c.files, c.actives, c.opt.CwdWithin, false), errs
 }
 
 // FromActive is the session record of a running session that has no

@@ -84,9 +84,22 @@ func Decode(line []byte) (*Entry, error) {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, ErrNotObject
 	}
+	bp := memberBufs.Get().(*[]byte)
+	defer memberBufs.Put(bp)
+	data, err := modelled(line, (*bp)[:0])
+	*bp = data[:0]
+	if err != nil {
+		return nil, err
+	}
+	return decode(line, data)
+}
+
+// decode decodes data, line or what modelled kept of it, into an entry
+// whose Raw is line.
+func decode(line, data []byte) (*Entry, error) {
 	var w wire
 	var mism []string
-	if err := tolerant(line, &w, "", &mism); err != nil {
+	if err := tolerant(data, &w, "", &mism); err != nil {
 		return nil, err
 	}
 	e := &Entry{
@@ -256,12 +269,99 @@ func (d *decoder) kind(raw json.RawMessage, path, key string) string {
 	if len(raw) == 0 || isNull(raw) {
 		return ""
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
+	// The field holds valid JSON (it was decoded from the line): only its
+	// shape is in question. The last of duplicate keys wins, as it does
+	// for encoding/json.
+	trimmed := bytes.TrimLeft(raw, " \t\r\n")
+	if len(trimmed) == 0 || trimmed[0] != '{' {
 		d.mism = append(d.mism, path)
 		return ""
 	}
-	return d.str(obj[key], path+"."+key)
+	var val []byte
+	err := eachMember(trimmed, func(k []byte, esc bool, member []byte) {
+		if esc {
+			var s string
+			if json.Unmarshal(member[:len(k)+2], &s) != nil || s != key {
+				return
+			}
+		} else if string(k) != key {
+			return
+		}
+		val = memberValue(member, len(k))
+	})
+	if err != nil {
+		d.mism = append(d.mism, path)
+		return ""
+	}
+	return d.str(val, path+"."+key)
+}
+
+// memberValue is the value of a member "key":value whose key body is n
+// bytes long.
+func memberValue(member []byte, n int) []byte {
+	v := member[n+2:] // past the key's quotes
+	v = bytes.TrimLeft(v, " \t\r\n")
+	return bytes.TrimLeft(v[1:], " \t\r\n") // past the ':'
+}
+
+// memberBufs recycles the buffers modelled builds: encoding/json copies
+// what it keeps, so a buffer is free once the line is decoded.
+var memberBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// wireNames are the lower-cased JSON names of wire's fields.
+var wireNames = func() map[string]bool {
+	m := map[string]bool{}
+	for name := range fieldsOf(reflect.TypeOf(wire{})) {
+		if len(name) > 64 {
+			panic("wireName's buffer is shorter than field " + name)
+		}
+		m[strings.ToLower(name)] = true
+	}
+	return m
+}()
+
+// modelled checks that line is one JSON object and returns it (appended
+// to buf) without the top-level members Decode does not model. They are
+// half of a transcript's bytes (toolUseResult, rendered tool output), and
+// encoding/json would check them and skip them byte by byte; the
+// hand-written scanner passes over them several times faster. A member is
+// kept whenever encoding/json could match its key to a field: keys are
+// matched without case, and a key with escapes or non-ASCII bytes is kept
+// as it is.
+func modelled(line, buf []byte) ([]byte, error) {
+	buf = append(buf, '{')
+	err := eachMember(line, func(key []byte, esc bool, member []byte) {
+		if !esc && !wireName(key) {
+			return
+		}
+		if len(buf) > 1 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, member...)
+	})
+	return append(buf, '}'), err
+}
+
+func wireName(key []byte) bool {
+	var low [64]byte
+	if len(key) > len(low) {
+		for _, c := range key {
+			if c >= 0x80 {
+				return true
+			}
+		}
+		return false // no field name is that long
+	}
+	for i, c := range key {
+		switch {
+		case c >= 0x80:
+			return true // may fold to ASCII (U+017F to s, U+212A to k)
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	return wireNames[string(low[:len(key)])]
 }
 
 func isNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }

@@ -3,7 +3,9 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -195,6 +197,91 @@ func FuzzDecode(f *testing.F) {
 			if p == "" {
 				t.Fatalf("empty mismatch path for %q", b)
 			}
+		}
+	})
+}
+
+// decodeWhole is Decode without the dropping of unmodelled members.
+func decodeWhole(t *testing.T, b []byte) (*Entry, error) {
+	t.Helper()
+	if !json.Valid(b) {
+		return nil, errors.New("invalid")
+	}
+	return decode(b, b)
+}
+
+// Dropping the members Decode does not model changes nothing, whatever
+// the keys' case, escapes or repetitions.
+func TestDecodeModelledOnly(t *testing.T) {
+	for _, in := range []string{
+		`{"type":"user","toolUseResult":{"x":[1,2]},"shape":{"a":"b"},"message":{"content":"hi"},"rendered":"` + strings.Repeat("r", 100) + `"}`,
+		`{"TYPE":"assistant","Message":{"content":[{"type":"text","text":"a"}]},"UUID":"u"}`,
+		`{"\u0074ype":"system","content":"c","type":"user"}`,
+		`{"type":"user","type":"assistant","uuid":1,"uuid":"u2"}`,
+		`{"ſessionId":"s","type":"attachment","attachment":{"type":"x","type":"y"}}`,
+		`{"type":"attachment","attachment":{"\u0074ype":"z","pad":[{}]}}`,
+		`{"type":"attachment","attachment":[1]}`, `{"type":"user","origin":{"kind":7}}`,
+		`{"isVisibleInTranscriptOnly":true,"type":"user","unknownButLongerThanAnyFieldNameWeModel":1}`,
+		` { "type" : "user" , "message" : { "content" : [ ] } } `, `{}`,
+	} {
+		got, err := Decode([]byte(in))
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		want, err := decodeWhole(t, []byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", in, got, want)
+		}
+	}
+}
+
+// FuzzDecodeModelled checks Decode against decoding the whole line.
+func FuzzDecodeModelled(f *testing.F) {
+	f.Add([]byte(`{"type":"user","toolUseResult":{"x":1},"Message":{"content":"hi"}}`))
+	f.Add([]byte(`{"type":"attachment","attachment":{"type":"a","\u0074ype":"b"}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := Decode(b)
+		want, werr := decodeWhole(t, b)
+		trimmed := bytes.TrimLeft(b, " \t\r\n")
+		if werr != nil || len(trimmed) == 0 || trimmed[0] != '{' {
+			if err == nil {
+				t.Fatalf("Decode accepted %q", b)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("Decode(%q): %v", b, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q:\n got %+v\nwant %+v", b, got, want)
+		}
+	})
+}
+
+// FuzzKind checks decoder.kind against reading the object into a map.
+func FuzzKind(f *testing.F) {
+	for _, s := range []string{`{"type":"a"}`, `{"type":1}`, `[1]`, `"s"`, `{"\u0074ype":"b","type":"c"}`, `{"TYPE":"x"}`, ` {"type" : "y"} `} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) || isNull(raw) {
+			return
+		}
+		var d decoder
+		got := d.kind(raw, "p", "type")
+		var want string
+		wantMism := false
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			wantMism = true
+		} else if v := obj["type"]; len(v) > 0 && !isNull(v) {
+			wantMism = json.Unmarshal(v, &want) != nil
+		}
+		if got != want || (len(d.mism) > 0) != wantMism {
+			t.Fatalf("kind(%s) = %q %v, want %q %v", raw, got, d.mism, want, wantMism)
 		}
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 )
@@ -228,7 +230,7 @@ func (r *Reader) Diagnostics() Diagnostics { return r.diag }
 
 func containsAny(b []byte, needles [][]byte) bool {
 	for _, n := range needles {
-		if bytes.Contains(b, n) {
+		if containsNeedle(b, n) {
 			return true
 		}
 	}
@@ -247,7 +249,7 @@ func ReadFile(path string, opts Options, fn func(*Line) error) (Diagnostics, err
 	}
 	defer f.Close()
 	r := NewReader(f, opts)
-	err = r.Each(fn)
+	err = r.eachMapped(f, fn)
 	d := r.Diagnostics()
 	d.Path = path
 	var re *ReadError
@@ -256,6 +258,37 @@ func ReadFile(path string, opts Options, fn func(*Line) error) (Diagnostics, err
 	}
 	return d, err
 }
+
+// eachMapped is Each over in, read through memory maps when it is a plain
+// file. A file cut shorter while mapped makes the next access to the gone
+// pages fault (SIGBUS); that fault is turned into a read error instead of
+// a crash.
+func (r *Reader) eachMapped(in io.Reader, fn func(*Line) error) (err error) {
+	f, ok := in.(*os.File)
+	if !ok {
+		return r.Each(fn)
+	}
+	r.lr.mapFile(f)
+	if r.lr.mm == nil {
+		return r.Each(fn)
+	}
+	mm := r.lr.mm
+	defer r.lr.close()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			fault, ok := p.(interface{ Addr() uintptr })
+			if !ok || !mm.holds(fault.Addr()) {
+				panic(p)
+			}
+			err = &ReadError{errShrank}
+		}
+	}()
+	return r.Each(fn)
+}
+
+// errShrank is the read error of a file cut shorter while it was mapped.
+var errShrank = errors.New("transcript shrank while being read")
 
 // ReadError is a failure to read the input itself (not one of fn's).
 type ReadError struct{ Err error }

@@ -338,3 +338,62 @@ func hex4(b []byte) bool {
 	}
 	return true
 }
+
+// eachMember checks that line is one well-formed JSON object, as Scan
+// does, and calls fn for each top-level member: its key (the raw body,
+// escaped when esc) and the member's bytes from the key's opening quote to
+// the end of its value.
+func eachMember(line []byte, fn func(key []byte, esc bool, member []byte)) error {
+	s := scanner{b: line}
+	s.ws()
+	if s.i >= len(s.b) || s.b[s.i] != '{' {
+		if s.i >= len(s.b) {
+			return fmt.Errorf("%w: empty line", ErrSyntax)
+		}
+		return ErrNotObject
+	}
+	s.i++
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == '}' {
+		s.i++
+	} else {
+		for {
+			if s.i >= len(s.b) || s.b[s.i] != '"' {
+				return s.fail("expected a key")
+			}
+			start := s.i
+			ks, ke, esc, err := s.str()
+			if err != nil {
+				return err
+			}
+			s.ws()
+			if s.i >= len(s.b) || s.b[s.i] != ':' {
+				return s.fail("expected ':'")
+			}
+			s.i++
+			s.ws()
+			if err := s.value(1); err != nil {
+				return err
+			}
+			fn(s.b[ks:ke], esc, s.b[start:s.i])
+			s.ws()
+			if s.i >= len(s.b) {
+				return s.fail("unterminated object")
+			}
+			if s.b[s.i] == '}' {
+				s.i++
+				break
+			}
+			if s.b[s.i] != ',' {
+				return s.fail("expected ',' or '}'")
+			}
+			s.i++
+			s.ws()
+		}
+	}
+	s.ws()
+	if s.i != len(s.b) {
+		return s.fail("data after the object")
+	}
+	return nil
+}

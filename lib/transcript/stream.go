@@ -88,7 +88,11 @@ func Stream(ctx context.Context, src Source, opts Options, sel Select, fn func(*
 		in = src.Reader
 	}
 	rd := NewReader(in, opts)
-	err := rd.Each(func(l *Line) error {
+	each := rd.Each
+	if src.Path != "" && src.Follow == nil {
+		each = func(fn func(*Line) error) error { return rd.eachMapped(in, fn) }
+	}
+	err := each(func(l *Line) error {
 		if ctx.Err() != nil && src.Follow == nil {
 			return ctx.Err()
 		}

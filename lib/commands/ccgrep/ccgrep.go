@@ -3,12 +3,14 @@
 package ccgrep
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -211,8 +213,9 @@ var errStopped = errors.New("search stopped")
 
 // fromListing searches every session of the selected profiles. Only the
 // transcript files are listed up front; the matching sessions alone are
-// then summarised (head and tail read, joined with running sessions) and
-// printed newest activity first, as cc-sessions orders them.
+// then completed by a sessions.Completer (head and tail read, joined with
+// running sessions) as they are found, and printed newest activity first,
+// as cc-sessions orders them.
 func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	profs, warnings := profiles.Discover(o.deps.Profiles)
 	for _, w := range warnings {
@@ -237,29 +240,33 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	for _, err := range errs {
 		env.Warnf("%v", err)
 	}
-	var hits []sessions.Session
-	var results []search.Result
-	p := s.Start(env.Ctx, o.workers, func(j search.Job, r search.Result) error {
+	// Biggest first: the results are sorted at the end anyway, and a big
+	// session taken up last would leave the other workers idle while it
+	// is searched.
+	jobs := make([]search.Job, len(files))
+	for i, f := range files {
+		jobs[i] = search.Job{TranscriptPath: f.TranscriptPath, Data: i}
+	}
+	slices.SortStableFunc(jobs, func(a, b search.Job) int {
+		return cmp.Compare(files[b.Data.(int)].SizeBytes, files[a.Data.(int)].SizeBytes)
+	})
+	// The matches are completed (heads and tails read, registries joined)
+	// while the search goes on.
+	comp := sessions.NewCompleter(env.Ctx, profs, sessions.ListOptions{CwdWithin: o.cwdWithin})
+	byPath := map[string]search.Result{}
+	err := s.SearchAll(env.Ctx, o.workers, jobs, func(j search.Job, r search.Result) error {
 		warnErrs(env, r)
 		if r.Matched {
-			hits = append(hits, files[j.Data.(int)])
-			results = append(results, r)
+			f := files[j.Data.(int)]
+			comp.Add(f)
+			byPath[f.TranscriptPath] = r
 		}
 		return nil
 	})
-	for i, f := range files {
-		if p.Add(search.Job{TranscriptPath: f.TranscriptPath, Data: i}) != nil {
-			break
-		}
-	}
-	if err := p.Wait(); err != nil || len(hits) == 0 {
+	hits, errs := comp.Done()
+	if err != nil || len(byPath) == 0 {
 		return 0, err
 	}
-	byPath := map[string]search.Result{}
-	for i, h := range hits {
-		byPath[h.TranscriptPath] = results[i]
-	}
-	hits, errs = complete(env, profs, hits, o.cwdWithin)
 	for _, err := range errs {
 		env.Warnf("%v", err)
 	}
@@ -273,34 +280,6 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 		}
 	}
 	return len(hits), nil
-}
-
-// complete turns listed files into full session records, as
-// sessions.List does for every session: summarised, filtered by launch
-// dir, joined with the running session of the same id, newest first.
-func complete(env *cli.Env, profs []profiles.Profile, list []sessions.Session, cwdWithin []string) ([]sessions.Session, []error) {
-	errs := sessions.Summarize(env.Ctx, list, sessions.ListOptions{CwdWithin: cwdWithin})
-	within := sessions.CwdFilter(cwdWithin)
-	out := list[:0]
-	for _, s := range list {
-		if s.SizeBytes < 0 || (within != nil && !within(s.Cwd)) {
-			continue // vanished meanwhile, or launched elsewhere
-		}
-		out = append(out, s)
-	}
-	actives, aerrs := sessions.ActiveSessions(env.Ctx, profs, sessions.ActiveOptions{})
-	errs = append(errs, aerrs...)
-	for i := range actives {
-		a := &actives[i]
-		for j := range out {
-			if a.SessionID != "" && out[j].SessionID == a.SessionID &&
-				(out[j].Active == nil || a.UpdatedAt.After(out[j].Active.UpdatedAt)) {
-				out[j].Active = a
-			}
-		}
-	}
-	sessions.SortNewestFirst(out)
-	return out, errs
 }
 
 // inProfiles reports whether a record belongs to one of the named

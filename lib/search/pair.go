@@ -1,0 +1,74 @@
+package search
+
+import (
+	"bytes"
+	"encoding/binary"
+	"runtime"
+)
+
+// indexByte is bytes.IndexByte, through the AVX2 pair scan where there is
+// one: that scan prefetches, which bytes.IndexByte does not, and a mapped
+// file is read from memory.
+func indexByte(b []byte, c byte) int {
+	if useAVX2 {
+		return indexPair(b, 0, c, c, 0, 0)
+	}
+	return bytes.IndexByte(b, c)
+}
+
+// indexPair returns the first i with (hay[i]|m1) == c1 and
+// (hay[i+d]|m2) == c2, i+d < len(hay), or -1. A mask of 0x20 makes the
+// comparison of a lowercase letter ignore ASCII case, 0 keeps it exact.
+// It is the filter of a term whose bytes are all common: two bytes of it
+// at their distance are rare together.
+func indexPair(hay []byte, d int, c1, c2, m1, m2 byte) int {
+	if !vectorPair {
+		return indexPairSWAR(hay, d, c1, c2, m1, m2)
+	}
+	n := len(hay) - d // positions
+	if n <= 0 {
+		return -1
+	}
+	i := 0
+	if useAVX2 {
+		if j := indexPairBlocksAVX2(hay, d, c1, c2, m1, m2); j >= 0 {
+			return j
+		}
+		i = n &^ 31
+	}
+	if j := indexPairBlocks(hay[i:], d, c1, c2, m1, m2); j >= 0 {
+		return i + j
+	}
+	for i += (n - i) &^ 15; i < n; i++ {
+		if hay[i]|m1 == c1 && hay[i+d]|m2 == c2 {
+			return i
+		}
+	}
+	return -1
+}
+
+// vectorPair tells whether indexPairBlocks is implemented.
+const vectorPair = runtime.GOARCH == "amd64"
+
+// indexPairSWAR is indexPair in Go, 8 positions per step (SWAR).
+func indexPairSWAR(hay []byte, d int, c1, c2, m1, m2 byte) int {
+	const ones = 0x0101010101010101
+	n := len(hay) - d
+	w1, w2 := uint64(c1)*ones, uint64(c2)*ones
+	o1, o2 := uint64(m1)*ones, uint64(m2)*ones
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		x := (binary.LittleEndian.Uint64(hay[i:]) | o1) ^ w1
+		y := (binary.LittleEndian.Uint64(hay[i+d:]) | o2) ^ w2
+		z := x | y // a zero byte where both match
+		if (z-ones)&^z&(0x80*ones) != 0 {
+			break // the loop below finds it
+		}
+	}
+	for ; i < n; i++ {
+		if hay[i]|m1 == c1 && hay[i+d]|m2 == c2 {
+			return i
+		}
+	}
+	return -1
+}

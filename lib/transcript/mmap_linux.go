@@ -1,0 +1,5 @@
+package transcript
+
+import "syscall"
+
+const mapPopulate = syscall.MAP_POPULATE

@@ -1,0 +1,5 @@
+//go:build darwin || freebsd
+
+package transcript
+
+const mapPopulate = 0

@@ -1,0 +1,56 @@
+package transcript
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestContainsNeedleAgreesWithBytes(t *testing.T) {
+	needle := []byte(`"assistant"`)
+	hay := []string{"", `"`, `"assistant`, `"assistant"`, `x"assistant"`, `"assistan"t"`, `""assistant"`,
+		strings.Repeat(`"a`, 40) + `"assistant"`, strings.Repeat(`"a`, 40) + `"assistant`,
+		strings.Repeat("x", 15) + `"assistant"`, strings.Repeat("x", 16) + `"assistant"` + strings.Repeat("y", 16),
+		strings.Repeat(`"assistant`, 9) + `x`}
+	for _, h := range hay {
+		// Every offset and cut, so each position meets the block edges.
+		for i := 0; i <= len(h); i++ {
+			for j := i; j <= len(h); j++ {
+				s := []byte(h[i:j])
+				if got, want := containsNeedle(s, needle), bytes.Contains(s, needle); got != want {
+					t.Fatalf("containsNeedle(%q) = %v, bytes.Contains %v", s, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestIndexPair(t *testing.T) {
+	s := []byte(strings.Repeat("ab", 30) + "xQ..Z" + strings.Repeat("cd", 30))
+	for k := 1; k < 6; k++ {
+		want := -1
+		for i := 0; i+k < len(s); i++ {
+			if s[i] == 'Q' && s[i+k] == 'Z' {
+				want = i
+				break
+			}
+		}
+		if got := indexPair(s, 'Q', 'Z', k); got != want {
+			t.Errorf("k=%d: got %d, want %d", k, got, want)
+		}
+	}
+}
+
+// FuzzContainsNeedle checks the prefilter's search against bytes.Contains.
+func FuzzContainsNeedle(f *testing.F) {
+	f.Add([]byte(`{"type":"assistant"}`), []byte(`"assistant"`))
+	f.Add([]byte(strings.Repeat(`"u`, 20)+`"user"`), []byte(`"user"`))
+	f.Fuzz(func(t *testing.T, s, n []byte) {
+		if len(n) < 2 {
+			return
+		}
+		if got, want := containsNeedle(s, n), bytes.Contains(s, n); got != want {
+			t.Fatalf("containsNeedle(%q, %q) = %v, bytes.Contains %v", s, n, got, want)
+		}
+	})
+}
