@@ -1,7 +1,6 @@
 package ndjson
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -25,118 +24,174 @@ const (
 	blockSize = 4 << 20
 )
 
+// defaultBufSize is NewReader's read buffer.
+const defaultBufSize = 64 << 10
+
 // Reader reads lines of a stream. Unlike bufio.Scanner it has no fixed
-// token cap.
+// token cap. A line that fits the read buffer (or a window, see
+// UseWindows) is handed on in place, without a copy.
 type Reader struct {
-	br      *bufio.Reader
-	buf     []byte
-	blocks  [][]byte
+	r     io.Reader
+	buf   []byte
+	start int // the unread bytes are buf[start:end]
+	end   int
+	eof   bool
+	err   error // a read error, returned once the buffered lines are out
+
 	line    int
 	partial bool
+
+	// A line longer than buf is assembled in long, then in blocks.
+	long   []byte
+	blocks [][]byte
+
+	// win, when set, hands out the input in place before r is read: buf
+	// is then the current window, and a line across two windows is
+	// assembled as a long line is.
+	win     Windows
+	bufSize int
+
 	// MaxLine bounds one line (without its newline); a longer one is
 	// skipped and reported.
 	MaxLine int
 }
 
+// Windows hands out the input's bytes in place, window after window (a
+// memory-mapped file): a Reader given one copies only the lines that
+// cross from one window into the next.
+type Windows interface {
+	// Next returns the next window, valid until the following call. At
+	// the end of the windows it returns io.EOF, and the Reader goes on
+	// reading its io.Reader: that must then stand where the windows end
+	// (bytes appended to a file after it was mapped are read so). Any
+	// other error is the Reader's read error.
+	Next() ([]byte, error)
+}
+
 // NewReader returns a Reader over r with a 64 KiB read buffer.
-func NewReader(r io.Reader) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 64<<10), MaxLine: DefaultMaxLine}
+func NewReader(r io.Reader) *Reader { return NewReaderSize(r, defaultBufSize) }
+
+// NewReaderSize returns a Reader over r with a read buffer of size bytes
+// (64 KiB when size <= 0): a bigger one costs fewer reads per line.
+func NewReaderSize(r io.Reader, size int) *Reader {
+	if size <= 0 {
+		size = defaultBufSize
+	}
+	return &Reader{r: r, buf: make([]byte, size), bufSize: size, MaxLine: DefaultMaxLine}
+}
+
+// UseWindows makes r take the input from w's windows, in place, and read
+// its io.Reader only after them. It must be called before the first Next.
+func (r *Reader) UseWindows(w Windows) {
+	if r.line == 0 && r.start == r.end {
+		r.win = w
+		r.buf, r.start, r.end = nil, 0, 0
+	}
 }
 
 // Next returns the next line without its "\n" or "\r\n". The slice is
 // valid until the following call. At the end it returns io.EOF. A final
 // line that lacked its newline is returned normally and Partial reports
-// true afterwards.
+// true afterwards. A read error is returned once, after the complete
+// lines before it; the line it cut is dropped.
 func (r *Reader) Next() ([]byte, error) {
-	if cap(r.buf) > smallLine {
-		r.buf = nil // do not keep a huge line's memory for the next one
+	if cap(r.long) > smallLine {
+		r.long = nil // do not keep a huge line's memory for the next one
 	}
-	r.buf = r.buf[:0]
-	r.blocks = r.blocks[:0]
 	r.partial = false
-	size := 0
-	tooLong := false
+	scanned := r.start // buf[start:scanned] holds no newline
 	for {
-		chunk, err := r.br.ReadSlice('\n')
-		if err == nil && size == 0 {
-			// The common case: the whole line sits in the read buffer.
+		if i := bytes.IndexByte(r.buf[scanned:r.end], '\n'); i >= 0 {
+			// The common case: the whole line sits in the buffer.
+			line := r.buf[r.start : scanned+i]
+			r.start = scanned + i + 1
 			r.line++
-			line := trimEOL(chunk)
-			if len(line) > r.MaxLine {
-				return nil, r.tooLong()
+			return r.finish(trimCR(line))
+		}
+		scanned = r.end
+		if r.eof || r.err != nil {
+			return r.last()
+		}
+		if r.win != nil {
+			if r.start < r.end {
+				return r.longLine() // the line goes on in the next window
 			}
-			return line, nil
-		}
-		size += len(chunk)
-		if !tooLong && size > r.MaxLine+2 {
-			tooLong = true
-			r.buf, r.blocks = r.buf[:0], r.blocks[:0]
-		}
-		if !tooLong {
-			r.keep(chunk)
-		}
-		switch {
-		case err == nil:
-			r.line++
-			if tooLong {
-				return nil, r.tooLong()
-			}
-			return r.finish()
-		case errors.Is(err, bufio.ErrBufferFull):
+			r.start, r.end, scanned = 0, 0, 0
+			r.fill()
 			continue
-		case errors.Is(err, io.EOF):
-			if size == 0 {
-				return nil, io.EOF
-			}
-			r.line++
-			if tooLong {
-				return nil, r.tooLong()
-			}
-			r.partial = true
-			return r.finish()
-		default:
+		}
+		if r.start > 0 {
+			// Move the started line to the front to make room.
+			n := copy(r.buf, r.buf[r.start:r.end])
+			scanned -= r.start
+			r.start, r.end = 0, n
+		}
+		if r.end == len(r.buf) {
+			return r.longLine()
+		}
+		r.fill()
+	}
+}
+
+// fill reads once into the free end of buf, or takes the next window
+// (buf is then empty: start == end == 0).
+func (r *Reader) fill() {
+	if r.win != nil {
+		win, err := r.win.Next()
+		if err == nil {
+			r.buf, r.end = win, len(win)
+			return
+		}
+		r.win = nil
+		r.buf = make([]byte, r.bufSize)
+		if err != io.EOF {
+			r.err = err
+			return
+		}
+		// Past the windows: read the rest as a stream.
+	}
+	for tries := 0; tries < 100; tries++ {
+		n, err := r.r.Read(r.buf[r.end:])
+		r.end += n
+		if err == io.EOF {
+			r.eof = true
+			return
+		}
+		if err != nil {
+			r.err = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	r.err = io.ErrNoProgress // as bufio: a reader that keeps returning nothing
+}
+
+// last hands on what is left at the end of the input: a final line
+// without a newline (partial), or io.EOF, or the read error.
+func (r *Reader) last() ([]byte, error) {
+	if r.start == r.end {
+		if r.err != nil {
+			err := r.err
+			r.err = nil
+			r.eof = true // the error is reported once, then the read ends
 			return nil, err
 		}
+		return nil, io.EOF
 	}
+	if r.err != nil {
+		r.start = r.end // the line cut by the error goes with it
+		return r.last()
+	}
+	line := r.buf[r.start:r.end]
+	r.start = r.end
+	r.line++
+	r.partial = true
+	return r.finish(trimCR(line))
 }
 
-// keep stores a piece of the current line.
-func (r *Reader) keep(chunk []byte) {
-	if len(r.blocks) == 0 && len(r.buf)+len(chunk) <= smallLine {
-		r.buf = append(r.buf, chunk...)
-		return
-	}
-	if len(r.blocks) == 0 {
-		r.blocks = append(r.blocks, make([]byte, 0, blockSize))
-		r.blocks[0] = append(r.blocks[0], r.buf...)
-		r.buf = r.buf[:0]
-	}
-	for len(chunk) > 0 {
-		last := &r.blocks[len(r.blocks)-1]
-		if len(*last) == cap(*last) {
-			r.blocks = append(r.blocks, make([]byte, 0, blockSize))
-			last = &r.blocks[len(r.blocks)-1]
-		}
-		n := min(cap(*last)-len(*last), len(chunk))
-		*last = append(*last, chunk[:n]...)
-		chunk = chunk[n:]
-	}
-}
-
-func (r *Reader) finish() ([]byte, error) {
-	if len(r.blocks) > 0 {
-		total := 0
-		for _, b := range r.blocks {
-			total += len(b)
-		}
-		r.buf = make([]byte, 0, total)
-		for i, b := range r.blocks {
-			r.buf = append(r.buf, b...)
-			r.blocks[i] = nil
-		}
-		r.blocks = r.blocks[:0]
-	}
-	line := trimEOL(r.buf)
+func (r *Reader) finish(line []byte) ([]byte, error) {
 	if len(line) > r.MaxLine {
 		return nil, r.tooLong()
 	}
@@ -148,6 +203,90 @@ func (r *Reader) tooLong() error {
 	return fmt.Errorf("line %d: %w (over %d bytes)", r.line, ErrLineTooLong, r.MaxLine)
 }
 
+// longLine reads a line that does not fit buf (which it fills, from the
+// line's start): the rest is read through buf, piece by piece, and kept
+// until its newline unless it grows over MaxLine.
+func (r *Reader) longLine() ([]byte, error) {
+	r.long = r.long[:0]
+	r.blocks = r.blocks[:0]
+	size := 0
+	tooLong := false
+	for {
+		piece := r.buf[r.start:r.end]
+		i := bytes.IndexByte(piece, '\n')
+		if i >= 0 {
+			piece = piece[:i+1]
+		}
+		size += len(piece)
+		if !tooLong && size > r.MaxLine+2 {
+			tooLong = true
+			r.long, r.blocks = r.long[:0], r.blocks[:0]
+		}
+		if !tooLong {
+			r.keep(piece)
+		}
+		r.start += len(piece)
+		if i >= 0 || r.eof || r.err != nil {
+			if i < 0 && r.err != nil {
+				return r.last()
+			}
+			r.line++
+			if tooLong {
+				return nil, r.tooLong()
+			}
+			r.partial = i < 0
+			line := r.joined()
+			if i >= 0 {
+				line = line[:len(line)-1]
+			}
+			return r.finish(trimCR(line))
+		}
+		r.start, r.end = 0, 0
+		r.fill()
+	}
+}
+
+// keep stores a piece of the current long line.
+func (r *Reader) keep(piece []byte) {
+	if len(r.blocks) == 0 && len(r.long)+len(piece) <= smallLine {
+		r.long = append(r.long, piece...)
+		return
+	}
+	if len(r.blocks) == 0 {
+		r.blocks = append(r.blocks, make([]byte, 0, blockSize))
+		r.blocks[0] = append(r.blocks[0], r.long...)
+		r.long = r.long[:0]
+	}
+	for len(piece) > 0 {
+		last := &r.blocks[len(r.blocks)-1]
+		if len(*last) == cap(*last) {
+			r.blocks = append(r.blocks, make([]byte, 0, blockSize))
+			last = &r.blocks[len(r.blocks)-1]
+		}
+		n := min(cap(*last)-len(*last), len(piece))
+		*last = append(*last, piece[:n]...)
+		piece = piece[n:]
+	}
+}
+
+// joined returns the kept pieces as one slice.
+func (r *Reader) joined() []byte {
+	if len(r.blocks) == 0 {
+		return r.long
+	}
+	total := 0
+	for _, b := range r.blocks {
+		total += len(b)
+	}
+	r.long = make([]byte, 0, total)
+	for i, b := range r.blocks {
+		r.long = append(r.long, b...)
+		r.blocks[i] = nil
+	}
+	r.blocks = r.blocks[:0]
+	return r.long
+}
+
 // Line is the 1-based number of the line Next returned last.
 func (r *Reader) Line() int { return r.line }
 
@@ -155,7 +294,9 @@ func (r *Reader) Line() int { return r.line }
 // end of a file that is still being written, or of a hand-made file.
 func (r *Reader) Partial() bool { return r.partial }
 
-func trimEOL(b []byte) []byte {
-	b = bytes.TrimSuffix(b, []byte("\n"))
-	return bytes.TrimSuffix(b, []byte("\r"))
+func trimCR(b []byte) []byte {
+	if len(b) > 0 && b[len(b)-1] == '\r' {
+		return b[:len(b)-1]
+	}
+	return b
 }

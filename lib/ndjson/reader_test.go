@@ -3,6 +3,7 @@ package ndjson
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
 	"strings"
@@ -198,6 +199,15 @@ func FuzzReader(f *testing.F) {
 		if max < 1 || max > 64 {
 			max = 64
 		}
+		// The same lines through a tiny buffer, and through windows with
+		// the rest read after them.
+		want := events(t, NewReader(bytes.NewReader(data)), max)
+		sameEvents(t, "buffer 3", events(t, NewReaderSize(bytes.NewReader(data), 3), max), want)
+		cut := len(data) / 2
+		wr := NewReader(bytes.NewReader(data[cut:]))
+		wr.UseWindows(&sliceWindows{data: data[:cut], size: 1 + max%7})
+		sameEvents(t, "windows", events(t, wr, max), want)
+
 		r := NewReader(bytes.NewReader(data))
 		r.MaxLine = max
 		var joined []byte
@@ -250,4 +260,117 @@ func BenchmarkHugeLine(b *testing.B) {
 		b.ReportMetric(float64(n)/float64(1<<20), "line-MB")
 	}
 	b.SetBytes(n)
+}
+
+// event is what one call to Next gave: a line or a too-long skip, with
+// the line number and partial flag after it.
+type event struct {
+	line    string
+	tooLong bool
+	number  int
+	partial bool
+}
+
+func events(t *testing.T, r *Reader, maxLine int) []event {
+	t.Helper()
+	if maxLine > 0 {
+		r.MaxLine = maxLine
+	}
+	var ev []event
+	for {
+		l, err := r.Next()
+		if err == io.EOF {
+			return ev
+		}
+		if err != nil && !errors.Is(err, ErrLineTooLong) {
+			t.Fatal(err)
+		}
+		ev = append(ev, event{string(l), err != nil, r.Line(), r.Partial()})
+	}
+}
+
+func sameEvents(t *testing.T, what string, got, want []event) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d events, want %d\n got %+v\nwant %+v", what, len(got), len(want), got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%s, event %d: got %+v, want %+v", what, i, got[i], want[i])
+		}
+	}
+}
+
+// sliceWindows hands out data in windows of size bytes, then err (io.EOF
+// when nil); a window's bytes are a fresh copy each time, overwritten at
+// the next call, as an unmapped window is gone.
+type sliceWindows struct {
+	data []byte
+	size int
+	err  error
+	win  []byte
+}
+
+func (w *sliceWindows) Next() ([]byte, error) {
+	clear(w.win)
+	if len(w.data) == 0 {
+		if w.err != nil {
+			return nil, w.err
+		}
+		return nil, io.EOF
+	}
+	n := min(w.size, len(w.data))
+	w.win = append([]byte(nil), w.data[:n]...)
+	w.data = w.data[n:]
+	return w.win, nil
+}
+
+// TestReaderWindows reads inputs through windows of every small size,
+// cut anywhere from the stream read after them (bytes appended to a file
+// after it was mapped): the lines, numbers, partial flags and too-long
+// skips are those of a plain read.
+func TestReaderWindows(t *testing.T) {
+	tests := []struct {
+		in      string
+		maxLine int
+	}{
+		{"", 0}, {"{}\n", 0}, {"{\"a\":1}\r\n{}\r\n", 0}, {"{}\n{\"a\"", 0}, {"\n\n{}\n", 0},
+		{"a\r", 0}, {"\r\n\r", 0}, {"x\ry\n", 0},
+		{"{}\n" + strings.Repeat("y", 1000) + "\n{\"b\":2}\n" + strings.Repeat("z", 900), 100},
+		{strings.Repeat("q", 101) + "\r\n" + strings.Repeat("q", 100) + "\r\nend", 100},
+		{strings.Repeat("w", 5000) + "\n" + strings.Repeat("v", 3000), 0},
+	}
+	for _, tt := range tests {
+		data := []byte(tt.in)
+		want := events(t, NewReader(bytes.NewReader(data)), tt.maxLine)
+		for _, size := range []int{1, 2, 7, 64, 4096} {
+			for _, cut := range []int{0, 1, len(data) / 3, len(data) - 1, len(data)} {
+				cut = max(0, min(cut, len(data)))
+				r := NewReaderSize(iotest.OneByteReader(bytes.NewReader(data[cut:])), size)
+				r.UseWindows(&sliceWindows{data: data[:cut], size: size})
+				sameEvents(t, fmt.Sprintf("%q windows of %d to %d", tt.in, size, cut), events(t, r, tt.maxLine), want)
+			}
+		}
+	}
+}
+
+// A read error, of the stream or of a window that cannot be had, ends
+// the read after the complete lines before it; the line it cut is dropped
+// and the error is reported once.
+func TestReaderReadError(t *testing.T) {
+	boom := errors.New("boom")
+	stream := NewReader(io.MultiReader(strings.NewReader("{}\n{\"cut"), iotest.ErrReader(boom)))
+	windows := NewReader(strings.NewReader("never read\n"))
+	windows.UseWindows(&sliceWindows{data: []byte("{}\n{\"cut"), size: 4, err: boom})
+	for name, r := range map[string]*Reader{"stream": stream, "windows": windows} {
+		if l, err := r.Next(); err != nil || string(l) != "{}" {
+			t.Fatalf("%s: first line %q %v", name, l, err)
+		}
+		if _, err := r.Next(); !errors.Is(err, boom) {
+			t.Fatalf("%s: got %v, want the read error", name, err)
+		}
+		if l, err := r.Next(); err != io.EOF {
+			t.Fatalf("%s: after the error: %q %v, want io.EOF", name, l, err)
+		}
+	}
 }

@@ -11,7 +11,7 @@
 // is generated from it). Invalid UTF-8 never matches a
 // folded term, so no match spans a broken sequence.
 //
-// A big plain file is mapped in windows of a few MiB (on Linux), anything
+// A big plain file is mapped in windows of a few MiB (lib/mapped), anything
 // else read in fixed buffers; either way the search sees pieces that
 // overlap by the longest possible occurrence, so memory does not grow with
 // file size and a term cut by a boundary is still found. A session is read

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/ccpipe/ccpipe/lib/bytescan"
 )
 
 // matcher reports whether one term occurs in a buffer. A matcher is shared
@@ -31,7 +33,7 @@ func newMatcher(term string) matcher {
 
 // asciiMatcher ignores ASCII case only. It searches for two of the term's
 // rarest bytes at their distance, both ignoring case, 32 positions per
-// step (indexPair, AVX2), and checks the term where both occur.
+// step (bytescan.IndexPair, AVX2), and checks the term where both occur.
 //
 // Without AVX2 that scan is slower than bytes.IndexByte, and is kept for a
 // term whose rarest byte is common (a hit every few bytes would cost a
@@ -67,7 +69,7 @@ func newASCIIMatcher(term string) *asciiMatcher {
 			m.anchor, m.lo, m.up, m.weight = i, c, upperASCII(c), w
 		}
 	}
-	if useAVX2 || m.weight > pairAbove {
+	if bytescan.AVX2() || m.weight > pairAbove {
 		m.pair = true
 		m.anchor2 = m.anchor
 		w2 := -1
@@ -84,17 +86,8 @@ func newASCIIMatcher(term string) *asciiMatcher {
 	return m
 }
 
-// caseMask is the mask that makes indexPair ignore the case of c: 0x20
-// for a lowercase letter, else 0.
-func caseMask(c byte) byte {
-	if 'a' <= c && c <= 'z' {
-		return 0x20
-	}
-	return 0
-}
-
 // findPair finds the term through the positions where its two rarest
-// bytes both occur (see indexPair).
+// bytes both occur (see bytescan.IndexPair).
 func (m *asciiMatcher) findPair(buf []byte) bool {
 	n := len(m.lower)
 	a, b := m.anchor, m.anchor2
@@ -105,7 +98,7 @@ func (m *asciiMatcher) findPair(buf []byte) bool {
 	// hay[i] is buf[i+a]: a hit at i is an occurrence starting at buf[i].
 	hay := buf[a : len(buf)-n+b+1]
 	for i := 0; ; i++ {
-		j := indexPair(hay[i:], b-a, ca, cb, caseMask(ca), caseMask(cb))
+		j := bytescan.IndexPair(hay[i:], b-a, ca, cb, bytescan.CaseMask(ca), bytescan.CaseMask(cb))
 		if j < 0 {
 			return false
 		}
@@ -131,7 +124,7 @@ func (m *asciiMatcher) find(buf []byte, _ *[]byte) bool {
 	// occurrence; a hit at hay[p] means an occurrence starting at buf[p].
 	hay := buf[m.anchor : len(buf)-n+m.anchor+1]
 	if m.lo != m.up {
-		i1, i2 := indexByte(hay, m.lo), indexByte(hay, m.up)
+		i1, i2 := bytescan.IndexByte(hay, m.lo), bytescan.IndexByte(hay, m.up)
 		for i1 >= 0 || i2 >= 0 {
 			if i2 < 0 || (i1 >= 0 && i1 < i2) {
 				if equalFoldASCII(buf[i1:i1+n], m.lower) {
@@ -148,7 +141,7 @@ func (m *asciiMatcher) find(buf []byte, _ *[]byte) bool {
 		return false
 	}
 	for p := 0; ; p++ {
-		i := indexByte(hay[p:], m.lo)
+		i := bytescan.IndexByte(hay[p:], m.lo)
 		if i < 0 {
 			return false
 		}
@@ -159,9 +152,9 @@ func (m *asciiMatcher) find(buf []byte, _ *[]byte) bool {
 	}
 }
 
-// indexByteFrom is indexByte(b[from:], c) in b's coordinates.
+// indexByteFrom is bytescan.IndexByte(b[from:], c) in b's coordinates.
 func indexByteFrom(b []byte, from int, c byte) int {
-	i := indexByte(b[from:], c)
+	i := bytescan.IndexByte(b[from:], c)
 	if i < 0 {
 		return -1
 	}
@@ -291,7 +284,7 @@ func (m *foldMatcher) find(buf []byte, scratch *[]byte) bool {
 	// characters goes on with a pass per lead byte.
 	misses, maxMisses := 0, 16+len(buf)/256
 	for p := 0; ; p++ {
-		i := indexPair(buf[p:], 0, 0xff, 0xff, 0x7f, 0x7f) // a byte >= 0x80
+		i := bytescan.IndexPair(buf[p:], 0, 0xff, 0xff, 0x7f, 0x7f) // a byte >= 0x80
 		if i < 0 {
 			return false
 		}

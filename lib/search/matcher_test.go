@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ccpipe/ccpipe/lib/bytescan"
 )
 
 // naiveContains is the reference: fold everything, then bytes.Contains.
@@ -77,12 +79,12 @@ var matchTests = []struct {
 // eachVector runs f with and without the AVX2 scan, which changes the
 // matcher an ASCII term of letters gets.
 func eachVector(t *testing.T, f func(t *testing.T)) {
-	defer func(old bool) { useAVX2 = old }(useAVX2)
+	defer bytescan.SetAVX2(true)()
 	for _, avx := range []bool{true, false} {
-		if avx && !useAVX2 {
+		if avx && !bytescan.AVX2() {
 			continue
 		}
-		useAVX2 = avx
+		bytescan.SetAVX2(avx)
 		t.Run(map[bool]string{true: "AVX2", false: "noAVX2"}[avx], f)
 	}
 }
@@ -153,9 +155,9 @@ func FuzzMatch(f *testing.F) {
 			return
 		}
 		want := naiveContains(term, text)
-		defer func(old bool) { useAVX2 = old }(useAVX2)
-		for _, avx := range []bool{useAVX2, false} {
-			useAVX2 = avx
+		defer bytescan.SetAVX2(true)()
+		for _, avx := range []bool{bytescan.AVX2(), false} {
+			bytescan.SetAVX2(avx)
 			var scratch []byte
 			if got := newMatcher(term).find(text, &scratch); got != want {
 				t.Fatalf("find(%q in %q), AVX2 %v = %v, naive %v", term, text, avx, got, want)

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/ccpipe/ccpipe/lib/mapped"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -280,10 +280,6 @@ var (
 	mapSize int64 = 4 << 20
 )
 
-// errShrank is a mapped file that got shorter while it was searched: the
-// pages past its new end no longer exist.
-var errShrank = errors.New("file shrank while it was searched")
-
 // feedFile feeds a plain file to fn as feed does: a big one in mapped
 // windows that overlap as feed's buffers do, any other, or one that
 // cannot be mapped, through read.
@@ -298,53 +294,61 @@ func (sc *Scanner) feedFile(ctx context.Context, f *plainFile, res *Result, fn f
 
 // feedMapped searches the first f.size bytes of f in mapped windows of
 // mapSize new bytes, each starting with the overlap bytes before it (a
-// file growing meanwhile is searched as it was when opened). mapped is
+// file growing meanwhile is searched as it was when opened). wasMapped is
 // false when the first window cannot be mapped: nothing was searched,
 // read instead. A later failure goes on reading from there.
-func (sc *Scanner) feedMapped(ctx context.Context, f *plainFile, res *Result, fn func(buf []byte) bool) (stop, archive, mapped bool, err error) {
-	page, size := int64(os.Getpagesize()), f.size
-	for pos := int64(0); pos < size; pos += mapSize {
+func (sc *Scanner) feedMapped(ctx context.Context, f *plainFile, res *Result, fn func(buf []byte) bool) (stop, archive, wasMapped bool, err error) {
+	// The pages are mapped by the faults of the first reads (the kernel
+	// maps 16 at a time), not populated up front: a search that ends
+	// early sets up no more than it read, and no system call runs long (a
+	// long one makes the Go runtime hand the worker's P over, and wake
+	// threads, about a thousand times per search of 500 MB; populating
+	// cost 5-10% of the wall time that way).
+	w := mapped.New(f.handle(), f.size, mapped.Options{Window: mapSize, Overlap: sc.s.overlap})
+	defer w.Close()
+	bs := sc.s.opts.BufSize
+	for first := true; ; first = false {
 		if err := ctx.Err(); err != nil {
 			return false, false, true, err
 		}
-		start := max(0, pos-int64(sc.s.overlap))
-		off := start &^ (page - 1)
-		end := min(size, pos+mapSize)
-		b, merr := f.mapWindow(off, int(end-off))
+		pos := w.Pos()
+		b, head, merr := w.Next()
+		if merr == io.EOF {
+			return false, false, true, nil
+		}
 		if merr != nil {
-			if pos == 0 {
+			if first {
 				return false, false, false, nil
 			}
 			// Read the rest, the overlap again (not counted twice).
-			stop, _, err = sc.feed(ctx, io.NewSectionReader(f, start, size-start), res, fn, false)
+			start := max(0, pos-int64(sc.s.overlap))
+			stop, _, err = sc.feed(ctx, io.NewSectionReader(f, start, f.size-start), res, fn, false)
 			res.Bytes -= pos - start
 			sc.s.Bytes.Add(start - pos)
 			return stop, false, true, err
 		}
-		if pos == 0 && (bytes.HasPrefix(b, gzipMagic) || bytes.HasPrefix(b, zstdMagic)) {
-			unmapWindow(b)
+		if first && (bytes.HasPrefix(b, gzipMagic) || bytes.HasPrefix(b, zstdMagic)) {
 			return false, true, true, nil
 		}
 		// fn sees the window in buffer-sized pieces, as from feed: it
 		// stops as early, and each piece stays in the CPU cache while
 		// every term is looked for in it.
-		stop, err = searchMapped(func() bool {
-			for q := pos; q < end; q += int64(sc.s.opts.BufSize) {
-				qe := min(end, q+int64(sc.s.opts.BufSize))
-				res.Bytes += qe - q
-				sc.s.Bytes.Add(qe - q)
-				if fn(b[max(start, q-int64(sc.s.overlap))-off : qe-off]) {
-					return true
+		err = w.Guard(func() error {
+			for q := head; q < len(b); q += bs {
+				qe := min(len(b), q+bs)
+				res.Bytes += int64(qe - q)
+				sc.s.Bytes.Add(int64(qe - q))
+				if fn(b[max(0, q-sc.s.overlap):qe]) {
+					stop = true
+					return nil
 				}
 			}
-			return false
+			return nil
 		})
-		unmapWindow(b)
 		if stop || err != nil {
 			return stop, false, true, err
 		}
 	}
-	return false, false, true, nil
 }
 
 // feed reads r into the scanner's buffer and calls fn on each buffer until

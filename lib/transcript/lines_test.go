@@ -9,119 +9,66 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 )
 
-// event is what one call to a line reader gave: a line, a too-long skip,
-// or the end, with the line number and partial flag after it.
-type event struct {
-	line    string
-	tooLong bool
-	number  int
-	partial bool
+// An event is what one call to a line reader gave, as text: the line
+// number, whether the line was skipped as too long, whether it lacked its
+// newline, and the line.
+func event(number int, tooLong, partial bool, line []byte) string {
+	return fmt.Sprintf("%d %t %t %q", number, tooLong, partial, line)
 }
 
-func ndjsonEvents(t *testing.T, in io.Reader, maxLine int) []event {
-	t.Helper()
-	r := ndjson.NewReader(in)
-	if maxLine > 0 {
-		r.MaxLine = maxLine
+// referenceEvents splits data into lines by definition: at each "\n",
+// one "\r" before it dropped, a last line without a newline partial, a
+// line over maxLine (without its end) skipped as too long.
+func referenceEvents(data []byte, maxLine int) []string {
+	var ev []string
+	for n := 1; len(data) > 0; n++ {
+		line, rest, found := bytes.Cut(data, []byte("\n"))
+		data = rest
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(line) > maxLine {
+			ev = append(ev, event(n, true, false, nil))
+		} else {
+			ev = append(ev, event(n, false, !found, line))
+		}
 	}
-	var ev []event
+	return ev
+}
+
+// readerEvents reads r to its end; first is the number of the first line
+// recorded (the lines before it are read and dropped).
+func readerEvents(t *testing.T, r *ndjson.Reader, maxLine, first int) []string {
+	t.Helper()
+	r.MaxLine = maxLine
+	var ev []string
 	for {
 		l, err := r.Next()
-		if err == io.EOF {
+		switch {
+		case err == io.EOF:
 			return ev
-		}
-		if err != nil && !errors.Is(err, ndjson.ErrLineTooLong) {
+		case err != nil && !errors.Is(err, ndjson.ErrLineTooLong):
 			t.Fatal(err)
+		case r.Line() >= first:
+			ev = append(ev, event(r.Line()-first+1, err != nil, r.Partial(), l))
 		}
-		ev = append(ev, event{string(l), err != nil, r.Line(), r.Partial()})
 	}
 }
 
-func lineEvents(t *testing.T, in io.Reader, maxLine, bufSize int) []event {
+func sameEvents(t *testing.T, what string, got, want []string) {
 	t.Helper()
-	r := newLineReader(in, maxLine)
-	r.buf = make([]byte, bufSize)
-	var ev []event
-	for {
-		l, err := r.next()
-		if err == io.EOF {
-			return ev
-		}
-		if err != nil && !errors.Is(err, ndjson.ErrLineTooLong) {
-			t.Fatal(err)
-		}
-		ev = append(ev, event{string(l), err != nil, r.line, r.partial})
+	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+		t.Fatalf("%s: got\n%s\nreference\n%s", what, g, w)
 	}
 }
 
-func sameEvents(t *testing.T, data []byte, maxLine int) {
-	t.Helper()
-	want := ndjsonEvents(t, bytes.NewReader(data), maxLine)
-	// Tiny buffers put every line across refills and through the long
-	// line path; one byte per read crosses every boundary.
-	for _, size := range []int{1, 2, 7, 64, readBuf} {
-		for _, in := range []io.Reader{bytes.NewReader(data), iotest.OneByteReader(bytes.NewReader(data)),
-			iotest.DataErrReader(bytes.NewReader(data))} {
-			got := lineEvents(t, in, maxLine, size)
-			if len(got) != len(want) {
-				t.Fatalf("buffer %d: %d events, ndjson %d\n got %+v\nwant %+v", size, len(got), len(want), got, want)
-			}
-			for i := range want {
-				if got[i] != want[i] {
-					t.Fatalf("buffer %d, event %d: got %+v, ndjson %+v", size, i, got[i], want[i])
-				}
-			}
-		}
-	}
-}
-
-func TestLineReaderAgreesWithNDJSON(t *testing.T) {
-	tests := []struct {
-		in      string
-		maxLine int
-	}{
-		{"", 0}, {"{}\n", 0}, {"{\"a\":1}\r\n{}\r\n", 0}, {"{}\n{\"a\"", 0}, {"\n\n{}\n", 0},
-		{"a\r", 0}, {"\r\n\r", 0}, {"x\ry\n", 0}, {"{\"a\":\"\x00\xff\"}\n", 0},
-		{"{}\n" + strings.Repeat("y", 1000) + "\n{\"b\":2}\n" + strings.Repeat("z", 900), 100},
-		{strings.Repeat("q", 101) + "\r\n" + strings.Repeat("q", 100) + "\r\nend", 100},
-		{strings.Repeat("w", 5000) + "\n" + strings.Repeat("v", 3000), 0},
-	}
-	for _, tt := range tests {
-		sameEvents(t, []byte(tt.in), tt.maxLine)
-	}
-}
-
-// A line far over the buffer goes through the block assembly intact.
-func TestLineReaderLongLine(t *testing.T) {
-	long := `{"x":"` + strings.Repeat("0123456789", (blockSize+smallLine)/5) + `"}`
-	in := "{}\n" + long + "\n{\"after\":1}"
-	got := lineEvents(t, strings.NewReader(in), 0, readBuf)
-	want := []event{{"{}", false, 1, false}, {long, false, 2, false}, {`{"after":1}`, false, 3, true}}
-	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
-		t.Fatalf("got %d events, first %+v last %+v", len(got), got[0], got[len(got)-1])
-	}
-}
-
-// A read error ends the read after the complete lines before it, as with
-// ndjson.Reader.
-func TestLineReaderReadError(t *testing.T) {
-	boom := errors.New("boom")
-	r := newLineReader(io.MultiReader(strings.NewReader("{}\n{\"cut"), iotest.ErrReader(boom)), 0)
-	if l, err := r.next(); err != nil || string(l) != "{}" {
-		t.Fatalf("first line %q %v", l, err)
-	}
-	if _, err := r.next(); !errors.Is(err, boom) {
-		t.Fatalf("got %v, want the read error", err)
-	}
-}
-
-// FuzzLineReader checks the transcript line reader against ndjson.Reader:
-// the same lines, numbers, partial flags and too-long skips.
+// FuzzLineReader checks the transcript's line splitting against the
+// reference: through one-page windows of a mapped file (after a filler
+// line that puts the data across a window boundary), and as a stream
+// through tiny and full read buffers: the same lines, numbers, partial
+// flags and too-long skips.
 func FuzzLineReader(f *testing.F) {
 	for _, s := range []string{"", "{}\n", "a\r\nb", "\n\n", "{\"a\":\n1}", "x\ry\n", "abcdefgh\nij\r"} {
 		f.Add([]byte(s), 3)
@@ -130,7 +77,17 @@ func FuzzLineReader(f *testing.F) {
 		if max < 1 || max > 64 {
 			max = 64
 		}
-		sameEvents(t, data, max)
+		want := referenceEvents(data, max)
+		for _, size := range []int{1, 7, readBuf} {
+			sameEvents(t, fmt.Sprintf("buffer %d", size), readerEvents(t, ndjson.NewReaderSize(bytes.NewReader(data), size), max, 1), want)
+		}
+		smallWindows(t)
+		filler := strings.Repeat("p", os.Getpagesize()-1-len(data)%13) + "\n"
+		path := filepath.Join(t.TempDir(), "t.jsonl")
+		if err := os.WriteFile(path, append([]byte(filler), data...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sameEvents(t, "mapped", mappedEvents(t, path, max, 2), want)
 	})
 }
 
@@ -143,36 +100,27 @@ func smallWindows(t *testing.T) {
 	t.Cleanup(func() { mapWindow, minMapped = w, m })
 }
 
-func mappedEvents(t *testing.T, path string, maxLine int) []event {
+func mappedEvents(t *testing.T, path string, maxLine, first int) []string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r := newLineReader(f, maxLine)
-	r.mapFile(f)
-	if r.mm == nil {
-		t.Skip("memory maps not used on this platform")
+	w := mapFile(f)
+	if w == nil {
+		t.Fatal("not mapped")
 	}
-	defer r.close()
-	var ev []event
-	for {
-		l, err := r.next()
-		if err == io.EOF {
-			return ev
-		}
-		if err != nil && !errors.Is(err, ndjson.ErrLineTooLong) {
-			t.Fatal(err)
-		}
-		ev = append(ev, event{string(l), err != nil, r.line, r.partial})
-	}
+	defer w.w.Close()
+	r := ndjson.NewReaderSize(f, readBuf)
+	r.UseWindows(w)
+	return readerEvents(t, r, maxLine, first)
 }
 
-// TestMappedAgreesWithNDJSON reads files through one-page windows: lines
-// inside a window, across two, over several, too long, and a partial last
-// line come out as ndjson.Reader gives them.
-func TestMappedAgreesWithNDJSON(t *testing.T) {
+// TestMappedAgreesWithReference reads files through one-page windows:
+// lines inside a window, across two, over several, too long, and a
+// partial last line come out as the reference splits them.
+func TestMappedAgreesWithReference(t *testing.T) {
 	smallWindows(t)
 	page := os.Getpagesize()
 	var b strings.Builder
@@ -191,17 +139,9 @@ func TestMappedAgreesWithNDJSON(t *testing.T) {
 		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, max := range []int{0, 2 * page} {
-			want := ndjsonEvents(t, strings.NewReader(data), max)
-			got := mappedEvents(t, path, max)
-			if len(got) != len(want) {
-				t.Fatalf("%s: %d events, ndjson %d", name, len(got), len(want))
-			}
-			for i := range want {
-				if got[i] != want[i] {
-					t.Fatalf("%s max %d, event %d: got %+v, ndjson %+v", name, max, i, got[i], want[i])
-				}
-			}
+		for _, max := range []int{ndjson.DefaultMaxLine, 2 * page} {
+			want := referenceEvents([]byte(data), max)
+			sameEvents(t, fmt.Sprintf("%s max %d", name, max), mappedEvents(t, path, max, 1), want)
 		}
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 
+	"github.com/ccpipe/ccpipe/lib/mapped"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 )
 
@@ -103,7 +103,7 @@ func appendCapped(s []int, v ...int) []int {
 
 // Reader streams the lines of one transcript.
 type Reader struct {
-	lr      *lineReader
+	lr      *ndjson.Reader
 	opts    Options
 	needles [][]byte
 	want    map[string]bool
@@ -114,7 +114,11 @@ type Reader struct {
 // NewReader returns a Reader over r, which holds transcript lines (already
 // decompressed: see Open).
 func NewReader(r io.Reader, opts Options) *Reader {
-	rd := &Reader{lr: newLineReader(r, opts.MaxLine), opts: opts, diag: NewDiagnostics()}
+	lr := ndjson.NewReaderSize(r, readBuf)
+	if opts.MaxLine > 0 {
+		lr.MaxLine = opts.MaxLine
+	}
+	rd := &Reader{lr: lr, opts: opts, diag: NewDiagnostics()}
 	if len(opts.Types) > 0 {
 		rd.want = map[string]bool{}
 		for _, t := range opts.Types {
@@ -133,14 +137,14 @@ var ErrIncomplete = ndjson.ErrIncomplete
 // lines are counted in Diagnostics and passed to Options.Warn.
 func (r *Reader) Next() (*Line, error) {
 	for {
-		b, err := r.lr.next()
+		b, err := r.lr.Next()
 		if err == io.EOF {
 			return nil, io.EOF
 		}
 		if err != nil {
 			if errors.Is(err, ndjson.ErrLineTooLong) {
 				r.diag.Lines++
-				r.diag.TooLongLines = appendCapped(r.diag.TooLongLines, r.lr.line)
+				r.diag.TooLongLines = appendCapped(r.diag.TooLongLines, r.lr.Line())
 				r.warn(err)
 				continue
 			}
@@ -156,7 +160,7 @@ func (r *Reader) Next() (*Line, error) {
 			continue
 		}
 		l := &r.line
-		*l = Line{Bytes: b, Number: r.lr.line}
+		*l = Line{Bytes: b, Number: r.lr.Line()}
 		if err := Scan(b, &l.Header); err != nil {
 			r.skipBad(b, err)
 			continue
@@ -187,12 +191,12 @@ func (r *Reader) skipBad(b []byte, err error) {
 	switch {
 	case len(bytes.TrimSpace(b)) == 0:
 		r.diag.Blank++
-	case r.lr.partial:
+	case r.lr.Partial():
 		r.diag.IncompleteLastLine = true
 		r.warn(ErrIncomplete)
 	default:
 		r.diag.Malformed++
-		r.diag.MalformedLines = appendCapped(r.diag.MalformedLines, r.lr.line)
+		r.diag.MalformedLines = appendCapped(r.diag.MalformedLines, r.lr.Line())
 		r.warn(fmt.Errorf("malformed line skipped: %w", err))
 	}
 }
@@ -221,7 +225,7 @@ func countUnknownBlocks(blocks []Block, m map[string]int) {
 
 func (r *Reader) warn(err error) {
 	if r.opts.Warn != nil {
-		r.opts.Warn(r.lr.line, err)
+		r.opts.Warn(r.lr.Line(), err)
 	}
 }
 
@@ -259,36 +263,75 @@ func ReadFile(path string, opts Options, fn func(*Line) error) (Diagnostics, err
 	return d, err
 }
 
+// readBuf is the read buffer of a transcript read as a stream: bigger
+// than ndjson's default, for fewer reads per line.
+const readBuf = 256 << 10
+
+// mapWindow is how much of a file is mapped at a time (a multiple of the
+// page size); files under minMapped are read as streams. Tests shrink
+// both.
+var (
+	mapWindow int64 = mapped.DefaultWindow
+	minMapped int64 = 1 << 20
+)
+
 // eachMapped is Each over in, read through memory maps when it is a plain
-// file. A file cut shorter while mapped makes the next access to the gone
-// pages fault (SIGBUS); that fault is turned into a read error instead of
-// a crash.
-func (r *Reader) eachMapped(in io.Reader, fn func(*Line) error) (err error) {
+// file big enough to gain from them: a --types run only looks at most
+// bytes once, and read(2) copied every byte from the page cache first,
+// which was half of that run's CPU time. A file cut shorter while mapped
+// makes the next access to the gone pages fault (SIGBUS); that fault is
+// turned into a read error instead of a crash.
+func (r *Reader) eachMapped(in io.Reader, fn func(*Line) error) error {
 	f, ok := in.(*os.File)
 	if !ok {
 		return r.Each(fn)
 	}
-	r.lr.mapFile(f)
-	if r.lr.mm == nil {
+	w := mapFile(f)
+	if w == nil {
 		return r.Each(fn)
 	}
-	mm := r.lr.mm
-	defer r.lr.close()
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if p := recover(); p != nil {
-			fault, ok := p.(interface{ Addr() uintptr })
-			if !ok || !mm.holds(fault.Addr()) {
-				panic(p)
-			}
-			err = &ReadError{errShrank}
-		}
-	}()
-	return r.Each(fn)
+	defer w.w.Close()
+	r.lr.UseWindows(w)
+	err := w.w.Guard(func() error { return r.Each(fn) })
+	if err == mapped.ErrShrank {
+		return &ReadError{err}
+	}
+	return err
 }
 
-// errShrank is the read error of a file cut shorter while it was mapped.
-var errShrank = errors.New("transcript shrank while being read")
+// fileWindows hands a mapped transcript's windows to the line reader.
+// The bytes are the page cache's own, so a line handed on from a window
+// must not be kept past the next line (as Line says).
+type fileWindows struct {
+	w *mapped.Windows
+	f *os.File
+}
+
+// mapFile returns the windows of f, or nil when f is not a regular file
+// big enough to gain from them (then it is read as a stream).
+func mapFile(f *os.File) *fileWindows {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() < minMapped {
+		return nil
+	}
+	// Populated: every page of a window is read, and one call maps them
+	// all instead of a fault per few pages.
+	return &fileWindows{mapped.New(f.Fd(), fi.Size(), mapped.Options{Window: mapWindow, Populate: true}), f}
+}
+
+// Next returns the next window. Past the size seen at open (the file
+// grew), or when a map fails, the rest of the file is read as a stream
+// from there.
+func (fw *fileWindows) Next() ([]byte, error) {
+	b, _, err := fw.w.Next()
+	if err == nil {
+		return b, nil
+	}
+	if _, err := fw.f.Seek(fw.w.Pos(), io.SeekStart); err != nil {
+		return nil, err
+	}
+	return nil, io.EOF
+}
 
 // ReadError is a failure to read the input itself (not one of fn's).
 type ReadError struct{ Err error }

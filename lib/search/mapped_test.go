@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/mapped"
 )
 
 // smallMaps makes every file of at least one byte mapped, in windows of
@@ -107,7 +109,7 @@ func TestMappedFileShrinks(t *testing.T) {
 		}
 		return s.ms[0].find(buf, &sc.scratch)
 	})
-	if len(res.Errs) != 1 || !errors.Is(res.Errs[0], errShrank) {
-		t.Errorf("errors %v, want %v", res.Errs, errShrank)
+	if len(res.Errs) != 1 || !errors.Is(res.Errs[0], mapped.ErrShrank) {
+		t.Errorf("errors %v, want %v", res.Errs, mapped.ErrShrank)
 	}
 }

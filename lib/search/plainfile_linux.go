@@ -3,8 +3,6 @@ package search
 import (
 	"io"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"syscall"
 )
 
@@ -84,37 +82,5 @@ func ignoringEINTR(fn func() (int, error)) (int, error) {
 	}
 }
 
-// mapWindow maps length bytes of the file from off, read-only: the search
-// then reads the page cache in place, with no copy into a buffer. The
-// pages are mapped by the faults of the first reads (the kernel maps 16
-// at a time), not populated up front: a search that ends early sets up
-// no more than it read, and no system call runs long (a long one makes
-// the Go runtime hand the worker's P over, and wake threads, about a
-// thousand times per search of 500 MB; populating cost 5-10% of the wall
-// time that way).
-func (f *plainFile) mapWindow(off int64, length int) ([]byte, error) {
-	return syscall.Mmap(f.fd, off, length, syscall.PROT_READ, syscall.MAP_SHARED)
-}
-
-func unmapWindow(b []byte) { _ = syscall.Munmap(b) }
-
-// searchMapped calls fn, which reads a mapped window. Touching a page past
-// the end of a file that was truncated meanwhile raises SIGBUS;
-// SetPanicOnFault turns that into a panic, recovered here as errShrank,
-// instead of a crash.
-func searchMapped(fn func() bool) (stop bool, err error) {
-	old := debug.SetPanicOnFault(true)
-	defer func() {
-		debug.SetPanicOnFault(old)
-		if r := recover(); r != nil {
-			if re, ok := r.(runtime.Error); ok {
-				if _, fault := re.(interface{ Addr() uintptr }); fault {
-					stop, err = false, errShrank
-					return
-				}
-			}
-			panic(r)
-		}
-	}()
-	return fn(), nil
-}
+// handle is the descriptor, for mapping the file.
+func (f *plainFile) handle() uintptr { return uintptr(f.fd) }

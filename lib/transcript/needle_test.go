@@ -4,9 +4,21 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/bytescan"
 )
 
+// TestContainsNeedleAgreesWithBytes runs on both vector paths of the
+// pair scan.
 func TestContainsNeedleAgreesWithBytes(t *testing.T) {
+	for _, avx := range []bool{true, false} {
+		restore := bytescan.SetAVX2(avx)
+		testContainsNeedle(t)
+		restore()
+	}
+}
+
+func testContainsNeedle(t *testing.T) {
 	needle := []byte(`"assistant"`)
 	hay := []string{"", `"`, `"assistant`, `"assistant"`, `x"assistant"`, `"assistan"t"`, `""assistant"`,
 		strings.Repeat(`"a`, 40) + `"assistant"`, strings.Repeat(`"a`, 40) + `"assistant`,
@@ -21,22 +33,6 @@ func TestContainsNeedleAgreesWithBytes(t *testing.T) {
 					t.Fatalf("containsNeedle(%q) = %v, bytes.Contains %v", s, got, want)
 				}
 			}
-		}
-	}
-}
-
-func TestIndexPair(t *testing.T) {
-	s := []byte(strings.Repeat("ab", 30) + "xQ..Z" + strings.Repeat("cd", 30))
-	for k := 1; k < 6; k++ {
-		want := -1
-		for i := 0; i+k < len(s); i++ {
-			if s[i] == 'Q' && s[i+k] == 'Z' {
-				want = i
-				break
-			}
-		}
-		if got := indexPair(s, 'Q', 'Z', k); got != want {
-			t.Errorf("k=%d: got %d, want %d", k, got, want)
 		}
 	}
 }

@@ -1,5 +1,0 @@
-//go:build darwin || freebsd
-
-package transcript
-
-const mapPopulate = 0
