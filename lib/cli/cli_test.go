@@ -217,3 +217,45 @@ func TestMask(t *testing.T) {
 		}
 	}
 }
+
+func TestWarnfFromGoroutinesKeepsLinesWhole(t *testing.T) {
+	c, _ := testCommand(func(env *Env, _ []string) error {
+		done := make(chan struct{})
+		for g := 0; g < 8; g++ {
+			go func() {
+				for i := 0; i < 50; i++ {
+					env.Warnf("worker %d says %s", g, strings.Repeat("x", 100))
+				}
+				done <- struct{}{}
+			}()
+		}
+		for g := 0; g < 8; g++ {
+			<-done
+		}
+		return nil
+	})
+	_, _, errs := call(c, nil)
+	lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
+	if len(lines) != 400 {
+		t.Fatalf("got %d lines, want 400", len(lines))
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "cc-test: worker ") || !strings.HasSuffix(l, strings.Repeat("x", 100)) {
+			t.Fatalf("torn line %q", l)
+		}
+	}
+}
+
+func TestIsTerminal(t *testing.T) {
+	if IsTerminal(&strings.Builder{}) || IsTerminal(&syncWriter{w: &strings.Builder{}}) {
+		t.Error("a buffer is not a terminal")
+	}
+	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if IsTerminal(f) || IsTerminal(&syncWriter{w: f}) {
+		t.Error("a regular file is not a terminal")
+	}
+}

@@ -36,7 +36,7 @@ type Env struct {
 	Name   string
 	Stdin  io.Reader
 	Stdout io.Writer
-	Stderr io.Writer
+	Stderr io.Writer // safe for concurrent use: one Write is one whole message
 	Out    *Output
 	Flags  *Flags
 }
@@ -85,7 +85,7 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	env := &Env{Ctx: ctx, Name: c.Name, Stdin: stdin, Stdout: stdout, Stderr: stderr, Out: out, Flags: f}
+	env := &Env{Ctx: ctx, Name: c.Name, Stdin: stdin, Stdout: stdout, Stderr: &syncWriter{w: stderr}, Out: out, Flags: f}
 	err = c.Run(env, pos)
 	if ferr := out.Flush(); err == nil {
 		err = ferr

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -140,9 +139,6 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if o.sum != "" && !slices.Contains(extract.SumBy, o.sum) {
 		return cli.Usagef("unknown --sum %q (want one of %s)", o.sum, strings.Join(extract.SumBy, ", "))
 	}
-	// The stdin reader and the transcript readers may warn from two
-	// goroutines.
-	env.Stderr = &lockedWriter{w: env.Stderr}
 	x, err := extract.New(extract.Options{
 		Kind: kind, All: o.all, Thinking: o.thinking, Errors: o.errors, Unique: o.unique,
 		Subagents: o.subagents, Sum: o.sum, Location: o.loc,
@@ -314,16 +310,4 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 		return x.Entry(o, e)
 	})
 	return err
-}
-
-// lockedWriter serializes writes: each warning is one Write.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

@@ -8,10 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/profiles"
@@ -111,11 +109,7 @@ func (o *options) run(env *cli.Env, terms []string) error {
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
-	// Workers, the emitter and the input reader all warn: one line at a time.
-	e := *env
-	e.Stderr = &lockedWriter{w: env.Stderr}
-	env = &e
-	stopProgress := startProgress(env.Stderr, isTerminal(env.Stderr), s)
+	stopProgress := startProgress(env.Stderr, cli.IsTerminal(env.Stderr), s)
 	var matched int
 	if env.HasInput() {
 		matched, err = o.fromStdin(env, s)
@@ -301,29 +295,4 @@ func inProfiles(line []byte, ref sessions.Ref, names []string) bool {
 		}
 	}
 	return false
-}
-
-// lockedWriter serialises writes to stderr.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
-	if l, ok := w.(*lockedWriter); ok {
-		w = l.w
-	}
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

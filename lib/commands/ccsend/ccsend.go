@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/peer"
 	"github.com/ccpipe/ccpipe/lib/profiles"
-	"github.com/ccpipe/ccpipe/lib/registry"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
@@ -80,16 +78,11 @@ const DefaultWaitTimeout = 10 * time.Second
 
 // Deps is what the command reads from its surroundings, so tests can
 // point it anywhere.
-type Deps struct {
-	Profiles profiles.Env
-	Host     *registry.Host
-	Getenv   func(string) string
-	Pid      int // where --current starts walking up (0: the parent)
-}
+type Deps = sessions.Surroundings
 
 // Run runs cc-send with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return RunWith(Deps{Profiles: profiles.EnvFromOS(), Getenv: os.Getenv}, args, stdin, stdout, stderr)
+	return RunWith(sessions.SurroundingsFromOS(), args, stdin, stdout, stderr)
 }
 
 type options struct {

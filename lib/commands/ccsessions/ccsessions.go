@@ -7,13 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/profiles"
-	"github.com/ccpipe/ccpipe/lib/registry"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
@@ -67,16 +65,11 @@ error.`
 
 // Deps is what the command reads from its surroundings, so tests can
 // point it anywhere.
-type Deps struct {
-	Profiles profiles.Env
-	Host     *registry.Host
-	Getenv   func(string) string
-	Pid      int // where --current starts walking up (0: the parent)
-}
+type Deps = sessions.Surroundings
 
 // Run runs cc-sessions with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return RunWith(Deps{Profiles: profiles.EnvFromOS(), Getenv: os.Getenv}, args, stdin, stdout, stderr)
+	return RunWith(sessions.SurroundingsFromOS(), args, stdin, stdout, stderr)
 }
 
 type options struct {
