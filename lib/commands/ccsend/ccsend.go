@@ -48,7 +48,7 @@ Output: one NDJSON record per delivered message: session_id, address,
 socket_path, msg_id, bytes, auth, status (sent; with --wait: accepted,
 held, delivered, dropped, denied, expired or refused), and when they apply
 lines, rename, reason, drop_reason, idle_state, finished_at. See
-docs/cc-send.md.
+the README (cc-send).
 
 Examples:
   # tell a session that CI failed
