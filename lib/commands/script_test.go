@@ -1,7 +1,6 @@
 package commands_test
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,9 +14,8 @@ import (
 	"github.com/ccpipe/ccpipe/lib/commands/ccprofiles"
 	"github.com/ccpipe/ccpipe/lib/commands/ccsend"
 	"github.com/ccpipe/ccpipe/lib/commands/ccsessions"
+	"github.com/ccpipe/ccpipe/lib/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the expected output in the txtar scripts")
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
@@ -38,7 +36,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
-		UpdateScripts:       *update,
+		UpdateScripts:       golden.Update(),
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("CLAUDE_CONFIG_DIR", "")
 			if td, err := filepath.Abs("../../testdata"); err == nil {

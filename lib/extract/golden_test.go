@@ -3,19 +3,16 @@ package extract
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/ccpipe/ccpipe/lib/golden"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // variant is one golden case: a kind with its switches.
 type variant struct {
@@ -130,23 +127,7 @@ func TestGolden(t *testing.T) {
 			for _, v := range variants {
 				t.Run(v.name, func(t *testing.T) {
 					got := run(t, v.opts, paths, set.projects)
-					golden := filepath.Join("testdata", "golden", set.name, v.name+".jsonl")
-					if *update {
-						if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-							t.Fatal(err)
-						}
-						if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-							t.Fatal(err)
-						}
-						return
-					}
-					want, err := os.ReadFile(golden)
-					if err != nil {
-						t.Fatalf("%v (run go test -update)", err)
-					}
-					if got != string(want) {
-						t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", golden, lineDiff(string(want), got))
-					}
+					golden.Check(t, filepath.Join("testdata", "golden", set.name, v.name+".jsonl"), got)
 				})
 			}
 		})
@@ -189,30 +170,9 @@ func TestEntriesMatchTranscripts(t *testing.T) {
 					t.Fatal(err)
 				}
 				if got := relativize(out.String(), set.projects); got != want {
-					t.Errorf("entries path differs:\n%s", lineDiff(want, got))
+					t.Errorf("entries path differs:\n%s", golden.Diff(want, got))
 				}
 			})
 		}
 	}
-}
-
-// lineDiff shows the first lines that differ.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	shown := 0
-	for i := 0; i < max(len(w), len(g)) && shown < 6; i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			b.WriteString("line " + strconv.Itoa(i+1) + ":\n  want " + wl + "\n  got  " + gl + "\n")
-			shown++
-		}
-	}
-	return b.String()
 }

@@ -3,7 +3,6 @@ package hooks
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,8 +10,6 @@ import (
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 const fixtures = "../../testdata/hooks/payloads"
 

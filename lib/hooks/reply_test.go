@@ -3,9 +3,10 @@ package hooks
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/golden"
 )
 
 // replyCases covers every reply constructor; the golden file holds what
@@ -99,37 +100,7 @@ func TestReplyGolden(t *testing.T) {
 		enc.SetEscapeHTML(false)
 		_ = enc.Encode(map[string]any{"case": c.name, "event": r.Event(), "exit": code, "stdout": stdout.String(), "stderr": stderr.String()})
 	}
-	golden := "testdata/replies.golden"
-	if *update {
-		if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := out.String(); got != string(want) {
-		t.Errorf("replies differ from %s (run with -update to see):\n%s", golden, diffLines(string(want), got))
-	}
-}
-
-func diffLines(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			b.WriteString("-" + wl + "\n+" + gl + "\n")
-		}
-	}
-	return b.String()
+	golden.Check(t, "testdata/replies.golden", out.String())
 }
 
 func TestReplyErrors(t *testing.T) {

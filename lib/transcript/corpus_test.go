@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -9,9 +8,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/corpus.golden")
+	"github.com/ccpipe/ccpipe/lib/golden"
+)
 
 // TestCorpus decodes every transcript of the real-CLI corpus (made by the
 // oracle's generator in testdata/corpus/claude): every line must decode
@@ -54,20 +53,7 @@ func TestCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := "testdata/corpus.golden"
-	if *update {
-		os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(golden, []byte(out.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if string(want) != out.String() {
-		t.Errorf("corpus summary changed:\n%s\nwant\n%s", out.String(), want)
-	}
+	golden.Check(t, "testdata/corpus.golden", out.String())
 }
 
 func counts(m map[string]int) string {

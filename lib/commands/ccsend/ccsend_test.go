@@ -3,7 +3,6 @@ package ccsend
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -17,14 +16,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/golden"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/peer"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/registry"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 const token = "feedc0defeedc0defeedc0defeedc0de"
 
@@ -276,23 +274,7 @@ func TestGolden(t *testing.T) {
 				recv = recv[:200] + fmt.Sprintf("… (%d bytes)\n", len(recv))
 			}
 			got := f.normalize(fmt.Sprintf("exit %d\n-- stderr --\n%s-- stdout --\n%s-- inbox --\n%s", code, errb.String(), out.String(), recv))
-			golden := filepath.Join("testdata", tt.name+".golden")
-			if *update {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s:\n--- got\n%s\n--- want\n%s", golden, got, want)
-			}
+			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), got)
 		})
 	}
 	if _, err := os.Lstat(filepath.Join(f.sockDir, "ccpipe-cc-send.sock")); !os.IsNotExist(err) {

@@ -2,7 +2,6 @@ package ccsessions
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,11 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccpipe/ccpipe/lib/golden"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/registry"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // fixture is a copy of testdata/sessions/tree with its placeholders
 // filled in: @PID@ is this test process (alive), @PROCSTART@ its real
@@ -181,23 +179,7 @@ func TestGolden(t *testing.T) {
 			if m := regexp.MustCompile(fakeTokens).FindString(out.String() + errb.String()); m != "" {
 				t.Fatalf("a key file token reached the output: %s", m)
 			}
-			golden := filepath.Join("testdata", tt.name+".golden")
-			if *update {
-				if err := os.MkdirAll("testdata", 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s:\n--- got\n%s\n--- want\n%s", golden, got, want)
-			}
+			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), got)
 		})
 	}
 }
@@ -268,19 +250,6 @@ func TestCorpus(t *testing.T) {
 		// (uuids, clock); the golden file keeps everything else.
 		got = corpusTimeRE.ReplaceAllString(got, `"$1":"$$TIME"`)
 		got = corpusSizeRE.ReplaceAllString(got, `"size_bytes":$$SIZE`)
-		golden := filepath.Join("testdata", tt.name+".golden")
-		if *update {
-			if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		wantOut, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test -update once the corpus exists)", err)
-		}
-		if got != string(wantOut) {
-			t.Errorf("%s differs from %s:\n--- got\n%s\n--- want\n%s", tt.name, golden, got, wantOut)
-		}
+		golden.Check(t, filepath.Join("testdata", tt.name+".golden"), got)
 	}
 }

@@ -1,0 +1,64 @@
+// Package golden compares test output with files kept under testdata, and
+// rewrites those files when the tests run with -update. It is for tests
+// only: importing it registers the -update flag.
+package golden
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files (and txtar scripts) instead of comparing with them")
+
+// Update reports whether the test binary runs with -update.
+func Update() bool { return *update }
+
+// Check compares got with the file at path. With -update it writes got
+// there instead (making its directory) and the check passes.
+func Check(t testing.TB, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test -update rewrites it):\n%s", path, Diff(string(want), got))
+	}
+}
+
+// Diff lists the first lines that differ between want and got.
+func Diff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	shown := 0
+	for i := 0; i < max(len(w), len(g)) && shown < 8; i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n  want %s\n  got  %s\n", i+1, wl, gl)
+			shown++
+		}
+	}
+	if len(w) != len(g) {
+		fmt.Fprintf(&b, "(want %d lines, got %d)\n", len(w), len(g))
+	}
+	return b.String()
+}
