@@ -139,8 +139,11 @@ func New(opts Options, emit func(any) error) (*Extractor, error) {
 		warn(msg)
 	}
 	x := &Extractor{opts: opts, emit: emit, types: recordTypes[opts.Kind], needles: needles[opts.Kind]}
+	// The quoted name alone, not `"type":"T"`: entries re-encoded with a
+	// space after the colon must still pass (the type is confirmed on
+	// decode), as they do through transcript.Options.Types.
 	for _, t := range x.types {
-		x.typeNeedles = append(x.typeNeedles, []byte(`"type":"`+t+`"`))
+		x.typeNeedles = append(x.typeNeedles, []byte(`"`+t+`"`))
 	}
 	switch opts.Kind {
 	case "prompts":

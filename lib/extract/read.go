@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/ccpipe/ccpipe/lib/transcript"
@@ -104,6 +105,9 @@ func (x *Extractor) readFile(ctx context.Context, f file) error {
 			// Scan accepted the line, so this is not expected; say so.
 			warn(l.Number, err)
 			return nil
+		}
+		if msg := Mismatches(e); msg != "" {
+			warn(l.Number, errors.New(msg))
 		}
 		o.Line = l.Number
 		ferr = x.h.entry(&o, e)
@@ -208,7 +212,24 @@ func (x *Extractor) report(j *usageJob) {
 	for _, n := range j.stats.tooLong {
 		x.opts.Warn(fmt.Sprintf("%s:%d: line too long (over %d bytes), skipped", j.f.path, n, maxLine))
 	}
+	for _, n := range j.stats.mismatched {
+		x.opts.Warn(fmt.Sprintf("%s:%d: %s", j.f.path, n, mismatchNote+"message.usage"))
+	}
 	if j.stats.incomplete {
 		x.opts.Warn(fmt.Sprintf("%s: %v", j.f.path, transcript.ErrIncomplete))
 	}
+}
+
+// mismatchNote starts the warning for fields whose JSON type was not the
+// expected one: they read as empty (0, "", false), so a fact built on them
+// may be wrong, and the user is told rather than left to trust it.
+const mismatchNote = "fields of an unexpected type read as empty: "
+
+// Mismatches returns the warning for an entry with fields of an unexpected
+// type, or "" when it has none.
+func Mismatches(e *transcript.Entry) string {
+	if len(e.TypeMismatches) == 0 {
+		return ""
+	}
+	return mismatchNote + strings.Join(e.TypeMismatches, ", ")
 }

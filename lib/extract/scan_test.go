@@ -2,8 +2,10 @@ package extract
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -34,8 +36,43 @@ func TestScanUsageLine(t *testing.T) {
 	if err := scanUsageLine([]byte(`{"type":1,"message":{"id":null,"usage":{"input_tokens":"7","output_tokens":2}}}`), &l); err != nil {
 		t.Fatal(err)
 	}
-	if len(l.typ) != 0 || l.u.InputTokens != 0 || l.u.OutputTokens != 2 {
+	if len(l.typ) != 0 || l.u.InputTokens != 0 || l.u.OutputTokens != 2 || !l.badCount {
 		t.Errorf("mismatched types: %+v", l)
+	}
+	// null is no count, not a count of the wrong type.
+	if err := scanUsageLine([]byte(`{"type":"assistant","message":{"usage":{"input_tokens":null,"output_tokens":2}}}`), &l); err != nil || l.badCount {
+		t.Errorf("null count: %v %+v", err, l)
+	}
+}
+
+// TestMismatchWarnings: a fact built on a field of the wrong type is
+// named on the warning channel, on the typed path and the usage fast path.
+func TestMismatchWarnings(t *testing.T) {
+	p := t.TempDir() + "/s.jsonl"
+	in := `{"type":"assistant","uuid":"a1","message":{"id":"m1","model":"x","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":"7","output_tokens":2}}}` + "\n" +
+		`{"type":"user","uuid":"u1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"x","is_error":"yes"}]}}` + "\n"
+	if err := os.WriteFile(p, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ kind, want string }{
+		{"usage", p + ":1: fields of an unexpected type read as empty: message.usage"},
+		{"texts", p + ":1: fields of an unexpected type read as empty: message.usage.input_tokens"},
+		{"tools", p + ":2: fields of an unexpected type read as empty: message.content[0].is_error"},
+	} {
+		var warns []string
+		x, err := New(Options{Kind: tt.kind, Warn: func(m string) { warns = append(warns, m) }}, func(any) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := x.ReadTranscript(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if len(warns) != 1 || warns[0] != tt.want {
+			t.Errorf("%s: warnings %q, want [%q]", tt.kind, warns, tt.want)
+		}
 	}
 }
 

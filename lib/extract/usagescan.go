@@ -24,6 +24,9 @@ type usageLine struct {
 	typ, uuid, ts, sid, aid, reqID, reqRef, cwd, msgID, model []byte
 	u                                                         TokenUsage
 	hasUsage, apiError                                        bool
+	// badCount is set when a token count is neither a number nor null
+	// (it then reads 0).
+	badCount bool
 }
 
 // errWalk is wrapped by the walker's errors: the line is not the JSON
@@ -33,6 +36,8 @@ var errWalk = errors.New("malformed record")
 type walker struct {
 	b []byte
 	i int
+	// badNum is set when num met a value that is not a number (nor null).
+	badNum bool
 }
 
 func (p *walker) fail(what string) error {
@@ -149,6 +154,7 @@ func (p *walker) num(dst *int64) error {
 	lit := p.b[start:p.i]
 	if len(lit) == 0 || (lit[0] != '-' && (lit[0] < '0' || lit[0] > '9')) {
 		*dst = 0
+		p.badNum = p.badNum || string(lit) != "null"
 		return nil
 	}
 	if n, err := strconv.ParseInt(string(lit), 10, 64); err == nil {
@@ -264,6 +270,7 @@ func scanUsageLine(b []byte, l *usageLine) error {
 	if p.i != len(p.b) {
 		return p.fail("data after the object")
 	}
+	l.badCount = p.badNum
 	return nil
 }
 
@@ -330,6 +337,7 @@ func (p *walker) usage(l *usageLine) error {
 type scanStats struct {
 	malformed  []int
 	tooLong    []int
+	mismatched []int // lines counted with a token count of the wrong type
 	incomplete bool
 }
 
@@ -586,6 +594,9 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 		}
 		if string(l.typ) != "assistant" || !l.hasUsage || l.apiError || string(l.model) == "<synthetic>" {
 			return nil
+		}
+		if l.badCount && len(st.mismatched) < 100 {
+			st.mismatched = append(st.mismatched, n)
 		}
 		r := usageRec{msgID: string(l.msgID), reqID: string(l.reqID), reqRef: string(l.reqRef),
 			uuid: string(l.uuid), ts: string(l.ts), model: intern(&model, l.model),

@@ -48,6 +48,10 @@ type Runner struct {
 	Stdout, Stderr io.Writer
 	OnError        Policy // "" means PolicyPass
 	Name           string // prefix of the stderr line; "hook" when empty
+	// Mask, when set, rewrites a failure message before it goes to stderr
+	// or into a reply's reason (cli.Mask in cc-hook): a jq error quotes
+	// the payload value it failed on, which can hold a key or token.
+	Mask func(string) string
 }
 
 // Run reads the payload from Stdin, asks the handlers in order until one
@@ -111,6 +115,9 @@ func (r Runner) fail(event string, err error) int {
 		name = "hook"
 	}
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	if r.Mask != nil {
+		msg = r.Mask(msg)
+	}
 	var reply *Reply
 	switch r.OnError {
 	case PolicyBlock:

@@ -81,7 +81,11 @@ func Discover(env Env) ([]Profile, []Warning) {
 		if !filepath.IsAbs(dir) {
 			dir, _ = filepath.Abs(dir)
 		}
-		c.add(SourceEnv, filepath.Base(dir), dir, "", "")
+		name := filepath.Base(dir)
+		if name == string(filepath.Separator) {
+			name = "" // the root dir: "/" would break <profile>/<name> addresses
+		}
+		c.add(SourceEnv, name, dir, "", "")
 	}
 	return c.list, c.warnings
 }
@@ -133,8 +137,8 @@ func (c *collector) authSwitch(home string) {
 			continue
 		}
 		dir := filepath.Dir(cf.file)
-		cfg, err := parseConfig(data)
-		if err != nil {
+		cfg, errs := parseConfig(data)
+		for _, err := range errs {
 			c.warnings = append(c.warnings, Warning{File: cf.file, Line: yamlLine(err), Err: err})
 		}
 		if cfg.ProfilesDir != "" {
@@ -167,14 +171,16 @@ type namedProfile struct {
 }
 
 // parseConfig reads the profiles map in file order. A profile whose body
-// is not a map still counts (the name is what matters).
-func parseConfig(data []byte) (config, error) {
+// is not a map still counts (the name is what matters); a name that is not
+// a directory name is refused on its own, so the profiles after it are
+// still listed.
+func parseConfig(data []byte) (config, []error) {
 	var doc struct {
 		ProfilesDir string    `yaml:"profiles_dir"`
 		Profiles    yaml.Node `yaml:"profiles"`
 	}
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return config{}, err
+		return config{}, []error{err}
 	}
 	cfg := config{ProfilesDir: doc.ProfilesDir}
 	n := doc.Profiles
@@ -182,12 +188,14 @@ func parseConfig(data []byte) (config, error) {
 		return cfg, nil
 	}
 	if n.Kind != yaml.MappingNode {
-		return cfg, fmt.Errorf("yaml: line %d: profiles is not a map", n.Line)
+		return cfg, []error{fmt.Errorf("yaml: line %d: profiles is not a map", n.Line)}
 	}
+	var errs []error
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		name := n.Content[i].Value
 		if name == "" || name == "." || name == ".." || filepath.Base(name) != name {
-			return cfg, fmt.Errorf("yaml: line %d: profile name %q is not a directory name", n.Content[i].Line, name)
+			errs = append(errs, fmt.Errorf("yaml: line %d: profile name %q is not a directory name", n.Content[i].Line, name))
+			continue
 		}
 		var body struct {
 			Description string `yaml:"description"`
@@ -195,7 +203,7 @@ func parseConfig(data []byte) (config, error) {
 		_ = n.Content[i+1].Decode(&body) // a body of another shape still names a profile
 		cfg.Profiles = append(cfg.Profiles, namedProfile{Name: name, Description: body.Description})
 	}
-	return cfg, nil
+	return cfg, errs
 }
 
 var yamlLineRE = regexp.MustCompile(`line (\d+)`)

@@ -120,6 +120,17 @@ func TestDiscover(t *testing.T) {
 			warnings: 1,
 			want:     []row{{"default", "default", "~/.claude"}},
 		},
+		{
+			name:     "a bad profile name does not drop the profiles after it",
+			files:    []string{".claude/", ".claude-profiles/config.yaml=profiles:\n  a: {}\n  ../escape: {}\n  b: {}\n  /abs: {}\n  c: 5\n"},
+			warnings: 2,
+			want: []row{
+				{"default", "default", "~/.claude"},
+				{"a", "auth-switch-legacy", "~/.claude-profiles/a"},
+				{"b", "auth-switch-legacy", "~/.claude-profiles/b"},
+				{"c", "auth-switch-legacy", "~/.claude-profiles/c"},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -226,5 +237,14 @@ func TestFromRecord(t *testing.T) {
 	}
 	if _, err := FromRecord([]byte(`{"config_dir":5}`)); err == nil {
 		t.Fatal("want an error for a config_dir of the wrong type")
+	}
+}
+
+// The root dir has no base name to go by: "/" would make addresses like
+// "//name" that no query can parse.
+func TestEnvRootDirGetsClashName(t *testing.T) {
+	list, _ := Discover(Env{ClaudeConfigDir: "/"})
+	if len(list) != 1 || list[0].Name != ClashName("/") {
+		t.Fatalf("got %+v, want one profile named %s", list, ClashName("/"))
 	}
 }

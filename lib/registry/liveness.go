@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -79,7 +80,7 @@ func (h *Host) Check(r Record) Liveness {
 	if !h.SameDomain(r.PidDomain) {
 		return Unknown
 	}
-	if r.Pid <= 0 || !h.exists(r.Pid) {
+	if r.Pid <= 0 || r.Pid > math.MaxInt32 || !h.exists(r.Pid) {
 		return Dead
 	}
 	if r.ProcStart == "" {
@@ -99,7 +100,13 @@ func (h *Host) Check(r Record) Liveness {
 	return Alive
 }
 
+// exists probes pid. The kernel's pid_t is 32 bits: a larger pid would be
+// cut to 0 or -1 by kill(2), which then probes our own process group or
+// every process, so it never exists.
 func (h *Host) exists(pid int) bool {
+	if pid <= 0 || pid > math.MaxInt32 {
+		return false
+	}
 	if h.Probe != nil {
 		return h.Probe(pid)
 	}

@@ -218,6 +218,13 @@ func TestCheckLocal(t *testing.T) {
 	if got := h.Check(Record{Pid: 999999999, PidDomain: h.Domain}); got != Dead {
 		t.Errorf("pid beyond pid_max: %s", got)
 	}
+	// kill(2) would see these as 0 (our process group) and -1 (every
+	// process) and answer yes.
+	for _, pid := range []int64{1 << 32, 1<<32 - 1, 1<<32 + int64(os.Getpid())} {
+		if got := h.Check(Record{Pid: int(pid), PidDomain: h.Domain}); got != Dead {
+			t.Errorf("pid %d beyond pid_t: %s", pid, got)
+		}
+	}
 	ppid, err := h.ParentPid(os.Getpid())
 	if err != nil || ppid != os.Getppid() {
 		t.Errorf("ParentPid = %d, %v; want %d", ppid, err, os.Getppid())

@@ -166,7 +166,9 @@ func (sc *Scanner) allTerms(ctx context.Context, files []File, res *Result) {
 		return found == len(s.ms)
 	}
 	rescanUpTo := -1
+	failed := make([]bool, len(files)) // reported already: not again on the rescan
 	for fi, f := range files {
+		nerrs := len(res.Errs)
 		done := sc.read(ctx, f.Path, res, func(buf []byte) bool {
 			if res.Found[primary] {
 				return look(buf, s.order)
@@ -183,6 +185,7 @@ func (sc *Scanner) allTerms(ctx context.Context, files []File, res *Result) {
 			}
 			return look(buf, s.order)
 		})
+		failed[fi] = len(res.Errs) > nerrs
 		if done || ctx.Err() != nil {
 			return
 		}
@@ -190,8 +193,13 @@ func (sc *Scanner) allTerms(ctx context.Context, files []File, res *Result) {
 	if !res.Found[primary] || rescanUpTo < 0 {
 		return
 	}
-	for _, f := range files[:rescanUpTo+1] {
-		if sc.read(ctx, f.Path, res, func(buf []byte) bool { return look(buf, s.order) }) {
+	for fi, f := range files[:rescanUpTo+1] {
+		nerrs := len(res.Errs)
+		done := sc.read(ctx, f.Path, res, func(buf []byte) bool { return look(buf, s.order) })
+		if failed[fi] {
+			res.Errs = res.Errs[:nerrs]
+		}
+		if done {
 			return
 		}
 	}
@@ -362,7 +370,7 @@ func (sc *Scanner) feed(ctx context.Context, r io.Reader, res *Result, fn func(b
 		if err := ctx.Err(); err != nil {
 			return false, false, err
 		}
-		n, err := io.ReadFull(r, sc.buf[keep:])
+		n, err := readFull(r, sc.buf[keep:])
 		if first && sniff && (bytes.HasPrefix(sc.buf[:n], gzipMagic) || bytes.HasPrefix(sc.buf[:n], zstdMagic)) {
 			return false, true, nil
 		}
@@ -372,7 +380,7 @@ func (sc *Scanner) feed(ctx context.Context, r io.Reader, res *Result, fn func(b
 		if n > 0 && fn(sc.buf[:end]) {
 			return true, false, nil
 		}
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
+		if err == io.EOF {
 			return false, false, nil
 		}
 		if err != nil {
@@ -381,6 +389,27 @@ func (sc *Scanner) feed(ctx context.Context, r io.Reader, res *Result, fn func(b
 		keep = min(sc.s.overlap, end)
 		copy(sc.buf, sc.buf[end-keep:end])
 	}
+}
+
+// readFull fills buf from r as io.ReadFull does, except that only r's own
+// io.EOF is the end: io.ReadFull turns a short read before EOF into
+// io.ErrUnexpectedEOF, which a truncated gzip or zstd stream also returns,
+// and a cut archive would then pass for a whole one.
+func readFull(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for tries := 0; n < len(buf); {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		if m > 0 {
+			tries = 0
+		} else if tries++; tries == 100 {
+			return n, io.ErrNoProgress
+		}
+	}
+	return n, nil
 }
 
 func (sc *Scanner) openArchive(path string) (io.Reader, io.Closer, error) {

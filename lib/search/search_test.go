@@ -196,6 +196,63 @@ func TestReadErrors(t *testing.T) {
 	}
 }
 
+// TestTruncatedArchive: a gzip or zstd file cut short (a copy that did not
+// finish) is reported, not taken for a whole file; the part that could be
+// decompressed is still searched.
+func TestTruncatedArchive(t *testing.T) {
+	text := "head needle " + strings.Repeat("filler line of a transcript\n", 4000)
+	for _, name := range []string{"cut.jsonl.gz", "cut.jsonl.zst", "plain-named-gz.jsonl"} {
+		dir := t.TempDir()
+		p := writeFile(t, dir, strings.TrimSuffix(name, ".jsonl")+".tmp.gz", text)
+		if strings.HasSuffix(name, ".zst") {
+			p = writeFile(t, dir, "x.zst", text)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut := filepath.Join(dir, name)
+		if err := os.WriteFile(cut, data[:len(data)*2/3], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res := search(t, Options{Terms: []string{"absent"}}, cut)
+		if res.Matched || len(res.Errs) != 1 || !strings.Contains(fmt.Sprint(res.Errs[0]), cut) {
+			t.Errorf("%s: matched %v, errors %v; want one error naming the file", name, res.Matched, res.Errs)
+		}
+		// zstd decodes a block only whole: its cut file may give nothing.
+		if res = search(t, Options{Terms: []string{"NEEDLE"}}, cut); !res.Matched && !strings.HasSuffix(name, ".zst") {
+			t.Errorf("%s: the readable head was not searched", name)
+		}
+	}
+}
+
+// TestRescanReportsOnce: a file read twice by the lazy AND (searched
+// for the rarest term alone, then again for the others) reports its read
+// error once.
+func TestRescanReportsOnce(t *testing.T) {
+	p := session(t, "s.jsonl", "common words only\n", map[string]string{
+		"tool-results/z.txt": "Q9ZJ",
+	})
+	gz := writeFile(t, t.TempDir(), "a.gz", strings.Repeat("subagent line\n", 2000))
+	data, err := os.ReadFile(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(SessionDir(p), "subagents", "agent-a.jsonl.gz")
+	if err := os.MkdirAll(filepath.Dir(bad), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, terms := range [][]string{{"absent", "q9zj"}, {"common", "q9zj"}} {
+		res := search(t, Options{Terms: terms, BufSize: 64}, p)
+		if len(res.Errs) != 1 {
+			t.Errorf("%q: errors %v, want the cut subagent file once", terms, res.Errs)
+		}
+	}
+}
+
 func TestNewRejects(t *testing.T) {
 	for _, terms := range [][]string{nil, {""}, {"ok", "\xff"}} {
 		if _, err := New(Options{Terms: terms}); err == nil {

@@ -388,9 +388,12 @@ func Summarize(ctx context.Context, list []Session, opt ListOptions) []error {
 
 func summarizeOne(s *Session, opt ListOptions) error {
 	sum, err := readSummary(s.TranscriptPath, s.SizeBytes, s.Compressed, opt.HeadBytes, opt.TailBytes)
-	if err != nil {
+	if errors.Is(err, os.ErrNotExist) {
 		return err
 	}
+	// Any other error (a damaged archive, an unreadable file) is reported
+	// by the caller; the record still gets what was read, and the mtime as
+	// its last activity, so that it sorts by time like the others.
 	sessDir := filepath.Join(s.ProjectDir, s.SessionID)
 	s.Cwd = sum.cwd
 	s.FirstPrompt = sum.firstPrompt
@@ -411,7 +414,7 @@ func summarizeOne(s *Session, opt ListOptions) error {
 		s.Title = sum.aiTitle
 	}
 	s.HasSubagents = !s.noDir && hasSubagents(sessDir)
-	return nil
+	return err
 }
 
 // hasSubagents reports whether <session dir>/subagents holds a transcript.

@@ -91,8 +91,11 @@ func readCompressed(path string, head, tail int64) (summary, error) {
 	if fi, err := os.Stat(path); err == nil {
 		s.bytesRead = fi.Size()
 	}
+	// A damaged or truncated archive still tells what its readable start
+	// says: scan what came out before the error, and return both.
 	hb, err := io.ReadAll(io.LimitReader(rc, head))
 	if err != nil {
+		s.scan(hb, true, false, false)
 		return s, fmt.Errorf("reading %s: %w", path, err)
 	}
 	// Keep the last tail bytes of the rest in a buffer of at most 2*tail.
@@ -108,6 +111,8 @@ func readCompressed(path string, head, tail int64) (summary, error) {
 			break
 		}
 		if err != nil {
+			s.scan(hb, true, false, false)
+			s.scan(rest, false, false, false)
 			return s, fmt.Errorf("reading %s: %w", path, err)
 		}
 	}

@@ -176,3 +176,38 @@ func FuzzSummaryScan(f *testing.F) {
 		s.scan(data, head, tail, head && tail)
 	})
 }
+
+// A damaged archive is reported, and its record still gets what its
+// readable start says and the file's mtime as its last activity, so it
+// sorts by time with the others instead of falling to the end with nulls.
+func TestSummarizeDamagedArchive(t *testing.T) {
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte(lineStart + "\n"))
+	zw.Close()
+	truncated := buf.Bytes()[:buf.Len()-8] // the gzip trailer is lost
+	mtime := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	files := map[string][]byte{"trunc.jsonl.gz": truncated, "junk.jsonl.gz": []byte("not gzip"), "junk.jsonl.zst": []byte("not zstd")}
+	var list []Session
+	for name, data := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, mtime, mtime)
+		list = append(list, Session{SessionID: name, TranscriptPath: p, ProjectDir: dir, SizeBytes: int64(len(data)), Compressed: true, Mtime: mtime, noDir: true})
+	}
+	errs := Summarize(context.Background(), list, ListOptions{})
+	if len(errs) != len(files) {
+		t.Errorf("got %d errors, want one per damaged archive: %v", len(errs), errs)
+	}
+	for _, s := range list {
+		if !s.LastActivityAt.Equal(mtime) {
+			t.Errorf("%s: last activity %v, want the mtime %v", s.SessionID, s.LastActivityAt, mtime)
+		}
+		if s.SessionID == "trunc.jsonl.gz" && (s.Cwd != "/w" || s.FirstPrompt != "first") {
+			t.Errorf("truncated archive: cwd %q, first prompt %q; want what its start says", s.Cwd, s.FirstPrompt)
+		}
+	}
+}

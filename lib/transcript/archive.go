@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -23,6 +24,11 @@ type ArchiveResult struct {
 	ArchiveBytes int64  `json:"archive_bytes"` // size of the copy
 }
 
+// ErrArchiveInConfigDir is wrapped by Archive's error when the archive
+// dir lies inside the source's config dir: ccpipe never writes there, and
+// the refusal holds for every session of that config dir alike.
+var ErrArchiveInConfigDir = errors.New("refusing to archive into a config dir")
+
 // Archive writes zstd copies of a session's files into dir, so they
 // outlive Claude Code's cleanup: the transcript as
 // dir/<project dir name>/<session id>.jsonl.zst, and everything under the
@@ -42,7 +48,7 @@ func Archive(ctx context.Context, transcriptPath, dir string, fn func(ArchiveRes
 		return err
 	}
 	if cfg := ConfigDirOf(src); cfg != "" && within(dst, cfg) {
-		return fmt.Errorf("archive dir %s is inside the config dir %s: refusing to write there", dir, cfg)
+		return fmt.Errorf("%w: %s is inside the config dir %s", ErrArchiveInConfigDir, dir, cfg)
 	}
 	project := filepath.Base(filepath.Dir(src))
 	base, _ := TrimSuffix(filepath.Base(src))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -224,8 +225,8 @@ func TestArchiveReadOnlyTree(t *testing.T) {
 		}
 	}
 	// Refused inside the config dir.
-	if err := Archive(context.Background(), session, filepath.Join(cfg, "backup"), collect); err == nil {
-		t.Error("archive into the config dir: no error")
+	if err := Archive(context.Background(), session, filepath.Join(cfg, "backup"), collect); !errors.Is(err, ErrArchiveInConfigDir) {
+		t.Errorf("archive into the config dir: %v", err)
 	}
 	// Nothing in the source tree changed: no write, no new file, same
 	// mtimes. (chmod -w alone proves nothing to root.)

@@ -145,7 +145,8 @@ func (r *Reader) Next() (*Line, error) {
 			if errors.Is(err, ndjson.ErrLineTooLong) {
 				r.diag.Lines++
 				r.diag.TooLongLines = appendCapped(r.diag.TooLongLines, r.lr.Line())
-				r.warn(err)
+				// ndjson's error names the line; Warn is given the number apart.
+				r.warn(fmt.Errorf("%w (over %d bytes), skipped", ndjson.ErrLineTooLong, r.lr.MaxLine))
 				continue
 			}
 			return nil, err

@@ -97,6 +97,13 @@ func TestRun(t *testing.T) {
 		{"branch of stdin", "x", []string{"-", "--branch"}, "", "", 2},
 		{"archive with a selection", "", []string{session, "--archive", "/tmp/x", "--types", "user"}, "", "", 2},
 		{"two stdins", "", []string{"-", "-"}, "", "", 2},
+		{"line over --max-line named once", "", []string{td + "/malformed/truncated.jsonl", "--max-line", "10", "-q", ".uuid", "-r"}, "",
+			"cc-entries: " + td + "/malformed/truncated.jsonl:1: line too long (over 10 bytes), skipped\n" +
+				"cc-entries: " + td + "/malformed/truncated.jsonl:2: line too long (over 10 bytes), skipped\n", 0},
+		{"negative tail", "", []string{session, "--tail", "-3"}, "", "cc-entries: --tail must be 0 or more\nusage: cc-entries [--types T,...] [--follow] [--branch] [--subagents] [TRANSCRIPT... | -]\nRun 'cc-entries -h' for help.\n", 2},
+		{"explicit tail -1", "", []string{session, "-n", "-1"}, "", "", 2},
+		{"negative max-line", "", []string{session, "--max-line", "-5"}, "", "cc-entries: --max-line must be positive\nusage: cc-entries [--types T,...] [--follow] [--branch] [--subagents] [TRANSCRIPT... | -]\nRun 'cc-entries -h' for help.\n", 2},
+		{"zero max-line", "", []string{session, "--max-line", "0"}, "", "", 2},
 		{"until before since", "", []string{session, "--since", "2026-05-02", "--until", "2026-05-01"}, "", "", 2},
 	}
 	for _, tt := range tests {
@@ -165,6 +172,12 @@ func TestArchiveCommand(t *testing.T) {
 	stdout, _, _ = run(t, "", "--archive", out, src)
 	if !strings.Contains(stdout, `"status":"up_to_date"`) {
 		t.Errorf("second run %q", stdout)
+	}
+	// Into the config dir: refused once for the run, not once per session.
+	inside := filepath.Join(cfg, "backup")
+	stdout, errs, code = run(t, "", "--archive", inside, src, src)
+	if want := "cc-entries: --archive: refusing to archive into a config dir: " + inside + " is inside the config dir " + cfg + "\n"; code != 1 || stdout != "" || errs != want {
+		t.Errorf("archive into the config dir: exit %d out %q err %q, want err %q", code, stdout, errs, want)
 	}
 }
 

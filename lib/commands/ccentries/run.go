@@ -41,7 +41,7 @@ func (e *outputError) Error() string { return e.err.Error() }
 func (e *outputError) Unwrap() error { return e.err }
 
 func (o *options) run(env *cli.Env, args []string) error {
-	if err := o.check(args); err != nil {
+	if err := o.check(env.Flags, args); err != nil {
 		return err
 	}
 	sel, err := o.selection()
@@ -102,7 +102,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 }
 
 // check refuses flag combinations that cannot mean anything.
-func (o *options) check(args []string) error {
+func (o *options) check(f *cli.Flags, args []string) error {
 	stdin := 0
 	for _, a := range args {
 		if a == "-" {
@@ -123,6 +123,13 @@ func (o *options) check(args []string) error {
 		return cli.Usagef(`--branch reads a file twice: it cannot read "-"`)
 	case o.poll <= 0:
 		return cli.Usagef("--poll must be positive")
+	case f.Visited("tail") && o.tail < 0:
+		// -1 is the unset default: a negative N must not read as "no --tail".
+		return cli.Usagef("--tail must be 0 or more")
+	case o.maxLine < 0 || (f.Visited("max-line") && o.maxLine == 0):
+		// 0 is the unset default (1 GiB): an explicit 0 or a negative bound
+		// must not silently lift the limit.
+		return cli.Usagef("--max-line must be positive")
 	}
 	return nil
 }
@@ -342,6 +349,10 @@ func (r *runner) archiveOne(s source) error {
 	var oe *outputError
 	if errors.As(err, &oe) {
 		return err
+	}
+	if errors.Is(err, transcript.ErrArchiveInConfigDir) {
+		// Not this session's fault: every other one would be refused too.
+		return fmt.Errorf("--archive: %w", err)
 	}
 	if err != nil {
 		r.fail(s.path, err)

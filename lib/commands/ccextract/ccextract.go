@@ -216,6 +216,9 @@ func (p *probe) path() string {
 	return ""
 }
 
+// maxProbe bounds the lines read to find the first valid stdin record.
+const maxProbe = 100
+
 // readStdin tells entries from session records by the first record: a
 // record with a transcript_path and no transcript fields (type, uuid,
 // cc_source) is a session record.
@@ -224,7 +227,10 @@ func (o *options) readStdin(env *cli.Env, x *extract.Extractor) error {
 	var head []byte
 	var first probe
 	found := false
-	for !found {
+	// Lines before the first record are held to be read again; a stream
+	// of garbage must not be held whole, so past maxProbe lines the input
+	// is taken as entries (which names each bad line).
+	for probed := 0; !found && probed < maxProbe; probed++ {
 		line, err := br.ReadBytes('\n')
 		head = append(head, line...)
 		// Malformed lines are left for EachInput to report; the first
@@ -306,6 +312,9 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 		if err != nil {
 			env.Warnf("<stdin>:%d: %v, line skipped", n, err)
 			return nil
+		}
+		if msg := extract.Mismatches(e); msg != "" {
+			env.Warnf("<stdin>:%d: %s", n, msg)
 		}
 		return x.Entry(o, e)
 	})

@@ -71,6 +71,9 @@ func TestRun(t *testing.T) {
 		{"session record without a path", []string{"prompts"}, strings.NewReader(`{"transcript_path":"` + path + `"}` + "\n" + `{"session_id":"y"}` + "\n"), 0, promptLine, "cc-extract: <stdin>:2: no transcript_path, record skipped\n"},
 		{"entries with source", []string{"shell"}, strings.NewReader(withSource(path)), 0, shellLine, ""},
 		{"entries without source", []string{"usage"}, strings.NewReader(strings.Join(transcriptLines, "\n")), 0, usageLine, ""},
+		{"entries with spaces after the colons", []string{"usage"}, strings.NewReader(strings.ReplaceAll(transcriptLines[1], `":`, `": `) + "\n"), 0, usageLine, ""},
+		{"entry with a field of the wrong type", []string{"usage"}, strings.NewReader(strings.Replace(transcriptLines[1], `"input_tokens":10`, `"input_tokens":"10"`, 1) + "\n"), 0,
+			strings.Replace(usageLine, `"input_tokens":10`, `"input_tokens":0`, 1), "cc-extract: <stdin>:1: fields of an unexpected type read as empty: message.usage.input_tokens\n"},
 		{"malformed entry", []string{"prompts"}, strings.NewReader("{\"type\":\n" + transcriptLines[0] + "\n"), 0, promptLine, "cc-extract: <stdin>:1: malformed JSON, line skipped\n"},
 		{"neither entries nor sessions", []string{"prompts"}, strings.NewReader(`{"a":1}` + "\n"), 1, "", "cc-extract: <stdin>: the first record is neither a transcript entry nor a session record (no type, uuid, cc_source or transcript_path)\n"},
 		{"unreadable transcript", []string{"usage", "/nonexistent/x.jsonl", path}, nil, 1, usageLine, "cc-extract: open /nonexistent/x.jsonl: no such file or directory\ncc-extract: unreadable transcripts: 1\n"},
@@ -86,6 +89,53 @@ func TestRun(t *testing.T) {
 				t.Errorf("got (%d,\n%q,\n%q)\nwant (%d,\n%q,\n%q)", code, out.String(), errb.String(), tt.code, tt.out, tt.err)
 			}
 		})
+	}
+}
+
+// countingReader counts the bytes read from it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// firstWrite records how much input had been read when stderr was first
+// written to.
+type firstWrite struct {
+	in   *countingReader
+	at   int
+	seen bool
+	strings.Builder
+}
+
+func (w *firstWrite) Write(p []byte) (int, error) {
+	if !w.seen {
+		w.seen, w.at = true, w.in.n
+	}
+	return w.Builder.Write(p)
+}
+
+// TestProbeBounded: lines of garbage before the first record are not held
+// whole while cc-extract looks for the record that tells entries from
+// sessions; past maxProbe lines it reads on as entries, naming each.
+func TestProbeBounded(t *testing.T) {
+	garbage := strings.Repeat(strings.Repeat("x", 1023)+"\n", 4*maxProbe)
+	in := &countingReader{r: strings.NewReader(garbage + transcriptLines[0] + "\n")}
+	var out strings.Builder
+	errw := &firstWrite{in: in}
+	if code := Run([]string{"prompts"}, in, &out, errw); code != 0 || out.String() != promptLine {
+		t.Fatalf("exit %d out %q", code, out.String())
+	}
+	if got := strings.Count(errw.String(), ": malformed JSON, line skipped\n"); got != 4*maxProbe {
+		t.Errorf("%d malformed lines named, want %d", got, 4*maxProbe)
+	}
+	if limit := maxProbe*1024 + 256<<10; errw.at > limit {
+		t.Errorf("%d bytes read before the first warning, want at most %d", errw.at, limit)
 	}
 }
 

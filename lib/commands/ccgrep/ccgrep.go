@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/search"
 	"github.com/ccpipe/ccpipe/lib/sessions"
@@ -265,7 +266,7 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 		env.Warnf("%v", err)
 	}
 	for _, h := range hits {
-		line, err := json.Marshal(h)
+		line, err := ndjson.Marshal(h) // as cc-sessions prints it: <, > and & literal
 		if err != nil {
 			return 0, err
 		}

@@ -100,14 +100,50 @@ func TestSetKey(t *testing.T) {
 		{`{}`, `{"matches":[]}`},
 		{`{"matches":{"old":true},"b":1.50}`, `{"matches":[],"b":1.50}`},
 		{`{"x":"<&>","n":12345678901234567890}`, `{"x":"<&>","n":12345678901234567890,"matches":[]}`},
+		// Keys keep their spelling; the value is written as ndjson does.
+		{`{ "\u00e9<" : 1 , "a\"b":2}`, `{"\u00e9<":1,"a\"b":2,"matches":["a&b<c>"]}`},
+		// A second "matches" would win in jq: it goes.
+		{`{"matches":1,"a":2,"matches":3}`, `{"matches":["a&b<c>"],"a":2}`},
 	}
 	for _, tt := range tests {
-		got, err := setKey([]byte(tt.in), "matches", []string{})
+		v := []string{}
+		if strings.Contains(tt.want, "a&b") {
+			v = []string{"a&b<c>"}
+		}
+		got, err := setKey([]byte(tt.in), "matches", v)
 		if err != nil || string(got) != tt.want {
 			t.Errorf("setKey(%s) = %s, %v; want %s", tt.in, got, err, tt.want)
 		}
 	}
 	if _, err := setKey([]byte(`[1]`), "matches", 1); err == nil {
 		t.Error("setKey accepted an array")
+	}
+}
+
+// TestListingAsCCSessions: a session record from the listing is spelled as
+// cc-sessions prints it (<, > and & literal, as the ndjson writer does), in
+// the record and in --matches, so cc-grep and cc-sessions | cc-grep agree.
+func TestListingAsCCSessions(t *testing.T) {
+	h := t.TempDir()
+	proj := filepath.Join(h, ".claude", "projects", "-home-dev-a-b")
+	tr := filepath.Join(proj, idOld+".jsonl")
+	tool := filepath.Join(proj, idOld, "tool-results", "a&b<c>.txt")
+	if err := os.MkdirAll(filepath.Dir(tool), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tr, []byte(`{"type":"user","cwd":"/home/dev/a&b","sessionId":"`+idOld+`","timestamp":"2026-01-02T10:00:00.000Z","message":{"role":"user","content":"fix <div> & go"}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tool, []byte("flaky"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, h, "", "--matches", "flaky")
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	for _, want := range []string{`"cwd":"/home/dev/a&b"`, `"first_prompt":"fix <div> & go"`, `"path":"` + tool + `"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %s:\n%s", want, out)
+		}
 	}
 }

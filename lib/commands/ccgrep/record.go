@@ -5,13 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/ccpipe/ccpipe/lib/ndjson"
 )
 
 // setKey returns the JSON object obj with key set to value: replaced in
 // place when obj has it (cc-grep --matches | cc-grep --matches), else
-// appended. Every other member keeps its bytes and its place.
+// appended; a second copy of key is dropped, since a jq reader would take
+// the last one. Every other member keeps its bytes and its place, its key
+// spelled as it came, and value is written as ndjson writes records (<, >
+// and & left literal).
 func setKey(obj []byte, key string, value any) ([]byte, error) {
-	val, err := json.Marshal(value)
+	val, err := ndjson.Marshal(value)
 	if err != nil {
 		return nil, err
 	}
@@ -21,38 +26,43 @@ func setKey(obj []byte, key string, value any) ([]byte, error) {
 	}
 	var out bytes.Buffer
 	out.WriteByte('{')
+	member := func(k, v []byte) {
+		if out.Len() > 1 {
+			out.WriteByte(',')
+		}
+		out.Write(k)
+		out.WriteByte(':')
+		out.Write(v)
+	}
 	set := false
 	for dec.More() {
+		from := dec.InputOffset()
 		t, err := dec.Token()
 		if err != nil {
 			return nil, fmt.Errorf("record: %w", err)
 		}
-		k, _ := t.(string)
+		// The key's own bytes: what the decoder went past, less the comma
+		// and blanks before it.
+		rawKey := bytes.TrimLeft(obj[from:dec.InputOffset()], ", \t\r\n")
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return nil, fmt.Errorf("record: %w", err)
 		}
-		if out.Len() > 1 {
-			out.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		out.Write(kb)
-		out.WriteByte(':')
-		if k == key && !set {
-			out.Write(val)
-			set = true
+		if k, _ := t.(string); k == key {
+			if !set {
+				member(rawKey, val)
+				set = true
+			}
 			continue
 		}
-		out.Write(raw)
+		member(rawKey, raw)
 	}
 	if !set {
-		if out.Len() > 1 {
-			out.WriteByte(',')
+		kb, err := ndjson.Marshal(key)
+		if err != nil {
+			return nil, err
 		}
-		kb, _ := json.Marshal(key)
-		out.Write(kb)
-		out.WriteByte(':')
-		out.Write(val)
+		member(kb, val)
 	}
 	out.WriteByte('}')
 	return out.Bytes(), nil

@@ -177,7 +177,7 @@ func (o *options) runRules(env *cli.Env, args []string) error {
 	if env.Out.Filtering() {
 		return cli.Usagef("run prints a reply for Claude Code, not records: --jq does not apply")
 	}
-	runner := hooks.Runner{Stdout: env.Stdout, Stderr: env.Stderr, OnError: policy, Name: "cc-hook"}
+	runner := hooks.Runner{Stdout: env.Stdout, Stderr: env.Stderr, OnError: policy, Name: "cc-hook", Mask: cli.Mask}
 	var payload []byte
 	if env.HasInput() {
 		if payload, err = io.ReadAll(env.Stdin); err != nil {
@@ -245,7 +245,12 @@ func (o *options) reply(env *cli.Env, args []string) error {
 		d.Kind = args[1]
 	}
 	if o.updatedInput != "" {
-		if err := json.Unmarshal([]byte(o.updatedInput), &d.UpdatedInput); err != nil || d.UpdatedInput == nil {
+		// Numbers as written: a tool input's 1.000000000000000000001 or a
+		// 20-digit id must reach the tool unrounded.
+		dec := json.NewDecoder(strings.NewReader(o.updatedInput))
+		dec.UseNumber()
+		err := dec.Decode(&d.UpdatedInput)
+		if _, end := dec.Token(); err != nil || end != io.EOF || d.UpdatedInput == nil {
 			return cli.Usagef("--updated-input must be a JSON object")
 		}
 	}

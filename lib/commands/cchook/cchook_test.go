@@ -31,6 +31,11 @@ func TestCommand(t *testing.T) {
 	os.WriteFile(broken, []byte("rules:\n  - events: PreToolUse\n    if: '.x |'\n    decision: ask\n"), 0o644)
 	pre := fixture(t, "PreToolUse")
 	deny := `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no touching"}}` + "\n"
+	// A condition failing on a payload value: gojq quotes the value in its
+	// error, and a key in it must not reach stderr or the model.
+	leaky := filepath.Join(dir, "leaky.yaml")
+	os.WriteFile(leaky, []byte("rules:\n  - events: PreToolUse\n    if: .tool_input.command | test(1)\n    decision: deny\n    reason: r\n"), 0o644)
+	secret := `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"sk-ant-api03-SECRETSECRET"}}`
 	tests := []struct {
 		name   string
 		stdin  string
@@ -50,6 +55,9 @@ func TestCommand(t *testing.T) {
 		{"run broken rule, ask", pre, []string{"run", "--on-error", "ask", broken}, 0,
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"cc-hook failed, asking (on-error ask): ` + broken + `: rule at line 2: if: invalid --jq expression: unexpected EOF     .x |         ^"}}` + "\n",
 			"cc-hook: " + broken + ": rule at line 2: if: invalid --jq expression: unexpected EOF     .x |         ^\n"},
+		{"run masks a key in a failure", secret, []string{"run", leaky, "--on-error", "block"}, 0,
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"cc-hook failed, blocking (on-error block): ` + leaky + `: rule at line 2: if: jq: test(1; null) cannot be applied to: string (\"***\")"}}` + "\n",
+			"cc-hook: " + leaky + ": rule at line 2: if: jq: test(1; null) cannot be applied to: string (\"***\")\n"},
 		{"run usage error is exit 1", pre, []string{"run"}, 1, "", "cc-hook: run needs one rule file\nusage: cc-hook run|parse|reply|check|settings ...\nRun 'cc-hook -h' for help.\n"},
 		{"unknown flag is exit 1", pre, []string{"run", rules, "--nope"}, 1, "", "cc-hook: unknown flag -nope\nusage: cc-hook run|parse|reply|check|settings ...\nRun 'cc-hook -h' for help.\n"},
 		{"bad policy is exit 1", pre, []string{"run", rules, "--on-error", "deny"}, 1, "", "cc-hook: unknown failure policy \"deny\" (want pass, block or ask)\nusage: cc-hook run|parse|reply|check|settings ...\nRun 'cc-hook -h' for help.\n"},
@@ -63,6 +71,8 @@ func TestCommand(t *testing.T) {
 		{"reply context", "", []string{"reply", "SessionStart", "--context", "hi <there>"}, 0, `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"hi <there>"}}` + "\n", ""},
 		{"reply --jq", "", []string{"reply", "Stop", "block", "--reason", "r", "--jq", ".decision", "-r"}, 0, "block\n", ""},
 		{"reply updated input", "", []string{"reply", "PreToolUse", "allow", "--updated-input", `{"command":"touch changed"}`}, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"touch changed"}}}` + "\n", ""},
+		{"reply updated input keeps numbers", "", []string{"reply", "PreToolUse", "allow", "--updated-input", `{"timeout":1.000000000000000000001,"id":12345678901234567890}`}, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"id":12345678901234567890,"timeout":1.000000000000000000001}}}` + "\n", ""},
+		{"reply updated input trailing data", "", []string{"reply", "PreToolUse", "allow", "--updated-input", `{"a":1} {"b":2}`}, 1, "", "cc-hook: --updated-input must be a JSON object\nusage: cc-hook run|parse|reply|check|settings ...\nRun 'cc-hook -h' for help.\n"},
 		{"reply exit 2", "", []string{"reply", "TeammateIdle", "block", "--reason", "keep going"}, 2, "", "keep going\n"},
 		{"reply wrong event", "", []string{"reply", "SessionEnd", "--context", "x"}, 1, "", "cc-hook: invalid SessionEnd reply: hookSpecificOutput.hookEventName: rejected: SessionEnd has no hookSpecificOutput in the reply schema\n"},
 		{"reply unknown event", "", []string{"reply", "Nope", "allow"}, 1, "", "cc-hook: unknown event \"Nope\"\nusage: cc-hook run|parse|reply|check|settings ...\nRun 'cc-hook -h' for help.\n"},

@@ -241,6 +241,7 @@ func TestGolden(t *testing.T) {
 			`{"session_id":"22222222-2222-4222-8222-222222222222","transcript_path":"/x/22222222-2222-4222-8222-222222222222.jsonl","active":null}` + "\n" +
 			`{"socket_path":"` + f.in.path + `"}` + "\n" +
 			"not json\n" + `{"liveness":"dead","socket_path":"/gone.sock","session_id":"33333333-3333-4333-8333-333333333333"}` + "\n")},
+		{name: "records_bare_socket_gone", args: []string{"--", "hi"}, stdin: ptr(`{"socket_path":"/tmp/ccpipe-test-no-such.sock"}` + "\n")},
 		{name: "records_jq", args: []string{"--jq", "[.address, .status] | @tsv", "-r", "--", "hi"}, stdin: ptr(records)},
 		{name: "too_large", args: []string{"app-3c"}, stdin: ptr(strings.Repeat("x", peer.MaxLine))},
 		{name: "usage_two_targets", args: []string{"a", "b"}},

@@ -114,7 +114,7 @@ func (o *options) sendAll(env *cli.Env, targets []*target, text string) error {
 		}
 		res, err := sender.Send(env.Ctx, t.Target, frames...)
 		if err != nil {
-			env.Warnf("%s: %v", t.who(), err)
+			env.Warnf("%v", t.named(err))
 			failed++
 			continue
 		}
@@ -276,7 +276,7 @@ func (o *options) sendLines(env *cli.Env, t *target) error {
 		}
 		res, err := sender.Send(ctx, t.Target, f)
 		if err != nil {
-			return fmt.Errorf("%s: %w", t.who(), err)
+			return t.named(err)
 		}
 		r := result{SessionID: nullable(t.SessionID), Address: nullable(t.address), SocketPath: t.SocketPath,
 			MsgID: &id, Bytes: res.Bytes, Auth: res.Auth, Status: statusSent, Lines: b.Lines}

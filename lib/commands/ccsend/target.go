@@ -33,6 +33,16 @@ func (t *target) who() string {
 	return t.SocketPath
 }
 
+// named prefixes an error line with the target's name, unless the socket
+// path is all the target has for a name and the error names it already.
+func (t *target) named(err error) error {
+	var se *peer.SendError
+	if t.address == "" && t.SessionID == "" && errors.As(err, &se) && se.Path == t.SocketPath {
+		return err
+	}
+	return fmt.Errorf("%s: %w", t.who(), err)
+}
+
 // resolve finds the one target of TARGET or --current.
 func (o *options) resolve(env *cli.Env, args []string, profs []profiles.Profile) (*target, error) {
 	var s sessions.Session

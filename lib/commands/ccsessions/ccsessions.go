@@ -129,6 +129,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return cli.Usagef("--cwd works with --find")
 	case o.limit < 0:
 		return cli.Usagef("--limit must be 0 or more, not %d", o.limit)
+	case (env.Flags.Visited("find") || o.current) && (len(o.cwdWithin) > 0 || env.Flags.Visited("limit")):
+		// Silently ignoring them would answer another question than asked.
+		return cli.Usagef("--cwd-within and --limit work with the listing and --active, not with --find or --current")
 	}
 	profs, err := o.loadProfiles(env)
 	if err != nil || profs == nil {

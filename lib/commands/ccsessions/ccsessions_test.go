@@ -158,6 +158,7 @@ func TestGolden(t *testing.T) {
 		{name: "usage_modes", args: []string{"--active", "--current"}},
 		{name: "usage_cwd", args: []string{"--cwd", "/x"}},
 		{name: "usage_limit", args: []string{"--limit", "-1"}},
+		{name: "usage_find_cwd_within", args: []string{"--find", "1111", "--cwd-within", "/nowhere"}},
 		{name: "no_profile", args: []string{"--profile", "nope"}},
 	}
 	for _, tt := range tests {
