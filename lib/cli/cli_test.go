@@ -50,7 +50,7 @@ func TestMainRecordsAndFlags(t *testing.T) {
 		{"unknown flag", []string{"--nope"}, 2, "", "cc-test: unknown flag -nope\nusage: cc-test [flags] ARG...\nRun 'cc-test -h' for help.\n", nil, false},
 		{"arg missing value", []string{"--jq", ".", "--arg", "a"}, 2, "", "cc-test: --arg needs a NAME and a VALUE\nusage: cc-test [flags] ARG...\nRun 'cc-test -h' for help.\n", nil, false},
 		{"raw without jq", []string{"-r"}, 2, "", "cc-test: --raw-output and --arg need --jq\nusage: cc-test [flags] ARG...\nRun 'cc-test -h' for help.\n", nil, false},
-		{"bad jq", []string{"-q", ".a |"}, 2, "", "cc-test: invalid --jq expression: unexpected EOF\n    .a |\n        ^\nusage: cc-test [flags] ARG...\nRun 'cc-test -h' for help.\n", nil, false},
+		{"bad jq", []string{"-q", ".a |"}, 2, "", "cc-test: --jq: invalid jq expression: unexpected EOF\n    .a |\n        ^\nusage: cc-test [flags] ARG...\nRun 'cc-test -h' for help.\n", nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -72,7 +72,7 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 	out := &Output{w: ndjson.NewWriter(stdout), raw: f.Raw}
 	if f.JQ != "" {
 		if out.filter, err = jq.Compile(f.JQ, f.JQArgs); err != nil {
-			return c.report(stderr, &UsageError{Msg: err.Error()})
+			return c.report(stderr, &UsageError{Msg: "--jq: " + err.Error()})
 		}
 	} else if f.Raw || len(f.JQArgs) > 0 {
 		return c.report(stderr, Usagef("--raw-output and --arg need --jq"))

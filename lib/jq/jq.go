@@ -36,7 +36,7 @@ type CompileError struct {
 
 func (e *CompileError) Error() string {
 	if e.Offset < 0 {
-		return "invalid --jq expression: " + e.Msg
+		return "invalid jq expression: " + e.Msg
 	}
 	// Show the line holding the error and a caret under it.
 	start := strings.LastIndexByte(e.Expr[:e.Offset], '\n') + 1
@@ -47,7 +47,7 @@ func (e *CompileError) Error() string {
 		end += e.Offset
 	}
 	col := len([]rune(e.Expr[start:e.Offset]))
-	return fmt.Sprintf("invalid --jq expression: %s\n    %s\n    %s^", e.Msg, e.Expr[start:end], strings.Repeat(" ", col))
+	return fmt.Sprintf("invalid jq expression: %s\n    %s\n    %s^", e.Msg, e.Expr[start:end], strings.Repeat(" ", col))
 }
 
 // Compile parses and compiles expr. vars are bound as $NAME to string

@@ -61,7 +61,7 @@ func TestCompileErrorHasCaret(t *testing.T) {
 	if !errors.As(err, &ce) {
 		t.Fatalf("got %v", err)
 	}
-	want := "invalid --jq expression: unexpected EOF\n    .a | .[\n           ^"
+	want := "invalid jq expression: unexpected EOF\n    .a | .[\n           ^"
 	if err.Error() != want {
 		t.Errorf("got\n%s\nwant\n%s", err, want)
 	}

@@ -53,8 +53,8 @@ func TestCommand(t *testing.T) {
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"cc-hook failed, blocking (on-error block): reading rules: open ` + dir + `/none.yaml: no such file or directory"}}` + "\n",
 			"cc-hook: reading rules: open " + dir + "/none.yaml: no such file or directory\n"},
 		{"run broken rule, ask", pre, []string{"run", "--on-error", "ask", broken}, 0,
-			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"cc-hook failed, asking (on-error ask): ` + broken + `: rule at line 2: if: invalid --jq expression: unexpected EOF     .x |         ^"}}` + "\n",
-			"cc-hook: " + broken + ": rule at line 2: if: invalid --jq expression: unexpected EOF     .x |         ^\n"},
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"cc-hook failed, asking (on-error ask): ` + broken + `: rule at line 2: if: invalid jq expression: unexpected EOF     .x |         ^"}}` + "\n",
+			"cc-hook: " + broken + ": rule at line 2: if: invalid jq expression: unexpected EOF     .x |         ^\n"},
 		{"run masks a key in a failure", secret, []string{"run", leaky, "--on-error", "block"}, 0,
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"cc-hook failed, blocking (on-error block): ` + leaky + `: rule at line 2: if: jq: test(1; null) cannot be applied to: string (\"***\")"}}` + "\n",
 			"cc-hook: " + leaky + ": rule at line 2: if: jq: test(1; null) cannot be applied to: string (\"***\")\n"},
@@ -85,7 +85,7 @@ func TestCommand(t *testing.T) {
 			"cc-hook: check: hookSpecificOutput.sessionTitle: ignored: not read on Notification (read on UserPromptSubmit, SessionStart)\n"},
 		{"check empty", "", []string{"check"}, 0, `{"valid":true,"event":null,"problems":[]}` + "\n", ""},
 		{"settings", "", []string{"settings", rules, "--jq", ".hooks | keys"}, 0, "[\"PreToolUse\",\"TaskCompleted\"]\n", ""},
-		{"settings broken", "", []string{"settings", broken}, 1, "", "cc-hook: " + broken + ": rule at line 2: if: invalid --jq expression: unexpected EOF\n    .x |\n        ^\n"},
+		{"settings broken", "", []string{"settings", broken}, 1, "", "cc-hook: " + broken + ": rule at line 2: if: invalid jq expression: unexpected EOF\n    .x |\n        ^\n"},
 		{"run --jq refused", pre, []string{"run", rules, "--jq", "."}, 1, "", "cc-hook: run prints a reply for Claude Code, not records: --jq does not apply\nusage: cc-hook run|parse|reply|check|settings ...\nRun 'cc-hook -h' for help.\n"},
 	}
 	for _, tt := range tests {

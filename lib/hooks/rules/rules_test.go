@@ -217,7 +217,7 @@ func TestPrepareErrors(t *testing.T) {
 		{"rules:\n  - events: SessionEnd\n    decision: block\n    reason: x\n", "SessionEnd", "not a decision SessionEnd reads"},
 		{"rules:\n  - events: Stop\n    matcher: x\n    system_message: m\n", "Stop", "Stop takes no matcher"},
 		{"rules:\n  - events: PreToolUse\n    matcher: '('\n    decision: ask\n", "PreToolUse", "invalid matcher"},
-		{"rules:\n  - events: PreToolUse\n    if: '.tool_name |'\n    decision: ask\n", "PreToolUse", "invalid --jq expression"},
+		{"rules:\n  - events: PreToolUse\n    if: '.tool_name |'\n    decision: ask\n", "PreToolUse", "invalid jq expression"},
 		{"rules:\n  - events: PreToolUse\n    if: '.tool_input.command | test(1)'\n    decision: ask\n", "PreToolUse", "if: jq:"},
 	}
 	for _, tt := range tests {
