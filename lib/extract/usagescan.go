@@ -16,7 +16,10 @@ import (
 // fields usage needs are read out of them, skipping string bodies (most of
 // a transcript's bytes) with a byte search.
 
-var assistantType = []byte(`"type":"assistant"`)
+// The needle is the quoted type alone, not `"type":"assistant"`, so that a
+// transcript re-encoded with a space after the colon is still read; the
+// walker confirms the type.
+var assistantType = []byte(`"assistant"`)
 
 // usageLine is what the fast path reads from an assistant record. The
 // slices point into the line.

@@ -48,6 +48,10 @@ const (
 
 func TestRun(t *testing.T) {
 	path := writeTranscript(t)
+	spaced := filepath.Join(filepath.Dir(path), "11111111-2222-4333-8444-555555555555.jsonl")
+	if err := os.WriteFile(spaced, []byte(strings.ReplaceAll(transcriptLines[1], `":`, `": `)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	dir := filepath.Dir(filepath.Dir(path))
 	kinds := "prompts, texts, tools, shell, files, subagents, failures, usage, compactions, conversation"
 	tests := []struct {
@@ -71,6 +75,7 @@ func TestRun(t *testing.T) {
 		{"session record without a path", []string{"prompts"}, strings.NewReader(`{"transcript_path":"` + path + `"}` + "\n" + `{"session_id":"y"}` + "\n"), 0, promptLine, "cc-extract: <stdin>:2: no transcript_path, record skipped\n"},
 		{"entries with source", []string{"shell"}, strings.NewReader(withSource(path)), 0, shellLine, ""},
 		{"entries without source", []string{"usage"}, strings.NewReader(strings.Join(transcriptLines, "\n")), 0, usageLine, ""},
+		{"transcript file with spaces after the colons (fast path)", []string{"usage", spaced}, nil, 0, usageLine, ""},
 		{"entries with spaces after the colons", []string{"usage"}, strings.NewReader(strings.ReplaceAll(transcriptLines[1], `":`, `": `) + "\n"), 0, usageLine, ""},
 		{"entry with a field of the wrong type", []string{"usage"}, strings.NewReader(strings.Replace(transcriptLines[1], `"input_tokens":10`, `"input_tokens":"10"`, 1) + "\n"), 0,
 			strings.Replace(usageLine, `"input_tokens":10`, `"input_tokens":0`, 1), "cc-extract: <stdin>:1: fields of an unexpected type read as empty: message.usage.input_tokens\n"},
