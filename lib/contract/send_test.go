@@ -144,28 +144,7 @@ func TestSendInteractive(t *testing.T) {
 		fmt.Fprintf(&lines, "LINE-%03d failed\n", i)
 	}
 	res, stderr, code = ccSend(t, e, lines.String(), target, "--lines", "--from", "lines-test")
-	total := 0
-	for _, r := range res {
-		total += r.Lines
-	}
-	if code != 0 || total != 100 {
-		t.Fatalf("--lines: exit %d, %d lines in %d messages, stderr %s", code, total, len(res), stderr)
-	}
-	t.Logf("--lines: 100 lines went as %d messages", len(res))
-	waitRequest(t, e, "LINE-099 failed")
-	for i := range 100 {
-		l := fmt.Sprintf("LINE-%03d failed", i)
-		found := false
-		for _, r := range e.API.Requests() {
-			if r.Contains(l) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			t.Errorf("%s never reached the model", l)
-		}
-	}
+	checkLinesArrived(t, e, "burst", res, stderr, code, "LINE-%03d failed", 100)
 
 	// 45 lines trickling in over 1.4 s; how many messages they make depends
 	// on how fast the receiver takes each one (it closes the connection
@@ -179,28 +158,7 @@ func TestSendInteractive(t *testing.T) {
 		pw.Close()
 	}()
 	res, stderr, code = ccSendFrom(t, e, pr, target, "--lines", "--from", "trickle-test")
-	total = 0
-	for _, r := range res {
-		total += r.Lines
-	}
-	if code != 0 || total != 45 {
-		t.Fatalf("--lines trickle: exit %d, %d lines in %d messages, stderr %s", code, total, len(res), stderr)
-	}
-	t.Logf("--lines: 45 trickled lines went as %d messages", len(res))
-	waitRequest(t, e, "TRICKLE-044")
-	for i := range 45 {
-		l := fmt.Sprintf("TRICKLE-%03d", i)
-		found := false
-		for _, r := range e.API.Requests() {
-			if r.Contains(l) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			t.Errorf("%s never reached the model (dropped by the receiver?)", l)
-		}
-	}
+	checkLinesArrived(t, e, "trickle", res, stderr, code, "TRICKLE-%03d", 45)
 
 	// A crashed session leaves its socket file: a clear error, no hang.
 	s.Kill9()
@@ -213,6 +171,34 @@ func TestSendInteractive(t *testing.T) {
 	_, stderr, code = ccSend(t, e, recs, "--timeout", "3s", "--", "late")
 	if code != 1 || !strings.Contains(stderr, "connection refused: stale socket file") {
 		t.Errorf("stale socket: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// checkLinesArrived checks that a --lines run sent all n lines (format
+// names line i) and that every one of them reached the model.
+func checkLinesArrived(t *testing.T, e *claudetest.Env, what string, res []sendResult, stderr string, code int, format string, n int) {
+	t.Helper()
+	total := 0
+	for _, r := range res {
+		total += r.Lines
+	}
+	if code != 0 || total != n {
+		t.Fatalf("--lines %s: exit %d, %d lines in %d messages, stderr %s", what, code, total, len(res), stderr)
+	}
+	t.Logf("--lines %s: %d lines went as %d messages", what, n, len(res))
+	waitRequest(t, e, fmt.Sprintf(format, n-1))
+	for i := range n {
+		l := fmt.Sprintf(format, i)
+		found := false
+		for _, r := range e.API.Requests() {
+			if r.Contains(l) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("%s never reached the model (dropped by the receiver?)", l)
+		}
 	}
 }
 
