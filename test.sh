@@ -6,4 +6,4 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 go test -race -count=1 ./...
-CCPIPE_CONTRACT=1 go test -count=1 -timeout 15m ./lib/contract/
+CCPIPE_CONTRACT=1 go test -count=1 -timeout 15m ./lib/internal/contract/

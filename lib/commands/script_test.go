@@ -14,7 +14,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/commands/ccprofiles"
 	"github.com/ccpipe/ccpipe/lib/commands/ccsend"
 	"github.com/ccpipe/ccpipe/lib/commands/ccsessions"
-	"github.com/ccpipe/ccpipe/lib/golden"
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 func TestMain(m *testing.M) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ccpipe/ccpipe/lib/golden"
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 // replyCases covers every reply constructor; the golden file holds what

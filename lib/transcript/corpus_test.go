@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ccpipe/ccpipe/lib/golden"
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 // TestCorpus decodes every transcript of the real-CLI corpus (made by the

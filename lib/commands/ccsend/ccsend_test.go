@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ccpipe/ccpipe/lib/golden"
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/peer"
 	"github.com/ccpipe/ccpipe/lib/profiles"

@@ -32,6 +32,6 @@
 //	  - match: "hi"                       # the tool result came back
 //	    blocks: [{type: text, text: "It printed hi."}]
 //
-// The command go run ./lib/fakeapi/cmd/fakeapi -script FILE serves a script
+// The command go run ./lib/internal/fakeapi/cmd/fakeapi -script FILE serves a script
 // for driving a real Claude Code by hand.
 package fakeapi

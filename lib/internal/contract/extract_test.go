@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/ccpipe/ccpipe/lib/claudetest"
+	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
 	"github.com/ccpipe/ccpipe/lib/commands/ccextract"
-	"github.com/ccpipe/ccpipe/lib/fakeapi"
+	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
 )
 
 // ccExtract runs cc-extract in-process and decodes its facts.

@@ -1,10 +1,10 @@
 // Package claudetest runs the real Claude Code CLI (version Version)
-// offline against the fake Messages API of lib/fakeapi, for the contract
-// suite (lib/contract) and the corpus generator (lib/claudetest/cmd/gencorpus).
+// offline against the fake Messages API of lib/internal/fakeapi, for the contract
+// suite (lib/internal/contract) and the corpus generator (lib/internal/claudetest/cmd/gencorpus).
 //
 // # Usage for contract cases
 //
-// Contract cases live in lib/contract/<command>_test.go and start with
+// Contract cases live in lib/internal/contract/<command>_test.go and start with
 // contract.Require(t) (skips unless CCPIPE_CONTRACT=1). Then:
 //
 //	e := claudetest.New(t, claudetest.Config{Script: &fakeapi.Script{Turns: []fakeapi.Turn{

@@ -12,7 +12,7 @@ import (
 
 // The unit tests run the harness against a stand-in "claude" shell script
 // (via CCPIPE_CLAUDE_BIN), so they need neither npm nor the real CLI; the
-// real one is exercised by lib/contract.
+// real one is exercised by lib/internal/contract.
 const fakeClaude = `#!/bin/sh
 if [ "$1" = "--version" ]; then echo "2.1.328 (Claude Code)"; exit 0; fi
 echo "args: $*"

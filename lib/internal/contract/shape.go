@@ -1,5 +1,5 @@
 // Package contract holds the contract suite: tests that run the real
-// Claude Code CLI (through lib/claudetest) and check that what it writes
+// Claude Code CLI (through lib/internal/claudetest) and check that what it writes
 // still has the shape ccpipe reads. The tests run only with
 // CCPIPE_CONTRACT=1; see Require.
 //
@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ccpipe/ccpipe/lib/claudetest"
+	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
 )
 
 // Require skips the test unless CCPIPE_CONTRACT=1, and fails it when the
@@ -23,7 +23,7 @@ import (
 func Require(t testing.TB) {
 	t.Helper()
 	if os.Getenv("CCPIPE_CONTRACT") != "1" {
-		t.Skip("contract suite skipped: it runs the real Claude Code CLI; run it with CCPIPE_CONTRACT=1 go test ./lib/contract/")
+		t.Skip("contract suite skipped: it runs the real Claude Code CLI; run it with CCPIPE_CONTRACT=1 go test ./lib/internal/contract/")
 	}
 	if _, err := claudetest.Binary(); err != nil {
 		t.Fatalf("contract suite: %v", err)

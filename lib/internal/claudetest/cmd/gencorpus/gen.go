@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ccpipe/ccpipe/lib/claudetest"
-	"github.com/ccpipe/ccpipe/lib/contract"
-	"github.com/ccpipe/ccpipe/lib/fakeapi"
+	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
+	"github.com/ccpipe/ccpipe/lib/internal/contract"
+	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
 )
 
 // runner is the claudetest.TB of a command: Fatalf stops the generation
@@ -346,14 +346,14 @@ const readme = `# The real-CLI corpus
 
 claude/ is a Claude Code config dir (use it as CLAUDE_CONFIG_DIR) written by
 the real Claude Code ` + claudetest.Version + ` CLI, run offline against the scripted
-fake Messages API of lib/fakeapi. MANIFEST.md lists every session, what it
+fake Messages API of lib/internal/fakeapi. MANIFEST.md lists every session, what it
 covers, and its tool_use ids, subagents and tool-results files.
 
 Regenerate (needs Node/npm the first time, and tmux):
 
-    go run ./lib/claudetest/cmd/gencorpus -out testdata/corpus
+    go run ./lib/internal/claudetest/cmd/gencorpus -out testdata/corpus
 
-The generator (lib/claudetest/cmd/gencorpus) runs each session from a fixed
+The generator (lib/internal/claudetest/cmd/gencorpus) runs each session from a fixed
 script with a fixed --session-id, so file names, session ids, message ids
 (msg_fake_tNNN) and tool_use ids (toolu_fake_tNNN_bN) stay the same; uuids,
 timestamps, subagent ids and tool-results file names change on every run.
@@ -363,5 +363,5 @@ project dirs /home/dev/projects/{alpha,beta,gamma} (and their slugs
 hook scripts /home/dev/hooks. Only projects/ is kept: the session registry,
 .claude.json, backups and plugin files are dropped. The API key was a fake
 and does not appear. The generator refuses to write a corpus whose records
-fail lib/contract's shape checker or lack what a session is meant to cover.
+fail lib/internal/contract's shape checker or lack what a session is meant to cover.
 `

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ccpipe/ccpipe/lib/claudetest"
+	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
 	"github.com/ccpipe/ccpipe/lib/commands/ccsend"
-	"github.com/ccpipe/ccpipe/lib/fakeapi"
+	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
 	"github.com/ccpipe/ccpipe/lib/peer"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 )

@@ -6,18 +6,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ccpipe/ccpipe/lib/claudetest"
+	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
 )
 
 // The committed corpus (testdata/corpus, written by the real CLI) must
 // still pass the shape checker, and MANIFEST.md must list every main
 // transcript. Runs without the CLI.
 func TestCorpusShapes(t *testing.T) {
-	root := filepath.Join("..", "..", "testdata", "corpus")
+	root := filepath.Join("..", "..", "..", "testdata", "corpus")
 	files, _ := filepath.Glob(filepath.Join(root, "claude", "projects", "*", "*.jsonl"))
 	subs, _ := filepath.Glob(filepath.Join(root, "claude", "projects", "*", "*", "subagents", "*.jsonl"))
 	if len(files) == 0 {
-		t.Fatalf("no transcripts under %s: regenerate with go run ./lib/claudetest/cmd/gencorpus", root)
+		t.Fatalf("no transcripts under %s: regenerate with go run ./lib/internal/claudetest/cmd/gencorpus", root)
 	}
 	manifest, err := os.ReadFile(filepath.Join(root, "MANIFEST.md"))
 	if err != nil {

@@ -1,7 +1,7 @@
 package main
 
 import (
-	fa "github.com/ccpipe/ccpipe/lib/fakeapi"
+	fa "github.com/ccpipe/ccpipe/lib/internal/fakeapi"
 )
 
 // invocation is one claude -p invocation of a session.

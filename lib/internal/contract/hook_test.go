@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ccpipe/ccpipe/lib/claudetest"
-	"github.com/ccpipe/ccpipe/lib/fakeapi"
+	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
+	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
 	"github.com/ccpipe/ccpipe/lib/hooks"
 	"github.com/ccpipe/ccpipe/lib/hooks/rules"
 )
@@ -19,7 +19,7 @@ import (
 func buildCCHook(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "cc-hook")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/cc-hook").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "../../../cmd/cc-hook").CombinedOutput(); err != nil {
 		t.Fatalf("go build cc-hook: %v\n%s", err, out)
 	}
 	return bin

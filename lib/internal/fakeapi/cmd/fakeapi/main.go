@@ -1,7 +1,7 @@
 // Command fakeapi serves a scripted fake Anthropic Messages API so that a
 // person can drive a real Claude Code by hand:
 //
-//	go run ./lib/fakeapi/cmd/fakeapi -script turns.yaml -log requests.jsonl
+//	go run ./lib/internal/fakeapi/cmd/fakeapi -script turns.yaml -log requests.jsonl
 //	ANTHROPIC_BASE_URL=<printed url> ANTHROPIC_API_KEY=sk-ant-test... claude -p hi
 package main
 
@@ -13,7 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/ccpipe/ccpipe/lib/fakeapi"
+	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

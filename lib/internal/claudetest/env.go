@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ccpipe/ccpipe/lib/fakeapi"
+	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
 )
 
 // TestKey is the fake API key every session gets. It is not a credential;
