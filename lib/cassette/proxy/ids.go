@@ -1,0 +1,58 @@
+package proxy
+
+import (
+	"strconv"
+	"strings"
+)
+
+// IDs maps provider tool-call ids (toolu_…, call_…) to neutral ids call-N,
+// so a cassette never holds a provider id and a replayed call-N maps back
+// to itself (spec §1.4, §7.1).
+type IDs struct {
+	m    map[string]string
+	next int
+}
+
+// NewIDs returns an empty table.
+func NewIDs() *IDs { return &IDs{m: map[string]string{}} }
+
+// Assign returns the neutral id of a provider id, numbering new ones.
+func (t *IDs) Assign(provider string) string {
+	if id, ok := t.m[provider]; ok {
+		return id
+	}
+	if n, ok := callNumber(provider); ok { // a replayed id coming back
+		t.Register(provider)
+		_ = n
+		return provider
+	}
+	id := "call-" + strconv.Itoa(t.next)
+	t.next++
+	t.m[provider] = id
+	return id
+}
+
+// Register makes a served call-N map to itself and moves the counter past it.
+func (t *IDs) Register(id string) {
+	t.m[id] = id
+	if n, ok := callNumber(id); ok && n >= t.next {
+		t.next = n + 1
+	}
+}
+
+// Next is the id the next new call gets.
+func (t *IDs) Next() string {
+	id := "call-" + strconv.Itoa(t.next)
+	t.next++
+	t.m[id] = id
+	return id
+}
+
+func callNumber(id string) (int, bool) {
+	s, ok := strings.CutPrefix(id, "call-")
+	if !ok || s == "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n >= 0 && strconv.Itoa(n) == s
+}
