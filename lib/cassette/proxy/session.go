@@ -65,14 +65,14 @@ type Session struct {
 	err    error // first failure; the cassette is not written
 	diverg *DivergenceError
 
-	cursor   int          // replay: next parent step
-	sideUsed map[int]bool // replay: parent side_call steps served
+	cursor        int          // replay: next parent step
+	sideUsed      map[int]bool // replay: parent side_call steps served
 	unmatchedSide int
-	forked   bool   // fork: the fork request went by
-	forkID   string // fork: toolCallId of step ForkAt
-	scriptAt int
-	replayed int
-	passed   int // requests passed through unrecorded
+	forked        bool   // fork: the fork request went by
+	forkID        string // fork: toolCallId of step ForkAt
+	scriptAt      int
+	replayed      int
+	passed        int // requests passed through unrecorded
 }
 
 // NewSession checks the options and makes a session.
