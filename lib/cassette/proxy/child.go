@@ -61,12 +61,12 @@ func Upstream(env []string, name, def string) string {
 // process group, and an interactive Claude Code reads a second one as
 // "exit"), but it no longer stops cc-cassette before the child. The error
 // is only for a child that could not start.
-func RunChild(argv, env []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+func RunChild(argv []string, dir string, env []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	if len(argv) == 0 {
 		return 1, errors.New("no command after --")
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = env
+	cmd.Env, cmd.Dir = env, dir
 	if stdin != nil {
 		cmd.Stdin = stdin
 	}

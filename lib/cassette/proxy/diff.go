@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -126,9 +127,10 @@ func Equal(a, b any) bool {
 	case string:
 		y, ok := b.(string)
 		return ok && x == y
-	case float64:
-		y, ok := b.(float64)
-		return ok && (x == y || (math.IsNaN(x) && math.IsNaN(y)))
+	case float64, int, int64, json.Number:
+		fx, _ := number(x)
+		fy, ok := number(b)
+		return ok && (fx == fy || (math.IsNaN(fx) && math.IsNaN(fy)))
 	case []any:
 		y, ok := b.([]any)
 		if !ok || len(x) != len(y) {
@@ -154,6 +156,22 @@ func Equal(a, b any) bool {
 		return true
 	}
 	return false
+}
+
+// number reads the number types decoders produce.
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
 }
 
 // DivergenceError is a replay that no longer follows its cassette.

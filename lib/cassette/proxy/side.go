@@ -93,7 +93,7 @@ func (s *Session) countTokens(w http.ResponseWriter, r *http.Request, body []byt
 		n := float64(len(body) / 4)
 		if st := s.findSide("count_tokens", key); st >= 0 {
 			p := s.opt.Parent[st].Payload.(map[string]any)
-			if v, ok := p["inputTokens"].(float64); ok {
+			if v, ok := number(p["inputTokens"]); ok {
 				n = v
 			}
 		} else {
