@@ -81,3 +81,47 @@ func TestImportWorkedExample(t *testing.T) {
 		t.Errorf("tools %v", got)
 	}
 }
+
+// Blackbox's chat-json fixture converts to the cassette its repository
+// holds: the same hashes, step for step (the spec quotes the last).
+func TestImportChatJSONFixture(t *testing.T) {
+	data, err := os.ReadFile("testdata/blackbox/chat-tool-use.foreign.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ImportChatJSON(doc, ImportOptions{ID: "external-chat-tool-use"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"69d4a128e6afadc5a0e16b10b8b712bd14c1925a1d7c8bd4ec2880af1df04484", "849edad3888c17926cb07866ea22180c07ea3a12c63863371ee3930415c16118",
+		"2c8c644615396142221f18d815c8918dcffa3ed588c12bf4019dcd8a11c0e70c", "4aefc2eb66e7668e141d5ff72cca63771caf9e83bc49223cea0be883e32d085b",
+		"b8524219c2e8265cf3d19a39fa0ad3aabd6465806680a7720977dc4ec43e55ce", "af3c89674c19ba2c9e6954fdf6319c61ef97c1882fcdad1fd37ffb92234d6bf9",
+		"180fd4ee8cb7b71898d3f7f2f6ed751095ab871f65245a684bb5cdc1f769ff5d", "cbc812a32df575a7a44785b93b9ac9ef4d78f986fb43b6cbdd93e337f3dfa5a1",
+		"79dc20228dc5541731c326f4fdaa17b3d337f6e0da8a72494d689911c67ca5a5", "5407ffb0cdc8c13fcdbf9e30ad093990b04adee52e6491a06442cf35b845c9cf",
+		"e3837b693496eb0df4b34183a220bc41522ae2e4fb73f0c8336aabd3bf4bec76"}
+	if len(c.Steps) != len(want) {
+		t.Fatalf("%d steps, want %d", len(c.Steps), len(want))
+	}
+	for i, w := range want {
+		if h, _ := c.Steps[i].GetString("hash"); h != w {
+			t.Errorf("step %d hash %s, want %s", i, h, w)
+		}
+	}
+	if at, _ := c.Header.Get("createdAt"); at.num != 1710500000000 {
+		t.Errorf("createdAt %v", at.num)
+	}
+	if r := Verify(c); !r.Pass {
+		t.Errorf("verify: %+v", r.FirstFailure)
+	}
+	for _, bad := range []string{`[]`, `{"messages":[]}`, `{"messages":[{"role":"user","content":"x","timestamp":0},{"role":"assistant","content":"","timestamp":1}]}`,
+		`{"messages":[{"role":"user","content":"x","timestamp":5},{"role":"assistant","content":"y","timestamp":1}]}`} {
+		doc, _ := Parse([]byte(bad))
+		if _, err := ImportChatJSON(doc, ImportOptions{}); err == nil {
+			t.Errorf("ImportChatJSON(%s) succeeded", bad)
+		}
+	}
+}
