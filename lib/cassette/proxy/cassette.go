@@ -12,25 +12,26 @@ import (
 // must be intact: replaying a tampered cassette would make a run "pass"
 // against content nobody recorded.
 func Load(c cassette.Cassette) ([]Step, error) {
-	if v, ok := c.Header.Get("version"); !ok || !cassette.Equal(v, cassette.IntValue(cassette.Version)) {
-		return nil, fmt.Errorf("the cassette is not version %d", cassette.Version)
+	v := &cassette.Verifier{}
+	v.Header(c.Header)
+	for _, st := range c.Steps {
+		v.Step(st)
+	}
+	for _, inv := range v.Report().Invariants[:2] {
+		if inv.Status == cassette.Fail {
+			at := ""
+			if inv.StepIndex != nil {
+				at = fmt.Sprintf(" at step %d", *inv.StepIndex)
+			}
+			return nil, fmt.Errorf("the cassette fails %s%s: %s", inv.Name, at, inv.Detail)
+		}
 	}
 	steps := make([]Step, 0, len(c.Steps))
-	prev := ""
-	var scratch []byte
 	for i, v := range c.Steps {
 		st, err := cassette.DecodeStep(v)
 		if err != nil {
 			return nil, fmt.Errorf("step %d: %w", i, err)
 		}
-		h, err := cassette.HashStep(v, &scratch)
-		if err != nil {
-			return nil, fmt.Errorf("step %d: %w", i, err)
-		}
-		if st.Index != i || st.PrevHash != prev || h != st.Hash {
-			return nil, fmt.Errorf("step %d: the hash chain is broken (run cc-cassette verify)", i)
-		}
-		prev = st.Hash
 		steps = append(steps, Step{Type: st.Type, Timestamp: st.Timestamp, Payload: cassette.ToAny(st.Payload)})
 	}
 	return steps, nil
@@ -64,9 +65,28 @@ func Build(h cassette.Header, steps []Step, parent *cassette.Cassette, prefix in
 	return out, nil
 }
 
-// Encode writes c in the NDJSON form and refuses one that holds any of
-// keys (the credentials the client sent, the parent's API keys).
+// Encode writes c in the NDJSON form. Like Blackbox's recorder it
+// refuses a cassette that fails verify (a provider id, a credential
+// shape) or holds any of keys (the credentials the client sent, the
+// parent's API keys); the message names the check, never the value.
 func Encode(c cassette.Cassette, keys []string) ([]byte, error) {
+	var lits []string
+	for _, k := range keys {
+		if k = strings.TrimSpace(k); len(k) >= 4 && k != OfflineKey {
+			lits = append(lits, k)
+		}
+	}
+	v := &cassette.Verifier{Keys: lits}
+	v.Header(c.Header)
+	for _, st := range c.Steps {
+		v.Step(st)
+	}
+	if r := v.Report(); !r.Pass {
+		if strings.Contains(r.FirstFailure.Detail, "<api-key-value>") {
+			return nil, fmt.Errorf("refusing to write the cassette: it contains your API key")
+		}
+		return nil, fmt.Errorf("refusing to write the cassette: %s failed — %s", r.FirstFailure.Name, r.FirstFailure.Detail)
+	}
 	var b bytes.Buffer
 	w := cassette.NewWriter(&b)
 	if err := w.WriteCassette(c); err != nil {
@@ -74,11 +94,6 @@ func Encode(c cassette.Cassette, keys []string) ([]byte, error) {
 	}
 	if err := w.Flush(); err != nil {
 		return nil, err
-	}
-	for _, k := range keys {
-		if k = strings.TrimSpace(k); len(k) >= 4 && k != OfflineKey && bytes.Contains(b.Bytes(), []byte(k)) {
-			return nil, fmt.Errorf("refusing to write the cassette: it contains your API key")
-		}
 	}
 	return b.Bytes(), nil
 }

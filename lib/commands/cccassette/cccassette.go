@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cassette"
+	"github.com/ccpipe/ccpipe/lib/cassette/proxy"
 	"github.com/ccpipe/ccpipe/lib/cli"
 )
 
@@ -28,6 +29,9 @@ Commands:
   assert   verify plus expectations on the outcome, for CI
   show     one line per step, or one step whole
   convert  between the NDJSON form and Blackbox's single JSON file
+  record   run a command through a loopback proxy, record its model calls
+  replay   run a command against a cassette, offline; exit 1 on divergence
+  fork     replay to a tool result, change it, go on live or scripted
 
 Forms: every command reads both, from paths or stdin, told apart by
 content. NDJSON (ccpipe's): line 1 is the header {"version":2,"id",
@@ -65,7 +69,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // one).
 func RunEnv(getenv func(string) string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintf(stderr, "cc-cassette: a command is needed (import, verify, diff, assert, show, convert)\nRun 'cc-cassette -h' for help.\n")
+		fmt.Fprintf(stderr, "cc-cassette: a command is needed (import, verify, diff, assert, show, convert, record, replay, fork)\nRun 'cc-cassette -h' for help.\n")
 		return cli.ExitUsage
 	}
 	switch args[0] {
@@ -80,7 +84,10 @@ func RunEnv(getenv func(string) string, args []string, stdin io.Reader, stdout, 
 		return c.Main([]string{"--version"}, stdin, stdout, stderr)
 	}
 	var sub subcommand
+	rest := args[1:]
 	switch args[0] {
+	case "record", "replay", "fork":
+		sub, rest = proxyCommand(proxy.Mode(args[0]), args[1:], stdin, stdout, stderr)
 	case "import":
 		sub = importCommand(getenv)
 	case "verify":
@@ -94,7 +101,7 @@ func RunEnv(getenv func(string) string, args []string, stdin io.Reader, stdout, 
 	case "convert":
 		sub = convertCommand()
 	default:
-		fmt.Fprintf(stderr, "cc-cassette: unknown command %q (import, verify, diff, assert, show, convert)\nRun 'cc-cassette -h' for help.\n", args[0])
+		fmt.Fprintf(stderr, "cc-cassette: unknown command %q (import, verify, diff, assert, show, convert, record, replay, fork)\nRun 'cc-cassette -h' for help.\n", args[0])
 		return cli.ExitUsage
 	}
 	c := &cli.Command{
@@ -104,7 +111,7 @@ func RunEnv(getenv func(string) string, args []string, stdin io.Reader, stdout, 
 		SetFlags: sub.flags,
 		Run:      sub.run,
 	}
-	return c.Main(args[1:], stdin, stdout, stderr)
+	return c.Main(rest, stdin, stdout, stderr)
 }
 
 // input is one source of cassettes: a path, or stdin ("-").

@@ -2,7 +2,10 @@ package contract
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,37 +19,37 @@ import (
 	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
 )
 
-// proxyRun runs one cc-cassette record/replay/fork of argv in dir and
-// returns the exit code, stdout and stderr.
-func proxyRun(t *testing.T, e *claudetest.Env, r proxy.Run) (int, string, string) {
-	t.Helper()
-	var out bytes.Buffer
-	var errb lockedBuffer // the child's stderr and the session's messages meet here
-	r.Env, r.Stdout, r.Stderr = e.Environ(), &out, &errb
-	code, err := r.Exec()
-	if err != nil && !proxy.IsQuiet(err) {
-		t.Fatalf("%s: %v\nstderr: %s", r.Mode, err, errb.String())
+// buildCassette builds cmd/cc-cassette once for the test binary.
+var buildCassette = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "cc-cassette-bin")
+	if err != nil {
+		return "", err
 	}
-	return code, out.String(), errb.String()
-}
+	bin := filepath.Join(dir, "cc-cassette")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/ccpipe/ccpipe/cmd/cc-cassette").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build cc-cassette: %v\n%s", err, out)
+	}
+	return bin, nil
+})
 
-// lockedBuffer is a bytes.Buffer for two writers (not an io.ReaderFrom,
-// so exec copies the child's output with Write under the lock).
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+// ccCassette runs the cc-cassette binary in dir with the test machine's
+// environment and returns the exit code, stdout and stderr.
+func ccCassette(t *testing.T, e *claudetest.Env, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	bin, err := buildCassette()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, e.Environ(), &out, &errb
+	cmd.WaitDelay = 5 * time.Second
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("cc-cassette %s: %v", args[0], err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
 }
 
 func readCassette(t *testing.T, path string) (cassette.Cassette, []proxy.Step) {
@@ -79,17 +82,21 @@ func TestCassetteRecordReplayFork(t *testing.T) {
 		{Match: "wrote-it", Blocks: []fakeapi.Block{fakeapi.Text("The file is written.")}},
 	}}})
 	dir := e.Project("rec")
-	argv := func(prompt string) []string { return []string{e.Bin, "-p", prompt, "--allowedTools", "Bash"} }
+	claude := func(prompt string) []string { return []string{"--", e.Bin, "-p", prompt, "--allowedTools", "Bash"} }
+	args := func(a ...string) []string { return a }
 	run := filepath.Join(e.Root, "run.ndjson")
 	file := filepath.Join(dir, "out.txt")
 
 	// 1. record
-	code, stdout, stderr := proxyRun(t, e, proxy.Run{Mode: proxy.Record, Command: argv("write the file"), Dir: dir, Out: run})
+	code, stdout, stderr := ccCassette(t, e, dir, append(args("record", "--out", run), claude("write the file")...)...)
 	if code != 0 || !strings.Contains(stdout, "The file is written.") {
 		t.Fatalf("record: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	if b, err := os.ReadFile(file); err != nil || string(b) != "hello\n" {
 		t.Fatalf("record: out.txt: %q %v", b, err)
+	}
+	if code, out, errs := ccCassette(t, e, dir, "verify", run); code != 0 {
+		t.Fatalf("verify %s: exit %d\n%s%s", run, code, out, errs)
 	}
 	parent, steps := readCassette(t, run)
 	var types []string
@@ -119,7 +126,7 @@ func TestCassetteRecordReplayFork(t *testing.T) {
 	if err := os.Remove(file); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout2, stderr := proxyRun(t, e, proxy.Run{Mode: proxy.Replay, Command: argv("write the file"), Dir: dir, Parent: &parent})
+	code, stdout2, stderr := ccCassette(t, e, dir, append(args("replay", run), claude("write the file")...)...)
 	if code != 0 || stdout2 != stdout {
 		t.Fatalf("replay: exit %d\nstdout: %q, recorded %q\nstderr: %s", code, stdout2, stdout, stderr)
 	}
@@ -132,7 +139,7 @@ func TestCassetteRecordReplayFork(t *testing.T) {
 
 	// 3. a changed prompt diverges at once, and Claude Code does not retry for minutes.
 	start := time.Now()
-	code, stdout, stderr = proxyRun(t, e, proxy.Run{Mode: proxy.Replay, Command: argv("write two files"), Dir: dir, Parent: &parent})
+	code, stdout, stderr = ccCassette(t, e, dir, append(args("replay", run), claude("write two files")...)...)
 	if took := time.Since(start); code != 1 || !strings.Contains(stderr, "replay diverged at step 0, messages[0].content[1].text") ||
 		!strings.Contains(stderr, `recorded: "write the file"`) || took > 30*time.Second {
 		t.Errorf("changed prompt: exit %d after %v\nstdout: %s\nstderr: %s", code, took, stdout, stderr)
@@ -140,10 +147,17 @@ func TestCassetteRecordReplayFork(t *testing.T) {
 
 	// 4. fork at the Bash result with a scripted reply.
 	child := filepath.Join(e.Root, "what-if.ndjson")
-	code, stdout, stderr = proxyRun(t, e, proxy.Run{Mode: proxy.Fork, Command: argv("write the file"), Dir: dir, Parent: &parent,
-		ForkAt: toolResult, ForkSet: "tests pass", Script: []any{map[string]any{"type": "final_answer", "text": "Forked: the tests pass."}}, Out: child})
+	script := e.WriteFile("replies.json", `[{"type":"final_answer","text":"Forked: the tests pass."}]`, 0o644)
+	code, stdout, stderr = ccCassette(t, e, dir, append(args("fork", run, "--at", strconv.Itoa(toolResult), "--set", `"tests pass"`,
+		"--script", script, "--out", child), claude("write the file")...)...)
 	if code != 0 || !strings.Contains(stdout, "Forked: the tests pass.") {
 		t.Fatalf("fork: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	if code, out, errs := ccCassette(t, e, dir, "verify", child); code != 0 {
+		t.Fatalf("verify %s: exit %d\n%s%s", child, code, out, errs)
+	}
+	if code, out, _ := ccCassette(t, e, dir, "diff", run, child); code != 1 || !strings.Contains(out, `"index":`+strconv.Itoa(toolResult)) {
+		t.Errorf("diff parent child: exit %d\n%s", code, out)
 	}
 	cc, csteps := readCassette(t, child)
 	if id, _ := cc.Header.GetString("parentId"); id != "run" {
