@@ -284,4 +284,3 @@ func sameFile(a, b string) bool {
 	pb, _ := filepath.Abs(b)
 	return pa == pb
 }
-
