@@ -15,8 +15,8 @@ func (s *Session) atForkPoint() bool {
 // startFork begins the child cassette: the parent's steps before ForkAt,
 // then ForkAt with the new result; the fork turn's later calls stay open
 // so their results are recorded from this request. Called with s.mu held.
-func (s *Session) startFork(req map[string]any) error {
-	if !carriesResult(req, s.forkID) {
+func (s *Session) startFork(a *api, req map[string]any) error {
+	if !carriesResult(a, req, s.forkID) {
 		return fmt.Errorf("the run reached the fork point without sending the result of step %d (%s)", s.opt.ForkAt, s.forkID)
 	}
 	p := s.opt.Parent
@@ -41,41 +41,27 @@ func (s *Session) startFork(req map[string]any) error {
 	return nil
 }
 
-func carriesResult(req map[string]any, id string) bool {
+func carriesResult(a *api, req map[string]any, id string) bool {
 	found := false
-	eachToolResult(req, func(b map[string]any) {
-		if b["tool_use_id"] == id {
+	a.results(req, func(_ map[string]any, rid string) {
+		if rid == id {
 			found = true
 		}
 	})
 	return found
 }
 
-func eachToolResult(req map[string]any, f func(map[string]any)) {
-	msgs, _ := req["messages"].([]any)
-	for _, m := range msgs {
-		mm, _ := m.(map[string]any)
-		blocks, _ := mm["content"].([]any)
-		for _, b := range blocks {
-			if bm, ok := b.(map[string]any); ok && bm["type"] == "tool_result" {
-				f(bm)
-			}
-		}
-	}
-}
-
 // substitute puts the --set value in place of the fork tool's result in
 // req (every later request repeats the history) and returns the new body.
 // A string is sent as is, any other value as compact JSON text.
-func (s *Session) substitute(req map[string]any) []byte {
-	content := any(s.opt.ForkSet)
-	if _, ok := content.(string); !ok {
+func (s *Session) substitute(a *api, req map[string]any) []byte {
+	content, ok := s.opt.ForkSet.(string)
+	if !ok {
 		content = string(mustMarshal(s.opt.ForkSet))
 	}
-	eachToolResult(req, func(b map[string]any) {
-		if b["tool_use_id"] == s.forkID {
-			b["content"] = content
-			delete(b, "is_error")
+	a.results(req, func(res map[string]any, id string) {
+		if id == s.forkID {
+			a.set(res, content)
 		}
 	})
 	return mustMarshal(req)

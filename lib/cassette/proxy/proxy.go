@@ -15,6 +15,10 @@ import (
 // PublicAPI is the upstream when the parent has no ANTHROPIC_BASE_URL.
 const PublicAPI = "https://api.anthropic.com"
 
+// PublicOpenAI is the upstream of /v1/chat/completions when the parent has
+// no OPENAI_BASE_URL (like the SDK's default, it ends in /v1).
+const PublicOpenAI = "https://api.openai.com/v1"
+
 // Server is the loopback proxy a child process talks to.
 type Server struct {
 	ln  net.Listener
@@ -52,12 +56,16 @@ var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Pro
 // forward sends the request upstream with its headers (credentials
 // included: they are passed on, never stored). For recorded calls the
 // transport negotiates compression itself, so the proxy reads plain bytes.
-func (s *Session) forward(r *http.Request, body []byte, recorded bool) (*http.Response, error) {
-	if s.opt.Upstream == nil {
+func (s *Session) forward(a *api, r *http.Request, body []byte, recorded bool) (*http.Response, error) {
+	base := s.opt.Upstream
+	if a == openaiAPI {
+		base = s.opt.OpenAI
+	}
+	if base == nil {
 		return nil, errors.New("no upstream")
 	}
-	u := *s.opt.Upstream
-	u.Path = strings.TrimSuffix(u.Path, "/") + r.URL.Path
+	u := *base
+	u.Path = strings.TrimSuffix(u.Path, "/") + a.upstreamPath(r.URL.Path)
 	u.RawPath = ""
 	u.RawQuery = r.URL.RawQuery
 	out, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), bytes.NewReader(body))

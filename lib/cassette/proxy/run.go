@@ -53,6 +53,9 @@ func (r *Run) Exec() (int, error) {
 			return 1, fmt.Errorf("ANTHROPIC_BASE_URL is not a URL")
 		}
 		opt.Upstream = u
+		if opt.OpenAI, err = url.Parse(Upstream(r.Env, "OPENAI_BASE_URL", PublicOpenAI)); err != nil {
+			return 1, fmt.Errorf("OPENAI_BASE_URL is not a URL")
+		}
 	}
 	s, err := NewSession(opt)
 	if err != nil {

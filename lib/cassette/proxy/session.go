@@ -39,6 +39,7 @@ type Step struct {
 type Options struct {
 	Mode     Mode
 	Upstream *url.URL // Anthropic base URL (record, fork --live)
+	OpenAI   *url.URL // OpenAI base URL, ending in /v1 (record, fork --live)
 	Parent   []Step   // replay, fork: the cassette's steps
 	Match    string   // strict (default) or sequence
 	Ignore   []string // jq paths removed from both sides before comparing
@@ -59,7 +60,7 @@ type Session struct {
 	mu     sync.Mutex
 	steps  []Step
 	ids    *IDs
-	main   string // key of the main loop's first message
+	main   map[string]string // per API: key of the main loop's first message
 	open   []Call // calls of the last main model_output, awaiting results
 	keys   map[string]bool
 	err    error // first failure; the cassette is not written
@@ -86,7 +87,7 @@ func NewSession(opt Options) (*Session, error) {
 	if opt.Stderr == nil {
 		opt.Stderr = io.Discard
 	}
-	s := &Session{opt: opt, ids: NewIDs(), keys: map[string]bool{}, sideUsed: map[int]bool{}, client: opt.Client}
+	s := &Session{opt: opt, ids: NewIDs(), keys: map[string]bool{}, sideUsed: map[int]bool{}, client: opt.Client, main: map[string]string{}}
 	if s.client == nil {
 		s.client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	}
@@ -159,11 +160,10 @@ func (s *Session) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cc-cassette: reading the request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	path := r.URL.Path
-	switch {
-	case r.Method == http.MethodPost && strings.HasSuffix(path, "/v1/messages"):
-		s.messages(w, r, body)
-	case r.Method == http.MethodPost && strings.HasSuffix(path, "/v1/messages/count_tokens"):
+	switch a := apiFor(r); {
+	case a != nil:
+		s.model(a, w, r, body)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages/count_tokens"):
 		s.countTokens(w, r, body)
 	default:
 		s.other(w, r, body)
@@ -203,40 +203,40 @@ func (s *Session) other(w http.ResponseWriter, r *http.Request, body []byte) {
 	s.passed++
 	s.mu.Unlock()
 	if off {
-		writeError(w, http.StatusNotFound, "not_found_error", "[cc-cassette] "+r.URL.Path+" is not served in replay")
+		writeError(w, anthropicAPI, http.StatusNotFound, "not_found_error", "[cc-cassette] "+r.URL.Path+" is not served in replay")
 		return
 	}
-	resp, err := s.forward(r, body, false)
+	resp, err := s.forward(anthropicAPI, r, body, false)
 	if err != nil {
-		writeError(w, http.StatusBadGateway, "api_error", "[cc-cassette] upstream: "+err.Error())
+		writeError(w, anthropicAPI, http.StatusBadGateway, "api_error", "[cc-cassette] upstream: "+err.Error())
 		return
 	}
 	defer resp.Body.Close()
 	copyResponse(w, resp, nil)
 }
 
-// messages handles POST /v1/messages.
-func (s *Session) messages(w http.ResponseWriter, r *http.Request, body []byte) {
+// model handles a model request: POST /v1/messages or /v1/chat/completions.
+func (s *Session) model(a *api, w http.ResponseWriter, r *http.Request, body []byte) {
 	var req map[string]any
 	if err := json.Unmarshal(body, &req); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "[cc-cassette] the request body is not a JSON object")
+		writeError(w, a, http.StatusBadRequest, "invalid_request_error", "[cc-cassette] the request body is not a JSON object")
 		return
 	}
 	stream, _ := req["stream"].(bool)
-	if s.isMain(req) {
+	if s.isMain(a, req) {
 		s.mainMu.Lock()
 		defer s.mainMu.Unlock()
-		s.mainCall(w, r, req, body, stream)
+		s.mainCall(a, w, r, req, body, stream)
 		return
 	}
-	s.sideCall(w, r, req, body, stream)
+	s.sideCall(a, w, r, req, body, stream)
 }
 
 // isMain tells the main loop from side calls: a main-loop request offers
 // tools and starts with the same first message as the first request that
 // offered tools. Titles, summaries and classifiers offer no tools;
 // subagents start with their own prompt.
-func (s *Session) isMain(req map[string]any) bool {
+func (s *Session) isMain(a *api, req map[string]any) bool {
 	tools, _ := req["tools"].([]any)
 	if len(tools) == 0 {
 		return false
@@ -249,10 +249,10 @@ func (s *Session) isMain(req map[string]any) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.main == "" {
-		s.main = key
+	if _, ok := s.main[a.name]; !ok {
+		s.main[a.name] = key
 	}
-	return s.main == key
+	return s.main[a.name] == key
 }
 
 func hashHex(b []byte) string {
@@ -260,35 +260,35 @@ func hashHex(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func (s *Session) mainCall(w http.ResponseWriter, r *http.Request, req map[string]any, body []byte, stream bool) {
+func (s *Session) mainCall(a *api, w http.ResponseWriter, r *http.Request, req map[string]any, body []byte, stream bool) {
 	s.mu.Lock()
 	if s.err != nil {
 		s.mu.Unlock()
-		s.refuse(w)
+		s.refuse(a, w)
 		return
 	}
 	switch {
 	case s.opt.Mode == Replay, s.opt.Mode == Fork && !s.forked && !s.atForkPoint():
-		out, step, err := s.replayMain(req)
+		out, step, ts, err := s.replayMain(a, req)
 		s.mu.Unlock()
 		if err != nil {
-			s.refuse(w)
+			s.refuse(a, w)
 			return
 		}
-		respond(w, AnthropicMessage(out, str(req["model"]), step), stream)
+		respond(a, w, a.answer(out, str(req["model"]), step, ts), stream)
 		return
 	case s.opt.Mode == Fork && !s.forked:
-		if err := s.startFork(req); err != nil {
+		if err := s.startFork(a, req); err != nil {
 			s.fail(err)
 			s.mu.Unlock()
-			s.refuse(w)
+			s.refuse(a, w)
 			return
 		}
 	}
 	if s.opt.Mode == Fork {
-		body = s.substitute(req)
+		body = s.substitute(a, req)
 	}
-	in, inErr := AnthropicInput(req, s.ids)
+	in, inErr := a.input(req, s.ids)
 	scripted := s.opt.Mode == Fork && s.opt.Script != nil
 	s.mu.Unlock()
 	t0 := time.Now().UnixMilli()
@@ -304,13 +304,13 @@ func (s *Session) mainCall(w http.ResponseWriter, r *http.Request, req map[strin
 		}
 		s.mu.Unlock()
 		if err != nil {
-			s.refuse(w)
+			s.refuse(a, w)
 			return
 		}
-		respond(w, AnthropicMessage(out, str(req["model"]), n), stream)
+		respond(a, w, a.answer(out, str(req["model"]), n, nowMS()), stream)
 		return
 	}
-	msg, ok := s.forwardModel(w, r, body, stream)
+	msg, ok := s.forwardModel(a, w, r, body, stream)
 	if !ok {
 		return
 	}
@@ -320,7 +320,7 @@ func (s *Session) mainCall(w http.ResponseWriter, r *http.Request, req map[strin
 		s.fail(fmt.Errorf("model request: %w", inErr))
 		return
 	}
-	out, err := AnthropicOutput(msg, s.ids)
+	out, err := a.output(msg, s.ids)
 	if err != nil {
 		s.fail(fmt.Errorf("model response: %w", err))
 		return
@@ -371,10 +371,10 @@ func (s *Session) appendResults(in map[string]any, t0 int64) {
 
 // forwardModel sends a model request upstream and copies the answer to
 // the client as it comes, and returns the final message of a 2xx answer.
-func (s *Session) forwardModel(w http.ResponseWriter, r *http.Request, body []byte, stream bool) (map[string]any, bool) {
-	resp, err := s.forward(r, body, true)
+func (s *Session) forwardModel(a *api, w http.ResponseWriter, r *http.Request, body []byte, stream bool) (map[string]any, bool) {
+	resp, err := s.forward(a, r, body, true)
 	if err != nil {
-		writeError(w, http.StatusBadGateway, "api_error", "[cc-cassette] upstream: "+err.Error())
+		writeError(w, a, http.StatusBadGateway, "api_error", "[cc-cassette] upstream: "+err.Error())
 		return nil, false
 	}
 	defer resp.Body.Close()
@@ -384,7 +384,7 @@ func (s *Session) forwardModel(w http.ResponseWriter, r *http.Request, body []by
 		return nil, false
 	}
 	if stream || strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		as := newAnthropicStream()
+		as := a.assemble()
 		p := &sseParser{onData: as.event}
 		if err := copyResponse(w, resp, p); err != nil {
 			return nil, false
@@ -414,7 +414,7 @@ func (s *Session) forwardModel(w http.ResponseWriter, r *http.Request, body []by
 
 // replayMain answers a main-loop request from the cassette. Called with
 // s.mu held.
-func (s *Session) replayMain(req map[string]any) (map[string]any, int, error) {
+func (s *Session) replayMain(a *api, req map[string]any) (map[string]any, int, int64, error) {
 	p := s.opt.Parent
 	s.skipRound()
 	if s.cursor >= len(p) || p[s.cursor].Type != "model_input" {
@@ -422,33 +422,34 @@ func (s *Session) replayMain(req map[string]any) (map[string]any, int, error) {
 			Recorded: fmt.Sprintf("no further model call (the cassette records %d)", s.countInputs()),
 			Actual:   "the agent made another model call"}}
 		s.fail(err)
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
-	in, err := AnthropicInput(req, s.ids)
+	in, err := a.input(req, s.ids)
 	if err != nil {
 		s.fail(fmt.Errorf("model request: %w", err))
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	if s.opt.Match == "strict" {
 		if d := FirstDifference(s.comparable(p[s.cursor].Payload), s.comparable(in)); d != nil {
 			err := &DivergenceError{Step: s.cursor, Diff: *d, Hint: "(if the difference does not matter, add --ignore PATH or use --match sequence)"}
 			s.fail(err)
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 	}
 	if s.cursor+1 >= len(p) || p[s.cursor+1].Type != "model_output" {
 		err := fmt.Errorf("the cassette has no model_output after step %d", s.cursor)
 		s.fail(err)
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	out, _ := p[s.cursor+1].Payload.(map[string]any)
+	ts := p[s.cursor+1].Timestamp
 	for _, c := range OutputCalls(out) {
 		s.ids.Register(c.ID)
 	}
 	step := s.cursor + 1
 	s.cursor += 2
 	s.replayed += 2
-	return out, step, nil
+	return out, step, ts, nil
 }
 
 // skipRound moves the cursor past recorded tool pairs and side calls: in
@@ -495,7 +496,7 @@ func (s *Session) comparable(v any) any {
 
 // refuse answers a failed session's request: a 400 Claude Code does not
 // retry (x-should-retry: false), with the [cc-cassette] message.
-func (s *Session) refuse(w http.ResponseWriter) {
+func (s *Session) refuse(a *api, w http.ResponseWriter) {
 	s.mu.Lock()
 	msg := "[cc-cassette] the session failed"
 	if s.diverg != nil {
@@ -504,19 +505,19 @@ func (s *Session) refuse(w http.ResponseWriter) {
 		msg = "[cc-cassette] " + firstLine(s.err.Error())
 	}
 	s.mu.Unlock()
-	writeError(w, http.StatusBadRequest, "invalid_request_error", cli.Mask(msg))
+	writeError(w, a, http.StatusBadRequest, "invalid_request_error", cli.Mask(msg))
 }
 
-func writeError(w http.ResponseWriter, status int, typ, msg string) {
+func writeError(w http.ResponseWriter, a *api, status int, typ, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("x-should-retry", "false")
 	w.WriteHeader(status)
-	b, _ := marshal(map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
+	b, _ := marshal(a.errBody(typ, msg))
 	_, _ = w.Write(b)
 }
 
 // respond writes a synthesized message as JSON or as an SSE stream.
-func respond(w http.ResponseWriter, msg map[string]any, stream bool) {
+func respond(a *api, w http.ResponseWriter, msg map[string]any, stream bool) {
 	if !stream {
 		b, _ := marshal(msg)
 		w.Header().Set("Content-Type", "application/json")
@@ -527,7 +528,7 @@ func respond(w http.ResponseWriter, msg map[string]any, stream bool) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	_ = writeAnthropicStream(w, func() {
+	_ = a.stream(w, func() {
 		if f, ok := w.(http.Flusher); ok {
 			f.Flush()
 		}

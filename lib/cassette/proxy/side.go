@@ -20,21 +20,21 @@ func (s *Session) sideKey(in any) string {
 	return hashHex(b)
 }
 
-func (s *Session) sideCall(w http.ResponseWriter, r *http.Request, req map[string]any, body []byte, stream bool) {
+func (s *Session) sideCall(a *api, w http.ResponseWriter, r *http.Request, req map[string]any, body []byte, stream bool) {
 	s.mu.Lock()
 	if s.err != nil {
 		s.mu.Unlock()
-		s.refuse(w)
+		s.refuse(a, w)
 		return
 	}
-	in, inErr := AnthropicInput(req, s.ids)
+	in, inErr := a.input(req, s.ids)
 	off := s.offline()
 	s.mu.Unlock()
 	if inErr != nil && off {
 		s.mu.Lock()
 		s.fail(fmt.Errorf("side request: %w", inErr))
 		s.mu.Unlock()
-		s.refuse(w)
+		s.refuse(a, w)
 		return
 	}
 	key := ""
@@ -43,7 +43,7 @@ func (s *Session) sideCall(w http.ResponseWriter, r *http.Request, req map[strin
 	}
 	if off {
 		s.mu.Lock()
-		st := s.findSide("messages", key)
+		st := s.findSide(a.name, key)
 		var out map[string]any
 		step := 0
 		if st >= 0 {
@@ -59,11 +59,15 @@ func (s *Session) sideCall(w http.ResponseWriter, r *http.Request, req map[strin
 			s.ids.Register(c.ID)
 		}
 		s.mu.Unlock()
-		respond(w, AnthropicMessage(out, str(req["model"]), step), stream)
+		ts := nowMS()
+		if st >= 0 {
+			ts = s.opt.Parent[st].Timestamp
+		}
+		respond(a, w, a.answer(out, str(req["model"]), step, ts), stream)
 		return
 	}
 	t0 := time.Now().UnixMilli()
-	msg, ok := s.forwardModel(w, r, body, stream)
+	msg, ok := s.forwardModel(a, w, r, body, stream)
 	if !ok {
 		return
 	}
@@ -73,12 +77,12 @@ func (s *Session) sideCall(w http.ResponseWriter, r *http.Request, req map[strin
 		s.fail(fmt.Errorf("side request: %w", inErr))
 		return
 	}
-	out, err := AnthropicOutput(msg, s.ids)
+	out, err := a.output(msg, s.ids)
 	if err != nil {
 		s.fail(fmt.Errorf("side response: %w", err))
 		return
 	}
-	s.steps = append(s.steps, Step{"metadata", t0, map[string]any{"event": "side_call", "api": "messages", "key": key, "input": in, "output": out}})
+	s.steps = append(s.steps, Step{"metadata", t0, map[string]any{"event": "side_call", "api": a.name, "key": key, "input": in, "output": out}})
 }
 
 func (s *Session) countTokens(w http.ResponseWriter, r *http.Request, body []byte) {
@@ -105,9 +109,9 @@ func (s *Session) countTokens(w http.ResponseWriter, r *http.Request, body []byt
 		_, _ = w.Write(b)
 		return
 	}
-	resp, err := s.forward(r, body, true)
+	resp, err := s.forward(anthropicAPI, r, body, true)
 	if err != nil {
-		writeError(w, http.StatusBadGateway, "api_error", "[cc-cassette] upstream: "+err.Error())
+		writeError(w, anthropicAPI, http.StatusBadGateway, "api_error", "[cc-cassette] upstream: "+err.Error())
 		return
 	}
 	defer resp.Body.Close()

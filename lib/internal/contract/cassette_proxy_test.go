@@ -36,13 +36,19 @@ var buildCassette = sync.OnceValues(func() (string, error) {
 // environment and returns the exit code, stdout and stderr.
 func ccCassette(t *testing.T, e *claudetest.Env, dir string, args ...string) (int, string, string) {
 	t.Helper()
+	return ccCassetteEnv(t, e, dir, nil, args...)
+}
+
+// ccCassetteEnv is ccCassette with more KEY=VALUE after the machine's.
+func ccCassetteEnv(t *testing.T, e *claudetest.Env, dir string, env []string, args ...string) (int, string, string) {
+	t.Helper()
 	bin, err := buildCassette()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
 	cmd := exec.Command(bin, args...)
-	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, e.Environ(), &out, &errb
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, append(e.Environ(), env...), &out, &errb
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()
 	var ee *exec.ExitError
