@@ -61,7 +61,7 @@ type Session struct {
 	steps  []Step
 	ids    *IDs
 	main   map[string]string // per API: key of the main loop's first message
-	open   []Call // calls of the last main model_output, awaiting results
+	open   []Call            // calls of the last main model_output, awaiting results
 	keys   map[string]bool
 	err    error // first failure; the cassette is not written
 	diverg *DivergenceError
