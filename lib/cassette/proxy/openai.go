@@ -350,7 +350,10 @@ func (s *openaiStream) event(data string) error {
 			tm, _ := tc.(map[string]any)
 			f, _ := number(tm["index"])
 			i := int(f)
-			for len(s.calls) <= i {
+			if f != float64(i) || i < 0 || i > len(s.calls) {
+				return fmt.Errorf("stream chunk: tool call index %v out of order", tm["index"])
+			}
+			if i == len(s.calls) {
 				s.calls = append(s.calls, map[string]any{"type": "function", "function": map[string]any{}})
 				s.args = append(s.args, &strings.Builder{})
 			}
