@@ -3,6 +3,7 @@ package cassette
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"unicode/utf16"
@@ -40,6 +41,44 @@ type encoder struct {
 	sorted bool
 	indent bool
 	order  []int // scratch for sorting keys
+	// sink, when set, receives the text as it is made: dst is handed to
+	// it and emptied once it holds flushAt bytes, and long strings go to
+	// it piece by piece, so hashing a step needs no copy of its text.
+	sink io.Writer
+}
+
+const flushAt = 64 << 10
+
+// flush hands dst to the sink once it is large.
+func (e *encoder) flush(dst []byte) []byte {
+	if e.sink != nil && len(dst) >= flushAt {
+		e.sink.Write(dst)
+		return dst[:0]
+	}
+	return dst
+}
+
+// appendLongString streams a long string to the sink in pieces cut at
+// character starts.
+func (e *encoder) appendLongString(dst []byte, v Value) []byte {
+	e.sink.Write(append(dst, '"'))
+	dst = dst[:0]
+	s := v.str
+	for len(s) > 0 {
+		n := min(len(s), flushAt)
+		for n < len(s) && s[n]&0xC0 == 0x80 {
+			n++ // do not split a character
+		}
+		if v.plain {
+			e.sink.Write(unsafeBytes(s[:n]))
+		} else {
+			dst = appendStringBody(dst[:0], s[:n])
+			e.sink.Write(dst)
+			dst = dst[:0]
+		}
+		s = s[n:]
+	}
+	return append(dst, '"')
 }
 
 func (e *encoder) newline(dst []byte, depth int) []byte {
@@ -63,6 +102,9 @@ func (e *encoder) append(dst []byte, v Value, depth int) ([]byte, error) {
 	case Number:
 		return AppendNumber(dst, v.num)
 	case String:
+		if e.sink != nil && len(v.str) > flushAt {
+			return e.appendLongString(dst, v), nil
+		}
 		if v.plain {
 			dst = append(dst, '"')
 			dst = append(dst, v.str...)
@@ -84,6 +126,7 @@ func (e *encoder) append(dst []byte, v Value, depth int) ([]byte, error) {
 			if dst, err = e.append(dst, item, depth+1); err != nil {
 				return dst, err
 			}
+			dst = e.flush(dst)
 		}
 		if e.indent {
 			dst = e.newline(dst, depth)
@@ -144,6 +187,7 @@ func (e *encoder) appendSorted(dst []byte, obj []Member) ([]byte, error) {
 		if dst, err = e.append(dst, obj[k].Value, 0); err != nil {
 			break
 		}
+		dst = e.flush(dst)
 	}
 	e.order = e.order[:base]
 	if err != nil {
@@ -219,6 +263,12 @@ const hexDigits = "0123456789abcdef"
 // U+2029 and '/' included). Invalid UTF-8 is written as U+FFFD.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	dst = appendStringBody(dst, s)
+	return append(dst, '"')
+}
+
+// appendStringBody is AppendString without the quotes.
+func appendStringBody(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -267,8 +317,7 @@ func AppendString(dst []byte, s string) []byte {
 		i++
 		start = i
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 // AppendNumber appends f as JavaScript's Number.prototype.toString

@@ -47,8 +47,8 @@ func NewClaudeCodeImporter(opts ImportOptions) *ClaudeCodeImporter {
 // in errors). Blank lines are skipped; a line that is not a JSON object
 // is an error, as in Blackbox.
 func (im *ClaudeCodeImporter) Add(line []byte, lineno int) error {
-	im.lines++
 	if len(strings.TrimSpace(string(line))) == 0 {
+		im.lines++
 		return nil
 	}
 	v, err := Parse(line)
@@ -60,6 +60,7 @@ func (im *ClaudeCodeImporter) Add(line []byte, lineno int) error {
 
 // AddValue is Add for a line already parsed.
 func (im *ClaudeCodeImporter) AddValue(v Value, lineno int) error {
+	im.lines++
 	if v.kind != Object {
 		return fmt.Errorf("Claude Code JSONL line %d is not a JSON object", lineno)
 	}
