@@ -105,12 +105,16 @@ func (e *encoder) append(dst []byte, v Value, depth int) ([]byte, error) {
 		if e.sink != nil && len(v.str) > flushAt {
 			return e.appendLongString(dst, v), nil
 		}
-		if v.plain {
-			dst = append(dst, '"')
+		dst = append(dst, '"')
+		switch {
+		case v.plain:
 			dst = append(dst, v.str...)
-			return append(dst, '"'), nil
+		case v.esc != nil:
+			dst = append(dst, v.esc.get(v.str)...)
+		default:
+			dst = appendStringBody(dst, v.str)
 		}
-		return AppendString(dst, v.str), nil
+		return append(dst, '"'), nil
 	case Array:
 		if len(v.arr) == 0 {
 			return append(dst, "[]"...), nil
@@ -267,8 +271,30 @@ func AppendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
+// escapeASCII marks the ASCII bytes JSON.stringify escapes.
+var escapeASCII = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return
+}()
+
 // appendStringBody is AppendString without the quotes.
 func appendStringBody(dst []byte, s string) []byte {
+	if utf8.ValidString(s) {
+		// Well-formed UTF-8 holds no surrogate and nothing to repair:
+		// only the ASCII escapes remain, and every other byte is copied.
+		start := 0
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; escapeASCII[c] {
+				dst = append(dst, s[start:i]...)
+				dst = appendEscape(dst, c)
+				start = i + 1
+			}
+		}
+		return append(dst, s[start:]...)
+	}
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -296,28 +322,34 @@ func appendStringBody(dst []byte, s string) []byte {
 			continue
 		}
 		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		}
+		dst = appendEscape(dst, c)
 		i++
 		start = i
 	}
 	return append(dst, s[start:]...)
+}
+
+// appendEscape writes the escape of an ASCII byte JSON.stringify escapes.
+func appendEscape(dst []byte, c byte) []byte {
+	switch c {
+	case '"':
+		dst = append(dst, '\\', '"')
+	case '\\':
+		dst = append(dst, '\\', '\\')
+	case '\b':
+		dst = append(dst, '\\', 'b')
+	case '\f':
+		dst = append(dst, '\\', 'f')
+	case '\n':
+		dst = append(dst, '\\', 'n')
+	case '\r':
+		dst = append(dst, '\\', 'r')
+	case '\t':
+		dst = append(dst, '\\', 't')
+	default:
+		dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+	}
+	return dst
 }
 
 // AppendNumber appends f as JavaScript's Number.prototype.toString

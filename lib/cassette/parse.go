@@ -104,7 +104,7 @@ func (p *parser) value(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		return Value{kind: String, str: s, plain: plain}, nil
+		return stringValue(s, plain), nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case c == 't':
