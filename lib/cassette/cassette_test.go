@@ -1,6 +1,8 @@
 package cassette
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"math"
 	"os"
@@ -278,5 +280,35 @@ func TestFromAny(t *testing.T) {
 	back, _ := FromAny(ToAny(v))
 	if !Equal(v, back) {
 		t.Error("ToAny/FromAny round trip")
+	}
+}
+
+// Hashing streams long strings to SHA-256 in pieces; the result must be
+// the hash of the whole canonical text, wherever the pieces are cut.
+func TestStreamedHashMatchesCanonical(t *testing.T) {
+	units := []string{"a", "é", "\U0001F600", `\"`, `\n`, `\ud800`, "\u2028", `\u0001`}
+	for k, unit := range units {
+		for _, n := range []int{flushAt - 1, flushAt, flushAt + 1, 3*flushAt + 7} {
+			var b strings.Builder
+			b.WriteString(`{"index":0,"type":"metadata","timestamp":0,"prevHash":null,"hash":"","payload":{"text":"`)
+			for b.Len() < n {
+				b.WriteString(units[(k+b.Len())%len(units)])
+				b.WriteString(unit)
+			}
+			b.WriteString(`","more":[1,2,"x"]}}`)
+			step, err := Parse([]byte(b.String()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := HashStep(step, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			canon, _ := AppendCanonical(nil, step.Without("hash"))
+			sum := sha256.Sum256(canon)
+			if want := hex.EncodeToString(sum[:]); got != want {
+				t.Errorf("unit %q size %d: streamed hash %s, canonical %s", unit, n, got, want)
+			}
+		}
 	}
 }

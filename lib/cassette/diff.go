@@ -97,8 +97,6 @@ func stepsMatch(a, b Value, semantic bool) bool {
 	return Equal(pa, pb)
 }
 
-var typeLabels = map[string]string{ModelInput: "model input", ModelOutput: "model output", ToolCall: "tool call", ToolResult: "tool result", Metadata: "metadata"}
-
 func ref(c Cassette, i int) *StepRef {
 	if i >= len(c.Steps) {
 		return nil

@@ -3,6 +3,7 @@ package cassette
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"unicode/utf16"
@@ -40,6 +41,44 @@ type encoder struct {
 	sorted bool
 	indent bool
 	order  []int // scratch for sorting keys
+	// sink, when set, receives the text as it is made: dst is handed to
+	// it and emptied once it holds flushAt bytes, and long strings go to
+	// it piece by piece, so hashing a step needs no copy of its text.
+	sink io.Writer
+}
+
+const flushAt = 64 << 10
+
+// flush hands dst to the sink once it is large.
+func (e *encoder) flush(dst []byte) []byte {
+	if e.sink != nil && len(dst) >= flushAt {
+		e.sink.Write(dst)
+		return dst[:0]
+	}
+	return dst
+}
+
+// appendLongString streams a long string to the sink in pieces cut at
+// character starts.
+func (e *encoder) appendLongString(dst []byte, v Value) []byte {
+	e.sink.Write(append(dst, '"'))
+	dst = dst[:0]
+	s := v.str
+	for len(s) > 0 {
+		n := min(len(s), flushAt)
+		for n < len(s) && s[n]&0xC0 == 0x80 {
+			n++ // do not split a character
+		}
+		if v.plain {
+			e.sink.Write(unsafeBytes(s[:n]))
+		} else {
+			dst = appendStringBody(dst[:0], s[:n])
+			e.sink.Write(dst)
+			dst = dst[:0]
+		}
+		s = s[n:]
+	}
+	return append(dst, '"')
 }
 
 func (e *encoder) newline(dst []byte, depth int) []byte {
@@ -63,12 +102,19 @@ func (e *encoder) append(dst []byte, v Value, depth int) ([]byte, error) {
 	case Number:
 		return AppendNumber(dst, v.num)
 	case String:
-		if v.plain {
-			dst = append(dst, '"')
-			dst = append(dst, v.str...)
-			return append(dst, '"'), nil
+		if e.sink != nil && len(v.str) > flushAt {
+			return e.appendLongString(dst, v), nil
 		}
-		return AppendString(dst, v.str), nil
+		dst = append(dst, '"')
+		switch {
+		case v.plain:
+			dst = append(dst, v.str...)
+		case v.esc != nil:
+			dst = append(dst, v.esc.get(v.str)...)
+		default:
+			dst = appendStringBody(dst, v.str)
+		}
+		return append(dst, '"'), nil
 	case Array:
 		if len(v.arr) == 0 {
 			return append(dst, "[]"...), nil
@@ -84,6 +130,7 @@ func (e *encoder) append(dst []byte, v Value, depth int) ([]byte, error) {
 			if dst, err = e.append(dst, item, depth+1); err != nil {
 				return dst, err
 			}
+			dst = e.flush(dst)
 		}
 		if e.indent {
 			dst = e.newline(dst, depth)
@@ -144,6 +191,7 @@ func (e *encoder) appendSorted(dst []byte, obj []Member) ([]byte, error) {
 		if dst, err = e.append(dst, obj[k].Value, 0); err != nil {
 			break
 		}
+		dst = e.flush(dst)
 	}
 	e.order = e.order[:base]
 	if err != nil {
@@ -219,6 +267,34 @@ const hexDigits = "0123456789abcdef"
 // U+2029 and '/' included). Invalid UTF-8 is written as U+FFFD.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	dst = appendStringBody(dst, s)
+	return append(dst, '"')
+}
+
+// escapeASCII marks the ASCII bytes JSON.stringify escapes.
+var escapeASCII = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return
+}()
+
+// appendStringBody is AppendString without the quotes.
+func appendStringBody(dst []byte, s string) []byte {
+	if utf8.ValidString(s) {
+		// Well-formed UTF-8 holds no surrogate and nothing to repair:
+		// only the ASCII escapes remain, and every other byte is copied.
+		start := 0
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; escapeASCII[c] {
+				dst = append(dst, s[start:i]...)
+				dst = appendEscape(dst, c)
+				start = i + 1
+			}
+		}
+		return append(dst, s[start:]...)
+	}
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -246,29 +322,34 @@ func AppendString(dst []byte, s string) []byte {
 			continue
 		}
 		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		}
+		dst = appendEscape(dst, c)
 		i++
 		start = i
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
+}
+
+// appendEscape writes the escape of an ASCII byte JSON.stringify escapes.
+func appendEscape(dst []byte, c byte) []byte {
+	switch c {
+	case '"':
+		dst = append(dst, '\\', '"')
+	case '\\':
+		dst = append(dst, '\\', '\\')
+	case '\b':
+		dst = append(dst, '\\', 'b')
+	case '\f':
+		dst = append(dst, '\\', 'f')
+	case '\n':
+		dst = append(dst, '\\', 'n')
+	case '\r':
+		dst = append(dst, '\\', 'r')
+	case '\t':
+		dst = append(dst, '\\', 't')
+	default:
+		dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+	}
+	return dst
 }
 
 // AppendNumber appends f as JavaScript's Number.prototype.toString

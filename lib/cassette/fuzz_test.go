@@ -3,6 +3,7 @@ package cassette
 import (
 	"bytes"
 	"io"
+	"os"
 	"testing"
 )
 
@@ -54,5 +55,29 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 		t.Fatal("reader did not end")
+	})
+}
+
+// FuzzImport: the Claude Code importer never panics, and what it builds
+// always verifies.
+func FuzzImport(f *testing.F) {
+	data, _ := os.ReadFile("testdata/blackbox/claude-code-session.jsonl")
+	f.Add(data)
+	f.Add([]byte(`{"type":"user","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}` + "\n" +
+		`{"type":"assistant","timestamp":"2026-01-01T00:00:01Z","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Bash","input":{}}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		im := NewClaudeCodeImporter(ImportOptions{WithUsage: true, KeepThinking: true})
+		for i, line := range bytes.Split(data, []byte("\n")) {
+			if im.Add(line, i+1) != nil {
+				return
+			}
+		}
+		c, err := im.Finish()
+		if err != nil {
+			return
+		}
+		if r := Verify(c); !r.Pass && r.FirstFailure.Name != CheckNeutrality {
+			t.Fatalf("an imported cassette fails verify: %+v", r.FirstFailure)
+		}
 	})
 }

@@ -47,21 +47,22 @@ func NewClaudeCodeImporter(opts ImportOptions) *ClaudeCodeImporter {
 // in errors). Blank lines are skipped; a line that is not a JSON object
 // is an error, as in Blackbox.
 func (im *ClaudeCodeImporter) Add(line []byte, lineno int) error {
-	im.lines++
 	if len(strings.TrimSpace(string(line))) == 0 {
+		im.lines++
 		return nil
 	}
 	v, err := Parse(line)
 	if err != nil {
-		return fmt.Errorf("Claude Code JSONL line %d is not valid JSON", lineno)
+		return fmt.Errorf("transcript line %d is not valid JSON", lineno)
 	}
 	return im.AddValue(v, lineno)
 }
 
 // AddValue is Add for a line already parsed.
 func (im *ClaudeCodeImporter) AddValue(v Value, lineno int) error {
+	im.lines++
 	if v.kind != Object {
-		return fmt.Errorf("Claude Code JSONL line %d is not a JSON object", lineno)
+		return fmt.Errorf("transcript line %d is not a JSON object", lineno)
 	}
 	t, _ := v.GetString("type")
 	if t != "user" && t != "assistant" {
@@ -87,7 +88,7 @@ type ccResult struct {
 	ts    int64
 }
 
-// parseTime reads an ISO timestamp as JavaScript's Date.parse would for
+// recordTime reads a record's ISO timestamp as JavaScript's Date.parse would for
 // the forms Claude Code writes.
 func recordTime(rec Value, line int) (int64, error) {
 	s, ok := rec.GetString("timestamp")
@@ -98,7 +99,7 @@ func recordTime(rec Value, line int) (int64, error) {
 			}
 		}
 	}
-	return 0, fmt.Errorf("Claude Code JSONL line %d: timestamp is missing or not an ISO date", line)
+	return 0, fmt.Errorf("transcript line %d: timestamp is missing or not an ISO date", line)
 }
 
 // blockText is a non-text block's stand-in.
@@ -146,14 +147,14 @@ func (im *ClaudeCodeImporter) Finish() (Cassette, error) {
 	for _, r := range kept {
 		msg, ok := r.v.Get("message")
 		if !ok || msg.kind != Object {
-			return Cassette{}, fmt.Errorf("Claude Code JSONL line %d has no message object", r.line)
+			return Cassette{}, fmt.Errorf("transcript line %d has no message object", r.line)
 		}
 		role, _ := msg.GetString("role")
 		content, _ := msg.Get("content")
 		switch role {
 		case "assistant":
 			if content.kind != Array {
-				return Cassette{}, fmt.Errorf("Claude Code JSONL line %d: assistant content is not an array", r.line)
+				return Cassette{}, fmt.Errorf("transcript line %d: assistant content is not an array", r.line)
 			}
 			mid, hasID := msg.GetString("id")
 			t := byID[mid]
@@ -173,10 +174,10 @@ func (im *ClaudeCodeImporter) Finish() (Cassette, error) {
 					uid, _ := b.GetString("id")
 					name, _ := b.GetString("name")
 					if uid == "" || name == "" || !b.Has("input") {
-						return Cassette{}, fmt.Errorf("Claude Code JSONL line %d: a tool_use block lacks an id, a name or an input", r.line)
+						return Cassette{}, fmt.Errorf("transcript line %d: a tool_use block lacks an id, a name or an input", r.line)
 					}
 					if useIDs[uid] {
-						return Cassette{}, fmt.Errorf("Claude Code JSONL line %d: a tool_use id is used twice", r.line)
+						return Cassette{}, fmt.Errorf("transcript line %d: a tool_use id is used twice", r.line)
 					}
 					useIDs[uid] = true
 				}
@@ -199,7 +200,7 @@ func (im *ClaudeCodeImporter) Finish() (Cassette, error) {
 					if bt != "tool_result" {
 						isHuman = true
 						if bt == "text" {
-							human = append(human, undefText(b, "text"))
+							human = append(human, undef(b, "text"))
 						} else {
 							human = append(human, omitted(b))
 						}
@@ -207,10 +208,10 @@ func (im *ClaudeCodeImporter) Finish() (Cassette, error) {
 					}
 					uid, _ := b.GetString("tool_use_id")
 					if uid == "" {
-						return Cassette{}, fmt.Errorf("Claude Code JSONL line %d: a tool_result has no tool_use_id", r.line)
+						return Cassette{}, fmt.Errorf("transcript line %d: a tool_result has no tool_use_id", r.line)
 					}
 					if _, dup := results[uid]; dup {
-						return Cassette{}, fmt.Errorf("Claude Code JSONL line %d: a second result for one tool_use", r.line)
+						return Cassette{}, fmt.Errorf("transcript line %d: a second result for one tool_use", r.line)
 					}
 					ts, err := recordTime(r.v, r.line)
 					if err != nil {
@@ -219,7 +220,7 @@ func (im *ClaudeCodeImporter) Finish() (Cassette, error) {
 					results[uid] = ccResult{block: b, ts: ts}
 				}
 			default:
-				return Cassette{}, fmt.Errorf("Claude Code JSONL line %d: user content is neither a string nor an array", r.line)
+				return Cassette{}, fmt.Errorf("transcript line %d: user content is neither a string nor an array", r.line)
 			}
 			if isHuman {
 				ts, err := recordTime(r.v, r.line)
@@ -229,7 +230,7 @@ func (im *ClaudeCodeImporter) Finish() (Cassette, error) {
 				turns = append(turns, &ccTurn{human: true, text: strings.Join(human, "\n"), ts: ts, line: r.line})
 			}
 		default:
-			return Cassette{}, fmt.Errorf("Claude Code JSONL line %d: message role is neither user nor assistant", r.line)
+			return Cassette{}, fmt.Errorf("transcript line %d: message role is neither user nor assistant", r.line)
 		}
 	}
 	for uid := range results {
@@ -340,7 +341,7 @@ func (im *ClaudeCodeImporter) Finish() (Cassette, error) {
 			if r, ok := results[uid]; ok {
 				c.res = &r
 			} else if i != lastModel {
-				return Cassette{}, fmt.Errorf("Claude Code JSONL line %d: a tool_use has no result and is not in the last model turn", t.line)
+				return Cassette{}, fmt.Errorf("transcript line %d: a tool_use has no result and is not in the last model turn", t.line)
 			}
 			calls[k] = c
 			callsV[k] = ObjectValue(Member{"toolCallId", StringValue(c.id)}, Member{"toolName", StringValue(name)}, Member{"toolInput", input})
@@ -422,10 +423,6 @@ func (im *ClaudeCodeImporter) usageStep(add func(string, int64, Value) error, t 
 	}
 	return add(Metadata, t.ts, ObjectValue(m...))
 }
-
-// undefText is a member rendered as JavaScript's String() would (a
-// missing one as "undefined").
-func undefText(v Value, key string) string { return undef(v, key) }
 
 // resultField converts a transcript tool_result block to the cassette's
 // result (or error) member.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // MaxDepth bounds the nesting of arrays and objects Parse accepts, so a
@@ -103,7 +104,7 @@ func (p *parser) value(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		return Value{kind: String, str: s, plain: plain}, nil
+		return stringValue(s, plain), nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case c == 't':
@@ -297,8 +298,23 @@ func (p *parser) str() (s string, plain bool, err error) {
 		p.pos = i + 1
 		return string(d[start:i]), true, nil
 	}
-	// The slow path: escapes, a 0xED lead byte, or an error.
-	buf := append(p.buf[:0], d[start:i]...)
+	// The slow path: escapes, a 0xED lead byte, or an error. Find the end
+	// first, so that the decoded text (never longer than the literal) is
+	// built in one allocation that becomes the string without a copy.
+	end := i
+	for end < len(d) && d[end] != '"' {
+		if d[end] == '\\' {
+			end++
+		}
+		end++
+	}
+	var buf []byte
+	if end-start > 4096 {
+		buf = make([]byte, 0, min(end, len(d))-start)
+	} else {
+		buf = p.buf[:0]
+	}
+	buf = append(buf, d[start:i]...)
 	for {
 		if i >= len(d) {
 			p.pos = i
@@ -308,8 +324,13 @@ func (p *parser) str() (s string, plain bool, err error) {
 		switch {
 		case c == '"':
 			p.pos = i + 1
-			p.buf = buf
-			s := string(buf)
+			var s string
+			if cap(buf) > 4096 {
+				s = unsafe.String(unsafe.SliceData(buf), len(buf)) // buf is this string's own
+			} else {
+				p.buf = buf
+				s = string(buf)
+			}
 			return s, isPlain(s), nil
 		case c < 0x20:
 			p.pos = i

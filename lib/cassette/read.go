@@ -10,6 +10,10 @@ import (
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 )
 
+// ErrEmpty is Next's error for an input without a cassette (nothing but
+// blank lines): an empty pipe is no input, an empty file is a mistake.
+var ErrEmpty = errors.New("no cassette in the input (it is empty)")
+
 // Record is one unit a Reader hands out: a header, which starts a
 // cassette, or a step of the current cassette.
 type Record struct {
@@ -57,7 +61,7 @@ func (r *Reader) Next() (Record, error) {
 		if err == io.EOF {
 			r.done = true
 			if !r.started {
-				return Record{}, errors.New("no cassette in the input (it is empty)")
+				return Record{}, ErrEmpty
 			}
 			return Record{}, io.EOF
 		}

@@ -143,9 +143,10 @@ func hashFields(f [5]Value, scratch *[]byte) (string, error) {
 	if scratch == nil {
 		scratch = &local
 	}
+	h := sha256.New()
+	e := encoder{sorted: true, sink: h}
 	b := append((*scratch)[:0], `{"index":`...)
 	var err error
-	e := encoder{sorted: true}
 	for i, name := range hashedFields {
 		if i > 0 {
 			b = append(b, `,"`...)
@@ -158,9 +159,10 @@ func hashFields(f [5]Value, scratch *[]byte) (string, error) {
 		}
 	}
 	b = append(b, '}')
+	h.Write(b)
 	*scratch = b
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0])), nil
 }
 
 // Recorder appends steps to a new chain, numbering and hashing them.

@@ -3,6 +3,7 @@ package cassette
 import (
 	"math"
 	"strconv"
+	"sync"
 )
 
 // Kind is the JSON type of a Value.
@@ -38,6 +39,29 @@ type Value struct {
 	str   string
 	arr   []Value
 	obj   []Member
+	esc   *escaped // String, not plain: its escaped text, made once
+}
+
+// escaped holds a string's JSON-escaped body (without quotes), made on
+// first use and shared by every copy of the Value: an imported cassette
+// writes the same history strings into many model_input steps.
+type escaped struct {
+	once sync.Once
+	body []byte
+}
+
+func (e *escaped) get(s string) []byte {
+	e.once.Do(func() { e.body = appendStringBody(nil, s) })
+	return e.body
+}
+
+// stringValue builds a String Value from trusted parts.
+func stringValue(s string, plain bool) Value {
+	v := Value{kind: String, str: s, plain: plain}
+	if !plain {
+		v.esc = &escaped{}
+	}
+	return v
 }
 
 // Member is one key/value pair of an object.
@@ -61,7 +85,7 @@ func IntValue(i int64) Value { return Value{kind: Number, num: float64(i)} }
 
 // StringValue returns a string. s is taken as UTF-8 (invalid bytes are
 // written as U+FFFD); WTF-8 encoded surrogates are lone surrogates.
-func StringValue(s string) Value { return Value{kind: String, str: s, plain: isPlain(s)} }
+func StringValue(s string) Value { return stringValue(s, isPlain(s)) }
 
 // ArrayValue returns an array of the items (the slice is kept, not
 // copied).

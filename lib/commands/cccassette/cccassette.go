@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cassette"
 	"github.com/ccpipe/ccpipe/lib/cassette/proxy"
@@ -114,12 +113,6 @@ func RunEnv(getenv func(string) string, args []string, stdin io.Reader, stdout, 
 	return c.Main(rest, stdin, stdout, stderr)
 }
 
-// input is one source of cassettes: a path, or stdin ("-").
-type input struct {
-	name string
-	r    io.ReadCloser
-}
-
 // inputs opens the paths, or stdin when there are none (and stdin is a
 // pipe or a file).
 func inputs(env *cli.Env, args []string) ([]string, error) {
@@ -201,11 +194,4 @@ func plural(n int, one string) string {
 		return fmt.Sprintf("%d %s", n, one)
 	}
 	return fmt.Sprintf("%d %ss", n, one)
-}
-
-func joinTools(tools []string) string {
-	if len(tools) == 0 {
-		return "(none)"
-	}
-	return strings.Join(tools, " → ")
 }

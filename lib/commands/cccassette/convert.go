@@ -76,7 +76,7 @@ func convertCommand() subcommand {
 					rec, err := rd.Next()
 					if err != nil {
 						r.Close()
-						if errors.Is(err, io.EOF) {
+						if errors.Is(err, io.EOF) || (errors.Is(err, cassette.ErrEmpty) && name == "-") {
 							break
 						}
 						return fmt.Errorf("%s: %v", displayName(name), err)

@@ -2,6 +2,7 @@ package cccassette
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -94,6 +95,9 @@ func showCommand() subcommand {
 				}
 				cs, err := cassette.ReadAll(r)
 				r.Close()
+				if errors.Is(err, cassette.ErrEmpty) && name == "-" {
+					continue // an empty pipe is no input
+				}
 				if err != nil {
 					return fmt.Errorf("%s: %v", displayName(name), err)
 				}

@@ -1,6 +1,7 @@
 package cccassette
 
 import (
+	"errors"
 	"io"
 
 	"github.com/ccpipe/ccpipe/lib/cassette"
@@ -101,6 +102,9 @@ func verifyInput(env *cli.Env, name string) (bool, error) {
 		rec, err := rd.Next()
 		if err == io.EOF {
 			return ok, finish()
+		}
+		if errors.Is(err, cassette.ErrEmpty) && name == "-" {
+			return true, nil // an empty pipe is no input
 		}
 		if err != nil {
 			rep := cassette.LoadFailure(path, err)

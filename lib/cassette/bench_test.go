@@ -1,0 +1,58 @@
+package cassette
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+)
+
+// bigCassette is a cassette of n steps, each carrying a text of size
+// bytes (plain prose, or prose with escapes every few bytes).
+func bigCassette(n, size int, escapes bool) []byte {
+	r := NewRecorder("bench")
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	w.Write(Header{Version: 2, ID: "bench"}.Value())
+	unit := "plain text of a tool output, with some words. "
+	if escapes {
+		unit = "line \"quoted\"\tand\n"
+	}
+	text := strings.Repeat(unit, size/len(unit))
+	for i := 0; i < n; i++ {
+		s, _ := r.Append(ToolResult, int64(i), ObjectValue(Member{"toolCallId", StringValue("call-1")}, Member{"toolName", StringValue("Bash")}, Member{"result", StringValue(text)}))
+		w.Write(s.Value())
+	}
+	w.Flush()
+	return b.Bytes()
+}
+
+func benchVerify(b *testing.B, escapes bool) {
+	data := bigCassette(64, 1<<20, escapes)
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rd := NewReader(bytes.NewReader(data))
+		v := &Verifier{}
+		for {
+			rec, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			if rec.Header {
+				v.Header(rec.Value)
+			} else {
+				v.Step(rec.Value)
+			}
+		}
+		if r := v.Report(); !r.Pass {
+			b.Fatal(r.FirstFailure)
+		}
+	}
+}
+
+func BenchmarkVerifyPlain(b *testing.B)   { benchVerify(b, false) }
+func BenchmarkVerifyEscapes(b *testing.B) { benchVerify(b, true) }
