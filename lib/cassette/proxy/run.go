@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cassette"
@@ -38,6 +39,12 @@ type Run struct {
 // (divergence, unsupported request, cassette not written). A returned
 // error is a failure before the child ran.
 func (r *Run) Exec() (int, error) {
+	if _, ok := r.Stderr.(*os.File); !ok && r.Stderr != nil {
+		// The child's stderr is copied by a goroutine of os/exec while the
+		// proxy writes its messages: one lock for both, and no ReadFrom
+		// (bytes.Buffer's would drop the other writer's bytes).
+		r.Stderr = &lockedWriter{w: r.Stderr}
+	}
 	opt := Options{Mode: r.Mode, Match: r.Match, Ignore: r.Ignore, ForkAt: r.ForkAt, ForkSet: r.ForkSet, Script: r.Script, Stderr: r.Stderr}
 	if r.Parent != nil {
 		steps, err := Load(*r.Parent)
@@ -165,4 +172,15 @@ func writeFile(path string, b []byte) error {
 		return err
 	}
 	return os.Rename(f.Name(), path)
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
