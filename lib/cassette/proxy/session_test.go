@@ -295,3 +295,35 @@ func TestForkScripted(t *testing.T) {
 		t.Errorf("sibling result %v", r)
 	}
 }
+
+func TestForkLive(t *testing.T) {
+	steps := record(t, false)
+	// The live upstream gets the request with the new result, and answers.
+	api, err := fakeapi.Start(&fakeapi.Script{Turns: []fakeapi.Turn{
+		{Match: `"tests":"pass"`, Blocks: []fakeapi.Block{fakeapi.Text("Live after the fork.")}},
+	}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer api.Close()
+	up, _ := url.Parse(api.URL())
+	s, base := start(t, Options{Mode: Fork, Parent: steps, ForkAt: 5, ForkSet: map[string]any{"tests": "pass"}, Upstream: up})
+	a := &agent{t: t, base: base, system: "Today's date is 2026-01-02.", run: runTool, side: true}
+	if got, code := a.loop("go"); code != 200 || got != "Live after the fork." {
+		t.Fatalf("fork --live: %d %q", code, got)
+	}
+	res, err := s.Finish(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := api.Requests()
+	// Before the fork (the title side call before the fork request
+	// included) nothing went upstream; then the main call did, with the
+	// new result in place of the old one.
+	if len(reqs) != 1 || !reqs[0].Contains(`{"tests":"pass"}`) || reqs[0].Contains("out:echo hi") {
+		t.Errorf("upstream got %d requests", len(reqs))
+	}
+	if m := res.Steps[len(res.Steps)-1].Payload.(map[string]any); m["result"] != "Live after the fork." {
+		t.Errorf("terminal %v", m)
+	}
+}
