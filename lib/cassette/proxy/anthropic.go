@@ -88,13 +88,7 @@ func AnthropicInput(req map[string]any, ids *IDs) (map[string]any, error) {
 		}
 		out["systemPrompt"] = strings.Join(texts, "\n\n")
 	}
-	if m, ok := req["model"].(string); ok {
-		out["model"] = m
-	}
-	if p := params(req, anthropicParams); p != nil {
-		out["params"] = p
-	}
-	return out, nil
+	return withModelParams(out, req, anthropicParams), nil
 }
 
 func neutralTool(name, desc, schema any) map[string]any {
@@ -108,7 +102,12 @@ func neutralTool(name, desc, schema any) map[string]any {
 	return t
 }
 
-func params(req map[string]any, names [][2]string) map[string]any {
+// withModelParams adds model (when a string) and the neutral params that
+// are set (non-null) to a model_input payload.
+func withModelParams(out, req map[string]any, names [][2]string) map[string]any {
+	if m, ok := req["model"].(string); ok {
+		out["model"] = m
+	}
 	var p map[string]any
 	for _, n := range names {
 		if v, ok := req[n[0]]; ok && v != nil {
@@ -118,7 +117,10 @@ func params(req map[string]any, names [][2]string) map[string]any {
 			p[n[1]] = v
 		}
 	}
-	return p
+	if p != nil {
+		out["params"] = p
+	}
+	return out
 }
 
 func anthropicParts(blocks []any, role string, ids *IDs, names map[string]string) ([]any, error) {
@@ -151,13 +153,13 @@ func anthropicParts(blocks []any, role string, ids *IDs, names map[string]string
 			}
 			p := map[string]any{"type": "tool_result", "toolCallId": ids.Assign(pid), "toolName": name}
 			if bm["is_error"] == true {
-				s, err := resultText(bm["content"], true)
+				s, err := resultValue(bm["content"], true)
 				if err != nil {
 					return nil, fmt.Errorf("content[%d]: %w", j, err)
 				}
 				p["error"] = s
 			} else {
-				v, err := resultValue(bm["content"])
+				v, err := resultValue(bm["content"], false)
 				if err != nil {
 					return nil, fmt.Errorf("content[%d]: %w", j, err)
 				}
@@ -172,8 +174,9 @@ func anthropicParts(blocks []any, role string, ids *IDs, names map[string]string
 }
 
 // resultValue is a tool_result's content as stored: a string as is, text
-// blocks joined by blank lines, an object copied, missing/null "".
-func resultValue(c any) (any, error) {
+// blocks joined by blank lines, missing/null "", any other value copied
+// (asText: written as compact JSON, for an error text).
+func resultValue(c any, asText bool) (any, error) {
 	switch v := c.(type) {
 	case nil:
 		return "", nil
@@ -181,23 +184,12 @@ func resultValue(c any) (any, error) {
 		return v, nil
 	case []any:
 		return joinTextBlocks(v)
-	default:
-		return v, nil
 	}
-}
-
-func resultText(c any, _ bool) (string, error) {
-	switch v := c.(type) {
-	case nil:
-		return "", nil
-	case string:
-		return v, nil
-	case []any:
-		return joinTextBlocks(v)
-	default:
-		b, err := json.Marshal(v)
+	if asText {
+		b, err := json.Marshal(c)
 		return string(b), err
 	}
+	return c, nil
 }
 
 func joinTextBlocks(blocks []any) (string, error) {

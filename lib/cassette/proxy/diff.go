@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/secrets"
 )
 
 // Difference is where two model_input payloads first differ (spec §8.2).
@@ -103,7 +103,7 @@ func render(v any, has bool) string {
 	if err != nil {
 		return "(unprintable)"
 	}
-	return Cut(cli.Mask(string(b)), 200)
+	return Cut(secrets.MaskBlackbox(string(b)), 200)
 }
 
 // Cut shortens s to n characters, the last one an ellipsis.

@@ -138,13 +138,7 @@ func OpenAIInput(req map[string]any, ids *IDs) (map[string]any, error) {
 	if len(system) > 0 {
 		out["systemPrompt"] = strings.Join(system, "\n\n")
 	}
-	if m, ok := req["model"].(string); ok {
-		out["model"] = m
-	}
-	if p := params(req, openaiParams); p != nil {
-		out["params"] = p
-	}
-	return out, nil
+	return withModelParams(out, req, openaiParams), nil
 }
 
 func openaiText(c any) (string, error) {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cassette"
-	"github.com/ccpipe/ccpipe/lib/cli"
 )
 
 // Run is one record, replay or fork of a command.
@@ -118,7 +117,7 @@ func (r *Run) Exec() (int, error) {
 }
 
 // errQuiet is a failure already reported on stderr.
-var errQuiet = &cli.ExitError{Code: 1}
+var errQuiet = errors.New("cc-cassette: the session failed (reported on stderr)")
 
 // IsQuiet reports an error that needs no more printing.
 func IsQuiet(err error) bool { return errors.Is(err, errQuiet) }
@@ -174,6 +173,7 @@ func writeFile(path string, b []byte) error {
 	return os.Rename(f.Name(), path)
 }
 
+// lockedWriter serialises writes and has no ReadFrom.
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/jq"
+	"github.com/ccpipe/ccpipe/lib/secrets"
 )
 
 // Mode is what a Session does with model calls.
@@ -141,6 +141,16 @@ func (s *Session) Err() error {
 	return s.err
 }
 
+// mask hides credentials (Blackbox's rules, §3.5, and the keys the client
+// sent) in a message. Called with s.mu held.
+func (s *Session) mask(msg string) string {
+	known := make([]string, 0, len(s.keys))
+	for k := range s.keys {
+		known = append(known, k)
+	}
+	return secrets.MaskBlackbox(msg, known...)
+}
+
 func (s *Session) fail(err error) {
 	if s.err == nil {
 		s.err = err
@@ -148,7 +158,7 @@ func (s *Session) fail(err error) {
 		if errors.As(err, &d) {
 			s.diverg = d
 		}
-		fmt.Fprintf(s.opt.Stderr, "cc-cassette: %s\n", cli.Mask(err.Error()))
+		fmt.Fprintf(s.opt.Stderr, "cc-cassette: %s\n", s.mask(err.Error()))
 	}
 }
 
@@ -310,22 +320,34 @@ func (s *Session) mainCall(a *api, w http.ResponseWriter, r *http.Request, req m
 		respond(a, w, a.answer(out, str(req["model"]), n, nowMS()), stream)
 		return
 	}
+	if out := s.forwardOutput(a, w, r, body, stream, inErr, "model"); out != nil {
+		s.appendMain(in, out, t0)
+		s.mu.Unlock()
+	}
+}
+
+// forwardOutput forwards a model call live and normalizes the answer. On
+// success it returns the model_output with s.mu held, for the caller to
+// append and unlock; nil when there is nothing to record (a non-2xx
+// answer, or a failure, which is recorded in the session).
+func (s *Session) forwardOutput(a *api, w http.ResponseWriter, r *http.Request, body []byte, stream bool, inErr error, what string) map[string]any {
 	msg, ok := s.forwardModel(a, w, r, body, stream)
 	if !ok {
-		return
+		return nil
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if inErr != nil {
-		s.fail(fmt.Errorf("model request: %w", inErr))
-		return
+		s.fail(fmt.Errorf("%s request: %w", what, inErr))
+		s.mu.Unlock()
+		return nil
 	}
 	out, err := a.output(msg, s.ids)
 	if err != nil {
-		s.fail(fmt.Errorf("model response: %w", err))
-		return
+		s.fail(fmt.Errorf("%s response: %w", what, err))
+		s.mu.Unlock()
+		return nil
 	}
-	s.appendMain(in, out, t0)
+	return out
 }
 
 // appendMain writes the tool pairs the request answers, then the
@@ -504,8 +526,9 @@ func (s *Session) refuse(a *api, w http.ResponseWriter) {
 	} else if s.err != nil {
 		msg = "[cc-cassette] " + firstLine(s.err.Error())
 	}
+	msg = s.mask(msg)
 	s.mu.Unlock()
-	writeError(w, a, http.StatusBadRequest, "invalid_request_error", cli.Mask(msg))
+	writeError(w, a, http.StatusBadRequest, "invalid_request_error", msg)
 }
 
 func writeError(w http.ResponseWriter, a *api, status int, typ, msg string) {

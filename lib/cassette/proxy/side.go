@@ -67,22 +67,10 @@ func (s *Session) sideCall(a *api, w http.ResponseWriter, r *http.Request, req m
 		return
 	}
 	t0 := time.Now().UnixMilli()
-	msg, ok := s.forwardModel(a, w, r, body, stream)
-	if !ok {
-		return
+	if out := s.forwardOutput(a, w, r, body, stream, inErr, "side"); out != nil {
+		s.steps = append(s.steps, Step{"metadata", t0, map[string]any{"event": "side_call", "api": a.name, "key": key, "input": in, "output": out}})
+		s.mu.Unlock()
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if inErr != nil {
-		s.fail(fmt.Errorf("side request: %w", inErr))
-		return
-	}
-	out, err := a.output(msg, s.ids)
-	if err != nil {
-		s.fail(fmt.Errorf("side response: %w", err))
-		return
-	}
-	s.steps = append(s.steps, Step{"metadata", t0, map[string]any{"event": "side_call", "api": a.name, "key": key, "input": in, "output": out}})
 }
 
 func (s *Session) countTokens(w http.ResponseWriter, r *http.Request, body []byte) {
