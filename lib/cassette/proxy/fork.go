@@ -137,6 +137,8 @@ func (s *Session) Finish(exitCode int) (Result, error) {
 	defer s.mu.Unlock()
 	res := Result{Unserved: s.unmatchedSide, Passed: s.passed}
 	if s.err != nil {
+		// How often the client asked again shows whether it retried.
+		fmt.Fprintf(s.opt.Stderr, "cc-cassette: %d model request(s) got the 400 (HTTP 400, x-should-retry: false)\n", s.refused)
 		return res, s.err
 	}
 	switch {

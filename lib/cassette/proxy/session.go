@@ -73,6 +73,7 @@ type Session struct {
 	forkID        string // fork: toolCallId of step ForkAt
 	scriptAt      int
 	replayed      int
+	refused       int // model requests answered with the failure's 400
 	passed        int // requests passed through unrecorded
 }
 
@@ -527,6 +528,7 @@ func (s *Session) refuse(a *api, w http.ResponseWriter) {
 		msg = "[cc-cassette] " + firstLine(s.err.Error())
 	}
 	msg = s.mask(msg)
+	s.refused++
 	s.mu.Unlock()
 	writeError(w, a, http.StatusBadRequest, "invalid_request_error", msg)
 }

@@ -327,3 +327,29 @@ func TestForkLive(t *testing.T) {
 		t.Errorf("terminal %v", m)
 	}
 }
+
+// An error answer (the client retries it) is passed on and not recorded;
+// the retry is.
+func TestRecordSkipsErrorAnswers(t *testing.T) {
+	api, err := fakeapi.Start(&fakeapi.Script{Turns: []fakeapi.Turn{
+		{Status: 529},
+		{Blocks: []fakeapi.Block{fakeapi.Text("Fine now.")}},
+	}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer api.Close()
+	up, _ := url.Parse(api.URL())
+	s, base := start(t, Options{Mode: Record, Upstream: up})
+	a := &agent{t: t, base: base, stream: true, run: runTool}
+	if _, code := a.loop("go"); code != 529 {
+		t.Fatalf("first call: %d, want the upstream's 529", code)
+	}
+	if got, code := a.loop("go"); code != 200 || got != "Fine now." {
+		t.Fatalf("retry: %d %q", code, got)
+	}
+	res, err := s.Finish(0)
+	if err != nil || types(res.Steps) != "model_input,model_output,metadata" {
+		t.Errorf("steps %s %v", types(res.Steps), err)
+	}
+}

@@ -143,6 +143,13 @@ func TestCassetteRecordReplayFork(t *testing.T) {
 		t.Errorf("replay sent %d requests upstream", n-seen)
 	}
 
+	// The volatile-text rules let the same run replay from another dir
+	// (working directory and memory path differ in the system prompt).
+	other := e.Project("elsewhere")
+	if code, _, stderr := ccCassette(t, e, other, append(args("replay", run), claude("write the file")...)...); code != 0 {
+		t.Errorf("replay in another dir: exit %d\n%s", code, stderr)
+	}
+
 	// 3. a changed prompt diverges at once, and Claude Code does not retry for minutes.
 	start := time.Now()
 	code, stdout, stderr = ccCassette(t, e, dir, append(args("replay", run), claude("write two files")...)...)
@@ -150,6 +157,13 @@ func TestCassetteRecordReplayFork(t *testing.T) {
 		!strings.Contains(stderr, `recorded: "write the file"`) || took > 30*time.Second {
 		t.Errorf("changed prompt: exit %d after %v\nstdout: %s\nstderr: %s", code, took, stdout, stderr)
 	}
+	// Claude Code 2.1.328 tries a few variants of a request that got a 400
+	// (6 were seen), then gives up; a 5xx it retries for minutes.
+	var refused int
+	if _, err := fmt.Sscanf(stderr[strings.LastIndex(stderr, "cc-cassette: ")+len("cc-cassette: "):], "%d model request(s) got the 400", &refused); err != nil || refused < 1 || refused > 10 {
+		t.Errorf("requests answered 400: %d (%v)\nstderr: %s", refused, err, stderr)
+	}
+	t.Logf("divergence: Claude Code exited after %d request(s) answered 400", refused)
 
 	// 4. fork at the Bash result with a scripted reply.
 	child := filepath.Join(e.Root, "what-if.ndjson")
