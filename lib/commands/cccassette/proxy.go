@@ -62,6 +62,15 @@ x-should-retry: false). Every later model request gets the same 400.
 stderr gets the step, the path and both values (masked, cut to 200
 characters), and cc-cassette exits 1.
 
+Limits: one main loop per run: after /clear or a compaction the
+conversation starts with another first message, and its requests are
+kept as side calls. Thinking blocks are not stored (as in Blackbox), so
+a replayed or forked history carries none; a live upstream that demands
+them (extended thinking) may refuse a fork --live. Images and documents
+in requests are refused (the cassette is not written). SIGINT is not
+passed on (the terminal sends it to the whole process group); SIGTERM
+is.
+
 Exit status: the command's exit code (128+N when signal N ended it),
 or 1 when cc-cassette failed (a divergence, a request or response the
 cassette format cannot hold, a cassette that would not verify), 2 on a
