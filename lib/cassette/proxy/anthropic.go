@@ -88,6 +88,7 @@ func AnthropicInput(req map[string]any, ids *IDs) (map[string]any, error) {
 		}
 		out["systemPrompt"] = strings.Join(texts, "\n\n")
 	}
+	out["messages"] = ids.rewriteStrings(out["messages"])
 	return withModelParams(out, req, anthropicParams), nil
 }
 

@@ -72,7 +72,23 @@ func firstDiff(path string, a, b any, hasA, hasB bool) *Difference {
 	if path == "" {
 		path = "(root)"
 	}
-	return &Difference{Path: path, Recorded: render(a, hasA), Actual: render(b, hasB)}
+	d := &Difference{Path: path, Recorded: render(a, hasA), Actual: render(b, hasB)}
+	// Two long strings that differ late: show both from a little before
+	// the first differing character, so the difference is on screen.
+	if x, ok := a.(string); ok && hasA {
+		if y, ok := b.(string); ok && hasB {
+			rx, ry := []rune(string(mustMarshal(x))), []rune(string(mustMarshal(y)))
+			i := 0
+			for i < len(rx) && i < len(ry) && rx[i] == ry[i] {
+				i++
+			}
+			if i > 150 {
+				d.Recorded = "…" + Cut(secrets.MaskBlackbox(string(rx[i-60:])), 199)
+				d.Actual = "…" + Cut(secrets.MaskBlackbox(string(ry[i-60:])), 199)
+			}
+		}
+	}
+	return d
 }
 
 // SortedKeys sorts keys by UTF-16 code units, as JavaScript does.

@@ -56,3 +56,36 @@ func callNumber(id string) (int, bool) {
 	n, err := strconv.Atoi(s)
 	return n, err == nil && n >= 0 && strconv.Itoa(n) == s
 }
+
+// Rewrite replaces the provider ids the table knows inside text with their
+// neutral ids: Claude Code quotes tool_use ids in text (a background
+// agent's <task-notification> names its <tool-use-id>), which would
+// otherwise keep a provider id in the cassette and differ in replay.
+func (t *IDs) Rewrite(s string) string {
+	if !strings.Contains(s, "toolu_") && !strings.Contains(s, "call_") {
+		return s
+	}
+	for p, id := range t.m {
+		if p != id && p != "" && strings.Contains(s, p) {
+			s = strings.ReplaceAll(s, p, id)
+		}
+	}
+	return s
+}
+
+// rewriteStrings applies the table's Rewrite to every string in v, in place.
+func (t *IDs) rewriteStrings(v any) any {
+	switch x := v.(type) {
+	case string:
+		return t.Rewrite(x)
+	case []any:
+		for i := range x {
+			x[i] = t.rewriteStrings(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = t.rewriteStrings(x[k])
+		}
+	}
+	return v
+}

@@ -153,6 +153,11 @@ func TestVolatileRules(t *testing.T) {
 	if Normalize(a) != Normalize(b) {
 		t.Errorf("not equal after the rules:\n%s\n%s", Normalize(a), Normalize(b))
 	}
+	x := "agentId: a333f3ab1ad0da6bb\nduration_ms: 677\n<usage><subagent_tokens>120</subagent_tokens><duration_ms>1540</duration_ms></usage>\noutput_file: /tmp/x/a333f3ab1ad0da6bb.output"
+	y := "agentId: afd4a52ed17557d78\nduration_ms: 12\n<usage><subagent_tokens>16</subagent_tokens><duration_ms>1994</duration_ms></usage>\noutput_file: /tmp/y/afd4a52ed17557d78.output"
+	if Normalize(x) != Normalize(y) {
+		t.Errorf("agent results differ after the rules:\n%s\n%s", Normalize(x), Normalize(y))
+	}
 	if Normalize("Today's date is tomorrow") != "Today's date is tomorrow" || Normalize("fix the test") == Normalize("fix the tests") {
 		t.Error("the rules change text they should not")
 	}
@@ -229,5 +234,17 @@ func TestRunChildExitCode(t *testing.T) {
 	}
 	if _, err := RunChild([]string{"/nonexistent/cmd"}, "", nil, nil, nil, nil); err == nil {
 		t.Error("a missing command started")
+	}
+}
+
+func TestProviderIDsInTextAreRewritten(t *testing.T) {
+	req := decode(t, `{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_01bg","name":"Agent","input":{}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_01bg","content":"launched"},{"type":"text","text":"<task-notification><tool-use-id>toolu_01bg</tool-use-id></task-notification>"}]}]}`)
+	in, err := AnthropicInput(req, NewIDs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := compact(in["messages"]); strings.Contains(got, "toolu_") || !strings.Contains(got, "<tool-use-id>call-0</tool-use-id>") {
+		t.Errorf("messages %s", got)
 	}
 }

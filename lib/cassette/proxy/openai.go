@@ -138,6 +138,7 @@ func OpenAIInput(req map[string]any, ids *IDs) (map[string]any, error) {
 	if len(system) > 0 {
 		out["systemPrompt"] = strings.Join(system, "\n\n")
 	}
+	out["messages"] = ids.rewriteStrings(out["messages"])
 	return withModelParams(out, req, openaiParams), nil
 }
 

@@ -16,6 +16,11 @@ var VolatileRules = []VolatileRule{
 	{"git status", regexp.MustCompile(`(?s)(# gitStatus\n).*?(\n</system-reminder>|\z)`), "${1}<git status>${2}"},
 	{"memory dir", regexp.MustCompile("(persistent file-based memory at `)[^`]*(`)"), "${1}<memory dir>${2}"},
 	{"billing header", regexp.MustCompile(`(x-anthropic-billing-header: )[^\n]*`), "${1}<billing>"},
+	// The Agent tool's results and task notifications name a random agent
+	// id, a transcript path, the time taken and the tokens used.
+	{"agent id", regexp.MustCompile(`\ba[0-9a-f]{16}\b`), "<agent id>"},
+	{"agent output file", regexp.MustCompile(`(output_file: |<output-file>)[^\n<]*`), "${1}<path>"},
+	{"agent usage", regexp.MustCompile(`\b(duration_ms|subagent_tokens|total_tokens)(: ?|>)\d+`), "${1}${2}<n>"},
 }
 
 // VolatileRule is one rewrite: matches of Pattern become Replace.

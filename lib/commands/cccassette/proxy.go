@@ -49,7 +49,10 @@ the volatile-text rules (one list, in lib/cassette/proxy/volatile.go):
 "Today's date is <date>", the working directory, "Is a git repository",
 "OS Version", the # gitStatus block, the memory dir path and the
 x-anthropic-billing-header line of Claude Code's system prompt and
-reminders; --ignore removes more. Side calls are answered from the
+reminders, and the agent id, output file, duration and token count in
+Agent tool results and task notifications; --ignore removes more.
+Provider tool ids quoted in text (a task notification's <tool-use-id>)
+are rewritten to their call-N like the ids themselves. Side calls are answered from the
 recorded side_call with the same key, else the next unused one of the
 same api, else with empty text (counted on stderr).
 
