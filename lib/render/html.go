@@ -137,7 +137,9 @@ func (s *htmlSink) prompt(p *promptView, depth int) {
 	case p.Kind == "interrupt":
 		s.p(`<div class="marker"><b>⏹ `)
 		s.e(p.Text)
-		s.p("</b> <span class=\"time\">", who, "</span></div>\n")
+		s.p("</b> <span class=\"time\">")
+		s.e(who)
+		s.p("</span></div>\n")
 	case p.Origin == "agent":
 		s.p(`<section class="prompt task"><div class="who">Task given to the subagent · `)
 		s.e(who)

@@ -66,17 +66,17 @@ func (s *mdSink) prompt(p *promptView, depth int) {
 		switch {
 		case skip:
 		case body == "":
-			s.p("*", mdInline(title), " · ", who, "*\n\n")
+			s.p("*", mdInline(title+" · "+who), "*\n\n")
 		default:
 			s.details(title+" · "+who, false, func() { s.fence(body, "text") })
 		}
 	case p.Kind == "interrupt":
-		s.p("**⏹ ", mdInline(p.Text), "** *", who, "*\n\n")
+		s.p("**⏹ ", mdInline(p.Text), "** *", mdInline(who), "*\n\n")
 	case p.Origin == "agent":
-		s.p("**Task given to the subagent** *", who, "*\n\n")
+		s.p("**Task given to the subagent** *", mdInline(who), "*\n\n")
 		s.quote(p.Text)
 	default:
-		s.p(`<a id="`, p.Anchor, "\"></a>\n\n## ", fmt.Sprint(p.N), ". ", mdInline(excerpt(p.Text, 80)), "\n\n*", who, "*\n\n")
+		s.p(`<a id="`, p.Anchor, "\"></a>\n\n## ", fmt.Sprint(p.N), ". ", mdInline(excerpt(p.Text, 80)), "\n\n*", mdInline(who), "*\n\n")
 		s.quote(p.Text)
 	}
 	s.images(p.Images)
@@ -230,7 +230,7 @@ func (s *mdSink) marker(m marker) {
 }
 
 func (s *mdSink) divider(c *extract.Compaction) {
-	s.p("---\n\n**Conversation compacted** *", compactWords(c), "*\n\n")
+	s.p("---\n\n**Conversation compacted** *", mdInline(compactWords(c)), "*\n\n")
 	if c.Summary != nil {
 		s.details("Compaction summary", false, func() { s.fence(*c.Summary, "text") })
 	}

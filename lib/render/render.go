@@ -543,9 +543,10 @@ func excerpt(s string, n int) string {
 	return s
 }
 
-// clock is the time of day of an RFC 3339 timestamp, "" when absent.
+// clock is the time of day of an RFC 3339 timestamp, "" when absent or
+// malformed (a timestamp is transcript text: only digits get through).
 func clock(ts *string) string {
-	if ts == nil || len(*ts) < 19 {
+	if ts == nil || !isTimestamp(*ts) {
 		return ""
 	}
 	return (*ts)[11:19]
@@ -553,10 +554,24 @@ func clock(ts *string) string {
 
 // when is an RFC 3339 timestamp as a reader writes it.
 func when(ts string) string {
-	if len(ts) < 19 {
-		return ts
+	if !isTimestamp(ts) {
+		return ""
 	}
 	return ts[:10] + " " + ts[11:19] + " UTC"
+}
+
+// isTimestamp checks the "2006-01-02T15:04:05" head of a timestamp.
+func isTimestamp(ts string) bool {
+	const shape = "dddd-dd-ddTdd:dd:dd"
+	if len(ts) < len(shape) {
+		return false
+	}
+	for i := 0; i < len(shape); i++ {
+		if shape[i] == 'd' && (ts[i] < '0' || ts[i] > '9') || shape[i] != 'd' && ts[i] != shape[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // commandOf reads the record a slash command or a local command writes:
