@@ -79,6 +79,8 @@ type spool struct {
 	dir      string
 	sessions []*spooled
 	byID     map[string]*spooled
+	files    int
+	last     *spooled // the session of the last entry with an id
 }
 
 // spooled is one session's entries: the main ones and each subagent's.
@@ -102,9 +104,10 @@ func (sp *spool) file(name string) (*spoolFile, error) {
 		if err != nil {
 			return nil, err
 		}
-		sp.dir, sp.byID = d, map[string]*spooled{}
+		sp.dir = d
 	}
-	p := filepath.Join(sp.dir, fmt.Sprintf("%d-%s.jsonl", len(sp.byID), name))
+	sp.files++
+	p := filepath.Join(sp.dir, fmt.Sprintf("%d-%s.jsonl", sp.files, name))
 	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, err
@@ -120,14 +123,28 @@ func (sp *spool) add(r *record, line []byte) error {
 		}
 		aid, tool = c.AgentID, c.ToolUseID
 	}
+	if sp.byID == nil {
+		sp.byID = map[string]*spooled{}
+	}
 	s := sp.byID[sid]
+	switch {
+	case sid == "" && sp.last != nil:
+		// Records without a session id (metadata) belong with those
+		// around them.
+		s = sp.last
+	case s == nil && sp.byID[""] != nil:
+		s = sp.byID[""]
+		delete(sp.byID, "")
+		s.id = sid
+		sp.byID[sid] = s
+	}
 	if s == nil {
-		if sp.byID == nil {
-			sp.byID = map[string]*spooled{}
-		}
 		s = &spooled{id: sid, agents: map[string]*spoolFile{}, tools: map[string]string{}}
 		sp.byID[sid] = s
 		sp.sessions = append(sp.sessions, s)
+	}
+	if sid != "" {
+		sp.last = s
 	}
 	var f *spoolFile
 	var err error
