@@ -169,7 +169,9 @@ func TestFollow(t *testing.T) {
 
 	done := make(chan int)
 	var errb bytes.Buffer
-	go func() { done <- Run([]string{"html", "--follow", "--poll", "10ms", "--out", out, p}, nil, &bytes.Buffer{}, &errb) }()
+	go func() {
+		done <- Run([]string{"html", "--follow", "--poll", "10ms", "--out", out, p}, nil, &bytes.Buffer{}, &errb)
+	}()
 	waitFor := func(want string) {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
