@@ -265,7 +265,7 @@ func (s *htmlSink) tool(c *call, depth int) error {
 	s.p(`<details class="`, class, `" id="`)
 	s.e(c.ToolUseID)
 	s.p(`"`)
-	if c.Kind != "quiet" && c.Nested == nil {
+	if c.Kind != "quiet" {
 		s.p(" open")
 	}
 	s.p("><summary><b>")

@@ -138,7 +138,7 @@ func (s *mdSink) tool(c *call, depth int) error {
 		head += " <code>" + htmlEscape(c.Summary) + "</code>"
 	}
 	head += htmlEscape(status(c))
-	open := c.Kind != "quiet" && c.Nested == nil
+	open := c.Kind != "quiet"
 	var err error
 	s.detailsHTML(head, open, func() {
 		if c.Body != "" {
@@ -291,7 +291,7 @@ func tokenWords(t Tokens) string {
 }
 
 func summaryWords(m *Meta) string {
-	s := fmt.Sprintf("%d prompts · %d tool calls · %d failures", m.Prompts, m.Tools, m.Failures)
+	s := plural(m.Prompts, "prompt") + " · " + plural(m.Tools, "tool call") + " · " + plural(m.Failures, "failure")
 	if m.Tokens.Messages > 0 {
 		s += " · " + tokenWords(m.Tokens)
 	}
@@ -460,4 +460,11 @@ func closingRun(s string, n int) int {
 		i = j
 	}
 	return -1
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
