@@ -1,8 +1,10 @@
 package render
 
 import (
+	"bufio"
 	"encoding/base64"
 	"encoding/json"
+	"os"
 	"strconv"
 	"strings"
 
@@ -168,15 +170,30 @@ func langOf(path string) string {
 type Image struct {
 	MediaType string
 	Data      string
+	// File holds the base64 data instead, for an image too large to keep
+	// in memory (see spiller).
+	File string
 }
 
 var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
 
-// URI is the image as a data: URI.
-func (i Image) URI() string { return "data:" + i.MediaType + ";base64," + i.Data }
+// writeURI writes the image as a data: URI.
+func (i Image) writeURI(w *bufio.Writer) {
+	w.WriteString("data:" + i.MediaType + ";base64,")
+	if i.File == "" {
+		w.WriteString(i.Data)
+		return
+	}
+	f, err := os.Open(i.File)
+	if err != nil {
+		return // a broken image: the file was checked when it was written
+	}
+	defer f.Close()
+	w.ReadFrom(f)
+}
 
 // imagesOf returns the valid images among blocks.
-func imagesOf(blocks []transcript.Block) []Image {
+func imagesOf(blocks []transcript.Block, sp *spiller) []Image {
 	var out []Image
 	for _, b := range blocks {
 		if b.Type != transcript.BlockImage {
@@ -188,6 +205,12 @@ func imagesOf(blocks []transcript.Block) []Image {
 			Data      string `json:"data"`
 		}
 		if json.Unmarshal(b.Source, &src) != nil || src.Type != "base64" || !imageTypes[src.MediaType] {
+			continue
+		}
+		if path, ok := sp.lookup(src.Data); path != "" {
+			if ok {
+				out = append(out, Image{MediaType: src.MediaType, File: path})
+			}
 			continue
 		}
 		if _, err := base64.StdEncoding.DecodeString(src.Data); err != nil {

@@ -166,7 +166,9 @@ func (s *htmlSink) images(imgs []Image) {
 	for _, img := range imgs {
 		// MediaType is one of imageTypes and Data the base64 alphabet
 		// only (checked by imagesOf): nothing here can leave the attribute.
-		s.p(`<p><img alt="image from the transcript" src="`, img.URI(), "\"></p>\n")
+		s.p(`<p><img alt="image from the transcript" src="`)
+		img.writeURI(s.w)
+		s.p("\"></p>\n")
 	}
 }
 

@@ -84,7 +84,9 @@ func (s *mdSink) prompt(p *promptView, depth int) {
 
 func (s *mdSink) images(imgs []Image) {
 	for i, img := range imgs {
-		s.p("![image ", fmt.Sprint(i+1), " (", img.MediaType, ")](", img.URI(), ")\n\n")
+		s.p("![image ", fmt.Sprint(i+1), " (", img.MediaType, ")](")
+		img.writeURI(s.w)
+		s.p(")\n\n")
 	}
 }
 

@@ -8,6 +8,7 @@ package render
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -156,7 +157,8 @@ func (d *Doc) Session(ctx context.Context, s Session) error {
 	if m.SessionID == "" {
 		m.SessionID = transcript.SessionID(s.Path)
 	}
-	r := &fileRun{d: d, sess: &s, meta: m, ctx: ctx}
+	r := &fileRun{d: d, sess: &s, meta: m, ctx: ctx, spill: newSpiller()}
+	defer r.spill.remove()
 	err := r.file(s.Path, "", 0)
 	if !r.begun {
 		r.begin()
@@ -178,6 +180,8 @@ type fileRun struct {
 	depth int
 	// seen guards against rendering one transcript inside itself.
 	seen []string
+	// spill holds the session's large images on disk.
+	spill *spiller
 
 	xs      []*extract.Extractor
 	batch   []any
@@ -200,7 +204,7 @@ func (r *fileRun) file(path, agentID string, depth int) error {
 	if slices.Contains(r.seen, path) || depth > maxDepth {
 		return nil
 	}
-	sub := &fileRun{d: r.d, sess: r.sess, meta: r.meta, ctx: r.ctx, begun: true, depth: depth,
+	sub := &fileRun{d: r.d, sess: r.sess, meta: r.meta, ctx: r.ctx, begun: true, depth: depth, spill: r.spill,
 		seen: append(slices.Clip(r.seen), path), turn: map[string]transcript.Usage{}, images: map[string][]Image{}}
 	if depth == 0 {
 		sub = r
@@ -219,25 +223,9 @@ func (r *fileRun) file(path, agentID string, depth int) error {
 		sub.xs = append(sub.xs, x)
 	}
 	origin := extract.Origin{Path: path, SessionID: r.meta.SessionID, AgentID: agentID}
-	warn := func(line int, err error) { r.d.opts.Warn(fmt.Sprintf("%s:%d: %v", path, line, err)) }
-	var ferr error
-	n := 0
-	_, err := transcript.ReadFile(path, transcript.Options{Types: readTypes, Warn: warn}, func(l *transcript.Line) error {
-		if n++; n%256 == 0 && r.ctx.Err() != nil {
-			ferr = r.ctx.Err()
-			return ferr
-		}
-		e, err := transcript.Decode(l.Bytes)
-		if err != nil {
-			warn(l.Number, err)
-			return nil
-		}
-		origin.Line = l.Number
-		ferr = sub.entry(origin, e)
-		return ferr
-	})
-	if ferr != nil {
-		return ferr
+	err := sub.read(path, origin)
+	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, errStop)) {
+		return err
 	}
 	if err != nil {
 		r.d.opts.Warn(err.Error())
@@ -255,10 +243,67 @@ func (r *fileRun) file(path, agentID string, depth int) error {
 		return perr
 	}
 	sub.endTurn()
-	if err != nil && depth == 0 && !errors.Is(err, context.Canceled) {
+	if depth == 0 {
 		return err
 	}
 	return nil
+}
+
+// errStop wraps an error of the layout (a write), which ends the render,
+// as opposed to a transcript that cannot be read, which ends one file.
+var errStop = errors.New("render stopped")
+
+// read feeds each wanted line of a transcript to entry. Lines are read
+// with long strings cut (see MaxString); bad lines are reported and
+// skipped.
+func (r *fileRun) read(path string, origin extract.Origin) error {
+	f, err := transcript.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	lr := newLineReader(f)
+	lr.spill = r.spill
+	warn := func(n int, msg string) { r.d.opts.Warn(fmt.Sprintf("%s:%d: %s", path, n, msg)) }
+	var h transcript.Header
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", path, err)
+		}
+		if lr.n%256 == 0 && r.ctx.Err() != nil {
+			return r.ctx.Err()
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if err := transcript.Scan(line, &h); err != nil {
+			if lr.partial {
+				warn(lr.n, "incomplete last line (the transcript is being written?), skipped")
+			} else {
+				warn(lr.n, "malformed line skipped: "+err.Error())
+			}
+			continue
+		}
+		if !slices.Contains(readTypes, string(h.Type)) {
+			continue
+		}
+		if lr.cut > 0 {
+			warn(lr.n, fmt.Sprintf("%d texts over %s cut short on the page", lr.cut, size(MaxString)))
+		}
+		e, err := transcript.Decode(line)
+		if err != nil {
+			warn(lr.n, "malformed line skipped: "+err.Error())
+			continue
+		}
+		origin.Line = lr.n
+		if err := r.entry(origin, e); err != nil {
+			return fmt.Errorf("%w: %w", errStop, err)
+		}
+	}
 }
 
 // entry feeds one entry to every extractor, then lays out what they found.
@@ -399,7 +444,7 @@ func (r *fileRun) prompt(p extract.Prompt, e *transcript.Entry) {
 	r.ensure()
 	v := &promptView{Prompt: p}
 	if e != nil && p.UUID != nil && *p.UUID == e.UUID && e.Message != nil {
-		v.Images = imagesOf(e.Message.Content)
+		v.Images = imagesOf(e.Message.Content, r.spill)
 	}
 	if p.Kind == "prompt" && p.Origin != "agent" && p.Origin != "task-notification" && r.depth == 0 {
 		r.meta.Prompts++
@@ -421,7 +466,7 @@ func (r *fileRun) collectImages(e *transcript.Entry) {
 		if b.Type != transcript.BlockToolResult {
 			continue
 		}
-		if imgs := imagesOf(b.Content); len(imgs) > 0 && len(r.images) < 1000 {
+		if imgs := imagesOf(b.Content, r.spill); len(imgs) > 0 && len(r.images) < 1000 {
 			r.images[b.ToolUseID] = imgs
 		}
 	}
