@@ -349,6 +349,9 @@ func (r *fileRun) entry(o extract.Origin, e *transcript.Entry) error {
 		r.collectImages(e)
 	}
 	for _, x := range r.xs {
+		if !x.Wants(e.Raw) {
+			continue // the byte test each kind reads by: spares decoding
+		}
 		if err := x.Entry(o, e); err != nil {
 			return err
 		}
