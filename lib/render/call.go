@@ -308,3 +308,44 @@ func diffLines(a, b []string) []diffOp {
 	}
 	return ops
 }
+
+// part is one piece of what a call gave back: a label and a text, shown
+// preformatted, or as Markdown prose (a subagent's report), or a path
+// shown as code.
+type part struct {
+	label, text string
+	prose, bad  bool
+	path        string
+}
+
+// results lists what a page shows of a call's result, in order.
+func results(c *call) []part {
+	if d := c.Denied; d != nil {
+		return []part{{label: "denied by " + d.By, text: d.Reason, bad: true}}
+	}
+	if c.Result == nil {
+		return []part{{label: "no result in the transcript"}}
+	}
+	var out []part
+	if p := c.PersistedOutputPath; p != nil {
+		out = append(out, part{label: "full output saved to", path: *p})
+	}
+	switch {
+	case c.Stdout != nil:
+		if *c.Stdout != "" || c.Stderr == nil || *c.Stderr == "" {
+			out = append(out, part{label: "stdout", text: *c.Stdout})
+		}
+		if c.Stderr != nil && *c.Stderr != "" {
+			out = append(out, part{label: "stderr", text: *c.Stderr})
+		}
+	case c.Shell != nil && c.Shell.Output != nil:
+		if *c.Shell.Output != "" {
+			out = append(out, part{label: "output (stdout and stderr)", text: *c.Shell.Output})
+		}
+	case c.Report != nil:
+		out = append(out, part{label: "report", text: *c.Report, prose: true})
+	default:
+		out = append(out, part{label: "result", text: *c.Result})
+	}
+	return out
+}

@@ -109,49 +109,30 @@ func (s *htmlSink) head(m *Meta) {
 }
 
 func (s *htmlSink) prompt(p *promptView, depth int) {
-	who := p.Origin
-	if p.Queued {
-		who += " · queued"
-	}
-	if t := clock(p.Timestamp); t != "" {
-		who += " · " + t
-	}
-	switch {
-	case p.Kind == "compact_summary":
-		return // shown with its compaction divider
-	case p.Origin == "task-notification":
-		s.details("notify", "Task notification · "+who, false, func() { s.pre(p.Text, "") })
-	case p.Kind == "meta":
-		s.details("meta", "Meta message · "+who, false, func() { s.pre(p.Text, "") })
-	case p.Kind == "command":
-		title, body, skip := commandOf(p.Text)
-		switch {
-		case skip:
-		case body == "":
-			s.p(`<div class="who">`)
-			s.e(title + " · " + who)
-			s.p("</div>\n")
-		default:
-			s.details("command", title+" · "+who, false, func() { s.pre(body, "") })
-		}
-	case p.Kind == "interrupt":
+	how, title, body, who := p.layout()
+	switch how {
+	case asNothing:
+		return
+	case asFold:
+		s.details("fold", title, false, func() { s.pre(body, "") })
+	case asLine:
+		s.p(`<div class="who">`)
+		s.e(title)
+		s.p("</div>\n")
+	case asInterrupt:
 		s.p(`<div class="marker"><b>⏹ `)
-		s.e(p.Text)
+		s.e(title)
 		s.p("</b> <span class=\"time\">")
 		s.e(who)
 		s.p("</span></div>\n")
-	case p.Origin == "agent":
-		s.p(`<section class="prompt task"><div class="who">Task given to the subagent · `)
-		s.e(who)
-		s.p("</div>")
-		s.markdown(p.Text)
-		s.images(p.Images)
-		s.p("</section>\n")
-		return
 	default:
-		s.p(`<section class="prompt" id="`, p.Anchor, `"><h2>`, fmt.Sprint(p.N), ". ")
-		s.e(excerpt(p.Text, 80))
-		s.p(`</h2><div class="who">`)
+		if how == asTask {
+			s.p(`<section class="prompt task"><div class="who">Task given to the subagent · `)
+		} else {
+			s.p(`<section class="prompt" id="`, p.Anchor, `"><h2>`, fmt.Sprint(p.N), ". ")
+			s.e(excerpt(p.Text, 80))
+			s.p(`</h2><div class="who">`)
+		}
 		s.e(who)
 		s.p("</div>")
 		s.markdown(p.Text)
@@ -311,39 +292,22 @@ func (s *htmlSink) tool(c *call, depth int) error {
 }
 
 func (s *htmlSink) result(c *call) {
-	if d := c.Denied; d != nil {
-		s.label(`<span class="bad">denied by ` + htmlEscape(d.By) + "</span>")
-		s.pre(d.Reason, "")
-		return
-	}
-	if c.Result == nil {
-		s.label("no result in the transcript")
-		return
-	}
-	if p := c.PersistedOutputPath; p != nil {
-		s.label("full output saved to <code>" + htmlEscape(*p) + "</code>")
-	}
-	switch {
-	case c.Stdout != nil:
-		if *c.Stdout != "" || c.Stderr == nil || *c.Stderr == "" {
-			s.label("stdout")
-			s.pre(*c.Stdout, "")
+	for _, p := range results(c) {
+		label := htmlEscape(p.label)
+		switch {
+		case p.bad:
+			label = `<span class="bad">` + label + "</span>"
+		case p.path != "":
+			label += " <code>" + htmlEscape(p.path) + "</code>"
 		}
-		if c.Stderr != nil && *c.Stderr != "" {
-			s.label("stderr")
-			s.pre(*c.Stderr, "")
+		s.label(label)
+		switch {
+		case p.path != "" || p.text == "" && !p.bad:
+		case p.prose:
+			s.markdown(p.text)
+		default:
+			s.pre(p.text, "")
 		}
-	case c.Shell != nil && c.Shell.Output != nil:
-		if *c.Shell.Output != "" {
-			s.label("output (stdout and stderr)")
-			s.pre(*c.Shell.Output, "")
-		}
-	case c.Report != nil:
-		s.label("report")
-		s.markdown(*c.Report)
-	default:
-		s.label("result")
-		s.pre(*c.Result, "")
 	}
 }
 

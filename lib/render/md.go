@@ -47,32 +47,17 @@ func (s *mdSink) head(m *Meta) {
 }
 
 func (s *mdSink) prompt(p *promptView, depth int) {
-	who := p.Origin
-	if p.Queued {
-		who += " · queued"
-	}
-	if t := clock(p.Timestamp); t != "" {
-		who += " · " + t
-	}
-	switch {
-	case p.Kind == "compact_summary":
-		return // shown with its compaction divider
-	case p.Origin == "task-notification":
-		s.details("Task notification · "+who, false, func() { s.fence(p.Text, "text") })
-	case p.Kind == "meta":
-		s.details("Meta message · "+who, false, func() { s.fence(p.Text, "text") })
-	case p.Kind == "command":
-		title, body, skip := commandOf(p.Text)
-		switch {
-		case skip:
-		case body == "":
-			s.p("*", mdInline(title+" · "+who), "*\n\n")
-		default:
-			s.details(title+" · "+who, false, func() { s.fence(body, "text") })
-		}
-	case p.Kind == "interrupt":
-		s.p("**⏹ ", mdInline(p.Text), "** *", mdInline(who), "*\n\n")
-	case p.Origin == "agent":
+	how, title, body, who := p.layout()
+	switch how {
+	case asNothing:
+		return
+	case asFold:
+		s.details(title, false, func() { s.fence(body, "text") })
+	case asLine:
+		s.p("*", mdInline(title), "*\n\n")
+	case asInterrupt:
+		s.p("**⏹ ", mdInline(title), "** *", mdInline(who), "*\n\n")
+	case asTask:
 		s.p("**Task given to the subagent** *", mdInline(who), "*\n\n")
 		s.quote(p.Text)
 	default:
@@ -159,38 +144,18 @@ func (s *mdSink) tool(c *call, depth int) error {
 
 // result writes what a call gave back.
 func (s *mdSink) result(c *call) {
-	if d := c.Denied; d != nil {
-		s.p("**Denied by ", mdInline(d.By), ":**\n\n")
-		s.fence(d.Reason, "text")
-		return
-	}
-	if c.Result == nil {
-		s.p("*No result in the transcript.*\n\n")
-		return
-	}
-	if p := c.PersistedOutputPath; p != nil {
-		s.p("*Full output saved to* ", codeSpan(*p), "\n\n")
-	}
-	switch {
-	case c.Stdout != nil:
-		if *c.Stdout != "" || c.Stderr == nil || *c.Stderr == "" {
-			s.p("**stdout**\n\n")
-			s.fence(*c.Stdout, "text")
+	for _, p := range results(c) {
+		switch {
+		case p.path != "":
+			s.p("*", mdInline(p.label), "* ", codeSpan(p.path), "\n\n")
+		case p.text == "" && !p.bad:
+			s.p("*", mdInline(p.label), "*\n\n")
+		case p.prose:
+			s.p("**", mdInline(p.label), "**\n\n", mdProse(p.text), "\n\n")
+		default:
+			s.p("**", mdInline(p.label), "**\n\n")
+			s.fence(p.text, "text")
 		}
-		if c.Stderr != nil && *c.Stderr != "" {
-			s.p("**stderr**\n\n")
-			s.fence(*c.Stderr, "text")
-		}
-	case c.Shell != nil && c.Shell.Output != nil:
-		if *c.Shell.Output != "" {
-			s.p("**output** (stdout and stderr)\n\n")
-			s.fence(*c.Shell.Output, "text")
-		}
-	case c.Report != nil:
-		s.p("**report**\n\n", mdProse(*c.Report), "\n\n")
-	default:
-		s.p("**result**\n\n")
-		s.fence(*c.Result, "text")
 	}
 }
 
@@ -358,7 +323,7 @@ func mdInline(s string) string {
 			b.WriteString("&gt;")
 		case '&':
 			b.WriteString("&amp;")
-		case '\\', '`', '*', '_', '[', ']', '#', '|', '!', '~', '(', ')':
+		case '\\', '`', '*', '_', '[', ']', '#', '|', '!', '~':
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		default:

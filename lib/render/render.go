@@ -183,12 +183,11 @@ type fileRun struct {
 	// spill holds the session's large images on disk.
 	spill *spiller
 
-	xs      []*extract.Extractor
-	batch   []any
-	turn    map[string]transcript.Usage // message id -> usage, this turn
-	order   []string
-	images  map[string][]Image // tool_use id -> images of its result
-	nPrompt int
+	xs     []*extract.Extractor
+	batch  []any
+	turn   map[string]transcript.Usage // message id -> usage, this turn
+	order  []string
+	images map[string][]Image // tool_use id -> images of its result
 }
 
 // begin writes the session's head, once its first fact is ready.
@@ -545,6 +544,50 @@ type promptView struct {
 	N      int
 	Anchor string
 	Images []Image
+}
+
+// Layouts of a user turn.
+const (
+	asPrompt    = iota // a numbered prompt, in the table of contents
+	asTask             // the task a subagent was given
+	asFold             // folded: Title, then Body preformatted
+	asLine             // one muted line: Title
+	asInterrupt        // an interruption, marked
+	asNothing          // not shown (a compaction summary shows with its divider)
+)
+
+// layout says how a page shows a user turn; title and body are for asFold
+// and asLine. who is the origin, "queued" and the time.
+func (p *promptView) layout() (how int, title, body, who string) {
+	who = p.Origin
+	if p.Queued {
+		who += " · queued"
+	}
+	if t := clock(p.Timestamp); t != "" {
+		who += " · " + t
+	}
+	switch {
+	case p.Kind == "compact_summary":
+		return asNothing, "", "", who
+	case p.Origin == "task-notification":
+		return asFold, "Task notification · " + who, p.Text, who
+	case p.Kind == "meta":
+		return asFold, "Meta message · " + who, p.Text, who
+	case p.Kind == "command":
+		title, body, skip := commandOf(p.Text)
+		switch {
+		case skip:
+			return asNothing, "", "", who
+		case body == "":
+			return asLine, title + " · " + who, "", who
+		}
+		return asFold, title + " · " + who, body, who
+	case p.Kind == "interrupt":
+		return asInterrupt, p.Text, "", who
+	case p.Origin == "agent":
+		return asTask, "", "", who
+	}
+	return asPrompt, "", "", who
 }
 
 // marker is a failure that is not a call's: an API error, a hook's
