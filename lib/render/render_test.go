@@ -462,3 +462,38 @@ func FuzzRender(f *testing.F) {
 		}
 	})
 }
+
+// TestLargeImage renders an image whose data is over MaxString: it goes
+// through a temporary file into the page whole, a long text next to it is
+// cut with a note, and the temporary files are gone afterwards.
+func TestLargeImage(t *testing.T) {
+	withMaxString(t, 1024)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	data := strings.Repeat("iVBORw0KGgo=", 1000)
+	long := strings.Repeat("x", 5000)
+	line := `{"type":"user","uuid":"u1","sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":[` +
+		`{"type":"text","text":"` + long + `"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + data + `"}}]}}` + "\n"
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(p, []byte(line), 0o644)
+	for _, format := range Formats {
+		page, warns := renderPath(t, format, p)
+		if !strings.Contains(page, "data:image/png;base64,"+data+`"`) && !strings.Contains(page, "data:image/png;base64,"+data+")") {
+			t.Errorf("%s: the image is not whole on the page", format)
+		}
+		if !strings.Contains(page, strings.Repeat("x", 1024)) || !strings.Contains(page, "[3.9 KB more not shown") || strings.Contains(page, strings.Repeat("x", 1025)) {
+			t.Errorf("%s: the long text is not cut with a note", format)
+		}
+		if len(warns) != 1 || !strings.Contains(warns[0], "s.jsonl:1: 1 texts over 1.0 KB cut short") {
+			t.Errorf("%s: warnings %q", format, warns)
+		}
+		if format == "html" {
+			if err := checkMarkup(page); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "cc-render-*")); len(left) > 0 {
+		t.Errorf("temporary files left: %q", left)
+	}
+}

@@ -205,3 +205,29 @@ func TestFollow(t *testing.T) {
 		t.Errorf("temporary files left: %q", left)
 	}
 }
+
+// TestFollowStdoutFile follows with stdout redirected to a file: the page
+// replaces that file (by its path) rather than being appended to it.
+func TestFollowStdoutFile(t *testing.T) {
+	dir := t.TempDir()
+	id := "11111111-2222-4333-8444-555555555555"
+	p := filepath.Join(dir, "claude", "projects", "p", id+".jsonl")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte(`{"type":"user","uuid":"a","sessionId":"`+id+`","message":{"role":"user","content":"ONLY-PROMPT"}}`+"\n"), 0o644)
+	// No registry record: the session has ended, so one render and done.
+	os.MkdirAll(filepath.Join(dir, "claude", "sessions"), 0o755)
+	outPath := filepath.Join(dir, "live.md")
+	out, err := os.Create(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	var errb bytes.Buffer
+	if code := Run([]string{"md", "--follow", p}, nil, out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	b, _ := os.ReadFile(outPath)
+	if !strings.Contains(string(b), "ONLY-PROMPT") {
+		t.Errorf("the redirected file holds %q", b)
+	}
+}
