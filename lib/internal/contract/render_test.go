@@ -15,6 +15,8 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/commands/ccrender"
 	"github.com/ccpipe/ccpipe/lib/extract"
+	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
+	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
 )
 
 // chromium finds Debian's headless browser; the suite fails without it
@@ -224,6 +226,42 @@ func TestRenderPlantedScriptInChromium(t *testing.T) {
 	for _, want := range []string{"PROMPT " + plant, "TEXT " + plant, "CMD " + plant, "OUT " + plant, "exit 7"} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("the page does not show %q as text", want[:min(len(want), 40)])
+		}
+	}
+}
+
+// A live session of the real CLI whose prompt, assistant text and Bash
+// output carry planted script: cc-render's page, opened in Chromium, shows
+// them as text, runs none of them, and shows the exit code.
+func TestRenderLiveSessionInChromium(t *testing.T) {
+	Require(t)
+	bin := chromium(t)
+	t.Parallel()
+	plant := `<img src=x onerror="document.title='pwned'"><script>document.body.id='pwned'</script>`
+	e := claudetest.New(t, claudetest.Config{Script: &fakeapi.Script{Turns: []fakeapi.Turn{
+		{Blocks: []fakeapi.Block{
+			fakeapi.Text("LIVE-TEXT " + plant),
+			fakeapi.ToolUse("Bash", map[string]any{"command": `printf '%s\n' 'LIVE-OUT <script>document.body.id="pwned"</script>'; exit 4`}),
+		}},
+		{Match: "LIVE-OUT", Blocks: []fakeapi.Block{fakeapi.Text("Done.")}},
+	}}})
+	dir := e.Project("render")
+	res := e.Headless(claudetest.Cmd{Dir: dir, Prompt: "LIVE-PROMPT " + plant, AllowedTools: []string{"Bash"}})
+	if res.ExitCode != 0 {
+		t.Fatalf("claude exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	paths := e.Transcripts()
+	if len(paths) != 1 {
+		t.Fatalf("transcripts: %v", paths)
+	}
+	page := filepath.Join(t.TempDir(), "live.html")
+	renderHTML(t, paths[0], page)
+	dom := browse(t, bin, page, filepath.Join(artifacts(t), "live.png"))
+	checkNoScript(t, dom)
+	txt := text(dom)
+	for _, want := range []string{"LIVE-PROMPT " + plant, "LIVE-TEXT " + plant, `LIVE-OUT <script>document.body.id="pwned"</script>`, "exit 4"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("the page does not show %q", want)
 		}
 	}
 }
