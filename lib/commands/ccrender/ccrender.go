@@ -53,6 +53,13 @@ fence longer than any run of backticks inside it, escapes '<' in prose
 (outside code) and closes any fence a text leaves open, so a transcript
 cannot change the page around it.
 
+Large sessions render in bounded memory (about 12 MB whatever the size of
+a line): one text over 128 KB (a huge tool output) is cut as it is read,
+and the page says how much was left out (a warning on stderr names the
+line); an image over 128 KB goes through a temporary file into the page
+whole. Only PNG, JPEG, GIF and WebP images from the transcript's own base64
+data are shown.
+
 --subagents renders each session's subagent transcripts (read from
 <session>/subagents/ next to the transcript) inside their Agent calls.
 
@@ -69,8 +76,8 @@ Examples:
   # one transcript as Markdown, subagents included
   $ cc-render md --subagents ~/.claude/projects/-home-me-app/SESSION.jsonl > session.md
 
-  # the active branch only, secrets masked, one page per session
-  $ cc-sessions --find app | cc-entries --branch --subagents | cc-redact | cc-render html --out-dir pages
+  # the active branch only, subagents nested, one page per session
+  $ cc-sessions --find app | cc-entries --branch --subagents | cc-render html --out-dir pages
 
   # a page that follows a running session
   $ cc-render html --follow --out live.html SESSION.jsonl
