@@ -343,6 +343,10 @@ func (s *htmlSink) foot(m *Meta) {
 	if m.Truncated {
 		s.p(` <span class="bad">(the transcript could not be read to its end)</span>`)
 	}
+	long := len(m.TOC) > 20
+	if long {
+		s.p("<details><summary>", fmt.Sprint(len(m.TOC)+m.TOCMore), " prompts</summary>")
+	}
 	s.p("<ol>")
 	for _, e := range m.TOC {
 		s.p(`<li><a href="#`, e.Anchor, `">`)
@@ -356,6 +360,9 @@ func (s *htmlSink) foot(m *Meta) {
 	s.p("</ol>")
 	if m.TOCMore > 0 {
 		s.p("<p>… and ", fmt.Sprint(m.TOCMore), " more prompts.</p>")
+	}
+	if long {
+		s.p("</details>")
 	}
 	if len(m.TOC) == 0 {
 		s.p("<p>No prompts.</p>")
