@@ -63,7 +63,22 @@ func (r *lineReader) next() ([]byte, error) {
 			r.n++
 			return r.buf, nil
 		}
-		for _, c := range chunk {
+		for i := 0; i < len(chunk); i++ {
+			c := chunk[i]
+			if inString && !esc && hex == 0 && sp == nil && !dropping {
+				// The body of a string up to its next quote, escape or
+				// the line's end goes over at once while it fits.
+				j := i
+				for j < len(chunk) && chunk[j] != '"' && chunk[j] != '\\' && chunk[j] != '\n' {
+					j++
+				}
+				if n := j - i; n > 0 && strLen+n <= MaxString {
+					r.buf = append(r.buf, chunk[i:j]...)
+					strLen += n
+					i = j - 1
+					continue
+				}
+			}
 			switch {
 			case c == '\n':
 				// A raw newline never sits in a JSON string: the line ends.
