@@ -4,11 +4,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cassette"
 	"github.com/ccpipe/ccpipe/lib/cassette/proxy"
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/jq"
 )
 
 // The proxy subcommands (record, replay, fork) run a command after `--`
@@ -203,6 +205,11 @@ func (p *proxyFlags) check(mode proxy.Mode, pos, child []string, r *proxy.Run) e
 	if p.match != "strict" && p.match != "sequence" {
 		return cli.Usagef("--match must be strict or sequence")
 	}
+	for _, path := range p.ignore {
+		if _, err := jq.Compile("del("+path+")", nil); err != nil {
+			return cli.Usagef("--ignore %s: not a jq path: %v", path, err)
+		}
+	}
 	if mode == proxy.Record {
 		if len(pos) > 0 {
 			return cli.Usagef("unexpected argument %q (the command goes after --)", pos[0])
@@ -232,6 +239,22 @@ func (p *proxyFlags) check(mode proxy.Mode, pos, child []string, r *proxy.Run) e
 		return cli.Usagef("--set JSON|@FILE is required")
 	case p.live == (p.script != ""):
 		return cli.Usagef("give exactly one of --live and --script FILE")
+	}
+	isResult := func(i int) bool {
+		typ, _ := c.Steps[i].GetString("type")
+		return typ == cassette.ToolResult
+	}
+	var results []string
+	for i := range c.Steps {
+		if isResult(i) {
+			results = append(results, strconv.Itoa(i))
+		}
+	}
+	if p.at >= len(c.Steps) || !isResult(p.at) {
+		if len(results) == 0 {
+			return cli.Usagef("--at %d: the cassette has no tool_result step to fork at", p.at)
+		}
+		return cli.Usagef("--at %d is not a tool_result step (tool_result steps: %s)", p.at, strings.Join(results, ", "))
 	}
 	setText, setFile := p.set, ""
 	if name, ok := strings.CutPrefix(p.set, "@"); ok {

@@ -36,7 +36,7 @@ func TestProxyUsageErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		code, _, errs := run(t, "", c.args...)
-		if code == 0 || !strings.Contains(errs, c.want) {
+		if code != 2 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, errs, c.want)
 		}
 	}
