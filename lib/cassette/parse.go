@@ -1,6 +1,7 @@
 package cassette
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -100,11 +101,16 @@ func (p *parser) value(depth int) (Value, error) {
 	case c == '[':
 		return p.array(depth + 1)
 	case c == '"':
-		s, plain, err := p.str()
+		s, plain, esc, err := p.str()
 		if err != nil {
 			return Value{}, err
 		}
-		return stringValue(s, plain), nil
+		v := stringValue(s, plain)
+		if esc != nil {
+			v.esc.body = esc
+			v.esc.once.Do(func() {})
+		}
+		return v, nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case c == 't':
@@ -142,7 +148,7 @@ func (p *parser) object(depth int) (Value, error) {
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			return Value{}, p.errorf("expected a string key, found %s", p.describe())
 		}
-		key, _, err := p.str()
+		key, _, _, err := p.str()
 		if err != nil {
 			return Value{}, err
 		}
@@ -285,9 +291,21 @@ var plainByte = func() (t [256]bool) {
 	return
 }()
 
+// rawByte marks the bytes a string literal holds as themselves: all but
+// '"', '\\' and the controls (which JSON forbids raw).
+var rawByte = func() (t [256]bool) {
+	for i := range t {
+		t[i] = i >= 0x20 && i != '"' && i != '\\'
+	}
+	return
+}()
+
 // str reads a string literal at pos. plain reports that the decoded text
-// needs no escaping on output.
-func (p *parser) str() (s string, plain bool, err error) {
+// needs no escaping on output; otherwise esc, when not nil, is its
+// escaped text, because the literal was already written as
+// JSON.stringify writes it (the usual case: Claude Code and Blackbox
+// write JSON with JavaScript), so hashing needs no re-escaping.
+func (p *parser) str() (s string, plain bool, esc []byte, err error) {
 	d := p.data
 	i := p.pos + 1
 	start := i
@@ -296,15 +314,25 @@ func (p *parser) str() (s string, plain bool, err error) {
 	}
 	if i < len(d) && d[i] == '"' {
 		p.pos = i + 1
-		return string(d[start:i]), true, nil
+		return string(d[start:i]), true, nil, nil
 	}
 	// The slow path: escapes, a 0xED lead byte, or an error. Find the end
 	// first, so that the decoded text (never longer than the literal) is
 	// built in one allocation that becomes the string without a copy.
 	end := i
-	for end < len(d) && d[end] != '"' {
-		if d[end] == '\\' {
-			end++
+	for {
+		q := bytes.IndexByte(d[end:], '"')
+		if q < 0 {
+			end = len(d)
+			break
+		}
+		end += q
+		n := 0 // backslashes right before the quote: an odd count escapes it
+		for k := end - 1; k >= i && d[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			break
 		}
 		end++
 	}
@@ -314,11 +342,18 @@ func (p *parser) str() (s string, plain bool, err error) {
 	} else {
 		buf = p.buf[:0]
 	}
-	buf = append(buf, d[start:i]...)
+	canonical := true
+	i = start
 	for {
+		j := i
+		for j < len(d) && rawByte[d[j]] {
+			j++
+		}
+		buf = append(buf, d[i:j]...)
+		i = j
 		if i >= len(d) {
 			p.pos = i
-			return "", false, p.errorf("unterminated string")
+			return "", false, nil, p.errorf("unterminated string")
 		}
 		c := d[i]
 		switch {
@@ -331,24 +366,28 @@ func (p *parser) str() (s string, plain bool, err error) {
 				p.buf = buf
 				s = string(buf)
 			}
-			return s, isPlain(s), nil
+			plain := isPlain(s)
+			if canonical && !plain {
+				esc = append([]byte(nil), d[start:i]...)
+			}
+			return s, plain, esc, nil
 		case c < 0x20:
 			p.pos = i
-			return "", false, p.errorf("control character 0x%02x in a string", c)
-		case c != '\\':
-			buf = append(buf, c)
-			i++
-			continue
+			return "", false, nil, p.errorf("control character 0x%02x in a string", c)
 		}
+		// c is a backslash.
 		if i+1 >= len(d) {
 			p.pos = i + 1
-			return "", false, p.errorf("unterminated string")
+			return "", false, nil, p.errorf("unterminated string")
 		}
 		e := d[i+1]
 		i += 2
 		switch e {
-		case '"', '\\', '/':
+		case '"', '\\':
 			buf = append(buf, e)
+		case '/':
+			buf = append(buf, e)
+			canonical = false
 		case 'b':
 			buf = append(buf, '\b')
 		case 'f':
@@ -363,22 +402,39 @@ func (p *parser) str() (s string, plain bool, err error) {
 			u, ok := hex4(d, i)
 			if !ok {
 				p.pos = i
-				return "", false, p.errorf("bad \\u escape")
+				return "", false, nil, p.errorf("bad \\u escape")
 			}
+			lower := isLowerHex(d[i : i+4])
 			i += 4
 			if u >= 0xD800 && u < 0xDC00 && i+6 <= len(d) && d[i] == '\\' && d[i+1] == 'u' {
 				if lo, ok := hex4(d, i+2); ok && lo >= 0xDC00 && lo < 0xE000 {
 					buf = utf8.AppendRune(buf, rune(0x10000+(u-0xD800)<<10+(lo-0xDC00)))
 					i += 6
+					canonical = false // a pair is written raw
 					continue
 				}
+			}
+			// JSON.stringify writes \u only for controls without a short
+			// form and for lone surrogates, in lowercase.
+			short := u == '\b' || u == '\f' || u == '\n' || u == '\r' || u == '\t'
+			if !lower || short || !(u < 0x20 || (u >= 0xD800 && u < 0xE000)) {
+				canonical = false
 			}
 			buf = appendWTF8(buf, u)
 		default:
 			p.pos = i - 1
-			return "", false, p.errorf("bad escape in a string")
+			return "", false, nil, p.errorf("bad escape in a string")
 		}
 	}
+}
+
+func isLowerHex(b []byte) bool {
+	for _, c := range b {
+		if c >= 'A' && c <= 'F' {
+			return false
+		}
+	}
+	return true
 }
 
 func hex4(d []byte, i int) (uint32, bool) {
