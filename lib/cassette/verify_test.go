@@ -134,3 +134,11 @@ func TestReplayability(t *testing.T) {
 		t.Errorf("%+v", rep.FirstFailure)
 	}
 }
+
+func TestFindingPath(t *testing.T) {
+	base := fixture(t, "success-final-answer.v2.json")
+	r := Verify(edit(base, 0, "payload", ObjectValue(Member{"messages", ArrayValue(ObjectValue(Member{"role", StringValue("user")}, Member{"id", StringValue("msg_01abc")}))})))
+	if len(r.Findings) != 1 || r.Findings[0].Label != "msg_" || r.Findings[0].Path != "payload.messages[0].id" || *r.Findings[0].Step != 0 {
+		t.Errorf("findings %+v", r.Findings)
+	}
+}
