@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -52,6 +53,11 @@ type parser struct {
 	data []byte
 	pos  int
 	buf  []byte // scratch for strings with escapes
+	// Members and items of the objects and arrays being read, nested ones
+	// above their parents': each container is copied out once, at its
+	// exact size, when it ends.
+	members []Member
+	items   []Value
 }
 
 func (p *parser) errorf(format string, a ...any) error {
@@ -137,18 +143,20 @@ func (p *parser) object(depth int) (Value, error) {
 		return Value{}, p.errorf("nesting deeper than %d", MaxDepth)
 	}
 	p.pos++ // {
-	var o objectBuilder
+	base := len(p.members)
+	defer func() { p.members = p.members[:base] }()
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		return o.value(), nil
+		return Value{kind: Object, obj: []Member{}}, nil
 	}
+	simple := true // no repeated key, no array-index key: file order is the order
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			return Value{}, p.errorf("expected a string key, found %s", p.describe())
 		}
-		key, _, _, err := p.str()
+		key, err := p.key()
 		if err != nil {
 			return Value{}, err
 		}
@@ -162,7 +170,23 @@ func (p *parser) object(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		o.add(key, v)
+		if simple {
+			if key != "" && key[0] >= '0' && key[0] <= '9' {
+				_, isIndex := arrayIndex(key)
+				simple = !isIndex
+			}
+			if cur := p.members[base:]; simple && len(cur) <= 32 {
+				for i := range cur {
+					if cur[i].Key == key {
+						simple = false
+						break
+					}
+				}
+			} else {
+				simple = false // large objects go through the builder's map
+			}
+		}
+		p.members = append(p.members, Member{key, v})
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return Value{}, p.errorf("unexpected end of input in an object")
@@ -172,6 +196,14 @@ func (p *parser) object(depth int) (Value, error) {
 			p.pos++
 		case '}':
 			p.pos++
+			cur := p.members[base:]
+			if simple {
+				return Value{kind: Object, obj: append(make([]Member, 0, len(cur)), cur...)}, nil
+			}
+			var o objectBuilder
+			for _, m := range cur {
+				o.add(m.Key, m.Value)
+			}
 			return o.value(), nil
 		default:
 			return Value{}, p.errorf("expected ',' or '}' in an object, found %s", p.describe())
@@ -184,11 +216,12 @@ func (p *parser) array(depth int) (Value, error) {
 		return Value{}, p.errorf("nesting deeper than %d", MaxDepth)
 	}
 	p.pos++ // [
-	items := []Value{}
+	base := len(p.items)
+	defer func() { p.items = p.items[:base] }()
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		return Value{kind: Array, arr: items}, nil
+		return Value{kind: Array, arr: []Value{}}, nil
 	}
 	for {
 		p.skipSpace()
@@ -196,7 +229,7 @@ func (p *parser) array(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		items = append(items, v)
+		p.items = append(p.items, v)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return Value{}, p.errorf("unexpected end of input in an array")
@@ -206,7 +239,8 @@ func (p *parser) array(depth int) (Value, error) {
 			p.pos++
 		case ']':
 			p.pos++
-			return Value{kind: Array, arr: items}, nil
+			cur := p.items[base:]
+			return Value{kind: Array, arr: append(make([]Value, 0, len(cur)), cur...)}, nil
 		default:
 			return Value{}, p.errorf("expected ',' or ']' in an array, found %s", p.describe())
 		}
@@ -290,6 +324,39 @@ var plainByte = func() (t [256]bool) {
 	}
 	return
 }()
+
+// knownKeys are the object keys of cassettes and transcripts: a key
+// found here is not allocated again for every object that has it.
+var knownKeys = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range strings.Fields(`id index type timestamp payload prevHash hash version createdAt steps
+		parentId forkedFromStepId messages tools systemPrompt model params role content text toolCallId
+		toolName toolInput result error name description inputSchema calls stop event status reason
+		message exitCode inFlight maxSteps properties required items enum thinking signature input
+		tool_use_id is_error uuid parentUuid sessionId timestamp isSidechain userType cwd version gitBranch
+		requestId usage input_tokens output_tokens cache_creation_input_tokens cache_read_input_tokens
+		stop_reason stop_sequence file_path command pattern path old_string new_string`) {
+		m[k] = k
+	}
+	return m
+}()
+
+// key reads an object key, sharing the common ones.
+func (p *parser) key() (string, error) {
+	d := p.data
+	i := p.pos + 1
+	for i < len(d) && plainByte[d[i]] {
+		i++
+	}
+	if i < len(d) && d[i] == '"' {
+		if k, ok := knownKeys[string(d[p.pos+1:i])]; ok {
+			p.pos = i + 1
+			return k, nil
+		}
+	}
+	k, _, _, err := p.str()
+	return k, err
+}
 
 // rawByte marks the bytes a string literal holds as themselves: all but
 // '"', '\\' and the controls (which JSON forbids raw).
