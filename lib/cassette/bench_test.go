@@ -101,3 +101,30 @@ func BenchmarkVerifyCorpus(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkImportCorpus imports the largest real-CLI corpus transcript
+// (bytes are the transcript's, not the larger cassette's).
+func BenchmarkImportCorpus(b *testing.B) {
+	data, err := os.ReadFile("../../testdata/corpus/claude/projects/-home-dev-projects-alpha/c0a1f001-0000-4000-8000-000000000001.jsonl")
+	if err != nil {
+		b.Skip(err)
+	}
+	lines := bytes.Split(data, []byte("\n"))
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		im := NewClaudeCodeImporter(ImportOptions{ID: "bench"})
+		for n, l := range lines {
+			if err := im.Add(l, n+1); err != nil {
+				b.Fatal(err)
+			}
+		}
+		c, err := im.Finish()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r := Verify(c); !r.Pass {
+			b.Fatal(r.FirstFailure)
+		}
+	}
+}
