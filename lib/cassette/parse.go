@@ -1,9 +1,11 @@
 package cassette
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -51,6 +53,11 @@ type parser struct {
 	data []byte
 	pos  int
 	buf  []byte // scratch for strings with escapes
+	// Members and items of the objects and arrays being read, nested ones
+	// above their parents': each container is copied out once, at its
+	// exact size, when it ends.
+	members []Member
+	items   []Value
 }
 
 func (p *parser) errorf(format string, a ...any) error {
@@ -100,11 +107,16 @@ func (p *parser) value(depth int) (Value, error) {
 	case c == '[':
 		return p.array(depth + 1)
 	case c == '"':
-		s, plain, err := p.str()
+		s, plain, esc, err := p.str()
 		if err != nil {
 			return Value{}, err
 		}
-		return stringValue(s, plain), nil
+		v := stringValue(s, plain)
+		if esc != nil {
+			v.esc.body = esc
+			v.esc.once.Do(func() {})
+		}
+		return v, nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case c == 't':
@@ -131,18 +143,20 @@ func (p *parser) object(depth int) (Value, error) {
 		return Value{}, p.errorf("nesting deeper than %d", MaxDepth)
 	}
 	p.pos++ // {
-	var o objectBuilder
+	base := len(p.members)
+	defer func() { p.members = p.members[:base] }()
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		return o.value(), nil
+		return Value{kind: Object, obj: []Member{}}, nil
 	}
+	simple := true // no repeated key, no array-index key: file order is the order
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			return Value{}, p.errorf("expected a string key, found %s", p.describe())
 		}
-		key, _, err := p.str()
+		key, err := p.key()
 		if err != nil {
 			return Value{}, err
 		}
@@ -156,7 +170,23 @@ func (p *parser) object(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		o.add(key, v)
+		if simple {
+			if key != "" && key[0] >= '0' && key[0] <= '9' {
+				_, isIndex := arrayIndex(key)
+				simple = !isIndex
+			}
+			if cur := p.members[base:]; simple && len(cur) <= 32 {
+				for i := range cur {
+					if cur[i].Key == key {
+						simple = false
+						break
+					}
+				}
+			} else {
+				simple = false // large objects go through the builder's map
+			}
+		}
+		p.members = append(p.members, Member{key, v})
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return Value{}, p.errorf("unexpected end of input in an object")
@@ -166,6 +196,14 @@ func (p *parser) object(depth int) (Value, error) {
 			p.pos++
 		case '}':
 			p.pos++
+			cur := p.members[base:]
+			if simple {
+				return Value{kind: Object, obj: append(make([]Member, 0, len(cur)), cur...)}, nil
+			}
+			var o objectBuilder
+			for _, m := range cur {
+				o.add(m.Key, m.Value)
+			}
 			return o.value(), nil
 		default:
 			return Value{}, p.errorf("expected ',' or '}' in an object, found %s", p.describe())
@@ -178,11 +216,12 @@ func (p *parser) array(depth int) (Value, error) {
 		return Value{}, p.errorf("nesting deeper than %d", MaxDepth)
 	}
 	p.pos++ // [
-	items := []Value{}
+	base := len(p.items)
+	defer func() { p.items = p.items[:base] }()
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		return Value{kind: Array, arr: items}, nil
+		return Value{kind: Array, arr: []Value{}}, nil
 	}
 	for {
 		p.skipSpace()
@@ -190,7 +229,7 @@ func (p *parser) array(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		items = append(items, v)
+		p.items = append(p.items, v)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return Value{}, p.errorf("unexpected end of input in an array")
@@ -200,7 +239,8 @@ func (p *parser) array(depth int) (Value, error) {
 			p.pos++
 		case ']':
 			p.pos++
-			return Value{kind: Array, arr: items}, nil
+			cur := p.items[base:]
+			return Value{kind: Array, arr: append(make([]Value, 0, len(cur)), cur...)}, nil
 		default:
 			return Value{}, p.errorf("expected ',' or ']' in an array, found %s", p.describe())
 		}
@@ -285,9 +325,54 @@ var plainByte = func() (t [256]bool) {
 	return
 }()
 
+// knownKeys are the object keys of cassettes and transcripts: a key
+// found here is not allocated again for every object that has it.
+var knownKeys = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range strings.Fields(`id index type timestamp payload prevHash hash version createdAt steps
+		parentId forkedFromStepId messages tools systemPrompt model params role content text toolCallId
+		toolName toolInput result error name description inputSchema calls stop event status reason
+		message exitCode inFlight maxSteps properties required items enum thinking signature input
+		tool_use_id is_error uuid parentUuid sessionId timestamp isSidechain userType cwd version gitBranch
+		requestId usage input_tokens output_tokens cache_creation_input_tokens cache_read_input_tokens
+		stop_reason stop_sequence file_path command pattern path old_string new_string`) {
+		m[k] = k
+	}
+	return m
+}()
+
+// key reads an object key, sharing the common ones.
+func (p *parser) key() (string, error) {
+	d := p.data
+	i := p.pos + 1
+	for i < len(d) && plainByte[d[i]] {
+		i++
+	}
+	if i < len(d) && d[i] == '"' {
+		if k, ok := knownKeys[string(d[p.pos+1:i])]; ok {
+			p.pos = i + 1
+			return k, nil
+		}
+	}
+	k, _, _, err := p.str()
+	return k, err
+}
+
+// rawByte marks the bytes a string literal holds as themselves: all but
+// '"', '\\' and the controls (which JSON forbids raw).
+var rawByte = func() (t [256]bool) {
+	for i := range t {
+		t[i] = i >= 0x20 && i != '"' && i != '\\'
+	}
+	return
+}()
+
 // str reads a string literal at pos. plain reports that the decoded text
-// needs no escaping on output.
-func (p *parser) str() (s string, plain bool, err error) {
+// needs no escaping on output; otherwise esc, when not nil, is its
+// escaped text, because the literal was already written as
+// JSON.stringify writes it (the usual case: Claude Code and Blackbox
+// write JSON with JavaScript), so hashing needs no re-escaping.
+func (p *parser) str() (s string, plain bool, esc []byte, err error) {
 	d := p.data
 	i := p.pos + 1
 	start := i
@@ -296,15 +381,25 @@ func (p *parser) str() (s string, plain bool, err error) {
 	}
 	if i < len(d) && d[i] == '"' {
 		p.pos = i + 1
-		return string(d[start:i]), true, nil
+		return string(d[start:i]), true, nil, nil
 	}
 	// The slow path: escapes, a 0xED lead byte, or an error. Find the end
 	// first, so that the decoded text (never longer than the literal) is
 	// built in one allocation that becomes the string without a copy.
 	end := i
-	for end < len(d) && d[end] != '"' {
-		if d[end] == '\\' {
-			end++
+	for {
+		q := bytes.IndexByte(d[end:], '"')
+		if q < 0 {
+			end = len(d)
+			break
+		}
+		end += q
+		n := 0 // backslashes right before the quote: an odd count escapes it
+		for k := end - 1; k >= i && d[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			break
 		}
 		end++
 	}
@@ -314,11 +409,18 @@ func (p *parser) str() (s string, plain bool, err error) {
 	} else {
 		buf = p.buf[:0]
 	}
-	buf = append(buf, d[start:i]...)
+	canonical := true
+	i = start
 	for {
+		j := i
+		for j < len(d) && rawByte[d[j]] {
+			j++
+		}
+		buf = append(buf, d[i:j]...)
+		i = j
 		if i >= len(d) {
 			p.pos = i
-			return "", false, p.errorf("unterminated string")
+			return "", false, nil, p.errorf("unterminated string")
 		}
 		c := d[i]
 		switch {
@@ -331,24 +433,28 @@ func (p *parser) str() (s string, plain bool, err error) {
 				p.buf = buf
 				s = string(buf)
 			}
-			return s, isPlain(s), nil
+			plain := isPlain(s)
+			if canonical && !plain {
+				esc = append([]byte(nil), d[start:i]...)
+			}
+			return s, plain, esc, nil
 		case c < 0x20:
 			p.pos = i
-			return "", false, p.errorf("control character 0x%02x in a string", c)
-		case c != '\\':
-			buf = append(buf, c)
-			i++
-			continue
+			return "", false, nil, p.errorf("control character 0x%02x in a string", c)
 		}
+		// c is a backslash.
 		if i+1 >= len(d) {
 			p.pos = i + 1
-			return "", false, p.errorf("unterminated string")
+			return "", false, nil, p.errorf("unterminated string")
 		}
 		e := d[i+1]
 		i += 2
 		switch e {
-		case '"', '\\', '/':
+		case '"', '\\':
 			buf = append(buf, e)
+		case '/':
+			buf = append(buf, e)
+			canonical = false
 		case 'b':
 			buf = append(buf, '\b')
 		case 'f':
@@ -363,22 +469,39 @@ func (p *parser) str() (s string, plain bool, err error) {
 			u, ok := hex4(d, i)
 			if !ok {
 				p.pos = i
-				return "", false, p.errorf("bad \\u escape")
+				return "", false, nil, p.errorf("bad \\u escape")
 			}
+			lower := isLowerHex(d[i : i+4])
 			i += 4
 			if u >= 0xD800 && u < 0xDC00 && i+6 <= len(d) && d[i] == '\\' && d[i+1] == 'u' {
 				if lo, ok := hex4(d, i+2); ok && lo >= 0xDC00 && lo < 0xE000 {
 					buf = utf8.AppendRune(buf, rune(0x10000+(u-0xD800)<<10+(lo-0xDC00)))
 					i += 6
+					canonical = false // a pair is written raw
 					continue
 				}
+			}
+			// JSON.stringify writes \u only for controls without a short
+			// form and for lone surrogates, in lowercase.
+			short := u == '\b' || u == '\f' || u == '\n' || u == '\r' || u == '\t'
+			if !lower || short || !(u < 0x20 || (u >= 0xD800 && u < 0xE000)) {
+				canonical = false
 			}
 			buf = appendWTF8(buf, u)
 		default:
 			p.pos = i - 1
-			return "", false, p.errorf("bad escape in a string")
+			return "", false, nil, p.errorf("bad escape in a string")
 		}
 	}
+}
+
+func isLowerHex(b []byte) bool {
+	for _, c := range b {
+		if c >= 'A' && c <= 'F' {
+			return false
+		}
+	}
+	return true
 }
 
 func hex4(d []byte, i int) (uint32, bool) {

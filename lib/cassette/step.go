@@ -144,7 +144,8 @@ func hashFields(f [5]Value, scratch *[]byte) (string, error) {
 		scratch = &local
 	}
 	h := sha256.New()
-	e := encoder{sorted: true, sink: h}
+	var order [64]int
+	e := encoder{sorted: true, sink: h, order: order[:0]}
 	b := append((*scratch)[:0], `{"index":`...)
 	var err error
 	for i, name := range hashedFields {

@@ -16,10 +16,9 @@ const (
 // final answer (any JSON, usually a string), error with a failure reason,
 // or incomplete.
 type Outcome struct {
-	Status    string
-	Result    *Value // success: the run_completed result, when present
-	Reason    *Value // error: the run_failed reason, when present
-	HasResult bool
+	Status string
+	Result *Value // success: the run_completed result, when present
+	Reason *Value // error: the run_failed reason, when present
 }
 
 // OutcomeOf reads the terminal status from the last step (nil for an

@@ -72,7 +72,13 @@ type Verifier struct {
 	labels  []string
 	finds   []Finding
 	scratch []byte
-	path    []string
+	path    []pathElem // where the walk is, turned into text only for a finding
+}
+
+// pathElem is one step of a JSON path: an object key or an array index.
+type pathElem struct {
+	key string
+	idx int // -1 for a key
 }
 
 // Verify checks a whole cassette in memory.
@@ -258,13 +264,17 @@ located:
 	}
 }
 
-func pathString(p []string) string {
+func pathString(p []pathElem) string {
 	var b strings.Builder
-	for i, s := range p {
-		if i > 0 && !strings.HasPrefix(s, "[") {
-			b.WriteByte('.')
+	for i, e := range p {
+		switch {
+		case e.idx >= 0:
+			b.WriteString("[" + strconv.Itoa(e.idx) + "]")
+		case i > 0:
+			b.WriteString("." + e.key)
+		default:
+			b.WriteString(e.key)
 		}
-		b.WriteString(s)
 	}
 	if b.Len() == 0 {
 		return "(root)"
@@ -278,14 +288,14 @@ func (v *Verifier) walk(val Value, user bool, step *int) {
 		v.scanString(val.str, user, step)
 	case Array:
 		for i := range val.arr {
-			v.path = append(v.path, "["+strconv.Itoa(i)+"]")
+			v.path = append(v.path, pathElem{idx: i})
 			v.walk(val.arr[i], user, step)
 			v.path = v.path[:len(v.path)-1]
 		}
 	case Object:
 		for i := range val.obj {
 			m := &val.obj[i]
-			v.path = append(v.path, m.Key)
+			v.path = append(v.path, pathElem{key: m.Key, idx: -1})
 			if !user && keyMarkers[m.Key] {
 				v.found(m.Key, step)
 			}

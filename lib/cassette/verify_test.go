@@ -134,3 +134,39 @@ func TestReplayability(t *testing.T) {
 		t.Errorf("%+v", rep.FirstFailure)
 	}
 }
+
+func TestFindingPath(t *testing.T) {
+	base := fixture(t, "success-final-answer.v2.json")
+	r := Verify(edit(base, 0, "payload", ObjectValue(Member{"messages", ArrayValue(ObjectValue(Member{"role", StringValue("user")}, Member{"id", StringValue("msg_01abc")}))})))
+	if len(r.Findings) != 1 || r.Findings[0].Label != "msg_" || r.Findings[0].Path != "payload.messages[0].id" || *r.Findings[0].Step != 0 {
+		t.Errorf("findings %+v", r.Findings)
+	}
+}
+
+// Two recordings of the same run at other times: by hash they diverge at
+// step 0 (timestamps are hashed); --semantic finds them the same.
+func TestDiffSemantic(t *testing.T) {
+	a := fixture(t, "error-unknown-tool.v2.json")
+	r := NewRecorder("later")
+	var steps []Value
+	for _, s := range a.Steps {
+		st, _ := DecodeStep(s)
+		ns, _ := r.Append(st.Type, st.Timestamp+1000, st.Payload)
+		steps = append(steps, ns.Value())
+	}
+	b := Cassette{Header{Version: 2, ID: "later"}.Value(), steps}
+	d := Diff(a, b, false)
+	if d.Same || d.FirstDivergence.Index != 0 || d.FirstDivergence.Path != "timestamp" || !d.Outcome.BehaviorallyEquivalent {
+		t.Errorf("hash diff: %+v %+v", d, d.FirstDivergence)
+	}
+	if d := Diff(a, b, true); !d.Same || d.SharedPrefixLength != 5 {
+		t.Errorf("semantic diff: %+v", d)
+	}
+	// A shorter child: the parent is not a prefix, the child is.
+	c := Cassette{a.Header, a.Steps[:3]}
+	d = Diff(a, c, false)
+	if d.Same || !d.ChildIsStrictPrefix || d.FirstDivergence.Summary != "child ended before parent at index 3" ||
+		d.Outcome.Verdict != "outcome flipped: parent error → child incomplete" {
+		t.Errorf("prefix: %+v %+v", d, d.FirstDivergence)
+	}
+}

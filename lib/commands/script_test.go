@@ -28,8 +28,8 @@ func TestMain(m *testing.M) {
 		"cc-grep":     func() { os.Exit(ccgrep.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"cc-send":     func() { os.Exit(ccsend.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"cc-hook":     func() { os.Exit(cchook.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-		"cc-cassette": func() { os.Exit(cccassette.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"cc-render":   func() { os.Exit(ccrender.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cc-cassette": func() { os.Exit(cccassette.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

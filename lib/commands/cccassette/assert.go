@@ -3,6 +3,7 @@ package cccassette
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cassette"
@@ -120,52 +121,49 @@ func runAssert(env *cli.Env, args []string, e expectations) error {
 	}
 	rep := AssertReport{Path: displayName(names[0]), ID: c.ID(), Verify: cassette.Verify(c), Checks: []Check{}}
 	rep.Verify.Path = rep.Path
+	// exp is one expectation: what was asked, what the cassette shows
+	// ("(none)" when absent) and whether they agree.
 	type exp struct {
-		name, want string
-		actual     func() (string, bool)
-		detail     string
+		name, want, actual, detail string
+		match                      bool
 	}
 	out := cassette.OutcomeOfCassette(c)
-	answer := func(status string) func() (string, bool) {
-		return func() (string, bool) {
-			if out.Status != status {
-				return "", false
-			}
-			return out.Answer()
+	// answer compares the final answer (or failure reason) when the run
+	// ended with that status; absent never equals.
+	answer := func(name, want, status, detail string) exp {
+		a, ok := out.Answer()
+		if out.Status != status || !ok {
+			return exp{name, want, "(none)", detail, false}
 		}
+		return exp{name, want, a, detail, a == want}
 	}
 	var exps []exp
 	if e.status != nil {
-		exps = append(exps, exp{"status", *e.status, func() (string, bool) { return out.Status, true }, "status mismatch"})
+		exps = append(exps, exp{"status", *e.status, out.Status, "status mismatch", out.Status == *e.status})
 	}
 	if e.finalAnswer != nil {
-		exps = append(exps, exp{"final_answer", *e.finalAnswer, answer(cassette.StatusSuccess), "final answer mismatch"})
+		exps = append(exps, answer("final_answer", *e.finalAnswer, cassette.StatusSuccess, "final answer mismatch"))
 	}
 	if e.failureReason != nil {
-		exps = append(exps, exp{"failure_reason", *e.failureReason, answer(cassette.StatusError), "failure reason mismatch"})
+		exps = append(exps, answer("failure_reason", *e.failureReason, cassette.StatusError, "failure reason mismatch"))
 	}
 	if e.tools != nil {
-		var want []string
+		want := []string{}
 		if *e.tools != "" {
 			for _, t := range strings.Split(*e.tools, ",") {
 				want = append(want, strings.TrimSpace(t))
 			}
 		}
 		got := cassette.ToolSequence(c)
-		exps = append(exps, exp{"tools", showList(want), func() (string, bool) { return showList(got), true }, "tool sequence mismatch"})
+		exps = append(exps, exp{"tools", showList(want), showList(got), "tool sequence mismatch", slices.Equal(want, got)})
 	}
 	for _, x := range exps {
-		ch := Check{Name: x.name, Expected: x.want}
-		actual, ok := x.actual()
-		ch.Actual = actual
-		if !ok {
-			ch.Actual = "(none)"
-		}
+		ch := Check{Name: x.name, Expected: x.want, Actual: x.actual}
 		switch {
 		case !rep.Verify.Pass:
 			ch.Status, ch.Detail = cassette.Skip, "skipped (verification failed)"
-		case ok && actual == x.want:
-			ch.Status, ch.Detail = cassette.Pass, actual
+		case x.match:
+			ch.Status, ch.Detail = cassette.Pass, x.actual
 		default:
 			ch.Status, ch.Detail = cassette.Fail, x.detail
 		}

@@ -91,7 +91,7 @@ func TestVerifyManyAndForms(t *testing.T) {
 // A step of hundreds of MB is read and hashed with memory bounded by the
 // step; a change in it names its index.
 func TestHugeStep(t *testing.T) {
-	size := 20 << 20
+	size := 5 << 20
 	if !testing.Short() && !raceOn {
 		size = 200 << 20
 	}

@@ -103,6 +103,9 @@ func importCommand(getenv func(string) string) subcommand {
 }
 
 func (o *importOptions) run(env *cli.Env, args []string) error {
+	if o.id != "" && o.subagents {
+		return cli.Usagef("--id names one cassette and cannot go with --subagents")
+	}
 	if o.from != "claude-code" && o.from != "chat-json" {
 		return cli.Usagef("--from must be claude-code or chat-json, not %q", o.from)
 	}
