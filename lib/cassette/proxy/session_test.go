@@ -353,3 +353,38 @@ func TestRecordSkipsErrorAnswers(t *testing.T) {
 		t.Errorf("steps %s %v", types(res.Steps), err)
 	}
 }
+
+// count_tokens is passed upstream and kept as a side call; replay answers
+// it from the cassette.
+func TestCountTokens(t *testing.T) {
+	api, err := fakeapi.Start(nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer api.Close()
+	up, _ := url.Parse(api.URL())
+	body := `{"model":"m","messages":[{"role":"user","content":"count these words please"}]}`
+	count := func(base string) string {
+		resp, err := http.Post(base+"/v1/messages/count_tokens", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	s, base := start(t, Options{Mode: Record, Upstream: up})
+	live := count(base)
+	res, err := s.Finish(0)
+	if err != nil || len(res.Steps) != 1 || res.Steps[0].Payload.(map[string]any)["api"] != "count_tokens" {
+		t.Fatalf("steps %+v %v", res.Steps, err)
+	}
+	api.Close()
+	r, base := start(t, Options{Mode: Replay, Parent: res.Steps})
+	if got := count(base); got != live {
+		t.Errorf("replayed %s, recorded %s", got, live)
+	}
+	if res, err := r.Finish(0); err != nil || res.Unserved != 0 {
+		t.Errorf("replay: %+v %v", res, err)
+	}
+}
