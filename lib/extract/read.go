@@ -212,8 +212,8 @@ func (x *Extractor) report(j *usageJob) {
 	for _, n := range j.stats.tooLong {
 		x.opts.Warn(fmt.Sprintf("%s:%d: line too long (over %d bytes), skipped", j.f.path, n, maxLine))
 	}
-	for _, n := range j.stats.mismatched {
-		x.opts.Warn(fmt.Sprintf("%s:%d: %s", j.f.path, n, mismatchNote+"message.usage"))
+	for _, m := range j.stats.mismatched {
+		x.opts.Warn(fmt.Sprintf("%s:%d: %s", j.f.path, m.line, mismatchNote+m.fields))
 	}
 	if j.stats.incomplete {
 		x.opts.Warn(fmt.Sprintf("%s: %v", j.f.path, transcript.ErrIncomplete))
