@@ -85,6 +85,8 @@ type Extractor struct {
 	typeNeedles [][]byte
 	needles     [][]byte
 	usage       *usageState // set for the usage kind
+	// lazyTools is set for the kinds that need only a join of tool calls.
+	lazyTools bool
 	// unreadable counts transcripts ReadTranscripts could not read.
 	unreadable int
 }
@@ -152,6 +154,7 @@ func New(opts Options, emit func(any) error) (*Extractor, error) {
 		x.h = &texts{x: x}
 	case "tools", "shell", "files":
 		x.h = newToolsKind(x)
+		x.lazyTools = true
 	case "subagents":
 		x.h = newSubagents(x)
 	case "failures":

@@ -62,7 +62,8 @@ func (c *Cursor) ws() {
 }
 
 // Peek skips blanks and returns the first byte of the next value ('{',
-// '[', '"', 't', 'f', 'n', '-' or a digit for a valid one), 0 at the end.
+// '[', '"', 't', 'f', 'n', '-' or a digit for a valid one), 0 at the end
+// (a NUL byte reads 0 too: tell them apart with Pos).
 func (c *Cursor) Peek() byte {
 	c.ws()
 	if c.i >= len(c.b) {
@@ -548,11 +549,10 @@ func (m *Member) RawKey() []byte { return m.Bytes[:len(m.Key)+2] }
 // one a syntax error).
 func Members(b []byte, fn func(m *Member) error) error {
 	c := New(b)
-	switch c.Peek() {
-	case '{':
-	case 0:
-		return fmt.Errorf("%w: empty input", ErrSyntax)
-	default:
+	if c.Peek() != '{' {
+		if c.Pos() == len(b) {
+			return fmt.Errorf("%w: empty input", ErrSyntax)
+		}
 		return ErrNotObject
 	}
 	if err := c.Enter(); err != nil {

@@ -33,11 +33,10 @@ var ErrSyntax = jsonscan.ErrSyntax
 func Scan(line []byte, h *Header) error {
 	*h = Header{}
 	c := jsonscan.New(line)
-	switch c.Peek() {
-	case '{':
-	case 0:
-		return fmt.Errorf("%w: empty line", ErrSyntax)
-	default:
+	if c.Peek() != '{' {
+		if c.Pos() == len(line) {
+			return fmt.Errorf("%w: empty line", ErrSyntax)
+		}
 		return ErrNotObject
 	}
 	if err := c.Enter(); err != nil {
