@@ -194,3 +194,34 @@ func readSeed(path string) ([]byte, error) {
 	})
 	return b.Bytes(), err
 }
+
+// FuzzReadObject: whatever readObject reads, decodeObject decodes the
+// same; it may give up (and leave it to decodeObject), never differ.
+func FuzzReadObject(f *testing.F) {
+	for _, s := range []string{`{"stdout":"a\nb","stderr":"","interrupted":false,"type":"create"}`, `{"stdout":null}`,
+		`{"Stdout":"x"}`, `{"stdout":"a","stdout":"b"}`, `{"interrupted":"yes","stderr":"e"}`, `"Error: x"`, `[1]`, `{"x":[{"y":1}],"backgroundTaskId":"b1"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var got toolUseResult
+		ok := readObject(raw, []objField{
+			{name: "stdout", strp: &got.Stdout}, {name: "stderr", str: &got.Stderr},
+			{name: "interrupted", b: &got.Interrupted}, {name: "persistedOutputPath", str: &got.PersistedOutputPath},
+			{name: "backgroundTaskId", str: &got.BackgroundTaskID}, {name: "type", str: &got.Type},
+		})
+		if !ok {
+			return
+		}
+		var want toolUseResult
+		if !decodeObject(raw, &want) {
+			t.Fatalf("readObject read a non-object: %q", raw)
+		}
+		if (got.Stdout == nil) != (want.Stdout == nil) || (got.Stdout != nil && *got.Stdout != *want.Stdout) {
+			t.Fatalf("stdout %v, decode %v: %q", got.Stdout, want.Stdout, raw)
+		}
+		got.Stdout, want.Stdout = nil, nil
+		if got != want {
+			t.Fatalf("readObject %+v, decode %+v: %q", got, want, raw)
+		}
+	})
+}

@@ -25,6 +25,9 @@ type result struct {
 	tur        json.RawMessage // the record's toolUseResult
 	denialKind string
 	decision   json.RawMessage
+	// infoVal is tur read once (infoRead).
+	infoVal  toolUseResult
+	infoRead bool
 }
 
 // toolUseResult holds the toolUseResult fields facts use, across tools.
@@ -39,9 +42,22 @@ type toolUseResult struct {
 
 func (r *result) info() toolUseResult {
 	var t toolUseResult
-	if r != nil {
+	if r == nil {
+		return t
+	}
+	if r.infoRead {
+		return r.infoVal
+	}
+	ok := readObject(r.tur, []objField{
+		{name: "stdout", strp: &t.Stdout}, {name: "stderr", str: &t.Stderr},
+		{name: "interrupted", b: &t.Interrupted}, {name: "persistedOutputPath", str: &t.PersistedOutputPath},
+		{name: "backgroundTaskId", str: &t.BackgroundTaskID}, {name: "type", str: &t.Type},
+	})
+	if !ok {
+		t = toolUseResult{}
 		decodeObject(r.tur, &t)
 	}
+	r.infoVal, r.infoRead = t, true
 	return t
 }
 

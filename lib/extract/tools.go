@@ -139,7 +139,11 @@ func (h *toolsKind) shell(c *call) error {
 		return nil
 	}
 	var in shellInput
-	decodeObject(c.input, &in)
+	if !readObject(c.input, []objField{{name: "command", str: &in.Command}, {name: "description", str: &in.Description},
+		{name: "run_in_background", b: &in.RunInBackground}}) {
+		in = shellInput{}
+		decodeObject(c.input, &in)
+	}
 	s := Shell{Base: c.base, ToolUseID: c.id, Tool: c.name, Command: in.Command,
 		Description: str(in.Description), Background: in.RunInBackground}
 	if r := c.res; r != nil {
@@ -195,7 +199,10 @@ func (h *toolsKind) file(c *call) error {
 		return nil
 	}
 	var in fileInput
-	decodeObject(c.input, &in)
+	if !readObject(c.input, []objField{{name: "file_path", str: &in.FilePath}, {name: "notebook_path", str: &in.NotebookPath}}) {
+		in = fileInput{}
+		decodeObject(c.input, &in)
+	}
 	path := in.FilePath
 	if path == "" {
 		path = in.NotebookPath

@@ -12,11 +12,12 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/bits"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -201,11 +202,80 @@ func Unquote(quoted, body []byte, esc bool) []byte {
 	if !esc && isASCIIOrUTF8(body) {
 		return body
 	}
-	var v string
-	if json.Unmarshal(quoted, &v) != nil {
-		return nil // not reached: the scan accepted it
+	return unescape(body)
+}
+
+// unescape decodes a string body the scanner accepted, as encoding/json
+// does: escapes resolved, a lone or unpaired surrogate and each byte of
+// invalid UTF-8 replaced by U+FFFD.
+func unescape(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case c == '\\':
+			switch b[i+1] {
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r := hexRune(b[i+2 : i+6])
+				i += 6
+				if utf16.IsSurrogate(r) {
+					r2 := rune(-1)
+					if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
+						r2 = hexRune(b[i+2 : i+6])
+					}
+					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+						i += 6
+						r = dec
+					} else {
+						r = utf8.RuneError
+					}
+				}
+				out = utf8.AppendRune(out, r)
+				continue
+			default: // '"', '\\', '/'
+				out = append(out, b[i+1])
+			}
+			i += 2
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				out = utf8.AppendRune(out, utf8.RuneError)
+			} else {
+				out = append(out, b[i:i+size]...)
+			}
+			i += size
+		}
 	}
-	return []byte(v)
+	return out
+}
+
+func hexRune(h []byte) rune {
+	var r rune
+	for _, c := range h {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		default:
+			c = c - 'A' + 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 func isASCIIOrUTF8(b []byte) bool {
@@ -227,13 +297,26 @@ func Key(key []byte, esc bool) string {
 	if !esc && isASCIIOrUTF8(key) {
 		return string(key)
 	}
-	var v string
-	buf := make([]byte, 0, len(key)+2)
-	buf = append(append(append(buf, '"'), key...), '"')
-	if json.Unmarshal(buf, &v) != nil {
-		return string(key)
+	return string(unescape(key))
+}
+
+// Folds reports whether key (decoded) spells one of names in another
+// case, or has non-ASCII bytes, which encoding/json may fold to ASCII
+// (U+017F, U+212A): a decode into a struct matches such a key to the
+// field, and a walk that compares keys exactly would not. Such walks give
+// up on the line and decode it.
+func Folds(key []byte, names ...string) bool {
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			return true
+		}
 	}
-	return v
+	for _, n := range names {
+		if len(key) == len(n) && string(key) != n && bytes.EqualFold(key, []byte(n)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Number reads a number value and returns its literal.

@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/ccpipe/ccpipe/lib/jsonscan"
@@ -78,23 +77,6 @@ func seen(set *uint32, bit uint32) bool {
 	return true
 }
 
-// folds reports whether k spells one of names in another case (or has
-// non-ASCII bytes, which encoding/json may fold to ASCII: U+017F, U+212A):
-// a decode matches such a key to the field, the lazy walk would not.
-func folds(k []byte, names ...string) bool {
-	for _, c := range k {
-		if c >= 0x80 {
-			return true
-		}
-	}
-	for _, n := range names {
-		if len(k) == len(n) && string(k) != n && bytes.EqualFold(k, []byte(n)) {
-			return true
-		}
-	}
-	return false
-}
-
 func (l *lazy) str(dst *string) bool {
 	switch l.c.Peek() {
 	case 'n':
@@ -169,7 +151,7 @@ func (l *lazy) top(e *Entry, k []byte) bool {
 		var set uint32
 		return l.object(func(k []byte) bool { return l.message(e.Message, k, &set) })
 	}
-	if folds(k, topNames...) {
+	if jsonscan.Folds(k, topNames...) {
 		return false
 	}
 	return l.c.Skip() == nil
@@ -184,7 +166,7 @@ func (l *lazy) message(m *Message, k []byte, set *uint32) bool {
 		m.Content = blocks
 		return ok
 	}
-	if folds(k, "content") {
+	if jsonscan.Folds(k, "content") {
 		return false
 	}
 	return l.c.Skip() == nil
@@ -274,7 +256,7 @@ func (l *lazy) block(b *Block, k []byte, set *uint32, depth int) bool {
 		b.Content = blocks
 		return ok
 	}
-	if folds(k, blockNames...) {
+	if jsonscan.Folds(k, blockNames...) {
 		return false
 	}
 	return l.c.Skip() == nil
