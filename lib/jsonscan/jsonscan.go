@@ -47,6 +47,9 @@ func New(b []byte) Cursor { return Cursor{b: b} }
 // Pos is the offset of the next byte the cursor reads.
 func (c *Cursor) Pos() int { return c.i }
 
+// Since returns the bytes read from offset start (a Pos) to here.
+func (c *Cursor) Since(start int) []byte { return c.b[start:c.i] }
+
 func (c *Cursor) fail(what string) error {
 	return fmt.Errorf("%w: %s at byte %d", ErrSyntax, what, c.i)
 }

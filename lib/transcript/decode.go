@@ -97,11 +97,26 @@ func Decode(line []byte) (*Entry, error) {
 // decode decodes data, line or what modelled kept of it, into an entry
 // whose Raw is line.
 func decode(line, data []byte) (*Entry, error) {
+	if e, ok := decodeFast(line, data); ok {
+		return e, nil
+	}
+	return decodeSlow(line, data)
+}
+
+// decodeSlow is decode with encoding/json alone: the reference decodeFast
+// is tested against, and its fallback.
+func decodeSlow(line, data []byte) (*Entry, error) {
 	var w wire
 	var mism []string
 	if err := tolerant(data, &w, "", &mism); err != nil {
 		return nil, err
 	}
+	return build(line, &w, decoder{mism: mism}), nil
+}
+
+// build makes the entry of a decoded wire record; d holds the mismatches
+// found so far (and, from decodeFast, the message's content).
+func build(line []byte, w *wire, d decoder) *Entry {
 	e := &Entry{
 		Type:              w.Type,
 		UUID:              w.UUID,
@@ -125,7 +140,6 @@ func decode(line, data []byte) (*Entry, error) {
 			e.Timestamp = t
 		}
 	}
-	d := decoder{mism: mism}
 	switch w.Type {
 	case "user", "assistant":
 		if w.Message != nil {
@@ -159,7 +173,7 @@ func decode(line, data []byte) (*Entry, error) {
 		e.TypeMismatches = d.mism
 	}
 	e.UnknownBlocks = d.unknown
-	return e, nil
+	return e
 }
 
 // decoder collects mismatches and unknown blocks while the typed parts
@@ -167,12 +181,23 @@ func decode(line, data []byte) (*Entry, error) {
 type decoder struct {
 	mism    []string
 	unknown int
+	// pre is the message content decodeFast read already.
+	pre *preContent
+}
+
+type preContent struct {
+	blocks   []Block
+	isString bool
 }
 
 func (d *decoder) message(w *wireMessage) *Message {
 	m := &Message{ID: w.ID, Type: w.Type, Role: w.Role, Model: w.Model,
 		StopReason: w.StopReason, StopSequence: w.StopSequence, Usage: w.Usage}
-	m.Content, m.ContentIsString = d.content(w.Content, "message.content")
+	if d.pre != nil {
+		m.Content, m.ContentIsString = d.pre.blocks, d.pre.isString
+	} else {
+		m.Content, m.ContentIsString = d.content(w.Content, "message.content")
+	}
 	return m
 }
 

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -124,4 +125,83 @@ func FuzzDecodeTools(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { checkTools(t, line) })
+}
+
+// checkFast compares decodeFast with decodeSlow: when the fast way reads
+// a line, the entry is the same in every field.
+func checkFast(t *testing.T, line []byte) {
+	t.Helper()
+	if Scan(line, new(Header)) != nil {
+		return
+	}
+	data, err := modelled(line, nil)
+	if err != nil {
+		return
+	}
+	fast, ok := decodeFast(line, data)
+	slow, serr := decodeSlow(line, data)
+	if !ok {
+		return
+	}
+	if serr != nil {
+		t.Fatalf("decodeFast read a line decodeSlow rejects (%v): %.200q", serr, line)
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("decodeFast:\n%+v\ndecodeSlow:\n%+v\nline %.300q", fast, slow, line)
+	}
+}
+
+func TestDecodeFastCorpus(t *testing.T) {
+	n, fast := 0, 0
+	for _, root := range []string{"../../testdata/corpus/claude/projects", "../../testdata/transcripts", "testdata"} {
+		_ = filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
+			if err != nil || de.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+				return nil
+			}
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			sc := bufio.NewScanner(f)
+			sc.Buffer(nil, 64<<20)
+			for sc.Scan() {
+				checkFast(t, sc.Bytes())
+				if data, err := modelled(sc.Bytes(), nil); err == nil {
+					if _, ok := decodeFast(sc.Bytes(), data); ok {
+						fast++
+					}
+				}
+				n++
+			}
+			return nil
+		})
+	}
+	if n < 100 || fast < n/2 {
+		t.Fatalf("%d lines checked, %d read the fast way", n, fast)
+	}
+}
+
+var fastSeeds = append(toolSeeds,
+	`{"type":"assistant","message":{"id":"m","model":"x","content":[{"type":"thinking","thinking":"t","signature":"s"},{"type":"redacted_thinking","data":"d"},{"type":"server_tool_use","id":"s1","input":{}},{"type":"image","source":{"media_type":"image/png"}},{"type":"tool_reference","tool_name":"Bash"}],"usage":{"input_tokens":1}},"requestId":"r","apiBlockIndex":2}`,
+	`{"type":"system","subtype":"api_error","content":"c","message":{"content":[{"type":"weird"}]},"retryInMs":1.5}`,
+	`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":5}]}}`,
+	`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"a","content":5}]},"origin":{"kind":"peer"}}`,
+	`{"type":"user","message":{"content":[]},"toolUseResult":null}`,
+	`{"type":"assistant","message":{"content":[{"type":"image","source":{"media_type":5}}]}}`,
+)
+
+func TestDecodeFastSeeds(t *testing.T) {
+	for _, s := range fastSeeds {
+		checkFast(t, []byte(s))
+	}
+}
+
+// FuzzDecodeFast: the fast decode agrees with encoding/json's on any
+// input it reads.
+func FuzzDecodeFast(f *testing.F) {
+	for _, s := range fastSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) { checkFast(t, line) })
 }
