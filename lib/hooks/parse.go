@@ -75,8 +75,9 @@ func parseObject(data []byte) (RawObject, error) {
 	})
 	if errors.Is(err, jsonscan.ErrNotObject) {
 		// Still say when it is not JSON at all.
-		if !jsonscan.Valid(data) {
-			return nil, errors.New("invalid JSON: not a JSON value")
+		c := jsonscan.New(data)
+		if err := c.Skip(); err != nil {
+			return nil, err
 		}
 		return nil, err
 	}
