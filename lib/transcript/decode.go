@@ -84,6 +84,9 @@ func Decode(line []byte) (*Entry, error) {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, ErrNotObject
 	}
+	if e, ok := decodeFast(line); ok {
+		return e, nil
+	}
 	bp := memberBufs.Get().(*[]byte)
 	defer memberBufs.Put(bp)
 	data, err := modelled(line, (*bp)[:0])
@@ -97,9 +100,6 @@ func Decode(line []byte) (*Entry, error) {
 // decode decodes data, line or what modelled kept of it, into an entry
 // whose Raw is line.
 func decode(line, data []byte) (*Entry, error) {
-	if e, ok := decodeFast(line, data); ok {
-		return e, nil
-	}
 	return decodeSlow(line, data)
 }
 

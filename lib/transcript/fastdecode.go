@@ -2,59 +2,112 @@ package transcript
 
 import (
 	"encoding/json"
-	"errors"
+	"slices"
 
 	"github.com/ccpipe/ccpipe/lib/jsonscan"
 )
 
-// errUnsure stops decodeFast: the line is left to decodeSlow.
-var errUnsure = errors.New("unsure")
+// rawKeys are the top-level fields wire keeps as json.RawMessage:
+// decodeFast copies their bytes itself (an attachment or a tool's result
+// can be most of a line), so encoding/json never scans them.
+var rawKeys = []string{"toolUseResult", "attachment", "origin", "permissionDecision", "compactMetadata", "content", "error"}
 
-// decodeFast decodes a record as decodeSlow does, but reads the two parts
-// that hold most of a record's bytes with the scanner instead of
-// encoding/json: the message's content blocks (texts, tool inputs, tool
-// results) and a user record's toolUseResult. The rest, a few hundred
-// bytes, still goes through encoding/json. It gives up (ok false) on
-// anything it would not read exactly as decodeSlow: a field of an
-// unexpected type (decodeSlow names it), a key it reads written twice or
-// in another case, an element that is not an object.
-func decodeFast(line, data []byte) (*Entry, bool) {
+func (w *wire) rawField(key string) *json.RawMessage {
+	switch key {
+	case "toolUseResult":
+		return &w.User.ToolUseResult
+	case "attachment":
+		return &w.Attachment
+	case "origin":
+		return &w.User.Origin
+	case "permissionDecision":
+		return &w.User.PermissionDecision
+	case "compactMetadata":
+		return &w.System.CompactMetadata
+	case "content":
+		return &w.Content
+	case "error":
+		return &w.Error
+	}
+	return nil
+}
+
+// decodeFast decodes a record as decodeSlow does, in one pass over the
+// line: the message's content blocks (texts, tool inputs, tool results)
+// are read with the scanner, the fields wire keeps raw are copied, and
+// only the rest (a few hundred bytes) goes through encoding/json. It
+// gives up (ok false) on anything it would not read exactly as decodeSlow:
+// a field of an unexpected type (decodeSlow names it), a key it reads
+// itself written twice or in another case, an element that is not an
+// object, invalid JSON.
+func decodeFast(line []byte) (*Entry, bool) {
 	small := make([]byte, 0, 1024)
 	small = append(small, '{')
 	var pre preContent
 	var d decoder
-	var tur json.RawMessage
-	var seenMsg, seenTUR bool
-	err := jsonscan.Members(data, func(m *jsonscan.Member) error {
-		if m.Esc || jsonscan.Folds(m.Key, "message", "toolUseResult") {
-			return errUnsure
+	var raws [8]json.RawMessage
+	var seen uint32
+	c := jsonscan.New(line)
+	if c.Enter() != nil {
+		return nil, false
+	}
+	for {
+		k, esc, more, err := c.Member()
+		if err != nil {
+			return nil, false
 		}
-		switch string(m.Key) {
-		case "toolUseResult":
-			if seenTUR {
-				return errUnsure
+		if !more {
+			break
+		}
+		if esc || jsonscan.Folds(k, "message") || jsonscan.Folds(k, rawKeys...) {
+			return nil, false
+		}
+		if string(k) == "message" {
+			if seen&(1<<7) != 0 {
+				return nil, false
 			}
-			seenTUR = true
-			tur = append(json.RawMessage(nil), m.Value...)
-			return nil
-		case "message":
-			if seenMsg {
-				return errUnsure
-			}
-			seenMsg = true
-			if len(m.Value) > 0 && m.Value[0] == '{' {
-				msg, ok := fastMessage(m.Value, &pre, &d)
-				if !ok {
-					return errUnsure
+			seen |= 1 << 7
+			small = appendKey(small, k)
+			if c.Peek() == '{' {
+				var ok bool
+				if small, ok = fastMessage(&c, small, &pre, &d); !ok {
+					return nil, false
 				}
-				small = appendMember(small, m.RawKey(), msg)
-				return nil
+				continue
 			}
+			v, err := c.Raw()
+			if err != nil {
+				return nil, false
+			}
+			small = append(small, v...)
+			continue
 		}
-		small = appendMember(small, m.RawKey(), m.Value)
-		return nil
-	})
-	if err != nil {
+		if i := slices.Index(rawKeys, string(k)); i >= 0 {
+			if seen&(1<<i) != 0 {
+				return nil, false
+			}
+			seen |= 1 << i
+			v, err := c.Raw()
+			if err != nil {
+				return nil, false
+			}
+			raws[i] = append(json.RawMessage(nil), v...)
+			continue
+		}
+		if !wireName(k) {
+			if c.Skip() != nil {
+				return nil, false
+			}
+			continue
+		}
+		v, err := c.Raw()
+		if err != nil {
+			return nil, false
+		}
+		small = appendKey(small, k)
+		small = append(small, v...)
+	}
+	if c.End() != nil {
 		return nil, false
 	}
 	small = append(small, '}')
@@ -62,54 +115,68 @@ func decodeFast(line, data []byte) (*Entry, bool) {
 	if json.Unmarshal(small, &w) != nil {
 		return nil, false
 	}
-	if seenTUR {
-		w.User.ToolUseResult = tur
+	for i, k := range rawKeys {
+		if seen&(1<<i) != 0 {
+			*w.rawField(k) = raws[i]
+		}
 	}
 	if w.Type != "user" && w.Type != "assistant" {
 		// decodeSlow reads no message content of other records.
 		d.unknown = 0
 	}
 	d.pre = &pre
-	e := build(line, &w, d)
-	return e, true
+	return build(line, &w, d), true
 }
 
-func appendMember(obj, key, val []byte) []byte {
-	if len(obj) > 1 {
+// appendKey appends a member's key (its body, without escapes) and the
+// colon to the object being built.
+func appendKey(obj, key []byte) []byte {
+	if len(obj) > 1 && obj[len(obj)-1] != '{' {
 		obj = append(obj, ',')
 	}
+	obj = append(obj, '"')
 	obj = append(obj, key...)
-	obj = append(obj, ':')
-	return append(obj, val...)
+	return append(obj, '"', ':')
 }
 
-// fastMessage returns the message object without its content, which it
-// reads into pre.
-func fastMessage(msg []byte, pre *preContent, d *decoder) ([]byte, bool) {
-	out := make([]byte, 0, 512)
+// fastMessage reads the message object at c: its content into pre, the
+// other members onto out (as an object without content).
+func fastMessage(c *jsonscan.Cursor, out []byte, pre *preContent, d *decoder) ([]byte, bool) {
+	if c.Enter() != nil {
+		return nil, false
+	}
 	out = append(out, '{')
 	seen := false
-	err := jsonscan.Members(msg, func(m *jsonscan.Member) error {
-		if m.Esc || jsonscan.Folds(m.Key, "content") {
-			return errUnsure
+	for {
+		k, esc, more, err := c.Member()
+		if err != nil {
+			return nil, false
 		}
-		if string(m.Key) != "content" {
-			out = appendMember(out, m.RawKey(), m.Value)
-			return nil
+		if !more {
+			return append(out, '}'), true
 		}
-		if seen {
-			return errUnsure
+		if esc || jsonscan.Folds(k, "content") {
+			return nil, false
 		}
-		seen = true
-		c := jsonscan.New(m.Value)
-		blocks, isString, ok := fastContent(&c, d, 0)
-		if !ok {
-			return errUnsure
+		if string(k) == "content" {
+			if seen {
+				return nil, false
+			}
+			seen = true
+			blocks, isString, ok := fastContent(c, d, 0)
+			if !ok {
+				return nil, false
+			}
+			pre.blocks, pre.isString = blocks, isString
+			continue
 		}
-		pre.blocks, pre.isString = blocks, isString
-		return nil
-	})
-	return append(out, '}'), err == nil
+		v, err := c.Raw()
+		if err != nil {
+			return nil, false
+		}
+		out = appendKey(out, k)
+		out = append(out, v...)
+	}
 }
 
 var blockKeys = []string{"type", "text", "thinking", "signature", "data", "id", "name", "input",
