@@ -272,3 +272,24 @@ func TestUsageNumbersOutOfRange(t *testing.T) {
 		t.Errorf("warnings %q", warns)
 	}
 }
+
+// TestConversationMessageOfAnotherType: a user record whose message is
+// not an object is named as a mismatch and skipped; it used to crash the
+// conversation kind.
+func TestConversationMessageOfAnotherType(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(p, []byte(`{"type":"user","uuid":"u","message":"hello"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warns []string
+	x, err := New(Options{Kind: "conversation", Warn: func(m string) { warns = append(warns, m) }}, func(any) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.ReadTranscript(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 1 || !strings.HasSuffix(warns[0], mismatchNote+"message") {
+		t.Errorf("warnings %q", warns)
+	}
+}

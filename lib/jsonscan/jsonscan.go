@@ -122,7 +122,10 @@ func (c *Cursor) next(close byte) (ok bool, err error) {
 		c.i++
 		c.ws()
 		if c.i < len(c.b) && c.b[c.i] == close {
-			return false, c.fail("trailing ','")
+			if close == '}' {
+				return false, c.fail("expected a key")
+			}
+			return false, c.fail("expected a value")
 		}
 		return true, nil
 	}
