@@ -229,25 +229,14 @@ func (d *decoder) content(raw json.RawMessage, path string) ([]Block, bool) {
 	var raws []json.RawMessage
 	for i := range wbs {
 		wb := &wbs[i]
-		b := Block{Type: wb.Type}
+		b := wb.block()
 		p := path + "[" + strconv.Itoa(i) + "]"
 		switch wb.Type {
-		case BlockText:
-			b.Text = wb.Text
-		case BlockThinking:
-			b.Thinking, b.Signature = wb.Thinking, wb.Signature
-		case BlockRedactedThinking:
-			b.Data = wb.Data
-		case BlockToolUse:
-			b.ID, b.Name, b.Input = wb.ID, wb.Name, wb.Input
+		case BlockText, BlockThinking, BlockRedactedThinking, BlockToolUse, BlockToolReference:
 		case BlockToolResult:
-			b.ToolUseID, b.IsError = wb.ToolUseID, wb.IsError
 			b.Content, b.ContentIsString = d.content(wb.Content, p+".content")
 		case BlockImage:
-			b.Source = wb.Source
 			b.MediaType = d.kind(wb.Source, p+".source", "media_type")
-		case BlockToolReference:
-			b.ToolName = wb.ToolName
 		default:
 			d.unknown++
 			if raws == nil {
@@ -260,6 +249,29 @@ func (d *decoder) content(raw json.RawMessage, path string) ([]Block, bool) {
 		blocks[i] = b
 	}
 	return blocks, false
+}
+
+// block builds the Block of wb's plain fields; the caller completes a
+// tool_result's content, an image's media type and an unknown block's Raw.
+func (wb *wireBlock) block() Block {
+	b := Block{Type: wb.Type}
+	switch wb.Type {
+	case BlockText:
+		b.Text = wb.Text
+	case BlockThinking:
+		b.Thinking, b.Signature = wb.Thinking, wb.Signature
+	case BlockRedactedThinking:
+		b.Data = wb.Data
+	case BlockToolUse:
+		b.ID, b.Name, b.Input = wb.ID, wb.Name, wb.Input
+	case BlockToolResult:
+		b.ToolUseID, b.IsError = wb.ToolUseID, wb.IsError
+	case BlockImage:
+		b.Source = wb.Source
+	case BlockToolReference:
+		b.ToolName = wb.ToolName
+	}
+	return b
 }
 
 // blocksOneByOne is the slow path for a block array holding a field of the

@@ -300,18 +300,10 @@ func fastBlock(c *jsonscan.Cursor, d *decoder, depth int) (Block, bool) {
 			return Block{}, false
 		}
 	}
-	b := Block{Type: wb.Type}
+	b := wb.block()
 	switch wb.Type {
-	case BlockText:
-		b.Text = wb.Text
-	case BlockThinking:
-		b.Thinking, b.Signature = wb.Thinking, wb.Signature
-	case BlockRedactedThinking:
-		b.Data = wb.Data
-	case BlockToolUse:
-		b.ID, b.Name, b.Input = wb.ID, wb.Name, wb.Input
+	case BlockText, BlockThinking, BlockRedactedThinking, BlockToolUse, BlockToolReference:
 	case BlockToolResult:
-		b.ToolUseID, b.IsError = wb.ToolUseID, wb.IsError
 		if wb.Content != nil {
 			sub := jsonscan.New(wb.Content)
 			var ok bool
@@ -320,14 +312,11 @@ func fastBlock(c *jsonscan.Cursor, d *decoder, depth int) (Block, bool) {
 			}
 		}
 	case BlockImage:
-		b.Source = wb.Source
 		n := len(d.mism)
 		b.MediaType = d.kind(wb.Source, "source", "media_type")
 		if len(d.mism) != n {
 			return Block{}, false
 		}
-	case BlockToolReference:
-		b.ToolName = wb.ToolName
 	default:
 		d.unknown++
 		b.Raw = json.RawMessage{} // set by the caller to the element's bytes
