@@ -111,7 +111,7 @@ var recordTypes = map[string][]string{
 // must hold one of them. Tool joins need only the records with tool_use or
 // tool_result blocks, which spares decoding prompts and texts.
 var needles = map[string][][]byte{
-	"tools":       {[]byte(`"tool_use"`), []byte(`"tool_result"`)},
+	"tools": {[]byte(`"tool_use"`), []byte(`"tool_result"`)},
 	// A call these kinds do not report never delays one they do (calls
 	// are handed on in order, the others dropped), so an assistant line
 	// without a tool name they report is not read at all.
