@@ -111,13 +111,9 @@ var recordTypes = map[string][]string{
 // must hold one of them. Tool joins need only the records with tool_use or
 // tool_result blocks, which spares decoding prompts and texts.
 var needles = map[string][][]byte{
-	"tools": {[]byte(`"tool_use"`), []byte(`"tool_result"`)},
-	// A call these kinds do not report never delays one they do (calls
-	// are handed on in order, the others dropped), so an assistant line
-	// without a tool name they report is not read at all.
-	"shell": {[]byte(`"tool_result"`), []byte(`"Bash"`), []byte(`"PowerShell"`)},
-	"files": {[]byte(`"tool_result"`), []byte(`"Read"`), []byte(`"Edit"`), []byte(`"MultiEdit"`), []byte(`"Write"`),
-		[]byte(`"NotebookEdit"`)},
+	"tools":       {[]byte(`"tool_use"`), []byte(`"tool_result"`)},
+	"shell":       {[]byte(`"tool_use"`), []byte(`"tool_result"`)},
+	"files":       {[]byte(`"tool_use"`), []byte(`"tool_result"`)},
 	"subagents":   {[]byte(`"tool_use"`), []byte(`"tool_result"`), []byte("task-notification")},
 	"compactions": {[]byte("compact_boundary"), []byte(`"isCompactSummary"`)},
 }

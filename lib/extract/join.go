@@ -134,10 +134,15 @@ type joiner struct {
 	early   map[string]*result
 	done    func(*call) error
 	orphans int
+	// want tells the calls the kind reports (nil: all). Another call is
+	// not queued: it would only delay the ones after it; its id is kept in
+	// ignored so that its result is dropped, not held as early.
+	want    func(name string) bool
+	ignored map[string]struct{}
 }
 
-func newJoiner(done func(*call) error) *joiner {
-	return &joiner{byID: map[string]*call{}, early: map[string]*result{}, done: done}
+func newJoiner(done func(*call) error, want func(string) bool) *joiner {
+	return &joiner{byID: map[string]*call{}, early: map[string]*result{}, done: done, want: want, ignored: map[string]struct{}{}}
 }
 
 func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
@@ -148,6 +153,14 @@ func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
 	case "assistant":
 		for _, b := range e.Message.Content {
 			if b.Type != transcript.BlockToolUse {
+				continue
+			}
+			if j.want != nil && !j.want(b.Name) {
+				if _, ok := j.early[b.ID]; ok {
+					delete(j.early, b.ID)
+				} else {
+					j.ignored[b.ID] = struct{}{}
+				}
 				continue
 			}
 			c := &call{base: base(o, e), origin: *o, id: b.ID, name: b.Name, input: b.Input}
@@ -162,6 +175,10 @@ func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
 	case "user":
 		for _, b := range e.Message.Content {
 			if b.Type != transcript.BlockToolResult {
+				continue
+			}
+			if _, ok := j.ignored[b.ToolUseID]; ok {
+				delete(j.ignored, b.ToolUseID)
 				continue
 			}
 			r := &result{base: base(o, e), text: transcript.Text(b.Content), isError: b.IsError}
@@ -205,5 +222,6 @@ func (j *joiner) flush() error {
 	j.orphans += len(j.early)
 	clear(j.byID)
 	clear(j.early)
+	clear(j.ignored)
 	return err
 }

@@ -82,11 +82,11 @@ func newToolsKind(x *Extractor) *toolsKind {
 	h := &toolsKind{x: x}
 	switch x.opts.Kind {
 	case "tools":
-		h.j = newJoiner(h.tool)
+		h.j = newJoiner(h.tool, nil)
 	case "shell":
-		h.j = newJoiner(h.shell)
+		h.j = newJoiner(h.shell, func(name string) bool { return name == "Bash" || name == "PowerShell" })
 	case "files":
-		h.j = newJoiner(h.file)
+		h.j = newJoiner(h.file, func(name string) bool { _, ok := fileOps[name]; return ok })
 		h.unique = map[string]*FileSummary{}
 	}
 	return h
