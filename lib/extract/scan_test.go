@@ -293,3 +293,38 @@ func TestConversationMessageOfAnotherType(t *testing.T) {
 		t.Errorf("warnings %q", warns)
 	}
 }
+
+// TestJoinerIgnoresOtherTools: a kind that reports only some tools keeps
+// no state for the others' results (ids only, until the result comes),
+// and still joins its own calls, results before calls included.
+func TestJoinerIgnoresOtherTools(t *testing.T) {
+	var got []string
+	j := newJoiner(func(c *call) error {
+		r := "<none>"
+		if c.res != nil {
+			r = c.res.text
+		}
+		got = append(got, c.name+":"+r)
+		return nil
+	}, func(name string) bool { return name == "Bash" })
+	for _, line := range []string{
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"b0","content":"early"}]}}`,
+		`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"r1","name":"Read","input":{}},{"type":"tool_use","id":"b1","name":"Bash","input":{}},{"type":"tool_use","id":"b0","name":"Bash","input":{}}]}}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"r1","content":"` + strings.Repeat("x", 1000) + `"}]}}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"b1","content":"out"}]}}`,
+	} {
+		e, err := transcript.Decode([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := j.entry(&Origin{}, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(j.early) != 0 || len(j.ignored) != 0 || len(j.byID) != 0 {
+		t.Errorf("state left: early %d, ignored %d, pending %d", len(j.early), len(j.ignored), len(j.byID))
+	}
+	if strings.Join(got, ",") != "Bash:out,Bash:early" {
+		t.Errorf("joined %q", got)
+	}
+}
