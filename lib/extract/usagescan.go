@@ -405,7 +405,9 @@ func (f *lineFinder) refill() error {
 		nb := make([]byte, scanChunk)
 		f.shift(nb)
 	} else if f.start == 0 && f.end == len(f.buf) {
-		f.shift(make([]byte, 2*len(f.buf)))
+		// Doubling past the line cap would hold twice the cap (old and new
+		// buffer) before the line is found too long: grow to just over it.
+		f.shift(make([]byte, min(2*len(f.buf), maxLine+scanChunk)))
 	} else {
 		f.shift(f.buf)
 	}
