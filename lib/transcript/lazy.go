@@ -11,8 +11,9 @@ import (
 // tool_use blocks (id, name, input) and tool_result blocks (tool_use_id,
 // is_error, the text of their content), and a user record's toolUseResult,
 // toolDenialKind and permissionDecision. Those fields read as Decode reads
-// them; the others stay empty (Raw too). Every other byte is only checked
-// and skipped, several times faster than a decode.
+// them; the others stay empty (Raw too), and so does a message content
+// written as a string (a prompt, which holds no tool blocks). Every other
+// byte is only checked and skipped, several times faster than a decode.
 //
 // ok is false when the line is not one it can read the way Decode would:
 // invalid JSON, a field it reads with an unexpected type (Decode names
