@@ -19,7 +19,6 @@ import (
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/extract"
 	"github.com/ccpipe/ccpipe/lib/sessions"
-	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
 const help = `usage: cc-extract KIND [flags] [TRANSCRIPT|DIR...]
@@ -308,7 +307,7 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 			}
 			lastPath = s.Path
 		}
-		e, err := transcript.Decode(line)
+		e, err := x.Decode(line)
 		if err != nil {
 			env.Warnf("<stdin>:%d: %v, line skipped", n, err)
 			return nil
