@@ -38,6 +38,10 @@ type Rule struct {
 	// Valid, when not nil, rejects a candidate secret (a placeholder, a
 	// variable reference, a value without a digit).
 	Valid func(secret []byte) bool
+
+	// guard, when not nil, is a cheap test of the bytes at a keyword hit
+	// that every match passes: where it fails, Pattern is not run.
+	guard func(b []byte) bool
 }
 
 // A Match is one secret found: its rule's kind and the byte offsets of the
@@ -60,12 +64,12 @@ func (m Match) String() string { return fmt.Sprintf("%s@%d-%d", m.Kind, m.Start,
 // safe for concurrent use.
 type Set struct {
 	rules    []*Rule
-	anchored []*regexp.Regexp // Pattern, matching only at the start
-	secret   []int            // index of the "secret" group per rule, or 0
-	keywords []keyword        // distinct, lowercase
-	bits     [1024]uint64     // bit p set when some keyword starts with the folded pair p
-	bucket   map[uint16][]int32
-	unkeyed  []int // rules without keywords: run over the whole input
+	anchored []*regexp.Regexp   // Pattern, matching only at the start
+	secret   []int              // index of the "secret" group per rule, or 0
+	keywords []keyword          // distinct, lowercase
+	bits     []uint64           // trigram hashes that may start a keyword (see index)
+	buckets  map[uint32][]int32 // per hash: keyword index<<2 | (shift+1)
+	unkeyed  []int              // rules without keywords: run over the whole input
 }
 
 type keyword struct {
@@ -88,7 +92,7 @@ var fold = func() (t [256]byte) {
 // NewSet compiles rules into a Set. Rules earlier in the list win when
 // two matches overlap at the same start.
 func NewSet(rules ...*Rule) (*Set, error) {
-	s := &Set{bucket: map[uint16][]int32{}}
+	s := &Set{bits: make([]uint64, 1<<trigramBits/64), buckets: map[uint32][]int32{}}
 	kwIndex := map[string]int{}
 	for i, r := range rules {
 		if r.Kind == "" || r.Pattern == nil {
@@ -115,9 +119,7 @@ func NewSet(rules ...*Rule) (*Set, error) {
 				j = len(s.keywords)
 				kwIndex[lk] = j
 				s.keywords = append(s.keywords, keyword{lit: []byte(lk)})
-				p := uint16(fold[lk[0]])<<8 | uint16(fold[lk[1]])
-				s.bits[p>>6] |= 1 << (p & 63)
-				s.bucket[p] = append(s.bucket[p], int32(j))
+				s.index(j, lk)
 			}
 			s.keywords[j].rules = append(s.keywords[j].rules, i)
 		}
@@ -153,20 +155,56 @@ func (s *Set) MayMatch(b []byte) bool {
 	return found
 }
 
-// eachHit calls fn(position, keyword) for each keyword occurrence in b, in
-// order of position, until fn returns false.
-func (s *Set) eachHit(b []byte, fn func(pos, kw int) bool) {
-	if len(b) < 2 {
-		return
+// The keyword scan looks at every second position i and the folded bytes
+// i, i+1, i+2 there, through a hash of that trigram into a bit table. A
+// keyword starting at an even position shows its first three bytes there;
+// one at an odd position its bytes 1 to 3 at the next even position, or,
+// when it has only 3 bytes, its first two after any byte at the even
+// position before it.
+const trigramBits = 20
+
+func trigram(a, b, c byte) uint32 {
+	return (uint32(a)<<16 | uint32(b)<<8 | uint32(c)) * 0x9E3779B1 >> (32 - trigramBits)
+}
+
+// index enters keyword j (lowercase lk) in the trigram table.
+func (s *Set) index(j int, lk string) {
+	add := func(h uint32, shift int) {
+		s.bits[h>>6] |= 1 << (h & 63)
+		e := int32(j<<2 | (shift + 1))
+		for _, x := range s.buckets[h] {
+			if x == e {
+				return
+			}
+		}
+		s.buckets[h] = append(s.buckets[h], e)
 	}
-	bits := &s.bits
-	for i := 0; i < len(b)-1; i++ {
-		p := uint16(fold[b[i]])<<8 | uint16(fold[b[i+1]])
-		if bits[p>>6]&(1<<(p&63)) == 0 {
+	// Odd starts first in each bucket, to keep hits in order of position.
+	if len(lk) >= 4 {
+		add(trigram(lk[1], lk[2], lk[3]), 1)
+	} else {
+		for x := range 256 {
+			if fold[x] == byte(x) {
+				add(trigram(byte(x), lk[0], lk[1]), -1)
+			}
+		}
+	}
+	add(trigram(lk[0], lk[1], lk[2]), 0)
+}
+
+// eachHit calls fn(position, keyword) for each keyword occurrence in b, in
+// order of position, until fn returns false. Text without a keyword costs
+// one hash and bit test per two bytes.
+func (s *Set) eachHit(b []byte, fn func(pos, kw int) bool) {
+	bits := s.bits
+	for i := 0; i+2 < len(b); i += 2 {
+		h := trigram(fold[b[i]], fold[b[i+1]], fold[b[i+2]])
+		if bits[h>>6]&(1<<(h&63)) == 0 {
 			continue
 		}
-		for _, k := range s.bucket[p] {
-			if hasFoldPrefix(b[i:], s.keywords[k].lit) && !fn(i, int(k)) {
+		for _, e := range s.buckets[h] {
+			start, k := i-int(e&3)+1, int(e>>2)
+			if start >= 0 && hasFoldPrefix(b[start:], s.keywords[k].lit) && !fn(start, k) {
 				return
 			}
 		}
@@ -265,8 +303,11 @@ func (s *Set) find(b []byte, emit func(candidate)) {
 	}
 	// covered[ri] is the end of rule ri's last match: hits inside it are
 	// not run again.
-	covered := make([]int, len(s.rules))
+	var covered []int
 	s.eachHit(b, func(pos, kw int) bool {
+		if covered == nil {
+			covered = make([]int, len(s.rules))
+		}
 		for _, ri := range s.keywords[kw].rules {
 			if pos < covered[ri] {
 				continue
@@ -285,7 +326,7 @@ func (s *Set) find(b []byte, emit func(candidate)) {
 // pos when there is none.
 func (s *Set) runAt(ri int, b []byte, pos int, emit func(candidate)) int {
 	r := s.rules[ri]
-	if r.WordStart && pos > 0 && isWord(b[pos-1]) {
+	if r.WordStart && pos > 0 && isWord(b[pos-1]) || r.guard != nil && !r.guard(b[pos:]) {
 		return pos
 	}
 	span := r.Span
