@@ -132,7 +132,7 @@ func DefaultRules() []*Rule {
 			Doc: "the password of a URL with user info (scheme://user:password@host); placeholders such as " +
 				"$VAR, ${VAR}, <password>, *** and the words password, pass, secret are not secrets",
 			Keywords: []string{"://"},
-			Pattern:  regexp.MustCompile(`://[^\s/:@"'<>]{0,128}:(?P<secret>[^\s/@"'<>]{3,128})@[A-Za-z0-9][A-Za-z0-9.-]*`),
+			Pattern:  regexp.MustCompile(`://[^\s/:@"'<>\[\]]{0,128}:(?P<secret>[^\s/@"'<>\[\]]{3,128})@[A-Za-z0-9][A-Za-z0-9.-]*`),
 			Valid:    notPlaceholder,
 		},
 		{

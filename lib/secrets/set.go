@@ -341,25 +341,29 @@ func (s *Set) runAt(ri int, b []byte, pos int, emit func(candidate)) int {
 	if loc == nil {
 		return pos
 	}
-	s.check(ri, b, loc, pos, emit)
+	if !s.check(ri, b, loc, pos, emit) {
+		return pos // a rejected candidate covers nothing: a later hit may match
+	}
 	return pos + loc[1]
 }
 
 // check emits the secret of a match found at offset off, if the rule
-// accepts it.
-func (s *Set) check(ri int, b []byte, loc []int, off int, emit func(candidate)) {
+// accepts it, and reports whether it did.
+func (s *Set) check(ri int, b []byte, loc []int, off int, emit func(candidate)) bool {
 	r := s.rules[ri]
 	if r.WordStart && off+loc[0] > 0 && isWord(b[off+loc[0]-1]) {
-		return
+		return false
 	}
 	g := s.secret[ri]
 	if loc[2*g] < 0 {
-		return
+		return false
 	}
 	ss, se := off+loc[2*g], off+loc[2*g+1]
-	if se > ss && r.accept(b[ss:se]) {
-		emit(candidate{Match{Kind: r.Kind, Start: ss, End: se}, ri})
+	if se <= ss || !r.accept(b[ss:se]) {
+		return false
 	}
+	emit(candidate{Match{Kind: r.Kind, Start: ss, End: se}, ri})
+	return true
 }
 
 func (r *Rule) accept(secret []byte) bool {

@@ -1,0 +1,532 @@
+package secrets
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// A JSONMatch is a secret in a string value of a JSON record: the jq path
+// of the string (.message.content[0].input.command) and the match, whose
+// offsets count bytes of the decoded string.
+type JSONMatch struct {
+	Path string
+	Match
+}
+
+// ScanJSON returns the secrets in the string values of one JSON value
+// (object keys are names, not scanned). A line that does not parse is an
+// error; its secrets are still returned as found in the raw bytes, with
+// the path "".
+func (s *Set) ScanJSON(line []byte) ([]JSONMatch, error) {
+	var found []JSONMatch
+	_, err := s.redactJSON(nil, line, &found, false)
+	return found, err
+}
+
+// RedactJSON appends line to dst with each secret in its string values
+// replaced by [REDACTED:<kind>], and returns the secrets found. Only the
+// strings that hold a secret are re-encoded; every other byte is kept, so
+// a line without a secret comes back byte for byte. A line that does not
+// parse gets its raw bytes replaced (see Replace) and an error.
+func (s *Set) RedactJSON(dst, line []byte) ([]byte, []JSONMatch, error) {
+	var found []JSONMatch
+	out, err := s.redactJSON(dst, line, &found, true)
+	return out, found, err
+}
+
+// ErrNotJSON wraps the parse errors of ScanJSON and RedactJSON.
+var ErrNotJSON = errors.New("not valid JSON")
+
+func (s *Set) redactJSON(dst, line []byte, found *[]JSONMatch, write bool) ([]byte, error) {
+	hits := s.rawHits(line)
+	if hits == nil {
+		if len(s.unkeyed) == 0 {
+			// No keyword anywhere, none hidden behind an escape: nothing to find.
+			if write {
+				dst = append(dst, line...)
+			}
+			return dst, nil
+		}
+		hits = &hitList{}
+	}
+	w := &jsonWalker{set: s, line: line, hits: hits, all: hits.all || len(s.unkeyed) > 0, found: found, write: write, dst: dst}
+	err := w.run()
+	if err != nil {
+		// Unparsable: the raw text is scanned as it is, so that no secret
+		// passes because its record is broken.
+		*found = (*found)[:0]
+		if write {
+			w.dst = dst
+		}
+		out, ms := s.Replace(line)
+		for _, m := range ms {
+			*found = append(*found, JSONMatch{Match: m})
+		}
+		if write {
+			w.dst = append(w.dst, out...)
+		}
+		return w.dst, fmt.Errorf("%w: %v", ErrNotJSON, err)
+	}
+	return w.dst, nil
+}
+
+// hitList is where keywords occur in a raw line. all means a string may
+// hide a keyword behind an escape (\u or \/), so every string holding one
+// of those is checked too.
+type hitList struct {
+	pos []int
+	all bool
+}
+
+func (s *Set) rawHits(line []byte) *hitList {
+	var h *hitList
+	s.eachHit(line, func(pos, _ int) bool {
+		if h == nil {
+			h = &hitList{}
+		}
+		if n := len(h.pos); n == 0 || h.pos[n-1] != pos {
+			h.pos = append(h.pos, pos)
+		}
+		return true
+	})
+	if bytes.Contains(line, []byte(`\u`)) || bytes.Contains(line, []byte(`\/`)) {
+		if h == nil {
+			h = &hitList{}
+		}
+		h.all = true
+	}
+	return h
+}
+
+// jsonWalker walks one JSON value, keeping the path to the current value,
+// and checks the strings that hold a keyword hit.
+type jsonWalker struct {
+	set   *Set
+	line  []byte
+	hits  *hitList
+	all   bool
+	next  int // index of the first hit not yet passed
+	i     int
+	path  []pathElem
+	found *[]JSONMatch
+	write bool
+	dst   []byte
+	last  int // line bytes before this are in dst
+	buf   []byte
+}
+
+type pathElem struct {
+	key   []byte // raw key bytes (between the quotes), nil in an array
+	index int
+}
+
+const maxDepth = 10000
+
+func (w *jsonWalker) run() error {
+	w.ws()
+	if err := w.value(0); err != nil {
+		return err
+	}
+	w.ws()
+	if w.i != len(w.line) {
+		return w.errorf("data after the value")
+	}
+	if w.write {
+		w.dst = append(w.dst, w.line[w.last:]...)
+	}
+	return nil
+}
+
+func (w *jsonWalker) errorf(format string, a ...any) error {
+	return fmt.Errorf("offset %d: %s", w.i, fmt.Sprintf(format, a...))
+}
+
+func (w *jsonWalker) ws() {
+	for w.i < len(w.line) {
+		switch w.line[w.i] {
+		case ' ', '\t', '\n', '\r':
+			w.i++
+		default:
+			return
+		}
+	}
+}
+
+func (w *jsonWalker) value(depth int) error {
+	if depth > maxDepth {
+		return w.errorf("nested more than %d deep", maxDepth)
+	}
+	if w.i >= len(w.line) {
+		return w.errorf("unexpected end")
+	}
+	switch c := w.line[w.i]; {
+	case c == '{':
+		return w.object(depth)
+	case c == '[':
+		return w.array(depth)
+	case c == '"':
+		start := w.i
+		end, err := w.str()
+		if err != nil {
+			return err
+		}
+		return w.checkString(start, end)
+	case c == 't':
+		return w.literal("true")
+	case c == 'f':
+		return w.literal("false")
+	case c == 'n':
+		return w.literal("null")
+	case c == '-' || '0' <= c && c <= '9':
+		return w.number()
+	default:
+		return w.errorf("unexpected %q", c)
+	}
+}
+
+func (w *jsonWalker) object(depth int) error {
+	w.i++
+	w.path = append(w.path, pathElem{})
+	top := len(w.path) - 1
+	w.ws()
+	if w.i < len(w.line) && w.line[w.i] == '}' {
+		w.i++
+		w.path = w.path[:top]
+		return nil
+	}
+	for {
+		w.ws()
+		if w.i >= len(w.line) || w.line[w.i] != '"' {
+			return w.errorf("want a key")
+		}
+		start := w.i
+		end, err := w.str()
+		if err != nil {
+			return err
+		}
+		w.path[top].key = w.line[start+1 : end-1]
+		w.skipHits(end)
+		w.ws()
+		if w.i >= len(w.line) || w.line[w.i] != ':' {
+			return w.errorf("want ':'")
+		}
+		w.i++
+		w.ws()
+		if err := w.value(depth + 1); err != nil {
+			return err
+		}
+		w.ws()
+		if w.i >= len(w.line) {
+			return w.errorf("unexpected end in an object")
+		}
+		switch w.line[w.i] {
+		case ',':
+			w.i++
+		case '}':
+			w.i++
+			w.path = w.path[:top]
+			return nil
+		default:
+			return w.errorf("want ',' or '}'")
+		}
+	}
+}
+
+func (w *jsonWalker) array(depth int) error {
+	w.i++
+	w.path = append(w.path, pathElem{index: 0})
+	top := len(w.path) - 1
+	w.ws()
+	if w.i < len(w.line) && w.line[w.i] == ']' {
+		w.i++
+		w.path = w.path[:top]
+		return nil
+	}
+	for {
+		w.ws()
+		if err := w.value(depth + 1); err != nil {
+			return err
+		}
+		w.ws()
+		if w.i >= len(w.line) {
+			return w.errorf("unexpected end in an array")
+		}
+		switch w.line[w.i] {
+		case ',':
+			w.i++
+			w.path[top].index++
+		case ']':
+			w.i++
+			w.path = w.path[:top]
+			return nil
+		default:
+			return w.errorf("want ',' or ']'")
+		}
+	}
+}
+
+func (w *jsonWalker) literal(lit string) error {
+	if !bytes.HasPrefix(w.line[w.i:], []byte(lit)) {
+		return w.errorf("bad literal")
+	}
+	w.i += len(lit)
+	return nil
+}
+
+func (w *jsonWalker) number() error {
+	start := w.i
+	for w.i < len(w.line) {
+		c := w.line[w.i]
+		if c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' || '0' <= c && c <= '9' {
+			w.i++
+			continue
+		}
+		break
+	}
+	if _, err := strconv.ParseFloat(string(w.line[start:w.i]), 64); err != nil && !errors.Is(err, strconv.ErrRange) {
+		return w.errorf("bad number")
+	}
+	return nil
+}
+
+// str moves past the string starting at w.i and returns its end (past the
+// closing quote).
+func (w *jsonWalker) str() (int, error) {
+	j := w.i + 1
+	for {
+		k := bytes.IndexByte(w.line[j:], '"')
+		if k < 0 {
+			return 0, w.errorf("unterminated string")
+		}
+		q := j + k
+		n := 0
+		for q-1-n > w.i && w.line[q-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			w.i = q + 1
+			return q + 1, nil
+		}
+		j = q + 1
+	}
+}
+
+// skipHits passes the hits before end (they were in a key).
+func (w *jsonWalker) skipHits(end int) {
+	for w.next < len(w.hits.pos) && w.hits.pos[w.next] < end {
+		w.next++
+	}
+}
+
+// checkString scans the string value at line[start:end] (quotes included)
+// when a keyword hit lies in it, an escape may hide one, or the set has
+// rules without keywords.
+func (w *jsonWalker) checkString(start, end int) error {
+	hit := w.next < len(w.hits.pos) && w.hits.pos[w.next] < end
+	w.skipHits(end)
+	raw := w.line[start+1 : end-1]
+	if !hit && !w.all {
+		return nil
+	}
+	esc := bytes.IndexByte(raw, '\\') >= 0
+	if !hit && len(w.set.unkeyed) == 0 && !(esc && (bytes.Contains(raw, []byte(`\u`)) || bytes.Contains(raw, []byte(`\/`)))) {
+		return nil
+	}
+	text := raw
+	if esc {
+		var err error
+		if w.buf, err = unquote(w.buf[:0], raw); err != nil {
+			w.i = start
+			return w.errorf("%v", err)
+		}
+		text = w.buf
+	}
+	ms := w.set.Find(text)
+	if len(ms) == 0 {
+		return nil
+	}
+	path := w.pathString()
+	for _, m := range ms {
+		*w.found = append(*w.found, JSONMatch{Path: path, Match: m})
+	}
+	if w.write {
+		w.dst = append(w.dst, w.line[w.last:start]...)
+		w.dst = appendQuoted(w.dst, text, ms)
+		w.last = end
+	}
+	return nil
+}
+
+// pathString renders the current path as jq does: .a.b[0]["odd key"].
+func (w *jsonWalker) pathString() string {
+	if len(w.path) == 0 {
+		return "."
+	}
+	var b []byte
+	for i, e := range w.path {
+		if e.key == nil {
+			if i == 0 {
+				b = append(b, '.')
+			}
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(e.index), 10)
+			b = append(b, ']')
+			continue
+		}
+		key := e.key
+		if bytes.IndexByte(key, '\\') >= 0 {
+			if k, err := unquote(nil, key); err == nil {
+				key = k
+			}
+		}
+		switch {
+		case isIdent(key):
+			b = append(b, '.')
+			b = append(b, key...)
+		default:
+			if i == 0 {
+				b = append(b, '.')
+			}
+			b = append(b, '[')
+			b = appendQuoted(b, key, nil)
+			b = append(b, ']')
+		}
+	}
+	return string(b)
+}
+
+func isIdent(k []byte) bool {
+	if len(k) == 0 {
+		return false
+	}
+	for i, c := range k {
+		if !(c == '_' || 'a' <= fold[c] && fold[c] <= 'z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// unquote appends the decoded JSON string body raw (no quotes) to dst.
+// A lone surrogate becomes U+FFFD, as encoding/json does.
+func unquote(dst, raw []byte) ([]byte, error) {
+	for i := 0; i < len(raw); {
+		k := bytes.IndexByte(raw[i:], '\\')
+		if k < 0 {
+			return append(dst, raw[i:]...), nil
+		}
+		dst = append(dst, raw[i:i+k]...)
+		i += k
+		if i+1 >= len(raw) {
+			return dst, errors.New("bad escape")
+		}
+		c := raw[i+1]
+		i += 2
+		switch c {
+		case '"', '\\', '/':
+			dst = append(dst, c)
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, ok := hex4(raw[i:])
+			if !ok {
+				return dst, errors.New("bad \\u escape")
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				r2, ok := rune(-1), false
+				if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+					r2, ok = hex4(raw[i+2:])
+				}
+				if d := utf16.DecodeRune(r, r2); ok && d != utf8.RuneError {
+					i += 6
+					r = d
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+		default:
+			return dst, fmt.Errorf("bad escape \\%c", c)
+		}
+	}
+	return dst, nil
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= fold[c] && fold[c] <= 'f':
+			c = fold[c] - 'a' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// appendQuoted appends text as a JSON string, with the matches replaced
+// by [REDACTED:<kind>]. Only what JSON requires is escaped (quote,
+// backslash, control characters), as JSON.stringify does; other bytes are
+// kept as they are.
+func appendQuoted(dst, text []byte, ms []Match) []byte {
+	dst = append(dst, '"')
+	last := 0
+	for _, m := range ms {
+		dst = appendEscaped(dst, text[last:m.Start])
+		dst = append(dst, "[REDACTED:"...)
+		dst = appendEscaped(dst, []byte(m.Kind))
+		dst = append(dst, ']')
+		last = m.End
+	}
+	dst = appendEscaped(dst, text[last:])
+	return append(dst, '"')
+}
+
+func appendEscaped(dst, s []byte) []byte {
+	const hexDigits = "0123456789abcdef"
+	start := 0
+	for i, c := range s {
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+		}
+		start = i + 1
+	}
+	return append(dst, s[start:]...)
+}
