@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/ccpipe/ccpipe/lib/bytescan"
 )
 
 // A JSONMatch is a secret in a string value of a JSON record: the jq path
@@ -42,64 +45,57 @@ func (s *Set) RedactJSON(dst, line []byte) ([]byte, []JSONMatch, error) {
 var ErrNotJSON = errors.New("not valid JSON")
 
 func (s *Set) redactJSON(dst, line []byte, found *[]JSONMatch, write bool) ([]byte, error) {
-	hits := s.rawHits(line)
-	if hits == nil {
-		if len(s.unkeyed) == 0 {
-			// No keyword anywhere, none hidden behind an escape: nothing to find.
-			if write {
-				dst = append(dst, line...)
-			}
-			return dst, nil
+	w := walkers.Get().(*jsonWalker)
+	defer w.release()
+	if !s.rawHits(line, w) && len(s.unkeyed) == 0 {
+		// No keyword anywhere, none hidden behind an escape: nothing to find.
+		if write {
+			dst = append(dst, line...)
 		}
-		hits = &hitList{}
+		return dst, nil
 	}
-	w := &jsonWalker{set: s, line: line, hits: hits, all: hits.all || len(s.unkeyed) > 0, found: found, write: write, dst: dst}
+	w.set, w.line, w.found, w.write, w.dst = s, line, found, write, dst
+	w.all = w.all || len(s.unkeyed) > 0
 	err := w.run()
 	if err != nil {
 		// Unparsable: the raw text is scanned as it is, so that no secret
 		// passes because its record is broken.
 		*found = (*found)[:0]
-		if write {
-			w.dst = dst
-		}
 		out, ms := s.Replace(line)
 		for _, m := range ms {
 			*found = append(*found, JSONMatch{Match: m})
 		}
 		if write {
-			w.dst = append(w.dst, out...)
+			dst = append(dst, out...)
 		}
-		return w.dst, fmt.Errorf("%w: %v", ErrNotJSON, err)
+		return dst, fmt.Errorf("%w: %v", ErrNotJSON, err)
 	}
 	return w.dst, nil
 }
 
-// hitList is where keywords occur in a raw line. all means a string may
-// hide a keyword behind an escape (\u or \/), so every string holding one
-// of those is checked too.
-type hitList struct {
-	pos []int
-	all bool
-}
-
-func (s *Set) rawHits(line []byte) *hitList {
-	var h *hitList
-	s.eachHit(line, func(pos, _ int) bool {
-		if h == nil {
-			h = &hitList{}
-		}
-		if n := len(h.pos); n == 0 || h.pos[n-1] != pos {
-			h.pos = append(h.pos, pos)
-		}
+// rawHits notes in w where keywords occur in a raw line, and whether a
+// string may hide one behind an escape (\u or \/; then every string
+// holding one of those is checked too). It reports whether there is
+// anything to check.
+func (s *Set) rawHits(line []byte, w *jsonWalker) bool {
+	s.eachHit(line, func(pos, kw int) bool {
+		w.hits = append(w.hits, hit{pos, kw})
 		return true
 	})
-	if bytes.Contains(line, []byte(`\u`)) || bytes.Contains(line, []byte(`\/`)) {
-		if h == nil {
-			h = &hitList{}
-		}
-		h.all = true
+	w.all = bytescan.IndexPair(line, 1, '\\', 'u', 0, 0) >= 0 || bytescan.IndexPair(line, 1, '\\', '/', 0, 0) >= 0
+	return len(w.hits) > 0 || w.all
+}
+
+type hit struct{ pos, kw int }
+
+var walkers = sync.Pool{New: func() any { return new(jsonWalker) }}
+
+func (w *jsonWalker) release() {
+	if cap(w.buf) > 1<<20 {
+		w.buf = nil
 	}
-	return h
+	*w = jsonWalker{hits: w.hits[:0], path: w.path[:0], buf: w.buf[:0]}
+	walkers.Put(w)
 }
 
 // jsonWalker walks one JSON value, keeping the path to the current value,
@@ -107,9 +103,9 @@ func (s *Set) rawHits(line []byte) *hitList {
 type jsonWalker struct {
 	set   *Set
 	line  []byte
-	hits  *hitList
-	all   bool
-	next  int // index of the first hit not yet passed
+	hits  []hit
+	all   bool // some string may hide a keyword behind an escape
+	next  int  // index of the first hit not yet passed
 	i     int
 	path  []pathElem
 	found *[]JSONMatch
@@ -317,7 +313,7 @@ func (w *jsonWalker) str() (int, error) {
 
 // skipHits passes the hits before end (they were in a key).
 func (w *jsonWalker) skipHits(end int) {
-	for w.next < len(w.hits.pos) && w.hits.pos[w.next] < end {
+	for w.next < len(w.hits) && w.hits[w.next].pos < end {
 		w.next++
 	}
 }
@@ -326,20 +322,23 @@ func (w *jsonWalker) skipHits(end int) {
 // when a keyword hit lies in it, an escape may hide one, or the set has
 // rules without keywords.
 func (w *jsonWalker) checkString(start, end int) error {
-	hit := w.next < len(w.hits.pos) && w.hits.pos[w.next] < end
+	first := w.next
 	w.skipHits(end)
+	hits := w.hits[first:w.next]
 	raw := w.line[start+1 : end-1]
-	if !hit && !w.all {
+	if len(hits) == 0 && !w.all {
 		return nil
 	}
 	esc := bytes.IndexByte(raw, '\\') >= 0
-	if !hit && len(w.set.unkeyed) == 0 && !(esc && (bytes.Contains(raw, []byte(`\u`)) || bytes.Contains(raw, []byte(`\/`)))) {
+	hidden := len(w.set.unkeyed) > 0 ||
+		esc && w.all && (bytescan.IndexPair(raw, 1, '\\', 'u', 0, 0) >= 0 || bytescan.IndexPair(raw, 1, '\\', '/', 0, 0) >= 0)
+	if !hidden && (len(hits) == 0 || esc && !w.maybe(raw, start+1, hits)) {
 		return nil
 	}
 	text := raw
 	if esc {
 		var err error
-		if w.buf, err = unquote(w.buf[:0], raw); err != nil {
+		if w.buf, err = unquote(w.buf[:0], raw, -1); err != nil {
 			w.i = start
 			return w.errorf("%v", err)
 		}
@@ -361,6 +360,47 @@ func (w *jsonWalker) checkString(start, end int) error {
 	return nil
 }
 
+// maybe reports whether a rule could match at one of the hits of an
+// escaped string (raw starts at line offset base), decoding only a
+// window at each hit: as much as the rule reads there. Where it cannot
+// tell, it says yes; the whole string is then decoded and searched.
+func (w *jsonWalker) maybe(raw []byte, base int, hits []hit) bool {
+	s := w.set
+	for _, h := range hits {
+		p := h.pos - base
+		if p < 0 {
+			continue
+		}
+		n := 0
+		for p-1-n >= 0 && raw[p-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 1 {
+			return true // the hit is inside an escape such as \n
+		}
+		text, err := unquote(w.buf[:0], raw[p:], s.keywords[h.kw].span)
+		w.buf = text
+		if err != nil {
+			return true
+		}
+		for _, ri := range s.keywords[h.kw].rules {
+			r := s.rules[ri]
+			if r.guard != nil && !r.guard(text) {
+				continue
+			}
+			t := text[:min(len(text), r.span())]
+			loc := s.anchored[ri].FindSubmatchIndex(t)
+			if loc == nil {
+				continue
+			}
+			if loc[1] == len(t) || s.check(ri, t, loc, 0, func(candidate) {}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // pathString renders the current path as jq does: .a.b[0]["odd key"].
 func (w *jsonWalker) pathString() string {
 	if len(w.path) == 0 {
@@ -379,7 +419,7 @@ func (w *jsonWalker) pathString() string {
 		}
 		key := e.key
 		if bytes.IndexByte(key, '\\') >= 0 {
-			if k, err := unquote(nil, key); err == nil {
+			if k, err := unquote(nil, key, -1); err == nil {
 				key = k
 			}
 		}
@@ -412,15 +452,27 @@ func isIdent(k []byte) bool {
 }
 
 // unquote appends the decoded JSON string body raw (no quotes) to dst.
-// A lone surrogate becomes U+FFFD, as encoding/json does.
-func unquote(dst, raw []byte) ([]byte, error) {
+// A lone surrogate becomes U+FFFD, as encoding/json does. With limit >= 0
+// it stops once limit bytes are decoded (at least), and an escape cut by
+// the end of raw is not an error then.
+func unquote(dst, raw []byte, limit int) ([]byte, error) {
+	n0 := len(dst)
 	for i := 0; i < len(raw); {
+		if limit >= 0 && len(dst)-n0 >= limit {
+			return dst, nil
+		}
 		k := bytes.IndexByte(raw[i:], '\\')
 		if k < 0 {
-			return append(dst, raw[i:]...), nil
+			k = len(raw) - i
+		}
+		if limit >= 0 {
+			k = min(k, limit-(len(dst)-n0))
 		}
 		dst = append(dst, raw[i:i+k]...)
 		i += k
+		if i == len(raw) || raw[i] != '\\' {
+			continue
+		}
 		if i+1 >= len(raw) {
 			return dst, errors.New("bad escape")
 		}
