@@ -21,9 +21,9 @@ type JSONMatch struct {
 }
 
 // ScanJSON returns the secrets in the string values of one JSON value
-// (object keys are names, not scanned). A line that does not parse is an
-// error; its secrets are still returned as found in the raw bytes, with
-// the path "".
+// (object keys are names, not scanned). Only a line holding a keyword is
+// parsed: one that does not parse is an error, and its secrets are still
+// returned as found in the raw bytes, with the path "".
 func (s *Set) ScanJSON(line []byte) ([]JSONMatch, error) {
 	var found []JSONMatch
 	_, err := s.redactJSON(nil, line, &found, false)
@@ -33,8 +33,9 @@ func (s *Set) ScanJSON(line []byte) ([]JSONMatch, error) {
 // RedactJSON appends line to dst with each secret in its string values
 // replaced by [REDACTED:<kind>], and returns the secrets found. Only the
 // strings that hold a secret are re-encoded; every other byte is kept, so
-// a line without a secret comes back byte for byte. A line that does not
-// parse gets its raw bytes replaced (see Replace) and an error.
+// a line without a secret comes back byte for byte. Every line is parsed:
+// one that does not parse gets its raw bytes replaced (see Replace) and an
+// error.
 func (s *Set) RedactJSON(dst, line []byte) ([]byte, []JSONMatch, error) {
 	var found []JSONMatch
 	out, err := s.redactJSON(dst, line, &found, true)
@@ -47,11 +48,9 @@ var ErrNotJSON = errors.New("not valid JSON")
 func (s *Set) redactJSON(dst, line []byte, found *[]JSONMatch, write bool) ([]byte, error) {
 	w := walkers.Get().(*jsonWalker)
 	defer w.release()
-	if !s.rawHits(line, w) && len(s.unkeyed) == 0 {
-		// No keyword anywhere, none hidden behind an escape: nothing to find.
-		if write {
-			dst = append(dst, line...)
-		}
+	if !s.rawHits(line, w) && len(s.unkeyed) == 0 && !write {
+		// No keyword anywhere, none hidden behind an escape: nothing to
+		// find. (RedactJSON still walks the line, to report bad JSON.)
 		return dst, nil
 	}
 	w.set, w.line, w.found, w.write, w.dst = s, line, found, write, dst

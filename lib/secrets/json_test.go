@@ -105,10 +105,14 @@ func TestRedactJSONMalformed(t *testing.T) {
 			t.Errorf("%q: found %v, out %s", in, found, out)
 		}
 	}
-	// Clean malformed lines pass untouched (there is nothing to find).
-	out, _, _ := Default.RedactJSON(nil, []byte(`{"a":`))
-	if string(out) != `{"a":` {
-		t.Errorf("got %s", out)
+	// A malformed line without a secret comes back as it is, with the error;
+	// ScanJSON does not parse a line without a keyword.
+	out, _, err := Default.RedactJSON(nil, []byte(`{"a":`))
+	if string(out) != `{"a":` || !errors.Is(err, ErrNotJSON) {
+		t.Errorf("got %s, %v", out, err)
+	}
+	if _, err := Default.ScanJSON([]byte(`{"a":`)); err != nil {
+		t.Errorf("ScanJSON: %v", err)
 	}
 }
 
