@@ -78,7 +78,9 @@ func (s *Set) redactJSON(dst, line []byte, found *[]JSONMatch, write bool) ([]by
 // anything to check.
 func (s *Set) rawHits(line []byte, w *jsonWalker) bool {
 	s.eachHit(line, func(pos, kw int) bool {
-		w.hits = append(w.hits, hit{pos, kw})
+		if !inKey(line, pos+len(s.keywords[kw].lit)) {
+			w.hits = append(w.hits, hit{pos, kw})
+		}
 		return true
 	})
 	w.all = bytescan.IndexPair(line, 1, '\\', 'u', 0, 0) >= 0 || bytescan.IndexPair(line, 1, '\\', '/', 0, 0) >= 0
@@ -86,6 +88,23 @@ func (s *Set) rawHits(line []byte, w *jsonWalker) bool {
 }
 
 type hit struct{ pos, kw int }
+
+// inKey reports whether a keyword ending at i is in an object key, such
+// as "input_tokens": word bytes, a quote, white space and a colon follow.
+// The quote closes the string holding the keyword (a word byte precedes
+// it, so it is not escaped), and a string followed by a colon is a key.
+// Keys are not scanned, so their hits need no parse.
+func inKey(line []byte, i int) bool {
+	for i < len(line) && isWord(line[i]) {
+		i++
+	}
+	if i == len(line) || line[i] != '"' {
+		return false
+	}
+	for i++; i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r'); i++ {
+	}
+	return i < len(line) && line[i] == ':'
+}
 
 var walkers = sync.Pool{New: func() any { return new(jsonWalker) }}
 

@@ -207,18 +207,28 @@ func (s *Set) index(j int, lk string) {
 // order of position, until fn returns false. Text without a keyword costs
 // one load, hash and bit test per two bytes.
 func (s *Set) eachHit(b []byte, fn func(pos, kw int) bool) {
-	bits := s.bits
+	bits := (*[1 << (trigramBits - 6)]uint64)(s.bits)
 	i := 0
-	for ; i+3 < len(b); i += 2 {
-		h := hash24(binary.LittleEndian.Uint32(b[i:]) & 0xFFFFFF)
-		if bits[h>>6]&(1<<(h&63)) != 0 && !s.verify(b, i, h, fn) {
-			return
+	// Three positions per 8-byte load (i, i+2, i+4), one branch for all
+	// when none hits.
+	for ; i+8 <= len(b); i += 6 {
+		v := binary.LittleEndian.Uint64(b[i:])
+		h1 := hash24(uint32(v) & 0xFFFFFF)
+		h2 := hash24(uint32(v>>16) & 0xFFFFFF)
+		h3 := hash24(uint32(v>>32) & 0xFFFFFF)
+		if (bits[h1>>6]>>(h1&63)|bits[h2>>6]>>(h2&63)|bits[h3>>6]>>(h3&63))&1 == 0 {
+			continue
+		}
+		for k, h := range [3]uint32{h1, h2, h3} {
+			if bits[h>>6]>>(h&63)&1 != 0 && !s.verify(b, i+2*k, h, fn) {
+				return
+			}
 		}
 	}
-	if i+2 < len(b) {
+	for ; i+2 < len(b); i += 2 {
 		h := trigram(b[i], b[i+1], b[i+2])
-		if bits[h>>6]&(1<<(h&63)) != 0 {
-			s.verify(b, i, h, fn)
+		if bits[h>>6]>>(h&63)&1 != 0 && !s.verify(b, i, h, fn) {
+			return
 		}
 	}
 }

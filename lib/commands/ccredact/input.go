@@ -62,7 +62,7 @@ func (e *stopError) Unwrap() error { return e.err }
 // reported through warn and skipped; fn's error stops the loop and is
 // returned; a read error is returned as it is.
 func eachLine(in io.Reader, warn func(n int, msg string), fn func(line []byte, n int, last bool) error) error {
-	rd := ndjson.NewReader(in)
+	rd := ndjson.NewReaderSize(in, 256<<10)
 	for {
 		line, err := rd.Next()
 		if err == io.EOF {
