@@ -331,3 +331,29 @@ func TestHelpNamesEveryKind(t *testing.T) {
 		}
 	}
 }
+
+// TestBigFileThroughMaps: a transcript over 1 MiB is read from memory
+// maps; its lines come out the same, the secret on its last line is found.
+func TestBigFileThroughMaps(t *testing.T) {
+	deps, _, ps := machine(t)
+	path := filepath.Join(t.TempDir(), "big.jsonl")
+	var b strings.Builder
+	n := 0
+	for b.Len() < 3<<20 {
+		n++
+		fmt.Fprintf(&b, "%s\n", record(n, fmt.Sprintf("line %d: the tokens of %s", n, strings.Repeat("x", n%300))))
+	}
+	clean := b.String()
+	b.WriteString(record(0, ps[4].text()))
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, deps, "", "--scan", "--jq", ".line", path)
+	if code != 1 || out != fmt.Sprintf("%d\n", n+1) || errs != "" {
+		t.Errorf("--scan: exit %d, %q, %q", code, out, errs)
+	}
+	code, out, errs = run(t, deps, "", path)
+	if code != 0 || !strings.HasPrefix(out, clean) || strings.Contains(out, ps[4].secret) || errs != "" {
+		t.Errorf("redact: exit %d, stderr %q", code, errs)
+	}
+}
