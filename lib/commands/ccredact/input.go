@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/ccpipe/ccpipe/lib/mapped"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
@@ -62,16 +61,14 @@ func (e *stopError) Unwrap() error { return e.err }
 
 // eachLine calls fn for each non-blank line of in. Over-long lines are
 // reported through warn and skipped; fn's error stops the loop and is
-// returned; a read error is returned as it is. A plain file of 1 MiB or
-// more is read through memory maps (see mapLines).
+// returned; a read error is returned as it is. A big plain file (not
+// stdin, whose offset may not be 0) is read through memory maps.
 func eachLine(in io.Reader, warn func(n int, msg string), fn func(line []byte, n int, last bool) error) error {
 	rd := ndjson.NewReaderSize(in, 256<<10)
-	if f, ok := in.(*os.File); ok && f != os.Stdin {
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() >= 1<<20 {
-			return mapLines(f, fi.Size(), rd, warn, fn)
-		}
+	if in == io.Reader(os.Stdin) {
+		return readLines(rd, warn, fn)
 	}
-	return readLines(rd, warn, fn)
+	return transcript.ReadMapped(in, rd, func() error { return readLines(rd, warn, fn) })
 }
 
 func readLines(rd *ndjson.Reader, warn func(n int, msg string), fn func(line []byte, n int, last bool) error) error {
@@ -94,40 +91,6 @@ func readLines(rd *ndjson.Reader, warn func(n int, msg string), fn func(line []b
 			return err
 		}
 	}
-}
-
-// mapLines reads f's lines in place from read-only memory maps: read(2)
-// would copy every byte from the page cache first, a good part of a
-// scan's time. A line is used before the next is read (the output copies
-// it), so none outlives its window. A file cut shorter meanwhile is a
-// read error, not a crash.
-func mapLines(f *os.File, size int64, rd *ndjson.Reader, warn func(n int, msg string), fn func(line []byte, n int, last bool) error) error {
-	w := mapped.New(f.Fd(), size, mapped.Options{Window: mapped.DefaultWindow, Populate: true})
-	defer w.Close()
-	rd.UseWindows(&fileWindows{w, f})
-	err := w.Guard(func() error { return readLines(rd, warn, fn) })
-	if errors.Is(err, mapped.ErrShrank) {
-		return fmt.Errorf("%s: %w", f.Name(), err)
-	}
-	return err
-}
-
-// fileWindows hands a mapped file's windows to the line reader; past the
-// size seen at open, or when a map fails, the rest is read as a stream.
-type fileWindows struct {
-	w *mapped.Windows
-	f *os.File
-}
-
-func (fw *fileWindows) Next() ([]byte, error) {
-	b, _, err := fw.w.Next()
-	if err == nil {
-		return b, nil
-	}
-	if _, err := fw.f.Seek(fw.w.Pos(), io.SeekStart); err != nil {
-		return nil, err
-	}
-	return nil, io.EOF
 }
 
 // warner names at most maxWarnings bad lines of one input on stderr and
