@@ -174,20 +174,9 @@ func (r *runner) scanProfiles(s *scanner) error {
 	for _, w := range warnings {
 		r.env.Warnf("%v", w)
 	}
-	if len(r.o.profiles) > 0 {
-		var keep []profiles.Profile
-		for _, name := range r.o.profiles {
-			n := len(keep)
-			for _, p := range profs {
-				if p.Name == name {
-					keep = append(keep, p)
-				}
-			}
-			if len(keep) == n {
-				return fmt.Errorf("no profile named %q", name)
-			}
-		}
-		profs = keep
+	profs, err := profiles.Named(profs, r.o.profiles)
+	if err != nil {
+		return err
 	}
 	files, errs := sessions.Files(r.env.Ctx, sessions.ProjectsDirs(profs), nil)
 	for _, err := range errs {
