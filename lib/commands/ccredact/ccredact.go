@@ -4,6 +4,7 @@
 package ccredact
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -141,6 +142,10 @@ func (o *options) run(env *cli.Env, args []string) error {
 		err = r.scan(args)
 	} else {
 		err = r.redact(args)
+	}
+	if env.Ctx.Err() != nil && !o.scan {
+		// The output stops mid-stream: say so, whatever the error was.
+		return errors.New("interrupted")
 	}
 	if err != nil {
 		return err

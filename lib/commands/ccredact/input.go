@@ -2,6 +2,7 @@ package ccredact
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,18 +62,24 @@ func (e *stopError) Unwrap() error { return e.err }
 
 // eachLine calls fn for each non-blank line of in. Over-long lines are
 // reported through warn and skipped; fn's error stops the loop and is
-// returned; a read error is returned as it is. A big plain file (not
+// returned, and so is a cancelled ctx (as a stopError); a read error is
+// returned as it is. A big plain file (not
 // stdin, whose offset may not be 0) is read through memory maps.
-func eachLine(in io.Reader, warn func(n int, msg string), fn func(line []byte, n int, last bool) error) error {
+func eachLine(ctx context.Context, in io.Reader, warn func(n int, msg string), fn func(line []byte, n int, last bool) error) error {
 	rd := ndjson.NewReaderSize(in, 256<<10)
 	if in == io.Reader(os.Stdin) {
-		return readLines(rd, warn, fn)
+		return readLines(ctx, rd, warn, fn)
 	}
-	return transcript.ReadMapped(in, rd, func() error { return readLines(rd, warn, fn) })
+	return transcript.ReadMapped(in, rd, func() error { return readLines(ctx, rd, warn, fn) })
 }
 
-func readLines(rd *ndjson.Reader, warn func(n int, msg string), fn func(line []byte, n int, last bool) error) error {
+// readLines is eachLine's loop; a cancelled ctx (an interrupt) stops it
+// with a stopError.
+func readLines(ctx context.Context, rd *ndjson.Reader, warn func(n int, msg string), fn func(line []byte, n int, last bool) error) error {
 	for {
+		if err := ctx.Err(); err != nil {
+			return &stopError{err}
+		}
 		line, err := rd.Next()
 		if err == io.EOF {
 			return nil

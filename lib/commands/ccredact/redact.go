@@ -48,7 +48,7 @@ func (r *runner) redactStream(in io.Reader, name string, sessions bool) error {
 	w := &warner{r: r, name: name}
 	defer w.done()
 	var buf []byte
-	err := eachLine(in, w.warn, func(line []byte, n int, last bool) error {
+	err := eachLine(r.env.Ctx, in, w.warn, func(line []byte, n int, last bool) error {
 		if sessions {
 			if ref, ok := asSession(line); ok {
 				if r.seen[ref.path] {

@@ -194,6 +194,9 @@ func (r *runner) scanProfiles(s *scanner) error {
 // subagents and tool-results. A path that is not a main transcript (a
 // subagent file, a text file) is scanned alone.
 func (r *runner) scanSession(s *scanner, path, id string) error {
+	if err := r.env.Ctx.Err(); err != nil {
+		return err
+	}
 	if r.seen[path] {
 		return nil
 	}
@@ -260,7 +263,7 @@ func (r *runner) scanRecords(path, id string) result {
 		return res
 	}
 	defer f.Close()
-	err = eachLine(f, func(n int, msg string) { res.warnf("%s:%d: %s", path, n, msg) }, func(line []byte, n int, _ bool) error {
+	err = eachLine(r.env.Ctx, f, func(n int, msg string) { res.warnf("%s:%d: %s", path, n, msg) }, func(line []byte, n int, _ bool) error {
 		ms, err := r.set.ScanJSON(line)
 		if err != nil {
 			res.warnf("%s:%d: not a JSON record, scanned as text: %s", path, n, cli.Mask(err.Error()))
@@ -270,7 +273,8 @@ func (r *runner) scanRecords(path, id string) result {
 		}
 		return nil
 	})
-	if err != nil {
+	var se *stopError
+	if err != nil && !errors.As(err, &se) {
 		res.warnf("%s: %v", path, err)
 	}
 	return res
@@ -281,7 +285,7 @@ func (r *runner) scanRecords(path, id string) result {
 func (r *runner) scanStdin(s *scanner, sessions bool) error {
 	w := &warner{r: r, name: "<stdin>"}
 	defer w.done()
-	err := eachLine(r.env.Stdin, w.warn, func(line []byte, n int, _ bool) error {
+	err := eachLine(r.env.Ctx, r.env.Stdin, w.warn, func(line []byte, n int, _ bool) error {
 		if sessions {
 			if ref, ok := asSession(line); ok {
 				if err := r.scanSession(s, ref.path, ref.id); err != nil {
