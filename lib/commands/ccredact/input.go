@@ -66,7 +66,7 @@ func (e *stopError) Unwrap() error { return e.err }
 // returned as it is. A big plain file (not
 // stdin, whose offset may not be 0) is read through memory maps.
 func eachLine(ctx context.Context, in io.Reader, warn func(n int, msg string), fn func(line []byte, n int, last bool) error) error {
-	rd := ndjson.NewReaderSize(in, 256<<10)
+	rd := ndjson.NewReader(in)
 	if in == io.Reader(os.Stdin) {
 		return readLines(ctx, rd, warn, fn)
 	}
