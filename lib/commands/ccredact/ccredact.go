@@ -15,7 +15,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/secrets"
 )
 
-const help = `usage: cc-redact [--scan] [--rules FILE] [TRANSCRIPT... | -]
+const help = `usage: cc-redact [--scan] [--rules FILE] [--profile NAME] [TRANSCRIPT... | -]
 
 Replaces secrets with [REDACTED:<kind>] in every string value of every
 record: prompts, text, tool inputs and results, toolUseResult,
@@ -54,8 +54,9 @@ adds site-specific ones:
 ` + secrets.RuleFileFormat + `
 
 Lines that are not JSON are reported on stderr and left out of the
-output (their raw text is still scanned with --scan); so are lines over
-1 GiB.
+output; so are lines over 1 GiB. --scan parses only the lines that hold a
+keyword of some rule (the rest cannot hold a secret): a broken one is
+reported and its raw text scanned.
 
 Examples:
   # share a session: its active branch, subagents, secrets masked
