@@ -68,6 +68,27 @@ func (w Warning) Error() string {
 	return fmt.Sprintf("%s: %v", w.File, w.Err)
 }
 
+// Named keeps the profiles of list named in names, in the order of names
+// (all of them when names is empty); a name no profile has is an error.
+func Named(list []Profile, names []string) ([]Profile, error) {
+	if len(names) == 0 {
+		return list, nil
+	}
+	var out []Profile
+	for _, name := range names {
+		n := len(out)
+		for _, p := range list {
+			if p.Name == name {
+				out = append(out, p)
+			}
+		}
+		if len(out) == n {
+			return nil, fmt.Errorf("no profile named %q", name)
+		}
+	}
+	return out, nil
+}
+
 // Discover lists every config dir it can find. It never fails: unreadable
 // config files become warnings and the other profiles are still listed.
 func Discover(env Env) ([]Profile, []Warning) {

@@ -201,23 +201,7 @@ func (o *options) loadProfiles(env *cli.Env) ([]profiles.Profile, error) {
 			env.Warnf("%v", w)
 		}
 	}
-	if len(o.profiles) == 0 {
-		return profs, nil
-	}
-	var out []profiles.Profile
-	for _, name := range o.profiles {
-		found := false
-		for _, p := range profs {
-			if p.Name == name {
-				out = append(out, p)
-				found = true
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("no profile named %q", name)
-		}
-	}
-	return out, nil
+	return profiles.Named(profs, o.profiles)
 }
 
 func (o *options) listActive(env *cli.Env, profs []profiles.Profile) error {
