@@ -81,6 +81,9 @@ func (r *Run) Exec() (int, error) {
 	if serr != nil {
 		return 1, errQuiet // already printed by the session
 	}
+	if res.Passed > 0 {
+		fmt.Fprintf(r.Stderr, "cc-cassette: %d request(s) to other paths were not recorded (passed upstream live, answered 404 offline)\n", res.Passed)
+	}
 	if res.Unserved > 0 {
 		fmt.Fprintf(r.Stderr, "cc-cassette: %d side call(s) had no recording and got an empty answer\n", res.Unserved)
 	}
