@@ -1,0 +1,135 @@
+package extract
+
+import (
+	"sort"
+	"time"
+)
+
+// --sum block cuts the messages into ccusage's 5-hour billing windows: a
+// block starts at the hour (UTC) of its first message and lasts 5 hours;
+// a message past the block's end, or more than 5 hours after the previous
+// message, starts the next block.
+
+// BlockDuration is the length of a billing window.
+const BlockDuration = 5 * time.Hour
+
+// UsageBlock is a usage --sum block fact.
+type UsageBlock struct {
+	BlockStart string `json:"block_start"`
+	BlockEnd   string `json:"block_end"`
+	// ActualEnd is the timestamp of the block's last message.
+	ActualEnd string `json:"actual_end"`
+	// Active: the block has not ended and its last message is less than
+	// 5 hours old.
+	Active                   bool      `json:"active"`
+	InputTokens              int64     `json:"input_tokens"`
+	OutputTokens             int64     `json:"output_tokens"`
+	CacheReadInputTokens     int64     `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens int64     `json:"cache_creation_input_tokens"`
+	TotalTokens              int64     `json:"total_tokens"`
+	Messages                 int64     `json:"messages"`
+	Models                   []string  `json:"models"`
+	CostUSD                  *float64  `json:"cost_usd,omitempty"`
+	UnpricedModels           *[]string `json:"unpriced_models,omitempty"`
+	AssumedModels            *[]string `json:"assumed_models,omitempty"`
+	UnpricedMessages         *int64    `json:"unpriced_messages,omitempty"`
+	// BurnRate and Projection are set on the active block only (and null
+	// when it has a single message, which gives no rate).
+	BurnRate   *BurnRate   `json:"burn_rate,omitempty"`
+	Projection *Projection `json:"projection,omitempty"`
+}
+
+// BurnRate is the active block's pace, from its first message to its last.
+type BurnRate struct {
+	TokensPerMinute float64  `json:"tokens_per_minute"`
+	CostPerHour     *float64 `json:"cost_per_hour,omitempty"`
+}
+
+// Projection is where the active block ends at its current pace.
+type Projection struct {
+	TotalTokens      int64    `json:"total_tokens"`
+	CostUSD          *float64 `json:"cost_usd,omitempty"`
+	RemainingMinutes int64    `json:"remaining_minutes"`
+}
+
+type blockMsg struct {
+	t   time.Time
+	rec usageRec
+}
+
+func (u *usageState) addBlockMsg(r *usageRec) {
+	t, err := time.Parse(time.RFC3339Nano, r.ts)
+	if err != nil {
+		u.x.opts.Warn("message " + r.msgID + ": timestamp " + r.ts + " does not parse, left out of --sum block")
+		return
+	}
+	rec := *r
+	u.blocks = append(u.blocks, blockMsg{t: t, rec: rec})
+}
+
+func (u *usageState) finishBlocks() error {
+	msgs := u.blocks
+	u.blocks = nil
+	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].t.Before(msgs[j].t) })
+	now := u.x.opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	for i := 0; i < len(msgs); {
+		start := msgs[i].t.UTC().Truncate(time.Hour)
+		j := i + 1
+		for j < len(msgs) && msgs[j].t.Sub(start) <= BlockDuration && msgs[j].t.Sub(msgs[j-1].t) <= BlockDuration {
+			j++
+		}
+		if err := u.x.emit(u.block(start, msgs[i:j], now)); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+const tsLayout = "2006-01-02T15:04:05.000Z"
+
+func (u *usageState) block(start time.Time, msgs []blockMsg, now time.Time) *UsageBlock {
+	end := start.Add(BlockDuration)
+	last := msgs[len(msgs)-1].t
+	b := &UsageBlock{BlockStart: start.Format(tsLayout), BlockEnd: end.Format(tsLayout),
+		ActualEnd: last.UTC().Format(tsLayout), Active: now.Sub(last) < BlockDuration && now.Before(end), Models: []string{}}
+	s := &UsageSum{}
+	cost := u.x.opts.Prices != nil
+	for i := range msgs {
+		r := &msgs[i].rec
+		b.InputTokens += r.u.InputTokens
+		b.OutputTokens += r.u.OutputTokens
+		b.CacheReadInputTokens += r.u.CacheReadInputTokens
+		b.CacheCreationInputTokens += r.u.CacheCreationInputTokens
+		b.TotalTokens += r.total()
+		b.Messages++
+		if r.model != "" && !containsStr(b.Models, r.model) {
+			b.Models = append(b.Models, r.model)
+		}
+		if cost {
+			u.addCost(s, r)
+		}
+	}
+	if cost {
+		s.finishCost()
+		b.CostUSD, b.UnpricedModels, b.AssumedModels, b.UnpricedMessages = s.CostUSD, s.UnpricedModels, s.AssumedModels, s.UnpricedMessages
+	}
+	if !b.Active {
+		return b
+	}
+	if minutes := last.Sub(msgs[0].t).Minutes(); len(msgs) > 1 && minutes > 0 {
+		br := &BurnRate{TokensPerMinute: float64(b.TotalTokens) / minutes}
+		remaining := max(0, end.Sub(now).Minutes())
+		p := &Projection{TotalTokens: b.TotalTokens + int64(br.TokensPerMinute*remaining+0.5), RemainingMinutes: int64(remaining + 0.5)}
+		if b.CostUSD != nil {
+			perHour := *b.CostUSD / minutes * 60
+			projected := *b.CostUSD + perHour/60*remaining
+			br.CostPerHour, p.CostUSD = &perHour, &projected
+		}
+		b.BurnRate, b.Projection = br, p
+	}
+	return b
+}
