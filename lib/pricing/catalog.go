@@ -180,7 +180,9 @@ func (c *Catalog) lookup(model, speed string) prices {
 		m, basis = c.byName[c.DefaultModel], BasisAssumed
 	}
 	t := c.Tiers[m.Pricing]
-	if speed == "fast" && m.Fast != "" {
+	// An unknown model gets the default model's standard table: Claude
+	// Code looks it up in the catalog map, which holds no fast prices.
+	if speed == "fast" && m.Fast != "" && basis == BasisCatalog {
 		// The fast table replaces the whole tier, long prompt included;
 		// web search keeps its price.
 		return prices{Tier: Tier{Rates: c.FastTiers[m.Fast], WebSearch: t.WebSearch}, basis: basis}

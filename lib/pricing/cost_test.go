@@ -106,6 +106,7 @@ func TestRules(t *testing.T) {
 		{"R9 fast sonnet-5-5 has no table", "claude-sonnet-5-5", []string{fastMsg}, 0.0154, BasisCatalog},
 		{"R7+R9 fast geo search", "claude-opus-5-5", []string{`{"input_tokens":3000,"output_tokens":400,"cache_read_input_tokens":20000,"cache_creation_input_tokens":1000,"cache_creation":{"ephemeral_5m_input_tokens":400,"ephemeral_1h_input_tokens":600},"speed":"fast","inference_geo":"us","server_tool_use":{"web_search_requests":1}}`}, 0.07776, BasisCatalog},
 		{"R10 unknown model", "claude-nonesuch-9", []string{`{"input_tokens":1000,"output_tokens":180,"cache_read_input_tokens":4500,"cache_creation_input_tokens":500}`, `{"input_tokens":1500,"output_tokens":0}`}, 0.017, BasisAssumed},
+		{"R10 unknown model, fast: default's standard table", "claude-nonesuch-9", []string{fastMsg}, 0.0308, BasisAssumed},
 		{"R12 advisor", "claude-sonnet-5-5", []string{`{"input_tokens":3000,"output_tokens":200,"iterations":[{"type":"message","input_tokens":3000,"output_tokens":200,"cache_read_input_tokens":0,"cache_creation_input_tokens":0},{"type":"advisor_message","model":"claude-opus-5-5","input_tokens":8000,"output_tokens":400,"cache_read_input_tokens":1000,"cache_creation_input_tokens":0}]}`}, 0.0482, BasisCatalog},
 		{"R12 advisor geo", "claude-sonnet-5-5", []string{`{"input_tokens":3000,"output_tokens":200,"inference_geo":"us","iterations":[{"type":"advisor_message","model":"claude-opus-5-5","input_tokens":8000,"output_tokens":400,"cache_read_input_tokens":1000,"cache_creation_input_tokens":0}]}`}, 0.05302, BasisCatalog},
 	} {
