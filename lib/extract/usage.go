@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"encoding/json"
 	"hash/maphash"
 	"sort"
 	"time"
@@ -43,10 +44,11 @@ type UsageSum struct {
 	LastTimestamp            *string  `json:"last_timestamp"`
 	// With --cost: the group's cost, the models that could not be priced
 	// and those priced as the default model.
-	CostUSD          *float64  `json:"cost_usd,omitempty"`
-	UnpricedModels   *[]string `json:"unpriced_models,omitempty"`
-	AssumedModels    *[]string `json:"assumed_models,omitempty"`
-	UnpricedMessages *int64    `json:"unpriced_messages,omitempty"`
+	// CostUSD is null under --cost when no message could be priced.
+	CostUSD          json.RawMessage `json:"cost_usd,omitempty"`
+	UnpricedModels   *[]string       `json:"unpriced_models,omitempty"`
+	AssumedModels    *[]string       `json:"assumed_models,omitempty"`
+	UnpricedMessages *int64          `json:"unpriced_messages,omitempty"`
 
 	cost *costSum
 }

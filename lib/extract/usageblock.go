@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"encoding/json"
 	"sort"
 	"time"
 )
@@ -21,18 +22,18 @@ type UsageBlock struct {
 	ActualEnd string `json:"actual_end"`
 	// Active: the block has not ended and its last message is less than
 	// 5 hours old.
-	Active                   bool      `json:"active"`
-	InputTokens              int64     `json:"input_tokens"`
-	OutputTokens             int64     `json:"output_tokens"`
-	CacheReadInputTokens     int64     `json:"cache_read_input_tokens"`
-	CacheCreationInputTokens int64     `json:"cache_creation_input_tokens"`
-	TotalTokens              int64     `json:"total_tokens"`
-	Messages                 int64     `json:"messages"`
-	Models                   []string  `json:"models"`
-	CostUSD                  *float64  `json:"cost_usd,omitempty"`
-	UnpricedModels           *[]string `json:"unpriced_models,omitempty"`
-	AssumedModels            *[]string `json:"assumed_models,omitempty"`
-	UnpricedMessages         *int64    `json:"unpriced_messages,omitempty"`
+	Active                   bool            `json:"active"`
+	InputTokens              int64           `json:"input_tokens"`
+	OutputTokens             int64           `json:"output_tokens"`
+	CacheReadInputTokens     int64           `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens int64           `json:"cache_creation_input_tokens"`
+	TotalTokens              int64           `json:"total_tokens"`
+	Messages                 int64           `json:"messages"`
+	Models                   []string        `json:"models"`
+	CostUSD                  json.RawMessage `json:"cost_usd,omitempty"`
+	UnpricedModels           *[]string       `json:"unpriced_models,omitempty"`
+	AssumedModels            *[]string       `json:"assumed_models,omitempty"`
+	UnpricedMessages         *int64          `json:"unpriced_messages,omitempty"`
 	// BurnRate and Projection are set on the active block only (and null
 	// when it has a single message, which gives no rate).
 	BurnRate   *BurnRate   `json:"burn_rate,omitempty"`
@@ -75,18 +76,38 @@ func (u *usageState) finishBlocks() error {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	for i := 0; i < len(msgs); {
-		start := msgs[i].t.UTC().Truncate(time.Hour)
-		j := i + 1
-		for j < len(msgs) && msgs[j].t.Sub(start) <= BlockDuration && msgs[j].t.Sub(msgs[j-1].t) <= BlockDuration {
-			j++
-		}
-		if err := u.x.emit(u.block(start, msgs[i:j], now)); err != nil {
+	times := make([]time.Time, len(msgs))
+	for i := range msgs {
+		times[i] = msgs[i].t
+	}
+	for _, sp := range BlockSpans(times) {
+		if err := u.x.emit(u.block(sp.Start, msgs[sp.From:sp.To], now)); err != nil {
 			return err
 		}
-		i = j
 	}
 	return nil
+}
+
+// BlockSpan is one billing window over sorted times: times[From:To]
+// fall in the block that starts at Start.
+type BlockSpan struct {
+	Start    time.Time
+	From, To int
+}
+
+// BlockSpans cuts sorted times into ccusage's 5-hour blocks.
+func BlockSpans(times []time.Time) []BlockSpan {
+	var out []BlockSpan
+	for i := 0; i < len(times); {
+		start := times[i].UTC().Truncate(time.Hour)
+		j := i + 1
+		for j < len(times) && times[j].Sub(start) <= BlockDuration && times[j].Sub(times[j-1]) <= BlockDuration {
+			j++
+		}
+		out = append(out, BlockSpan{Start: start, From: i, To: j})
+		i = j
+	}
+	return out
 }
 
 const tsLayout = "2006-01-02T15:04:05.000Z"
@@ -96,7 +117,7 @@ func (u *usageState) block(start time.Time, msgs []blockMsg, now time.Time) *Usa
 	last := msgs[len(msgs)-1].t
 	b := &UsageBlock{BlockStart: start.Format(tsLayout), BlockEnd: end.Format(tsLayout),
 		ActualEnd: last.UTC().Format(tsLayout), Active: now.Sub(last) < BlockDuration && now.Before(end), Models: []string{}}
-	s := &UsageSum{}
+	s := &UsageSum{Messages: int64(len(msgs))}
 	cost := u.x.opts.Prices != nil
 	for i := range msgs {
 		r := &msgs[i].rec
@@ -124,9 +145,9 @@ func (u *usageState) block(start time.Time, msgs []blockMsg, now time.Time) *Usa
 		br := &BurnRate{TokensPerMinute: float64(b.TotalTokens) / minutes}
 		remaining := max(0, end.Sub(now).Minutes())
 		p := &Projection{TotalTokens: b.TotalTokens + int64(br.TokensPerMinute*remaining+0.5), RemainingMinutes: int64(remaining + 0.5)}
-		if b.CostUSD != nil {
-			perHour := *b.CostUSD / minutes * 60
-			projected := *b.CostUSD + perHour/60*remaining
+		if cost {
+			perHour := s.cost.total / minutes * 60
+			projected := s.cost.total + perHour/60*remaining
 			br.CostPerHour, p.CostUSD = &perHour, &projected
 		}
 		b.BurnRate, b.Projection = br, p

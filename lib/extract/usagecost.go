@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"encoding/json"
 	"errors"
 	"sort"
 
@@ -96,7 +97,8 @@ func (u *usageState) addCost(s *UsageSum, r *usageRec) {
 	}
 }
 
-// finishCost fills a group's cost fields.
+// finishCost fills a group's cost fields. cost_usd sums what could be
+// priced; unpriced_messages says how many could not.
 func (s *UsageSum) finishCost() {
 	cs := s.cost
 	if cs == nil {
@@ -109,10 +111,19 @@ func (s *UsageSum) finishCost() {
 		}
 		cs.parts = nil
 	}
-	total := cs.total
-	s.CostUSD = &total
+	s.CostUSD = costJSON(cs.total, cs.unpricedMessages > 0 && cs.unpricedMessages == s.Messages)
 	s.UnpricedModels, s.AssumedModels = nonNil(cs.unpriced), nonNil(cs.assumed)
 	s.UnpricedMessages = &cs.unpricedMessages
+}
+
+// costJSON is a cost as JSON: null when nothing could be priced (no cost,
+// not 0).
+func costJSON(v float64, none bool) json.RawMessage {
+	if none {
+		return json.RawMessage("null")
+	}
+	b, _ := json.Marshal(v)
+	return b
 }
 
 func nonNil(l []string) *[]string {
