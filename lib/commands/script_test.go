@@ -14,6 +14,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/commands/ccprofiles"
 	"github.com/ccpipe/ccpipe/lib/commands/ccsend"
 	"github.com/ccpipe/ccpipe/lib/commands/ccsessions"
+	"github.com/ccpipe/ccpipe/lib/commands/ccstatusline"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
@@ -26,6 +27,9 @@ func TestMain(m *testing.M) {
 		"cc-grep":     func() { os.Exit(ccgrep.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"cc-send":     func() { os.Exit(ccsend.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"cc-hook":     func() { os.Exit(cchook.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cc-statusline": func() {
+			os.Exit(ccstatusline.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
 	})
 }
 

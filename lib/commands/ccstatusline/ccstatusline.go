@@ -40,7 +40,8 @@ payload's cost.total_cost_usd (Claude Code's own figure). The block is
 ccusage's 5-hour billing window (see cc-extract usage --sum block) over
 every transcript of the config dir changed in the last 10 hours, priced as
 cc-extract usage --cost does; when the payload has rate_limits.five_hour,
-its used_percentage and resets_at are shown instead ("5h 42%, 2h14m left").
+its used_percentage and resets_at are shown instead ("5h 42%, 2h14m left");
+with neither, the block part is left out.
 ctx is the prompt of the session's last main-thread response (input + cache
 read + cache write tokens) over the model's context window (200k, 1M for a
 [1m] model), unless the payload gives context_window.used_percentage.
@@ -75,9 +76,9 @@ Exit status: 0 ok, 1 the payload cannot be read (the line then says why), 2
 usage error.`
 
 // DefaultTemplate is the line printed without --template or --jq.
-const DefaultTemplate = `{{.model}} | {{usd .session_cost_usd}} session | ` +
-	`{{if .five_hour_used_percent}}5h {{pct .five_hour_used_percent}}%{{else}}{{usd .block_cost_usd}} block{{end}}` +
-	`{{if .block_active}}, {{duration .block_minutes_left}} left{{end}}` +
+const DefaultTemplate = `{{.model}} | {{usd .session_cost_usd}} session` +
+	`{{if .five_hour_used_percent}} | 5h {{pct .five_hour_used_percent}}%{{if .block_active}}, {{duration .block_minutes_left}} left{{end}}` +
+	`{{else if .block_active}} | {{usd .block_cost_usd}} block, {{duration .block_minutes_left}} left{{end}}` +
 	`{{if .context_percent}} | ctx {{pct .context_percent}}%{{end}}`
 
 type options struct {
