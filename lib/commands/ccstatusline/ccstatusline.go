@@ -172,6 +172,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return err
 	}
 	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return cli.Usagef("no payload on stdin: an empty pipe (Claude Code pipes a JSON object)")
+	}
 	if o.log != "" {
 		if err := appendLog(o.log, raw); err != nil {
 			env.Warnf("--log: %v", err)
