@@ -274,20 +274,24 @@ func status(p *payload, raw []byte, cacheDir string, now time.Time) (*Status, st
 	var own *ledger
 	if p.TranscriptPath != "" {
 		files := recentTranscripts(p.TranscriptPath, now)
+		ls := openLedgers(cacheDir, filepath.Dir(filepath.Dir(p.TranscriptPath)))
+		seen := make(map[string]bool, len(files))
 		var msgs []msg
 		for _, f := range files {
-			l, err := load(cacheDir, f, now)
+			seen[f.path] = true
+			l, err := ls.load(f, now)
 			if err != nil {
-				if f == p.TranscriptPath && !errors.Is(err, os.ErrNotExist) {
+				if f.path == p.TranscriptPath && !errors.Is(err, os.ErrNotExist) {
 					warns = append(warns, err.Error())
 				}
 				continue
 			}
-			if f == p.TranscriptPath {
+			if f.path == p.TranscriptPath {
 				own = l
 			}
 			msgs = append(msgs, l.Msgs...)
 		}
+		ls.save(seen)
 		blockOf(s, msgs, now)
 	}
 	rateLimits(s, p.RateLimits, now)
@@ -297,15 +301,29 @@ func status(p *payload, raw []byte, cacheDir string, now time.Time) (*Status, st
 
 // recentTranscripts lists the transcript itself and every other transcript
 // of its config dir (subagents' included) changed in the last 10 hours:
-// enough for the current 5-hour block.
-func recentTranscripts(path string, now time.Time) []string {
-	out := []string{path}
+// enough for the current 5-hour block. The directory listing gives each
+// file's size and mtime, so no file is opened or stat'ed twice.
+func recentTranscripts(path string, now time.Time) []fileInfo {
+	var out []fileInfo
+	if st, err := os.Stat(path); err == nil {
+		out = append(out, fileInfo{path, st.Size(), st.ModTime().UnixNano()})
+	}
 	projects := filepath.Dir(filepath.Dir(path))
 	dirs, err := os.ReadDir(projects)
 	if err != nil {
 		return out
 	}
 	cut := now.Add(-2 * extract.BlockDuration)
+	add := func(dir string, e os.DirEntry) bool {
+		info, err := e.Info()
+		if err != nil || info.ModTime().Before(cut) {
+			return false
+		}
+		if f := filepath.Join(dir, e.Name()); f != path {
+			out = append(out, fileInfo{f, info.Size(), info.ModTime().UnixNano()})
+		}
+		return true
+	}
 	for _, d := range dirs {
 		if !d.IsDir() {
 			continue
@@ -316,22 +334,26 @@ func recentTranscripts(path string, now time.Time) []string {
 			continue
 		}
 		for _, e := range ents {
-			if _, _, ok := sessions.TranscriptID(e.Name()); !ok || e.IsDir() {
+			if _, _, ok := sessions.TranscriptID(e.Name()); !ok || e.IsDir() || !add(pdir, e) {
 				continue
 			}
-			info, err := e.Info()
-			if err != nil || info.ModTime().Before(cut) {
-				continue
+			sub := filepath.Join(pdir, strings.TrimSuffix(e.Name(), ".jsonl"), "subagents")
+			subs, _ := os.ReadDir(sub)
+			for _, se := range subs {
+				if !se.IsDir() && strings.HasSuffix(se.Name(), ".jsonl") {
+					add(sub, se)
+				}
 			}
-			f := filepath.Join(pdir, e.Name())
-			if f != path {
-				out = append(out, f)
-			}
-			subs, _ := filepath.Glob(filepath.Join(pdir, strings.TrimSuffix(e.Name(), ".jsonl"), "subagents", "*.jsonl"))
-			out = append(out, subs...)
 		}
 	}
 	return out
+}
+
+// fileInfo is a transcript with the size and mtime a ledger is keyed by.
+type fileInfo struct {
+	path    string
+	size    int64
+	mtimeNS int64
 }
 
 // blockOf finds the block holding the latest message.

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,10 +28,9 @@ import (
 const keepWindow = 24 * time.Hour
 
 // ledgerVersion changes when the cache format or the pricing changes.
-const ledgerVersion = "1/" + "claude-code-2.1.328"
+const ledgerVersion = "2/" + "claude-code-2.1.328"
 
 type ledger struct {
-	Version string `json:"v"`
 	Path    string `json:"path"`
 	Size    int64  `json:"size"`
 	MtimeNS int64  `json:"mtime_ns"`
@@ -50,46 +51,73 @@ type msg struct {
 	Unpriced bool `json:"unpriced,omitempty"`
 }
 
-func cachePath(dir, transcript string) string {
-	h := sha256.Sum256([]byte(transcript))
-	return filepath.Join(dir, hex.EncodeToString(h[:12])+".json")
+// ledgers are the cached ledgers of one config dir's transcripts, kept in
+// one gob file (faster to read back than JSON) so that a call reads one
+// small file and lists the transcripts.
+type ledgers struct {
+	Version string             `json:"v"`
+	Files   map[string]*ledger `json:"files"`
+	path    string
+	dirty   bool
 }
 
-// load returns the ledger of a transcript, brought up to date. A cache
-// that cannot be read or written only costs a full read.
-func load(cacheDir, path string, now time.Time) (*ledger, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
+func openLedgers(cacheDir, projects string) *ledgers {
+	h := sha256.Sum256([]byte(projects))
+	ls := &ledgers{path: filepath.Join(cacheDir, hex.EncodeToString(h[:12])+".json")}
+	if b, err := os.ReadFile(ls.path); err != nil || gob.NewDecoder(bytes.NewReader(b)).Decode(ls) != nil || ls.Version != ledgerVersion {
+		ls.Files = nil
 	}
-	cp := cachePath(cacheDir, path)
-	l := &ledger{}
-	if b, err := os.ReadFile(cp); err != nil || json.Unmarshal(b, l) != nil || l.Version != ledgerVersion || l.Path != path {
-		l = &ledger{}
+	if ls.Files == nil {
+		ls.Files = map[string]*ledger{}
 	}
-	if l.Size == st.Size() && l.MtimeNS == st.ModTime().UnixNano() {
+	ls.Version = ledgerVersion
+	return ls
+}
+
+// load returns the ledger of a transcript, brought up to date.
+func (ls *ledgers) load(f fileInfo, now time.Time) (*ledger, error) {
+	path := f.path
+	l := ls.Files[path]
+	if l != nil && l.Size == f.size && l.MtimeNS == f.mtimeNS {
 		return l, nil
 	}
-	if st.Size() < l.Offset {
-		l = &ledger{} // rewritten or truncated: start over
+	if l == nil || f.size < l.Offset {
+		l = &ledger{Path: path} // new, rewritten or truncated: from the start
 	}
-	l.Version, l.Path = ledgerVersion, path
 	if err := l.readFrom(path); err != nil {
 		return nil, err
 	}
-	l.Size, l.MtimeNS = st.Size(), st.ModTime().UnixNano()
+	l.Size, l.MtimeNS = f.size, f.mtimeNS
 	l.prune(now)
-	if b, err := json.Marshal(l); err == nil && os.MkdirAll(cacheDir, 0o700) == nil {
-		tmp := cp + ".tmp" + randSuffix()
-		if os.WriteFile(tmp, b, 0o600) == nil {
-			_ = os.Rename(tmp, cp)
-		}
-	}
+	ls.Files[path], ls.dirty = l, true
 	return l, nil
 }
 
+// save writes the cache back when it changed, dropping the transcripts not
+// seen in this call (older than the window, or gone). A cache that cannot
+// be written only costs a full read next time.
+func (ls *ledgers) save(seen map[string]bool) {
+	for p := range ls.Files {
+		if !seen[p] {
+			delete(ls.Files, p)
+			ls.dirty = true
+		}
+	}
+	if !ls.dirty {
+		return
+	}
+	var b bytes.Buffer
+	if gob.NewEncoder(&b).Encode(ls) != nil || os.MkdirAll(filepath.Dir(ls.path), 0o700) != nil {
+		return
+	}
+	tmp := ls.path + ".tmp" + randSuffix()
+	if os.WriteFile(tmp, b.Bytes(), 0o600) == nil {
+		_ = os.Rename(tmp, ls.path)
+	}
+}
+
 func randSuffix() string {
-	return hex.EncodeToString([]byte(time.Now().Format("150405.000000000")))[:16]
+	return fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
 }
 
 var assistantNeedle = []byte(`"assistant"`)
