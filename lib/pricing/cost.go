@@ -27,15 +27,12 @@ type Iteration struct {
 }
 
 type wireUsage struct {
-	InputTokens              any `json:"input_tokens"`
-	OutputTokens             any `json:"output_tokens"`
-	CacheReadInputTokens     any `json:"cache_read_input_tokens"`
-	CacheCreationInputTokens any `json:"cache_creation_input_tokens"`
-	CacheCreation            *struct {
-		Ephemeral5m any `json:"ephemeral_5m_input_tokens"`
-		Ephemeral1h any `json:"ephemeral_1h_input_tokens"`
-	} `json:"cache_creation"`
-	ServerToolUse *struct {
+	InputTokens              any        `json:"input_tokens"`
+	OutputTokens             any        `json:"output_tokens"`
+	CacheReadInputTokens     any        `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens any        `json:"cache_creation_input_tokens"`
+	CacheCreation            *wireSplit `json:"cache_creation"`
+	ServerToolUse            *struct {
 		WebSearchRequests any `json:"web_search_requests"`
 	} `json:"server_tool_use"`
 	InferenceGeo any               `json:"inference_geo"`
@@ -44,16 +41,19 @@ type wireUsage struct {
 }
 
 type wireIteration struct {
-	Type                     string `json:"type"`
-	Model                    string `json:"model"`
-	InputTokens              any    `json:"input_tokens"`
-	OutputTokens             any    `json:"output_tokens"`
-	CacheReadInputTokens     any    `json:"cache_read_input_tokens"`
-	CacheCreationInputTokens any    `json:"cache_creation_input_tokens"`
-	CacheCreation            *struct {
-		Ephemeral5m any `json:"ephemeral_5m_input_tokens"`
-		Ephemeral1h any `json:"ephemeral_1h_input_tokens"`
-	} `json:"cache_creation"`
+	Type                     string     `json:"type"`
+	Model                    string     `json:"model"`
+	InputTokens              any        `json:"input_tokens"`
+	OutputTokens             any        `json:"output_tokens"`
+	CacheReadInputTokens     any        `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens any        `json:"cache_creation_input_tokens"`
+	CacheCreation            *wireSplit `json:"cache_creation"`
+}
+
+// wireSplit is usage.cache_creation.
+type wireSplit struct {
+	Ephemeral5m any `json:"ephemeral_5m_input_tokens"`
+	Ephemeral1h any `json:"ephemeral_1h_input_tokens"`
 }
 
 // RangeError is a usage field that cannot be priced: not a number, negative,
