@@ -17,8 +17,8 @@ import (
 // exactly when Claude Code set hasUnknownModelCost.
 func TestPricingCorpus(t *testing.T) {
 	files, _ := filepath.Glob("../../../testdata/corpus-pricing/*.jsonl")
-	if len(files) < 30 {
-		t.Fatalf("pricing corpus: %d sessions, want 30", len(files))
+	if len(files) < 32 {
+		t.Fatalf("pricing corpus: %d sessions, want 32", len(files))
 	}
 	for _, f := range files {
 		want, unknown := lastCostState(t, f)

@@ -52,6 +52,31 @@ type oracleCase struct {
 	env           []string
 	responseModel string
 	wantBasis     pricing.Basis
+	// turns replaces oracleTurns: the edge cases of the rules.
+	turns []fakeapi.Turn
+}
+
+// edgeTurns are the rules' edge cases, three responses chained by tool
+// calls: 1h split above the total (clamped); a split with a zero total
+// (Claude Code fills the total in); a prompt of exactly the long-prompt
+// threshold (not long) with geo "global" and service_tier "priority" (no
+// multiplier) and only web fetches (free); message iterations that do
+// not add up to the top level (ignored).
+func edgeTurns() []fakeapi.Turn {
+	return []fakeapi.Turn{
+		{Blocks: []fakeapi.Block{fakeapi.ToolUse("Bash", map[string]any{"command": "echo edge-one"})},
+			Usage: &fakeapi.Usage{InputTokens: 1000, OutputTokens: 50, CacheCreationInputTokens: 500,
+				CacheCreation: &fakeapi.CacheCreation{Ephemeral1h: 800}}},
+		{Match: "edge-one", Blocks: []fakeapi.Block{fakeapi.ToolUse("Bash", map[string]any{"command": "echo edge-two"})},
+			Usage: &fakeapi.Usage{InputTokens: 1000, OutputTokens: 50, CacheCreation: &fakeapi.CacheCreation{Ephemeral5m: 400, Ephemeral1h: 600}}},
+		{Match: "edge-two", Blocks: []fakeapi.Block{fakeapi.ToolUse("Bash", map[string]any{"command": "echo edge-three"})},
+			Usage: &fakeapi.Usage{InputTokens: 40000, OutputTokens: 500, CacheReadInputTokens: 50000, CacheCreationInputTokens: 10000,
+				CacheCreation: &fakeapi.CacheCreation{Ephemeral5m: 5000, Ephemeral1h: 5000}, InferenceGeo: "global", ServiceTier: "priority",
+				ServerToolUse: map[string]int{"web_fetch_requests": 3}}},
+		{Match: "edge-three", Blocks: []fakeapi.Block{fakeapi.Text("Edges done.")},
+			Usage: &fakeapi.Usage{InputTokens: 120000, OutputTokens: 1000, Speed: "fast", InferenceGeo: "eu",
+				Iterations: []map[string]any{{"type": "message", "input_tokens": 60000, "output_tokens": 500, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}}}},
+	}
 }
 
 func oracleCases() []oracleCase {
@@ -70,6 +95,8 @@ func oracleCases() []oracleCase {
 		oracleCase{name: "alias-haiku", model: "haiku", wantBasis: pricing.BasisCatalog},
 		oracleCase{name: "legacy-remap-opus-4-0", model: "claude-opus-4-0", wantBasis: pricing.BasisCatalog},
 		oracleCase{name: "response-model-differs", model: "claude-opus-5-5", responseModel: "claude-haiku-5-5", wantBasis: pricing.BasisCatalog},
+		oracleCase{name: "edges-haiku-5-5", model: "claude-haiku-5-5", wantBasis: pricing.BasisCatalog, turns: edgeTurns()},
+		oracleCase{name: "edges-sonnet-5-5", model: "claude-sonnet-5-5", wantBasis: pricing.BasisCatalog, turns: edgeTurns()},
 	)
 }
 
@@ -109,7 +136,7 @@ func costState(t *testing.T, path string) (total float64, unknown bool) {
 // whose sessions lib/extract's TestPricingCorpus checks without the CLI).
 var oracleQuick = map[string]bool{
 	"model-claude-haiku-5-5": true, "model-claude-opus-5-5": true, "unknown-model": true,
-	"suffix-1m": true, "response-model-differs": true, "model-claude-opus-4-0": true,
+	"suffix-1m": true, "response-model-differs": true, "model-claude-opus-4-0": true, "edges-haiku-5-5": true,
 }
 
 func TestPricingOracle(t *testing.T) {
@@ -123,7 +150,11 @@ func TestPricingOracle(t *testing.T) {
 		}
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			e := claudetest.New(t, claudetest.Config{Script: &fakeapi.Script{Model: c.model, Turns: oracleTurns(c.responseModel)}})
+			turns := c.turns
+			if turns == nil {
+				turns = oracleTurns(c.responseModel)
+			}
+			e := claudetest.New(t, claudetest.Config{Script: &fakeapi.Script{Model: c.model, Turns: turns}})
 			dir := e.Project("pricing")
 			res := e.Headless(claudetest.Cmd{Dir: dir, Prompt: "price me", AllowedTools: []string{"Bash"},
 				Args: []string{"--model", c.model}, Env: c.env})
