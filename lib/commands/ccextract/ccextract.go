@@ -97,7 +97,10 @@ models it names, in Claude Code's override row shape (all five required):
     "cacheReadPerMtok": 0.2, "cacheWritePerMtok": 2.5}]
 A row's cacheWritePerMtok prices 5-minute and 1-hour writes alike, and
 inference_geo does not apply to it. A name that is a catalog id or alias
-covers the model's other spellings.
+covers the model's other spellings. Not in the transcript, so not counted:
+the /compact summarization call (Claude Code adds it to totalCostUSD but
+writes no usage for it) and side queries such as titles (which Claude Code
+keeps out of totalCostUSD too).
 
 Examples:
   # the shell commands that failed in the newest session
