@@ -43,8 +43,11 @@ cc-extract usage --cost does; when the payload has rate_limits.five_hour,
 its used_percentage and resets_at are shown instead ("5h 42%, 2h14m left");
 with neither, the block part is left out.
 ctx is the prompt of the session's last main-thread response (input + cache
-read + cache write tokens) over the model's context window (200k, 1M for a
-[1m] model), unless the payload gives context_window.used_percentage.
+read + cache write tokens) over the payload's context_window_size (else 200k,
+1M for a [1m] model), unless the payload gives context_window.used_percentage
+(Claude Code 2.1.328 does). rate_limits is read as Claude Code builds it:
+five_hour {used_percentage, resets_at in Unix seconds}; it is absent with an
+API key, so the contract suite could not capture it.
 
 Only what changed is read: each transcript's priced messages are cached in
 --cache-dir, keyed by the file's size and mtime; a grown transcript is read
@@ -428,7 +431,10 @@ func contextOf(s *Status, p *payload, own *ledger) {
 		return
 	}
 	window := int64(200_000)
-	if strings.HasSuffix(own.ContextModel, "[1m]") || strings.HasSuffix(p.Model.ID, "[1m]") {
+	switch {
+	case p.ContextWindow != nil && p.ContextWindow.ContextWindowSize != nil && *p.ContextWindow.ContextWindowSize > 0:
+		window = int64(*p.ContextWindow.ContextWindowSize)
+	case strings.HasSuffix(own.ContextModel, "[1m]") || strings.HasSuffix(p.Model.ID, "[1m]"):
 		window = 1_000_000
 	}
 	tokens := own.Context
