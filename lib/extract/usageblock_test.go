@@ -15,9 +15,9 @@ func TestBlockSpans(t *testing.T) {
 	at := func(s string) time.Time { tt, _ := time.Parse(time.RFC3339, s); return tt }
 	times := []time.Time{
 		at("2026-05-02T10:20:00Z"), at("2026-05-02T15:00:00Z"), // 15:00 is the block's end: still in
-		at("2026-05-02T15:00:01Z"),                             // past the end: a new block at 15:00
-		at("2026-05-02T20:00:02Z"),                             // within the 15:00 block's span? no: past 20:00
-		at("2026-05-03T02:00:00Z"),                             // a gap over 5 h
+		at("2026-05-02T15:00:01Z"), // past the end: a new block at 15:00
+		at("2026-05-02T20:00:02Z"), // within the 15:00 block's span? no: past 20:00
+		at("2026-05-03T02:00:00Z"), // a gap over 5 h
 	}
 	got := BlockSpans(times)
 	want := []BlockSpan{{at("2026-05-02T10:00:00Z"), 0, 2}, {at("2026-05-02T15:00:00Z"), 2, 3}, {at("2026-05-02T20:00:00Z"), 3, 4}, {at("2026-05-03T02:00:00Z"), 4, 5}}

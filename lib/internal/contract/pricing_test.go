@@ -383,4 +383,3 @@ func balanced(b []byte) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("catalog object does not end within 1 MB")
 }
-
