@@ -134,53 +134,25 @@ func nonNil(l []string) *[]string {
 }
 
 // costFields reads requestedModel and the raw message.usage object of an
-// assistant line.
+// assistant line. It decodes only those two fields (with encoding/json, so
+// that it does not depend on the fast scanner's internals); it runs only
+// with --cost.
 func costFields(line []byte) (reqModel string, usage []byte) {
-	p := walker{b: line}
-	if p.enter() != nil {
+	var r struct {
+		RequestedModel any `json:"requestedModel"`
+		Msg            *struct {
+			Usage json.RawMessage `json:"usage"`
+		} `json:"message"`
+	}
+	// A field of another type (message not an object) is a type error
+	// that leaves the other fields read; only a syntax error loses all.
+	var se *json.SyntaxError
+	if err := json.Unmarshal(line, &r); errors.As(err, &se) {
 		return "", nil
 	}
-	for {
-		k, ok, err := p.key()
-		if err != nil || !ok {
-			return reqModel, usage
-		}
-		switch string(k) {
-		case "requestedModel":
-			var b []byte
-			err = p.str(&b)
-			reqModel = string(b)
-		case "message":
-			usage, err = p.usageObject()
-		default:
-			err = p.skip()
-		}
-		if err != nil {
-			return reqModel, usage
-		}
+	reqModel, _ = r.RequestedModel.(string)
+	if r.Msg != nil && len(r.Msg.Usage) > 0 && string(r.Msg.Usage) != "null" {
+		usage = append([]byte(nil), r.Msg.Usage...)
 	}
-}
-
-// usageObject returns a copy of the message's usage object.
-func (p *walker) usageObject() ([]byte, error) {
-	if p.i < len(p.b) && p.b[p.i] != '{' {
-		return nil, p.skip()
-	}
-	if err := p.enter(); err != nil {
-		return nil, err
-	}
-	var out []byte
-	for {
-		k, ok, err := p.key()
-		if err != nil || !ok {
-			return out, err
-		}
-		start := p.i
-		if err := p.skip(); err != nil {
-			return out, err
-		}
-		if string(k) == "usage" {
-			out = append([]byte(nil), p.b[start:p.i]...)
-		}
-	}
+	return reqModel, usage
 }

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// FuzzCostFields: on any line encoding/json reads, the walker finds the
-// same requestedModel and a usage object equal to message.usage.
+// FuzzCostFields: on any line, costFields finds the requestedModel and a
+// usage object equal to message.usage as a map decode reads them.
 func FuzzCostFields(f *testing.F) {
 	f.Add([]byte(`{"type":"assistant","requestedModel":"claude-opus-5-5","message":{"id":"m","usage":{"input_tokens":1,"cache_creation":{"ephemeral_1h_input_tokens":2}}}}`))
 	f.Add([]byte(`{"requestedModel":"a\"b","message":{"usage":null}}`))
@@ -24,7 +24,7 @@ func FuzzCostFields(f *testing.F) {
 		}
 		m, _ := want["message"].(map[string]any)
 		u, has := m["usage"]
-		if !has {
+		if !has || u == nil {
 			return
 		}
 		var got any
