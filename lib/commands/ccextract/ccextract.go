@@ -81,8 +81,9 @@ projection {total_tokens, cost_usd, remaining_minutes} at that pace to the
 block's end.
 
 usage --cost prices every message as Claude Code 2.1.328 does (its own
-price table, built in; same rules and float order, so a session's sum equals
-the cost-state totalCostUSD Claude Code wrote): by the model Claude Code
+price table, built in; same rules and float order, so a session's sum with
+--subagents equals the cost-state totalCostUSD Claude Code wrote, subagents
+included, to the bit): by the model Claude Code
 requested, 5-minute and 1-hour cache writes, the long-prompt tier, fast
 mode (usage.speed), inference_geo "us" x1.1, web searches at $0.01, advisor
 iterations under the advisor's model. Each message gains requested_model,
