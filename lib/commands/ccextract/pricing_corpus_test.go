@@ -20,10 +20,22 @@ func TestPricingCorpus(t *testing.T) {
 	if len(files) < 32 {
 		t.Fatalf("pricing corpus: %d sessions, want 32", len(files))
 	}
+	// The real-CLI corpus too, subagents included (c0a1f002 has four).
+	// Left out: c0a1f003, whose /compact call Claude Code charges without
+	// writing its usage anywhere in the transcript, and c0a1f005, which
+	// got no response at all (cost 0, no usage record to sum).
+	for _, id := range []string{"c0a1f001-0000-4000-8000-000000000001", "c0a1f002-0000-4000-8000-000000000002",
+		"c0a1f004-0000-4000-8000-000000000004", "c0a1f006-0000-4000-8000-000000000006", "c0a1f007-0000-4000-8000-000000000007"} {
+		m, _ := filepath.Glob("../../../testdata/corpus/claude/projects/*/" + id + ".jsonl")
+		files = append(files, m...)
+	}
+	if len(files) != 37 {
+		t.Fatalf("%d sessions, want 37", len(files))
+	}
 	for _, f := range files {
 		want, unknown := lastCostState(t, f)
 		var out, errb bytes.Buffer
-		if code := Run([]string{"usage", "--cost", "--sum", "session", f}, nil, &out, &errb); code != 0 {
+		if code := Run([]string{"usage", "--cost", "--sum", "session", "--subagents", f}, nil, &out, &errb); code != 0 {
 			t.Fatalf("%s: exit %d: %s", f, code, errb.String())
 		}
 		var s struct {
