@@ -5,6 +5,8 @@ package ccstatusline
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/extract"
+	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
@@ -72,11 +75,14 @@ Examples:
   # with jq
   cc-statusline --jq '"\(.model) \(.context_percent)%"' -r
 
+  # the block at your gateway's prices (cc-extract usage --prices rows)
+  cc-statusline --prices ~/.config/ccpipe/prices.yaml
+
   # keep every payload Claude Code sent, for later
   cc-statusline --log ~/.cache/statusline.ndjson
 
 Exit status: 0 ok, 1 the payload cannot be read (the line then says why), 2
-usage error.`
+usage error (also a bad --prices file: file, line and field named).`
 
 // DefaultTemplate is the line printed without --template or --jq.
 const DefaultTemplate = `{{.model}} | {{usd .session_cost_usd}} session` +
@@ -89,6 +95,7 @@ type options struct {
 	log      string
 	cacheDir string
 	now      string
+	prices   string
 }
 
 // Run runs cc-statusline.
@@ -103,6 +110,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			f.StringVar(&o.log, "log", "", "append each payload to `FILE` as one NDJSON line")
 			f.StringVar(&o.cacheDir, "cache-dir", "", "keep the per-transcript cache in `DIR` (default: the user cache dir's ccpipe/statusline)")
 			f.StringVar(&o.now, "now", "", "take `TIME` (RFC 3339) as now, for tests")
+			f.StringVar(&o.prices, "prices", "", "price the block with the override rows in `FILE`, as cc-extract usage --prices does")
 		},
 		Run: o.run,
 	}
@@ -167,6 +175,20 @@ func (o *options) run(env *cli.Env, args []string) error {
 		}
 		o.cacheDir = filepath.Join(d, "ccpipe", "statusline")
 	}
+	cat, pricesKey := pricing.Embedded(), ""
+	if o.prices != "" {
+		data, err := os.ReadFile(o.prices)
+		if err != nil {
+			return cli.Usagef("--prices: %v", err)
+		}
+		rows, err := pricing.ParseOverrides(o.prices, data)
+		if err != nil {
+			return cli.Usagef("--prices %v", err)
+		}
+		cat = cat.WithOverrides(rows)
+		h := sha256.Sum256(data)
+		pricesKey = hex.EncodeToString(h[:8])
+	}
 	if !env.HasInput() {
 		return cli.Usagef("no payload on stdin (Claude Code pipes it; try: echo '{}' | cc-statusline)")
 	}
@@ -188,7 +210,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		fmt.Fprintln(env.Stdout, "cc-statusline: unreadable payload")
 		return fmt.Errorf("payload: %v", err)
 	}
-	rec, warn := status(&p, raw, o.cacheDir, now)
+	rec, warn := status(&p, raw, o.cacheDir, now, cat, pricesKey)
 	if warn != "" {
 		env.Warnf("%s", warn)
 	}
@@ -264,7 +286,7 @@ type Status struct {
 	Payload             json.RawMessage `json:"payload"`
 }
 
-func status(p *payload, raw []byte, cacheDir string, now time.Time) (*Status, string) {
+func status(p *payload, raw []byte, cacheDir string, now time.Time, cat *pricing.Catalog, pricesKey string) (*Status, string) {
 	s := &Status{Model: p.Model.DisplayName, ModelID: p.Model.ID, SessionID: p.SessionID,
 		SessionCostUSD: p.Cost.TotalCostUSD, RateLimits: p.RateLimits, Payload: raw}
 	if s.Model == "" {
@@ -277,7 +299,7 @@ func status(p *payload, raw []byte, cacheDir string, now time.Time) (*Status, st
 	var own *ledger
 	if p.TranscriptPath != "" {
 		files := recentTranscripts(p.TranscriptPath, now)
-		ls := openLedgers(cacheDir, filepath.Dir(filepath.Dir(p.TranscriptPath)))
+		ls := openLedgers(cacheDir, filepath.Dir(filepath.Dir(p.TranscriptPath)), cat, pricesKey)
 		seen := make(map[string]bool, len(files))
 		var msgs []msg
 		for _, f := range files {

@@ -59,18 +59,23 @@ type ledgers struct {
 	Files   map[string]*ledger `json:"files"`
 	path    string
 	dirty   bool
+	cat     *pricing.Catalog
 }
 
-func openLedgers(cacheDir, projects string) *ledgers {
+// openLedgers reads the cache of a projects dir. pricesKey names the
+// prices the cached costs were computed with ("" for the built-in table):
+// other prices start the cache over.
+func openLedgers(cacheDir, projects string, cat *pricing.Catalog, pricesKey string) *ledgers {
 	h := sha256.Sum256([]byte(projects))
-	ls := &ledgers{path: filepath.Join(cacheDir, hex.EncodeToString(h[:12])+".json")}
-	if b, err := os.ReadFile(ls.path); err != nil || gob.NewDecoder(bytes.NewReader(b)).Decode(ls) != nil || ls.Version != ledgerVersion {
+	ls := &ledgers{path: filepath.Join(cacheDir, hex.EncodeToString(h[:12])+".json"), cat: cat}
+	version := ledgerVersion + "/" + pricesKey
+	if b, err := os.ReadFile(ls.path); err != nil || gob.NewDecoder(bytes.NewReader(b)).Decode(ls) != nil || ls.Version != version {
 		ls.Files = nil
 	}
 	if ls.Files == nil {
 		ls.Files = map[string]*ledger{}
 	}
-	ls.Version = ledgerVersion
+	ls.Version = version
 	return ls
 }
 
@@ -84,7 +89,7 @@ func (ls *ledgers) load(f fileInfo, now time.Time) (*ledger, error) {
 	if l == nil || f.size < l.Offset {
 		l = &ledger{Path: path} // new, rewritten or truncated: from the start
 	}
-	if err := l.readFrom(path); err != nil {
+	if err := l.readFrom(path, ls.cat); err != nil {
 		return nil, err
 	}
 	l.Size, l.MtimeNS = f.size, f.mtimeNS
@@ -143,7 +148,7 @@ type line struct {
 
 // readFrom reads the whole lines after Offset. A response's records
 // repeat its usage; the last one read wins, under one key.
-func (l *ledger) readFrom(path string) error {
+func (l *ledger) readFrom(path string, cat *pricing.Catalog) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -157,7 +162,6 @@ func (l *ledger) readFrom(path string) error {
 		index[m.Key] = i
 	}
 	br := bufio.NewReaderSize(f, 256<<10)
-	cat := pricing.Embedded()
 	var long []byte   // a line longer than the buffer, so far
 	var pending int64 // its bytes read so far
 	skipping := false // it passed maxLine: skipped
