@@ -12,7 +12,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -219,14 +218,4 @@ func (c *Catalog) WithOverrides(rows []OverrideRow) *Catalog {
 		}
 	}
 	return &cc
-}
-
-// Overridden lists the names the overrides cover, sorted.
-func (c *Catalog) Overridden() []string {
-	var out []string
-	for k := range c.overrides {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
