@@ -67,7 +67,7 @@ type ledgers struct {
 // other prices start the cache over.
 func openLedgers(cacheDir, projects string, cat *pricing.Catalog, pricesKey string) *ledgers {
 	h := sha256.Sum256([]byte(projects))
-	ls := &ledgers{path: filepath.Join(cacheDir, hex.EncodeToString(h[:12])+".json"), cat: cat}
+	ls := &ledgers{path: filepath.Join(cacheDir, hex.EncodeToString(h[:12])+".gob"), cat: cat}
 	version := ledgerVersion + "/" + pricesKey
 	if b, err := os.ReadFile(ls.path); err != nil || gob.NewDecoder(bytes.NewReader(b)).Decode(ls) != nil || ls.Version != version {
 		ls.Files = nil
