@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 //go:embed claude-code-2.1.328.json
@@ -72,11 +73,13 @@ type Catalog struct {
 	overrides map[string]Tier
 }
 
-var embedded = mustParse(catalogJSON)
+// embedded is parsed on first use, not at init: a status line refresh
+// that finds nothing new to price never needs it.
+var embedded = sync.OnceValue(func() *Catalog { return mustParse(catalogJSON) })
 
 // Embedded is the catalog built into ccpipe. It is shared: callers that
 // add overrides use WithOverrides, which copies.
-func Embedded() *Catalog { return embedded }
+func Embedded() *Catalog { return embedded() }
 
 func mustParse(b []byte) *Catalog {
 	c, err := ParseCatalog(b)

@@ -175,7 +175,8 @@ func (o *options) run(env *cli.Env, args []string) error {
 		}
 		o.cacheDir = filepath.Join(d, "ccpipe", "statusline")
 	}
-	cat, pricesKey := pricing.Embedded(), ""
+	var cat *pricing.Catalog // nil: the built-in table, loaded only if a line is priced
+	pricesKey := ""
 	if o.prices != "" {
 		data, err := os.ReadFile(o.prices)
 		if err != nil {
@@ -185,7 +186,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		if err != nil {
 			return cli.Usagef("--prices %v", err)
 		}
-		cat = cat.WithOverrides(rows)
+		cat = pricing.Embedded().WithOverrides(rows)
 		h := sha256.Sum256(data)
 		pricesKey = hex.EncodeToString(h[:8])
 	}

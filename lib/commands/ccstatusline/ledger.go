@@ -149,6 +149,9 @@ type line struct {
 // readFrom reads the whole lines after Offset. A response's records
 // repeat its usage; the last one read wins, under one key.
 func (l *ledger) readFrom(path string, cat *pricing.Catalog) error {
+	if cat == nil {
+		cat = pricing.Embedded()
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err
