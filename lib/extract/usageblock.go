@@ -2,6 +2,7 @@ package extract
 
 import (
 	"encoding/json"
+	"github.com/ccpipe/ccpipe/lib/pricing"
 	"sort"
 	"time"
 )
@@ -53,9 +54,18 @@ type Projection struct {
 	RemainingMinutes int64    `json:"remaining_minutes"`
 }
 
+// blockMsg is what a block needs of a message, priced as it is read so
+// that the raw usage is not held until the end.
 type blockMsg struct {
-	t   time.Time
-	rec usageRec
+	t     time.Time
+	u     TokenUsage
+	model string
+	// With --cost: the charge, or unpriced with the model it was
+	// requested as; assumed lists the models priced as the default.
+	usd       float64
+	unpriced  bool
+	costModel string
+	assumed   []string
 }
 
 func (u *usageState) addBlockMsg(r *usageRec) {
@@ -64,8 +74,24 @@ func (u *usageState) addBlockMsg(r *usageRec) {
 		u.x.opts.Warn("message " + r.msgID + ": timestamp " + r.ts + " does not parse, left out of --sum block")
 		return
 	}
-	rec := *r
-	u.blocks = append(u.blocks, blockMsg{t: t, rec: rec})
+	m := blockMsg{t: t, u: r.u, model: r.model}
+	if u.x.opts.Prices != nil {
+		ch, model, err := u.costOf(r)
+		m.costModel = model
+		if err != nil {
+			m.unpriced = true
+		} else {
+			// A message with an advisor part sums its parts first (blocks
+			// are not compared with a Claude Code total).
+			for _, p := range ch.Parts {
+				m.usd += p.USD
+				if p.Basis == pricing.BasisAssumed {
+					m.assumed = append(m.assumed, p.Model)
+				}
+			}
+		}
+	}
+	u.blocks = append(u.blocks, m)
 }
 
 func (u *usageState) finishBlocks() error {
@@ -117,21 +143,35 @@ func (u *usageState) block(start time.Time, msgs []blockMsg, now time.Time) *Usa
 	last := msgs[len(msgs)-1].t
 	b := &UsageBlock{BlockStart: start.Format(tsLayout), BlockEnd: end.Format(tsLayout),
 		ActualEnd: last.UTC().Format(tsLayout), Active: now.Sub(last) < BlockDuration && now.Before(end), Models: []string{}}
-	s := &UsageSum{Messages: int64(len(msgs))}
+	s := &UsageSum{Messages: int64(len(msgs)), cost: &costSum{}}
 	cost := u.x.opts.Prices != nil
 	for i := range msgs {
-		r := &msgs[i].rec
-		b.InputTokens += r.u.InputTokens
-		b.OutputTokens += r.u.OutputTokens
-		b.CacheReadInputTokens += r.u.CacheReadInputTokens
-		b.CacheCreationInputTokens += r.u.CacheCreationInputTokens
-		b.TotalTokens += r.total()
+		m := &msgs[i]
+		b.InputTokens += m.u.InputTokens
+		b.OutputTokens += m.u.OutputTokens
+		b.CacheReadInputTokens += m.u.CacheReadInputTokens
+		b.CacheCreationInputTokens += m.u.CacheCreationInputTokens
+		b.TotalTokens += m.u.InputTokens + m.u.OutputTokens + m.u.CacheReadInputTokens + m.u.CacheCreationInputTokens
 		b.Messages++
-		if r.model != "" && !containsStr(b.Models, r.model) {
-			b.Models = append(b.Models, r.model)
+		if m.model != "" && !containsStr(b.Models, m.model) {
+			b.Models = append(b.Models, m.model)
 		}
-		if cost {
-			u.addCost(s, r)
+		if !cost {
+			continue
+		}
+		cs := s.cost
+		if m.unpriced {
+			cs.unpricedMessages++
+			if !containsStr(cs.unpriced, m.costModel) {
+				cs.unpriced = append(cs.unpriced, m.costModel)
+			}
+			continue
+		}
+		cs.total += m.usd
+		for _, a := range m.assumed {
+			if !containsStr(cs.assumed, a) {
+				cs.assumed = append(cs.assumed, a)
+			}
 		}
 	}
 	if cost {
