@@ -17,8 +17,8 @@ import (
 // exactly when Claude Code set hasUnknownModelCost.
 func TestPricingCorpus(t *testing.T) {
 	files, _ := filepath.Glob("../../../testdata/corpus-pricing/*.jsonl")
-	if len(files) < 32 {
-		t.Fatalf("pricing corpus: %d sessions, want 32", len(files))
+	if len(files) < 33 {
+		t.Fatalf("pricing corpus: %d sessions, want 33", len(files))
 	}
 	// The real-CLI corpus too, subagents included (c0a1f002 has four).
 	// Left out: c0a1f003, whose /compact call Claude Code charges without
@@ -29,8 +29,8 @@ func TestPricingCorpus(t *testing.T) {
 		m, _ := filepath.Glob("../../../testdata/corpus/claude/projects/*/" + id + ".jsonl")
 		files = append(files, m...)
 	}
-	if len(files) != 37 {
-		t.Fatalf("%d sessions, want 37", len(files))
+	if len(files) != 38 {
+		t.Fatalf("%d sessions, want 38", len(files))
 	}
 	for _, f := range files {
 		want, unknown := lastCostState(t, f)

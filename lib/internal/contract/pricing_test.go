@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
@@ -62,6 +63,22 @@ type oracleCase struct {
 // threshold (not long) with geo "global" and service_tier "priority" (no
 // multiplier) and only web fetches (free); message iterations that do
 // not add up to the top level (ignored).
+// subagentTurns: a foreground subagent on haiku while the session runs
+// opus-5-5; its messages are in its own transcript, and Claude Code's
+// total includes them.
+func subagentTurns() []fakeapi.Turn {
+	return []fakeapi.Turn{
+		{Blocks: []fakeapi.Block{fakeapi.ToolUse("Agent", map[string]any{"description": "Priced check", "subagent_type": "general-purpose",
+			"run_in_background": false, "model": "haiku", "prompt": "SUB-PRICE-TASK: report."})},
+			Usage: &fakeapi.Usage{InputTokens: 2000, OutputTokens: 150, CacheReadInputTokens: 10000, CacheCreationInputTokens: 3000}},
+		{Match: "SUB-PRICE-TASK", Model: "claude-haiku-5-5", Blocks: []fakeapi.Block{fakeapi.Text("Sub price report.")},
+			Usage: &fakeapi.Usage{InputTokens: 1500, OutputTokens: 80, CacheReadInputTokens: 15000, CacheCreationInputTokens: 1200,
+				CacheCreation: &fakeapi.CacheCreation{Ephemeral1h: 1200}}},
+		{Match: "Sub price report", Blocks: []fakeapi.Block{fakeapi.Text("All priced.")},
+			Usage: &fakeapi.Usage{InputTokens: 600, OutputTokens: 40, CacheReadInputTokens: 13000}},
+	}
+}
+
 func edgeTurns() []fakeapi.Turn {
 	return []fakeapi.Turn{
 		{Blocks: []fakeapi.Block{fakeapi.ToolUse("Bash", map[string]any{"command": "echo edge-one"})},
@@ -95,6 +112,7 @@ func oracleCases() []oracleCase {
 		oracleCase{name: "alias-haiku", model: "haiku", wantBasis: pricing.BasisCatalog},
 		oracleCase{name: "legacy-remap-opus-4-0", model: "claude-opus-4-0", wantBasis: pricing.BasisCatalog},
 		oracleCase{name: "response-model-differs", model: "claude-opus-5-5", responseModel: "claude-haiku-5-5", wantBasis: pricing.BasisCatalog},
+		oracleCase{name: "two-models-subagent", model: "claude-opus-5-5", wantBasis: pricing.BasisCatalog, turns: subagentTurns()},
 		oracleCase{name: "edges-haiku-5-5", model: "claude-haiku-5-5", wantBasis: pricing.BasisCatalog, turns: edgeTurns()},
 		oracleCase{name: "edges-sonnet-5-5", model: "claude-sonnet-5-5", wantBasis: pricing.BasisCatalog, turns: edgeTurns()},
 	)
@@ -137,6 +155,7 @@ func costState(t *testing.T, path string) (total float64, unknown bool) {
 var oracleQuick = map[string]bool{
 	"model-claude-haiku-5-5": true, "model-claude-opus-5-5": true, "unknown-model": true,
 	"suffix-1m": true, "response-model-differs": true, "model-claude-opus-4-0": true, "edges-haiku-5-5": true,
+	"two-models-subagent": true,
 }
 
 func TestPricingOracle(t *testing.T) {
@@ -156,7 +175,7 @@ func TestPricingOracle(t *testing.T) {
 			}
 			e := claudetest.New(t, claudetest.Config{Script: &fakeapi.Script{Model: c.model, Turns: turns}})
 			dir := e.Project("pricing")
-			res := e.Headless(claudetest.Cmd{Dir: dir, Prompt: "price me", AllowedTools: []string{"Bash"},
+			res := e.Headless(claudetest.Cmd{Dir: dir, Prompt: "price me", AllowedTools: []string{"Bash", "Agent"},
 				Args: []string{"--model", c.model}, Env: c.env})
 			if res.ExitCode != 0 {
 				t.Fatalf("claude exit %d: %s", res.ExitCode, res.Stderr)
@@ -205,6 +224,14 @@ func writePricingCorpus(t *testing.T, src, dst, root string) {
 	}
 	if err := os.WriteFile(dst, keep.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	subs, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(src, ".jsonl"), "subagents", "agent-*.jsonl"))
+	for _, sub := range subs {
+		d := filepath.Join(strings.TrimSuffix(dst, ".jsonl"), "subagents")
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writePricingCorpus(t, sub, filepath.Join(d, filepath.Base(sub)), root)
 	}
 }
 
