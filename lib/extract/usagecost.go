@@ -30,7 +30,7 @@ func (u *usageState) costOf(r *usageRec) (ch pricing.Charge, model string, err e
 	if model == "" {
 		model = r.model
 	}
-	pu, err := pricing.ParseUsage(r.usageRaw)
+	pu, err := pricing.ParseUsage([]byte(r.usageRaw))
 	if err != nil {
 		var re *pricing.RangeError
 		if !errors.As(err, &re) {
@@ -137,7 +137,7 @@ func nonNil(l []string) *[]string {
 // assistant line. It decodes only those two fields (with encoding/json, so
 // that it does not depend on the fast scanner's internals); it runs only
 // with --cost.
-func costFields(line []byte) (reqModel string, usage []byte) {
+func costFields(line []byte) (reqModel, usage string) {
 	var r struct {
 		RequestedModel any `json:"requestedModel"`
 		Msg            *struct {
@@ -148,11 +148,11 @@ func costFields(line []byte) (reqModel string, usage []byte) {
 	// that leaves the other fields read; only a syntax error loses all.
 	var se *json.SyntaxError
 	if err := json.Unmarshal(line, &r); errors.As(err, &se) {
-		return "", nil
+		return "", ""
 	}
 	reqModel, _ = r.RequestedModel.(string)
 	if r.Msg != nil && len(r.Msg.Usage) > 0 && string(r.Msg.Usage) != "null" {
-		usage = append([]byte(nil), r.Msg.Usage...)
+		usage = string(r.Msg.Usage)
 	}
 	return reqModel, usage
 }

@@ -28,7 +28,7 @@ func FuzzCostFields(f *testing.F) {
 			return
 		}
 		var got any
-		if err := json.Unmarshal(usage, &got); err != nil {
+		if err := json.Unmarshal([]byte(usage), &got); err != nil {
 			t.Fatalf("usage %q: %v", usage, err)
 		}
 		a, _ := json.Marshal(u)
