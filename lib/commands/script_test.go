@@ -17,6 +17,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/commands/ccrender"
 	"github.com/ccpipe/ccpipe/lib/commands/ccsend"
 	"github.com/ccpipe/ccpipe/lib/commands/ccsessions"
+	"github.com/ccpipe/ccpipe/lib/commands/ccstatusline"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
@@ -32,6 +33,9 @@ func TestMain(m *testing.M) {
 		"cc-redact":   func() { os.Exit(ccredact.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"cc-render":   func() { os.Exit(ccrender.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"cc-cassette": func() { os.Exit(cccassette.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cc-statusline": func() {
+			os.Exit(ccstatusline.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
 	})
 }
 

@@ -45,13 +45,15 @@ func (x *Extractor) Decode(line []byte) (*transcript.Entry, error) {
 type file struct {
 	path   string
 	origin Origin
+	cost   bool // usage --cost: read the fields pricing needs
 }
 
 // files lists a session's transcripts: the main one, then with
 // Options.Subagents its subagents', oldest first.
 func (x *Extractor) files(path string) []file {
 	sid := transcript.SessionID(path)
-	out := []file{{path: path, origin: Origin{Path: path, SessionID: sid}}}
+	cost := x.opts.Prices != nil
+	out := []file{{path: path, origin: Origin{Path: path, SessionID: sid}, cost: cost}}
 	if !x.opts.Subagents {
 		return out
 	}
@@ -60,7 +62,7 @@ func (x *Extractor) files(path string) []file {
 		x.opts.Warn(fmt.Sprintf("listing subagents of %s: %v", path, err))
 	}
 	for _, s := range subs {
-		out = append(out, file{path: s.Path, origin: Origin{Path: s.Path, SessionID: sid, AgentID: s.AgentID}})
+		out = append(out, file{path: s.Path, origin: Origin{Path: s.Path, SessionID: sid, AgentID: s.AgentID}, cost: cost})
 	}
 	return out
 }
