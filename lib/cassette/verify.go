@@ -127,6 +127,27 @@ func (v *Verifier) Step(s Value) {
 
 func intp(i int) *int { return &i }
 
+// BrokenChain runs verify's first two checks (schema_version and
+// hash_chain) over a whole cassette and returns the first that failed,
+// or nil: the load-time check of every command that serves or shows a
+// cassette, where a tampered chain must stop the work.
+func BrokenChain(c Cassette) *Invariant {
+	for _, inv := range Verify(c).Invariants[:2] {
+		if inv.Status == Fail {
+			return &inv
+		}
+	}
+	return nil
+}
+
+// Where is " at step N" for a check that failed at a step, else "".
+func (inv Invariant) Where() string {
+	if inv.StepIndex == nil {
+		return ""
+	}
+	return " at step " + strconv.Itoa(*inv.StepIndex)
+}
+
 func (v *Verifier) failChain(i int, format string, a ...any) {
 	v.chain = &Invariant{Name: CheckChain, Status: Fail, Detail: fmt.Sprintf(format, a...), StepIndex: intp(i)}
 }

@@ -12,19 +12,8 @@ import (
 // must be intact: replaying a tampered cassette would make a run "pass"
 // against content nobody recorded.
 func Load(c cassette.Cassette) ([]Step, error) {
-	v := &cassette.Verifier{}
-	v.Header(c.Header)
-	for _, st := range c.Steps {
-		v.Step(st)
-	}
-	for _, inv := range v.Report().Invariants[:2] {
-		if inv.Status == cassette.Fail {
-			at := ""
-			if inv.StepIndex != nil {
-				at = fmt.Sprintf(" at step %d", *inv.StepIndex)
-			}
-			return nil, fmt.Errorf("the cassette fails %s%s: %s", inv.Name, at, inv.Detail)
-		}
+	if inv := cassette.BrokenChain(c); inv != nil {
+		return nil, fmt.Errorf("the cassette fails %s%s: %s", inv.Name, inv.Where(), inv.Detail)
 	}
 	steps := make([]Step, 0, len(c.Steps))
 	for i, v := range c.Steps {

@@ -160,19 +160,8 @@ func loadOne(env *cli.Env, name string) (cassette.Cassette, error) {
 // checkChain is the load-time check of diff and show: the chain must
 // hold (Blackbox treats a broken chain there as fatal).
 func checkChain(name string, c cassette.Cassette) error {
-	v := &cassette.Verifier{}
-	v.Header(c.Header)
-	for _, s := range c.Steps {
-		v.Step(s)
-	}
-	for _, inv := range v.Report().Invariants[:2] {
-		if inv.Status == cassette.Fail {
-			at := ""
-			if inv.StepIndex != nil {
-				at = fmt.Sprintf(" at step %d", *inv.StepIndex)
-			}
-			return fmt.Errorf("%s: %s failed%s: %s", displayName(name), inv.Name, at, inv.Detail)
-		}
+	if inv := cassette.BrokenChain(c); inv != nil {
+		return fmt.Errorf("%s: %s failed%s: %s", displayName(name), inv.Name, inv.Where(), inv.Detail)
 	}
 	return nil
 }
