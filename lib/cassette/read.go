@@ -20,6 +20,9 @@ type Record struct {
 	Header bool  // Value is a header (top-level fields without steps)
 	Value  Value // the header or the step, as parsed
 	Line   int   // the line it came from (1-based; in the single-JSON form the line of the document's start)
+	// Raw, set only by a Lazy Reader, is a step line lexed but not
+	// parsed (Value is then zero); valid until the next Next.
+	Raw *RawStep
 }
 
 // Reader reads cassettes in either form, told apart by content, from one
@@ -30,6 +33,12 @@ type Record struct {
 // longest line, except for a pretty-printed document, which is read
 // whole.
 type Reader struct {
+	// Lazy hands out step lines as Raw records, for Verifier.StepRaw,
+	// instead of parsing them; headers and lines the lexer declines are
+	// parsed as usual.
+	Lazy bool
+
+	raw     RawStep
 	lr      *ndjson.Reader
 	pending []Record // steps of a whole-cassette line, handed out in turn
 	started bool     // a header has been seen
@@ -74,6 +83,10 @@ func (r *Reader) Next() (Record, error) {
 		}
 	}
 	n := r.lr.Line()
+	if r.Lazy && r.started && r.raw.lex(line) && r.raw.member(0, "index") >= 0 && r.raw.member(0, "steps") == -1 {
+		r.lastHdr = false
+		return Record{Raw: &r.raw, Line: n}, nil
+	}
 	v, perr := Parse(line)
 	if perr != nil {
 		if !r.started && n == 1 && bytes.HasPrefix(bytes.TrimLeft(line, " \t\r\n"), []byte("{")) {

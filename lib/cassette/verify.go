@@ -73,6 +73,9 @@ type Verifier struct {
 	finds   []Finding
 	scratch []byte
 	path    []pathElem // where the walk is, turned into text only for a finding
+
+	raw        *rawHasher // StepRaw's encoder, made on first use
+	lastStatus string     // the last step's status when StepRaw took it without a Value ("" otherwise)
 }
 
 // pathElem is one step of a JSON path: an object key or an array index.
@@ -104,6 +107,7 @@ func (v *Verifier) Step(s Value) {
 	i := v.n
 	v.n++
 	v.last = s
+	v.lastStatus = ""
 	v.scan(s, &i)
 	if v.chain == nil {
 		v.checkChain(i, s)
@@ -207,6 +211,9 @@ func (v *Verifier) Report() Report {
 		last = &v.last
 	}
 	r.Status = OutcomeOf(last).Status
+	if v.lastStatus != "" {
+		r.Status = v.lastStatus
+	}
 
 	schema := Invariant{Name: CheckSchema, Status: Pass, Detail: "version 2"}
 	switch ver, ok := v.header.Get("version"); {

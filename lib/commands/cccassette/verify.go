@@ -86,6 +86,7 @@ func verifyInput(env *cli.Env, name string) (bool, error) {
 	}
 	defer r.Close()
 	rd := cassette.NewReader(r)
+	rd.Lazy = true
 	var v *cassette.Verifier
 	ok := true
 	finish := func() error {
@@ -121,6 +122,10 @@ func verifyInput(env *cli.Env, name string) (bool, error) {
 			v.Header(rec.Value)
 			continue
 		}
-		v.Step(rec.Value)
+		if rec.Raw != nil {
+			v.StepRaw(rec.Raw)
+		} else {
+			v.Step(rec.Value)
+		}
 	}
 }
