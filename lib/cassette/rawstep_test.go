@@ -208,3 +208,32 @@ func TestLazyVerifyRecorded(t *testing.T) {
 		t.Errorf("fast path took %d steps, want %d", fastTotal, want)
 	}
 }
+
+// TestBuiltVerifySame: verify of a just-imported cassette with Built set
+// (stored hashes trusted, long shared strings scanned once) reports what
+// the full verify does, findings included.
+func TestBuiltVerifySame(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/corpus/claude/projects/*/*.jsonl")
+	files = append(files, "testdata/blackbox/claude-code-session.jsonl")
+	long := strings.Repeat("x", 300)
+	found := 0
+	for _, f := range files {
+		c := importFile(t, f, ImportOptions{})
+		for _, keys := range [][]string{nil, {"file", "the ", long[:4]}} {
+			want, _ := json.Marshal(Verify(c, keys...))
+			v := &Verifier{Keys: keys, Built: true}
+			v.Header(c.Header)
+			for _, s := range c.Steps {
+				v.Step(s)
+			}
+			got, _ := json.Marshal(v.Report())
+			found += bytes.Count(got, []byte("api-key-value"))
+			if !bytes.Equal(want, got) {
+				t.Errorf("%s %v: built verify differs:\n%s\n%s", f, keys, want, got)
+			}
+		}
+	}
+	if len(files) < 3 || found < 10 {
+		t.Fatalf("only %d transcripts, %d findings", len(files), found)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/ccpipe/ccpipe/lib/secrets"
 )
@@ -61,6 +62,14 @@ type Verifier struct {
 	// bytes or more found anywhere is reported as <api-key-value> and
 	// masked out of every detail.
 	Keys []string
+	// Built says the steps were just made by a Recorder in this process
+	// (an import): their hashes are taken as stored, since recomputing
+	// them is the same function over the same values, and a long string
+	// shared by many steps (a conversation history repeated in every
+	// model_input) is scanned once. The links and everything else are
+	// checked as usual.
+	Built bool
+	clean map[scanKey]bool // Built: long strings already scanned clean
 
 	header  Value
 	n       int
@@ -181,7 +190,13 @@ func (v *Verifier) checkChain(i int, s Value) {
 			return
 		}
 	}
-	h, err := HashStep(s, &v.scratch)
+	var h string
+	var err error
+	if stored, _ := s.GetString("hash"); v.Built {
+		h = stored
+	} else {
+		h, err = HashStep(s, &v.scratch)
+	}
 	if cap(v.scratch) > 4<<20 {
 		v.scratch = nil
 	}
@@ -334,7 +349,34 @@ func (v *Verifier) walk(val Value, user bool, step *int) {
 	}
 }
 
+// scanKey names one string's bytes (Built values are alive and never
+// change, so the same bytes are the same text).
+type scanKey struct {
+	p    *byte
+	n    int
+	user bool
+}
+
 func (v *Verifier) scanString(s string, user bool, step *int) {
+	if v.Built && len(s) >= 256 {
+		k := scanKey{unsafe.StringData(s), len(s), user}
+		if v.clean[k] {
+			return
+		}
+		n := len(v.finds) + len(v.labels)
+		v.scanText(s, user, step)
+		if len(v.finds)+len(v.labels) == n && len(v.finds) < 100 {
+			if v.clean == nil {
+				v.clean = map[scanKey]bool{}
+			}
+			v.clean[k] = true
+		}
+		return
+	}
+	v.scanText(s, user, step)
+}
+
+func (v *Verifier) scanText(s string, user bool, step *int) {
 	set := secrets.Blackbox.Markers
 	if user {
 		set = secrets.Blackbox.UserData

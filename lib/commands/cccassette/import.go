@@ -349,7 +349,12 @@ func (o *importOptions) write(env *cli.Env, source string, c cassette.Cassette) 
 	if o.id != "" && o.written > 0 {
 		return cli.Usagef("--id names one cassette, and the input holds more")
 	}
-	rep := cassette.Verify(c, o.keys...)
+	v := &cassette.Verifier{Keys: o.keys, Built: true}
+	v.Header(c.Header)
+	for _, s := range c.Steps {
+		v.Step(s)
+	}
+	rep := v.Report()
 	for _, f := range rep.Findings {
 		if f.Label == "<api-key-value>" {
 			env.Warnf("%s: refused: the transcript contains your API key (the value of %s); nothing written for cassette %s", source, strings.Join(o.keyNames, " or "), id)
@@ -372,8 +377,13 @@ func (o *importOptions) write(env *cli.Env, source string, c cassette.Cassette) 
 		if err := writeValue(env, c.Header); err != nil {
 			return err
 		}
+		var buf []byte // one buffer for all steps: an import writes many times its input
 		for _, s := range c.Steps {
-			if err := writeValue(env, s); err != nil {
+			var err error
+			if buf, err = cassette.AppendJS(buf[:0], s); err == nil {
+				err = env.Out.WriteJSON(buf)
+			}
+			if err != nil {
 				return err
 			}
 		}
