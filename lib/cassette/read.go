@@ -242,10 +242,10 @@ func (w *Writer) Write(v Value) error {
 		return err
 	}
 	w.buf = append(w.buf, '\n')
+	// The buffer is kept, at the size of the largest step so far: an
+	// import writes the growing history again in every model_input, and
+	// regrowing it for each one cost more than the encoding.
 	_, err = w.bw.Write(w.buf)
-	if cap(w.buf) > 1<<20 {
-		w.buf = nil
-	}
 	return err
 }
 
