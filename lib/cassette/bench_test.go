@@ -35,6 +35,7 @@ func benchVerify(b *testing.B, escapes bool) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		rd := NewReader(bytes.NewReader(data))
+		rd.Lazy = true // as cc-cassette verify reads
 		v := &Verifier{}
 		for {
 			rec, err := rd.Next()
@@ -44,9 +45,12 @@ func benchVerify(b *testing.B, escapes bool) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if rec.Header {
+			switch {
+			case rec.Header:
 				v.Header(rec.Value)
-			} else {
+			case rec.Raw != nil:
+				v.StepRaw(rec.Raw)
+			default:
 				v.Step(rec.Value)
 			}
 		}
@@ -80,6 +84,7 @@ func BenchmarkVerifyCorpus(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		rd := NewReader(bytes.NewReader(data))
+		rd.Lazy = true
 		var v *Verifier
 		for {
 			rec, err := rd.Next()
@@ -97,7 +102,11 @@ func BenchmarkVerifyCorpus(b *testing.B) {
 				v.Header(rec.Value)
 				continue
 			}
-			v.Step(rec.Value)
+			if rec.Raw != nil {
+				v.StepRaw(rec.Raw)
+			} else {
+				v.Step(rec.Value)
+			}
 		}
 	}
 }
