@@ -123,6 +123,28 @@ func TestJQHaltStopsQuietly(t *testing.T) {
 	}
 }
 
+// One record's jq runtime error is reported with its number and the
+// stream goes on; the run then exits 1 (jq's rule).
+func TestJQRuntimeErrorSkipsRecord(t *testing.T) {
+	c, _ := testCommand(func(env *Env, _ []string) error {
+		for _, n := range []string{"1", "x", "3"} {
+			if err := env.Out.Write(map[string]string{"n": n}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	code, out, errs := call(c, nil, "-q", ".n|tonumber")
+	if code != 1 || out != "1\n3\n" || errs != "cc-test: --jq: record 2: jq: tonumber cannot be applied to \"x\": invalid number\n" {
+		t.Errorf("got (%d, %q, %q)", code, out, errs)
+	}
+	// halt_error still ends the run at once.
+	code, out, _ = call(c, nil, "-q", `if .n == "x" then "stop"|halt_error else .n end`)
+	if code != 1 || out != "\"1\"\n" {
+		t.Errorf("halt_error: got (%d, %q)", code, out)
+	}
+}
+
 func TestEachInput(t *testing.T) {
 	var lines []string
 	c, _ := testCommand(func(env *Env, _ []string) error {

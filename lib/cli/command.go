@@ -86,9 +86,13 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	env := &Env{Ctx: ctx, Name: c.Name, Stdin: stdin, Stdout: stdout, Stderr: &syncWriter{w: stderr}, Out: out, Flags: f}
+	out.warn = env.Warnf
 	err = c.Run(env, pos)
 	if ferr := out.Flush(); err == nil {
 		err = ferr
+	}
+	if err == nil && out.failed > 0 {
+		err = errJQFailed
 	}
 	return c.report(stderr, err)
 }
