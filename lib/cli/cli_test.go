@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -105,6 +106,25 @@ func TestHelpAndVersion(t *testing.T) {
 	code, out, _ = call(c, nil, "--version")
 	if code != 0 || !strings.HasPrefix(out, "cc-test ") || !strings.Contains(out, ClaudeCodeVersion) {
 		t.Errorf("version: %d %q", code, out)
+	}
+}
+
+func TestVersionOf(t *testing.T) {
+	vcs := []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "3e73199b4078df9f68ea6ddc862b047721e96056"}, {Key: "vcs.modified", Value: "true"}}
+	tests := []struct {
+		name string
+		bi   debug.BuildInfo
+		want string
+	}{
+		{"go install @version", debug.BuildInfo{Main: debug.Module{Version: "v0.3.1"}}, "v0.3.1"},
+		{"pseudo-version from a checkout", debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261201132327-3e73199b4078+dirty"}, Settings: vcs}, "v0.0.0-20261201132327-3e73199b4078+dirty"},
+		{"revision only", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs}, "(devel) 3e73199b4078+dirty"},
+		{"nothing stamped", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, unstamped},
+	}
+	for _, tt := range tests {
+		if got := versionOf(&tt.bi); got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }
 

@@ -120,9 +120,41 @@ func (c *Command) report(stderr io.Writer, err error) int {
 	}
 }
 
+// version names the build: the module version (a tag, or the
+// pseudo-version `go install ...@latest` and a build in a git checkout
+// stamp), else the VCS revision, else says that the build carries
+// neither (-buildvcs=false, a build outside a checkout).
 func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return unstamped
 	}
-	return "dev"
+	return versionOf(bi)
+}
+
+const unstamped = "(devel, built without a module version or VCS stamp)"
+
+func versionOf(bi *debug.BuildInfo) string {
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev == "" {
+		return unstamped
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if modified == "true" {
+		rev += "+dirty"
+	}
+	return "(devel) " + rev
 }
