@@ -144,6 +144,8 @@ func (o *options) check(env *cli.Env, args []string) error {
 	switch {
 	case len(args) > 1:
 		return cli.Usagef("unexpected argument %q (one TARGET; put the message after --)", args[1])
+	case len(args) == 1 && strings.TrimSpace(args[0]) == "":
+		return cli.Usagef("empty TARGET (give pid:<n>, <profile>/<name>, a session id, name or id prefix; or --current)")
 	case len(args) == 1 && o.current:
 		return cli.Usagef("TARGET and --current exclude each other")
 	case o.mode != "" && o.mode != peer.ModeBypass && o.mode != peer.ModePrompting:
@@ -255,7 +257,9 @@ func readMessage(r io.Reader) (string, bool, error) {
 		return "", false, fmt.Errorf("reading stdin: %w", err)
 	}
 	if len(b) > maxStdinMessage {
-		return "", false, fmt.Errorf("message on stdin: %w", &peer.TooLargeError{Size: len(b), Limit: peer.MaxLine})
+		// Not read to the end: say what is known, not a made-up size.
+		return "", false, fmt.Errorf("message on stdin: over %d bytes, and the receiver drops a message over %d characters (%w; --lines sends it line by line)",
+			maxStdinMessage, peer.MaxLine-peer.AuthAllowance-1, peer.ErrTooLarge)
 	}
 	s := strings.TrimRight(string(b), "\r\n")
 	if strings.TrimSpace(s) == "" {
