@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 )
 
 // testCommand echoes its positional args and one flag as a record.
@@ -299,5 +300,18 @@ func TestIsTerminal(t *testing.T) {
 	defer f.Close()
 	if IsTerminal(f) || IsTerminal(&syncWriter{w: f}) {
 		t.Error("a regular file is not a terminal")
+	}
+}
+
+// The zero System is an empty, UTC world: a test that forgets a part gets
+// no surprise from the machine it runs on.
+func TestZeroSystem(t *testing.T) {
+	var s System
+	if s.Env("HOME") != "" || s.Location() != time.UTC || s.Clock().IsZero() {
+		t.Errorf("zero System: env %q zone %v", s.Env("HOME"), s.Location())
+	}
+	os := OS()
+	if os.Getenv == nil || os.Location() != time.Local {
+		t.Error("OS() misses the environment or the local zone")
 	}
 }

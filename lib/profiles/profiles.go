@@ -51,7 +51,16 @@ type Env struct {
 // EnvFromOS reads Env from the process environment.
 func EnvFromOS() Env {
 	home, _ := os.UserHomeDir()
-	return Env{Home: home, ClaudeConfigDir: os.Getenv("CLAUDE_CONFIG_DIR")}
+	return NewEnv(home, os.Getenv)
+}
+
+// NewEnv is the Env of a home dir and an environment (nil: empty).
+func NewEnv(home string, getenv func(string) string) Env {
+	e := Env{Home: home}
+	if getenv != nil {
+		e.ClaudeConfigDir = getenv("CLAUDE_CONFIG_DIR")
+	}
+	return e
 }
 
 // Warning is a problem that did not stop discovery (a broken YAML file).

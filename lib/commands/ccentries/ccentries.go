@@ -72,9 +72,14 @@ type options struct {
 	stopFor func(sessionID, path string) func() bool
 }
 
-// Run runs cc-entries.
+// Run runs cc-entries with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{now: time.Now, stopFor: registryStop}
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
+}
+
+// RunWith runs cc-entries in the given System.
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{now: sys.Clock, stopFor: registryStop}
 	return o.command().Main(args, stdin, stdout, stderr)
 }
 

@@ -91,9 +91,15 @@ type options struct {
 	loc                                      *time.Location
 }
 
-// Run runs cc-extract.
+// Run runs cc-extract with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{loc: time.Local}
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
+}
+
+// RunWith runs cc-extract in the given System (its zone decides the
+// days of --sum day).
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{loc: sys.Location()}
 	c := &cli.Command{
 		Name:     "cc-extract",
 		Synopsis: "cc-extract KIND [flags] [TRANSCRIPT|DIR...]",

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/cli"
 )
 
 const (
@@ -46,7 +46,7 @@ func run(t *testing.T, h, stdin string, args ...string) (int, string, string) {
 	if stdin != "" {
 		in = strings.NewReader(stdin)
 	}
-	code := RunWith(Deps{Profiles: profiles.Env{Home: h}}, args, in, &out, &errb)
+	code := RunWith(cli.System{Home: h}, args, in, &out, &errb)
 	return code, out.String(), errb.String()
 }
 

@@ -82,8 +82,14 @@ type options struct {
 	exit2 bool
 }
 
-// Run runs cc-hook.
+// Run runs cc-hook with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
+}
+
+// RunWith runs cc-hook in the given System. It reads nothing of it yet:
+// a hook's input is its payload; the seam is there like every command's.
+func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := &options{}
 	c := &cli.Command{
 		Name:     "cc-hook",

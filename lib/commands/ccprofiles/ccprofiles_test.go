@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 )
 
@@ -50,7 +51,7 @@ func TestRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errb strings.Builder
-			code := RunEnv(env, tt.args, nil, &out, &errb)
+			code := RunWith(system(env), tt.args, nil, &out, &errb)
 			got := strings.ReplaceAll(out.String(), home, "$HOME")
 			if code != tt.code || got != tt.out || errb.String() != tt.err {
 				t.Errorf("got (%d, %q, %q)\nwant (%d, %q, %q)", code, got, errb.String(), tt.code, tt.out, tt.err)
@@ -65,7 +66,7 @@ func TestBrokenYAMLWarnsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb strings.Builder
-	code := RunEnv(env, []string{"-q", ".name", "-r"}, nil, &out, &errb)
+	code := RunWith(system(env), []string{"-q", ".name", "-r"}, nil, &out, &errb)
 	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
 	if code != 0 || len(lines) != 1 || !strings.HasPrefix(lines[0], "cc-profiles: "+home+"/.claude-profiles/config.yaml:") {
 		t.Errorf("code %d stderr %q", code, errb.String())
@@ -73,4 +74,14 @@ func TestBrokenYAMLWarnsOnce(t *testing.T) {
 	if !strings.Contains(out.String(), "default\n") || !strings.Contains(out.String(), "work\n") {
 		t.Errorf("other profiles must still be listed: %q", out.String())
 	}
+}
+
+// system is the cli.System of a profiles.Env.
+func system(env profiles.Env) cli.System {
+	return cli.System{Home: env.Home, Getenv: func(k string) string {
+		if k == "CLAUDE_CONFIG_DIR" {
+			return env.ClaudeConfigDir
+		}
+		return ""
+	}}
 }

@@ -76,17 +76,13 @@ const DefaultLabel = "cc-send"
 // receipts after the first are coalesced and sent about 5 s later.
 const DefaultWaitTimeout = 10 * time.Second
 
-// Deps is what the command reads from its surroundings, so tests can
-// point it anywhere.
-type Deps = sessions.Surroundings
-
 // Run runs cc-send with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return RunWith(sessions.SurroundingsFromOS(), args, stdin, stdout, stderr)
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
 }
 
 type options struct {
-	deps Deps
+	sys cli.System
 
 	current     bool
 	name        string
@@ -105,9 +101,9 @@ type options struct {
 	hasWords bool
 }
 
-// RunWith runs cc-send against the given surroundings.
-func RunWith(deps Deps, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{deps: deps}
+// RunWith runs cc-send in the given System.
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{sys: sys}
 	// The words after the first -- are the message, never a TARGET: take
 	// them out before flag parsing merges them into the positionals.
 	for i, a := range args {
@@ -186,7 +182,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if o.rename == "" && !o.hasWords && !env.HasInput() {
 		return cli.Usagef("no message: give it after -- or on stdin")
 	}
-	profs, warnings := profiles.Discover(o.deps.Profiles)
+	profs, warnings := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
 	for _, w := range warnings {
 		env.Warnf("%v", w)
 	}
@@ -223,7 +219,7 @@ func (o *options) runRecords(env *cli.Env) error {
 		if !discovered {
 			// Only needed to find key files of records that do not say
 			// where their registry is.
-			profs, _ = profiles.Discover(o.deps.Profiles)
+			profs, _ = profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
 			discovered = true
 		}
 		t, err := fromRecord(line, profs)

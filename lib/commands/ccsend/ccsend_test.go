@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/peer"
@@ -71,12 +72,11 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-func (f *fixture) deps(env map[string]string) Deps {
-	return Deps{
-		Profiles: profiles.Env{Home: filepath.Join(f.root, "home")},
-		Host:     registry.LocalHost(),
-		Getenv:   func(k string) string { return env[k] },
-		Pid:      1,
+func (f *fixture) deps(env map[string]string) cli.System {
+	return cli.System{
+		Home:   filepath.Join(f.root, "home"),
+		Getenv: func(k string) string { return env[k] },
+		Pid:    1,
 	}
 }
 
@@ -103,7 +103,7 @@ func (f *fixture) normalize(s string) string {
 
 // activeRecords is what `cc-sessions --active` prints for the fixture.
 func (f *fixture) activeRecords(t *testing.T) string {
-	profs, _ := profiles.Discover(f.deps(nil).Profiles)
+	profs, _ := profiles.Discover(profiles.Env{Home: f.deps(nil).Home})
 	list, _ := sessions.ActiveSessions(t.Context(), profs, sessions.ActiveOptions{Host: registry.LocalHost()})
 	var b bytes.Buffer
 	w := ndjson.NewWriter(&b)

@@ -49,12 +49,12 @@ func (o *options) resolve(env *cli.Env, args []string, profs []profiles.Profile)
 	query := ""
 	if o.current {
 		s, err = sessions.Current(env.Ctx, profs, sessions.CurrentOptions{
-			FindOptions: sessions.FindOptions{Host: o.deps.Host, Getenv: o.deps.Getenv},
-			Getenv:      o.deps.Getenv, Pid: o.deps.Pid,
+			FindOptions: sessions.FindOptions{Getenv: o.sys.Getenv},
+			Getenv:      o.sys.Getenv, Pid: o.sys.Pid,
 		})
 	} else {
 		query = args[0]
-		s, err = sessions.Find(env.Ctx, query, profs, sessions.FindOptions{Host: o.deps.Host, Getenv: o.deps.Getenv})
+		s, err = sessions.Find(env.Ctx, query, profs, sessions.FindOptions{Getenv: o.sys.Getenv})
 	}
 	if err != nil {
 		return nil, describeErr(env, query, err)

@@ -63,17 +63,13 @@ Exit status: 0 ok; 1 nothing found (--find, --current: with a line on
 stderr; an ambiguous --find lists the candidates) or a failure; 2 usage
 error.`
 
-// Deps is what the command reads from its surroundings, so tests can
-// point it anywhere.
-type Deps = sessions.Surroundings
-
 // Run runs cc-sessions with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return RunWith(sessions.SurroundingsFromOS(), args, stdin, stdout, stderr)
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
 }
 
 type options struct {
-	deps      Deps
+	sys       cli.System
 	profiles  []string
 	cwdWithin []string
 	limit     int
@@ -83,9 +79,9 @@ type options struct {
 	current   bool
 }
 
-// RunWith runs cc-sessions against the given surroundings.
-func RunWith(deps Deps, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{deps: deps}
+// RunWith runs cc-sessions in the given System.
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{sys: sys}
 	c := &cli.Command{
 		Name:     "cc-sessions",
 		Synopsis: "cc-sessions [--active | --find QUERY | --current] [--profile NAME] [--cwd-within DIR] [--limit N]",
@@ -139,12 +135,12 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	switch {
 	case o.find != "":
-		s, err := sessions.Find(env.Ctx, o.find, profs, sessions.FindOptions{Cwd: o.cwd, Host: o.deps.Host, Getenv: o.deps.Getenv})
+		s, err := sessions.Find(env.Ctx, o.find, profs, sessions.FindOptions{Cwd: o.cwd, Getenv: o.sys.Getenv})
 		return o.one(env, s, err)
 	case o.current:
 		s, err := sessions.Current(env.Ctx, profs, sessions.CurrentOptions{
-			FindOptions: sessions.FindOptions{Host: o.deps.Host, Getenv: o.deps.Getenv},
-			Getenv:      o.deps.Getenv, Pid: o.deps.Pid,
+			FindOptions: sessions.FindOptions{Getenv: o.sys.Getenv},
+			Getenv:      o.sys.Getenv, Pid: o.sys.Pid,
 		})
 		var nf *sessions.NotFoundError
 		if errors.As(err, &nf) {
@@ -155,7 +151,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return o.listActive(env, profs)
 	}
 	list, errs := sessions.List(env.Ctx, profs, sessions.ListOptions{
-		CwdWithin: o.cwdWithin, Host: o.deps.Host, Getenv: o.deps.Getenv,
+		CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv,
 	})
 	warn(env, errs)
 	for i, s := range list {
@@ -196,7 +192,7 @@ func (o *options) loadProfiles(env *cli.Env) ([]profiles.Profile, error) {
 		}
 	} else {
 		var warnings []profiles.Warning
-		profs, warnings = profiles.Discover(o.deps.Profiles)
+		profs, warnings = profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
 		for _, w := range warnings {
 			env.Warnf("%v", w)
 		}
@@ -221,7 +217,7 @@ func (o *options) loadProfiles(env *cli.Env) ([]profiles.Profile, error) {
 }
 
 func (o *options) listActive(env *cli.Env, profs []profiles.Profile) error {
-	list, errs := sessions.ActiveSessions(env.Ctx, profs, sessions.ActiveOptions{Host: o.deps.Host, Getenv: o.deps.Getenv})
+	list, errs := sessions.ActiveSessions(env.Ctx, profs, sessions.ActiveOptions{Getenv: o.sys.Getenv})
 	warn(env, errs)
 	within := sessions.CwdFilter(o.cwdWithin)
 	n := 0

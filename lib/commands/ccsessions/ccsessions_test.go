@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
-	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/registry"
 )
 
@@ -99,12 +99,11 @@ func processTmp() string {
 	return tmp
 }
 
-func (f *fixture) deps(env map[string]string) Deps {
-	return Deps{
-		Profiles: profiles.Env{Home: filepath.Join(f.root, "home")},
-		Host:     registry.LocalHost(),
-		Getenv:   func(k string) string { return env[k] },
-		Pid:      1,
+func (f *fixture) deps(env map[string]string) cli.System {
+	return cli.System{
+		Home:   filepath.Join(f.root, "home"),
+		Getenv: func(k string) string { return env[k] },
+		Pid:    1,
 	}
 }
 
@@ -213,10 +212,11 @@ func TestCorpus(t *testing.T) {
 		}
 		return nil
 	})
-	deps := Deps{
-		Profiles: profiles.Env{Home: t.TempDir(), ClaudeConfigDir: corpus},
-		Host:     registry.LocalHost(),
-		Getenv:   func(k string) string { return map[string]string{"TMPDIR": "/fixture-tmp"}[k] },
+	deps := cli.System{
+		Home: t.TempDir(),
+		Getenv: func(k string) string {
+			return map[string]string{"TMPDIR": "/fixture-tmp", "CLAUDE_CONFIG_DIR": corpus}[k]
+		},
 	}
 	for _, tt := range []struct {
 		name string
