@@ -42,7 +42,7 @@ var arrows = map[string][]string{
 	"lib/registry":      nil,
 	"lib/transcript":    {"lib/bytescan", "lib/mapped", "lib/ndjson"},
 	"lib/sessions":      {"lib/ndjson", "lib/profiles", "lib/registry", "lib/transcript"},
-	"lib/extract":       {"lib/transcript"},
+	"lib/extract":       {"lib/hooks", "lib/transcript"}, // hooks: the tool input types
 	"lib/search":        {"lib/bytescan", "lib/mapped", "lib/transcript"},
 	"lib/peer":          {"lib/ndjson"},
 	"lib/peer/peertest": nil,
