@@ -27,6 +27,11 @@ type Command struct {
 	SetFlags func(*Flags)
 	// Run does the work. Positional arguments are passed in args.
 	Run func(env *Env, args []string) error
+	// Complete, when set, offers words for shell completion (see
+	// --completion): for the value of the flag named flag (its long
+	// name), or with flag "" for the positional argument after args. The
+	// shell filters them by what was typed.
+	Complete func(ctx context.Context, flag string, args []string) []string
 }
 
 // Env is what a running command gets: its streams, the shared flags and
@@ -52,6 +57,10 @@ func (e *Env) Warnf(format string, a ...any) {
 // Main runs the command and returns its exit code. It is what a
 // cmd/<name>/main.go passes to os.Exit.
 func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == completeArg {
+		c.complete(context.Background(), stdout, args[1:])
+		return ExitOK
+	}
 	f := newFlags(c.Name)
 	if c.SetFlags != nil {
 		c.SetFlags(f)
@@ -63,6 +72,14 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 	if f.help {
 		fmt.Fprint(stdout, strings.TrimRight(c.Help, "\n")+"\n\nFlags:\n")
 		f.printDefaults(stdout)
+		return ExitOK
+	}
+	if f.completion != "" {
+		script, ok := completionScript(f.completion, c.Name)
+		if !ok {
+			return c.report(stderr, Usagef("--completion %q: want one of %s", f.completion, strings.Join(Shells, ", ")))
+		}
+		fmt.Fprint(stdout, script)
 		return ExitOK
 	}
 	if f.version {

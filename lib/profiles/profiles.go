@@ -302,3 +302,12 @@ func FromRecord(line []byte) (Profile, error) {
 	}
 	return p, nil
 }
+
+// Names lists the profiles' names, for shell completion.
+func Names(list []Profile) []string {
+	out := make([]string, len(list))
+	for i, p := range list {
+		out[i] = p.Name
+	}
+	return out
+}

@@ -5,6 +5,7 @@ package ccextract
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -113,6 +114,15 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.StringVar(&o.sum, "sum", "", "usage: aggregate by `GROUP` (session, model, day, project)")
 		},
 		Run: o.run,
+		Complete: func(_ context.Context, flag string, args []string) []string {
+			switch {
+			case flag == "sum":
+				return []string{"session", "model", "day", "project"}
+			case flag == "" && len(args) == 0:
+				return extract.Kinds
+			}
+			return nil
+		},
 	}
 	return c.Main(args, stdin, stdout, stderr)
 }

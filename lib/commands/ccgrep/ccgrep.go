@@ -4,6 +4,7 @@ package ccgrep
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -89,6 +90,13 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			})
 		},
 		Run: o.run,
+		Complete: func(_ context.Context, flag string, _ []string) []string {
+			if flag == "profile" {
+				profs, _ := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
+				return profiles.Names(profs)
+			}
+			return nil
+		},
 	}
 	return c.Main(args, stdin, stdout, stderr)
 }

@@ -3,6 +3,7 @@
 package cchook
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -106,6 +107,17 @@ func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Wri
 			f.StringVar(&o.command, "command", "cc-hook", "settings: how settings.json calls cc-hook (`CMD`)")
 		},
 		Run: o.run,
+		Complete: func(_ context.Context, flag string, args []string) []string {
+			switch {
+			case flag == "on-error":
+				return []string{"pass", "block", "ask"}
+			case flag == "event", flag == "" && len(args) == 1 && args[0] == "reply":
+				return hooks.Events
+			case flag == "" && len(args) == 0:
+				return []string{"run", "parse", "reply", "check", "settings"}
+			}
+			return nil
+		},
 	}
 	code := c.Main(args, stdin, stdout, stderr)
 	if code == cli.ExitUsage && !o.exit2 {

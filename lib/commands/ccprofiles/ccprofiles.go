@@ -3,6 +3,7 @@
 package ccprofiles
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -53,6 +54,13 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.StringVar(&o.profile, "profile", "", "list only the profile named `NAME`")
 		},
 		Run: o.run,
+		Complete: func(_ context.Context, flag string, _ []string) []string {
+			if flag == "profile" {
+				profs, _ := profiles.Discover(o.env)
+				return profiles.Names(profs)
+			}
+			return nil
+		},
 	}
 	return c.Main(args, stdin, stdout, stderr)
 }

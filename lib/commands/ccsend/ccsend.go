@@ -4,6 +4,7 @@
 package ccsend
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -132,6 +133,18 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.waitIdle, "wait-idle", false, "return when the receiver's turn has ended (notify_when_idle)")
 		},
 		Run: o.run,
+		Complete: func(ctx context.Context, flag string, args []string) []string {
+			switch {
+			case flag == "mode":
+				return []string{peer.ModeBypass, peer.ModePrompting}
+			case flag == "priority":
+				return []string{peer.PriorityNow, peer.PriorityNext, peer.PriorityLater}
+			case flag == "" && len(args) == 0:
+				profs, _ := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
+				return sessions.RunningNames(ctx, profs, o.sys.Getenv)
+			}
+			return nil
+		},
 	}
 	return c.Main(args, stdin, stdout, stderr)
 }

@@ -4,6 +4,7 @@
 package ccsessions
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -102,6 +103,16 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.current, "current", false, "the session this command runs inside")
 		},
 		Run: o.run,
+		Complete: func(ctx context.Context, flag string, _ []string) []string {
+			profs, _ := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
+			switch flag {
+			case "find":
+				return sessions.RunningNames(ctx, profs, o.sys.Getenv)
+			case "profile":
+				return profiles.Names(profs)
+			}
+			return nil
+		},
 	}
 	return c.Main(args, stdin, stdout, stderr)
 }
