@@ -61,6 +61,10 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 		c.complete(context.Background(), stdout, args[1:])
 		return ExitOK
 	}
+	if len(args) == 1 && args[0] == docArg {
+		c.doc(stdout)
+		return ExitOK
+	}
 	f := newFlags(c.Name)
 	if c.SetFlags != nil {
 		c.SetFlags(f)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -142,4 +143,52 @@ func (f *Flags) names() []string {
 	})
 	sort.Strings(out)
 	return out
+}
+
+// docArg is the hidden first argument that prints the command's own
+// documentation as one JSON object (Doc), for lib/internal/gendocs.
+const docArg = "__doc"
+
+// Doc is a command's documentation as its help and flags define it.
+type Doc struct {
+	Name     string    `json:"name"`
+	Synopsis string    `json:"synopsis"`
+	Help     string    `json:"help"`
+	Flags    []FlagDoc `json:"flags"`
+}
+
+// FlagDoc is one flag of a Doc.
+type FlagDoc struct {
+	Name    string `json:"name"`
+	Short   string `json:"short,omitempty"`
+	Arg     string `json:"arg,omitempty"` // the value's name; "" for a boolean flag
+	Usage   string `json:"usage"`
+	Default string `json:"default,omitempty"`
+}
+
+func (c *Command) doc(w io.Writer) {
+	f := newFlags(c.Name)
+	if c.SetFlags != nil {
+		c.SetFlags(f)
+	}
+	d := Doc{Name: c.Name, Synopsis: c.Synopsis, Help: strings.TrimRight(c.Help, "\n")}
+	shorts := map[string]bool{}
+	for _, s := range f.aliases {
+		shorts[s] = true
+	}
+	f.fs.VisitAll(func(fl *flag.Flag) {
+		if shorts[fl.Name] {
+			return
+		}
+		arg, usage := flag.UnquoteUsage(fl)
+		fd := FlagDoc{Name: fl.Name, Short: f.aliases[fl.Name], Arg: arg, Usage: usage}
+		if !isBool(fl) && fl.DefValue != "" && fl.DefValue != "0" && fl.DefValue != "[]" {
+			fd.Default = fl.DefValue
+		}
+		d.Flags = append(d.Flags, fd)
+	})
+	d.Flags = append(d.Flags, FlagDoc{Name: "arg", Arg: "NAME VALUE", Usage: "bind $NAME to the string VALUE in the --jq expression"})
+	sort.Slice(d.Flags, func(i, j int) bool { return d.Flags[i].Name < d.Flags[j].Name })
+	b, _ := json.MarshalIndent(d, "", "  ")
+	fmt.Fprintf(w, "%s\n", b)
 }

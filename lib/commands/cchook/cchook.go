@@ -67,7 +67,7 @@ else (TaskCreated, TaskCompleted, TeammateIdle, ConfigChange). Unlike the
 other cc-* commands, cc-hook never exits 2 for a usage error: Claude Code
 reads exit 2 from a hook as a blocking error.
 
-See the README (cc-hook) for the rule file format and every field.`
+See docs/cc-hook.md for the rule file format and every field.`
 
 type options struct {
 	onError      string

@@ -42,14 +42,17 @@ The receiver never answers on its socket. A message it drops or holds is
 reported only to a reply socket: --wait listens on one and reports the
 receipt; --wait-idle also asks to be told when the receiver's turn ends and
 returns then. The reply socket is ccpipe-<--from label>.sock in the
-directory of the target's socket; the label is also the identity the
-receiver rate-limits by, so give each independent sender its own.
+directory of the target's socket (the only place the receiver replies
+to), made once the target accepted the connection and only when that
+directory is this user's private (0700) one; the label is also the
+identity the receiver rate-limits by, so give each independent sender its
+own.
 
 Output: one NDJSON record per delivered message: session_id, address,
 socket_path, msg_id, bytes, auth, status (sent; with --wait: accepted,
 held, delivered, dropped, denied, expired or refused), and when they apply
 lines, rename, reason, drop_reason, idle_state, finished_at. See
-the README (cc-send).
+docs/cc-send.md.
 
 Examples:
   # tell a session that CI failed

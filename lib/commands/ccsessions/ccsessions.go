@@ -45,7 +45,7 @@ size_bytes, compressed, has_subagents, active (null or the --active record).
 status, waiting_for, cwd, kind, entrypoint, version, tmux, socket_path,
 scratchpad_dir, scratchpad_dir_inferred, transcript_path, started_at,
 updated_at, liveness, compatibility, record_path, raw. Unknown values are
-null. See the README (cc-sessions).
+null. See docs/cc-sessions.md.
 
 Examples:
   # the ten latest sessions with their titles

@@ -1,0 +1,42 @@
+// Package commands lists the cc-* commands, for the tools that cover all
+// of them: the docs generator (lib/internal/gendocs) and its tests. A new
+// command joins by adding one entry to All.
+package commands
+
+import (
+	"io"
+
+	"github.com/ccpipe/ccpipe/lib/commands/ccentries"
+	"github.com/ccpipe/ccpipe/lib/commands/ccextract"
+	"github.com/ccpipe/ccpipe/lib/commands/ccgrep"
+	"github.com/ccpipe/ccpipe/lib/commands/cchook"
+	"github.com/ccpipe/ccpipe/lib/commands/ccprofiles"
+	"github.com/ccpipe/ccpipe/lib/commands/ccsend"
+	"github.com/ccpipe/ccpipe/lib/commands/ccsessions"
+)
+
+// Command is one cc-* command.
+type Command struct {
+	Name string // cc-profiles
+	Dir  string // its package dir from the module root; reference.md there is the doc's hand-written part
+	Run  func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+	// Golden are globs (from the module root) of files holding the
+	// command's output records as golden files check them; every field
+	// they show must be documented and every documented field shown.
+	// Empty: no golden NDJSON output yet (the check says so).
+	Golden []string
+}
+
+// All is every command, in the order the README's table lists them.
+var All = []Command{
+	{Name: "cc-profiles", Dir: "lib/commands/ccprofiles", Run: ccprofiles.Run},
+	{Name: "cc-sessions", Dir: "lib/commands/ccsessions", Run: ccsessions.Run,
+		Golden: []string{"lib/commands/ccsessions/testdata/*.golden"}},
+	{Name: "cc-entries", Dir: "lib/commands/ccentries", Run: ccentries.Run},
+	{Name: "cc-extract", Dir: "lib/commands/ccextract", Run: ccextract.Run,
+		Golden: []string{"lib/extract/testdata/golden/*/*.jsonl"}},
+	{Name: "cc-grep", Dir: "lib/commands/ccgrep", Run: ccgrep.Run},
+	{Name: "cc-send", Dir: "lib/commands/ccsend", Run: ccsend.Run,
+		Golden: []string{"lib/commands/ccsend/testdata/*.golden"}},
+	{Name: "cc-hook", Dir: "lib/commands/cchook", Run: cchook.Run},
+}
