@@ -292,7 +292,7 @@ func (r *Reader) eachMapped(in io.Reader, fn func(*Line) error) error {
 		return r.Each(fn)
 	}
 	defer w.w.Close()
-	r.lr.UseWindows(w)
+	r.lr.UseWindowSource(w)
 	err := w.w.Guard(func() error { return r.Each(fn) })
 	if err == mapped.ErrShrank {
 		return &ReadError{err}
