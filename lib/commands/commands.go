@@ -1,6 +1,7 @@
-// Package commands lists the cc-* commands, for the tools that cover all
-// of them: the docs generator (lib/internal/gendocs) and its tests. A new
-// command joins by adding one entry to All.
+// Package commands lists the cc-* commands, for what covers all of them:
+// the txtar scripts (testdata/script), the docs generator
+// (lib/internal/gendocs) and its field check. A new command joins all
+// three by adding one entry to All.
 package commands
 
 import (

@@ -17,24 +17,7 @@ import (
 // per connection.
 func server(t *testing.T, handle func(c *net.UnixConn)) string {
 	t.Helper()
-	path := filepath.Join(peertest.Dir(t), "s.sock")
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.AcceptUnix()
-			if err != nil {
-				return
-			}
-			handle(c)
-		}
-	}()
-	t.Cleanup(func() { ln.Close(); <-done })
-	return path
+	return peertest.Serve(t, filepath.Join(peertest.Dir(t), "s.sock"), handle)
 }
 
 const testToken = "0123456789abcdef0123456789abcdef"

@@ -48,8 +48,17 @@ type Inbox struct {
 // NewInbox listens at dir/name until the test ends.
 func NewInbox(t testing.TB, dir, name string) *Inbox {
 	t.Helper()
-	in := &Inbox{Path: filepath.Join(dir, name), t: t, next: make(chan string, 1024)}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: in.Path, Net: "unix"})
+	in := &Inbox{t: t, next: make(chan string, 1024)}
+	in.Path = Serve(t, filepath.Join(dir, name), in.serve)
+	return in
+}
+
+// Serve listens on a Unix socket at path until the test ends and runs
+// handle for each connection, one at a time: a socket that behaves as a
+// test needs (one that never reads, one that closes early).
+func Serve(t testing.TB, path string, handle func(c *net.UnixConn)) string {
+	t.Helper()
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +70,11 @@ func NewInbox(t testing.TB, dir, name string) *Inbox {
 			if err != nil {
 				return
 			}
-			in.serve(c)
+			handle(c)
 		}
 	}()
 	t.Cleanup(func() { ln.Close(); <-done })
-	return in
+	return path
 }
 
 // Reset forgets the connections seen so far and sets the reply.
