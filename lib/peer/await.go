@@ -108,3 +108,52 @@ func Await(ctx context.Context, listeners []*Listener, pending []*Pending, stray
 	}
 	return err
 }
+
+// Replies are the reply sockets of one sender label: one per directory
+// of receiver sockets, bound when first needed and closed together.
+type Replies struct {
+	Label string
+	ls    map[string]*Listener
+}
+
+// From is the `from` address of the label's reply socket for a receiver
+// socket: what its frames carry, whether or not the socket is bound.
+func (r *Replies) From(targetSocket string) string {
+	return Address(ReplyPath(targetSocket, r.Label))
+}
+
+// Ready is the step for Sender.SendAfter that binds the reply socket for
+// targetSocket (ListenReply) unless it is bound already.
+func (r *Replies) Ready(targetSocket string) func() error {
+	return func() error {
+		path := ReplyPath(targetSocket, r.Label)
+		if r.ls[path] != nil {
+			return nil
+		}
+		l, err := ListenReply(targetSocket, r.Label)
+		if err != nil {
+			return err
+		}
+		if r.ls == nil {
+			r.ls = map[string]*Listener{}
+		}
+		r.ls[path] = l
+		return nil
+	}
+}
+
+// Listeners are the bound reply sockets.
+func (r *Replies) Listeners() []*Listener {
+	out := make([]*Listener, 0, len(r.ls))
+	for _, l := range r.ls {
+		out = append(out, l)
+	}
+	return out
+}
+
+// Close closes every reply socket.
+func (r *Replies) Close() {
+	for _, l := range r.ls {
+		l.Close()
+	}
+}

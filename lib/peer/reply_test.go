@@ -130,3 +130,26 @@ func TestAwait(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+// Replies binds one reply socket per receiver dir, once, and closes them.
+func TestReplies(t *testing.T) {
+	dir := peertest.Dir(t)
+	a := peertest.NewInbox(t, dir, "a.sock")
+	b := peertest.NewInbox(t, dir, "b.sock")
+	r := &Replies{Label: "t"}
+	if r.From(a.Path) != "uds:"+filepath.Join(dir, "ccpipe-t.sock") || r.From(a.Path) != r.From(b.Path) {
+		t.Errorf("From: %s %s", r.From(a.Path), r.From(b.Path))
+	}
+	for _, p := range []string{a.Path, b.Path, a.Path} {
+		if err := r.Ready(p)(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(r.Listeners()); n != 1 {
+		t.Errorf("%d listeners for one dir", n)
+	}
+	r.Close()
+	if _, err := os.Lstat(filepath.Join(dir, "ccpipe-t.sock")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("reply socket left after Close: %v", err)
+	}
+}

@@ -59,12 +59,8 @@ func (o *options) sendAll(env *cli.Env, targets []*target, text string) error {
 	if o.rename == "" && strings.TrimSpace(text) == "" {
 		return cli.Usagef("empty message after --")
 	}
-	listeners := map[string]*peer.Listener{}
-	defer func() {
-		for _, l := range listeners {
-			l.Close()
-		}
-	}()
+	replies := &peer.Replies{Label: o.label}
+	defer replies.Close()
 	waiting := o.wait || o.waitIdle
 	sender := &peer.Sender{Timeout: o.timeout}
 	var pending []*delivery
@@ -73,8 +69,7 @@ func (o *options) sendAll(env *cli.Env, targets []*target, text string) error {
 		if t.keyProblem != nil {
 			env.Warnf("%s: key file not readable, sending without the auth line: %v", t.who(), t.keyProblem)
 		}
-		replyPath := peer.ReplyPath(t.SocketPath, o.label)
-		from := peer.Address(replyPath)
+		from := replies.From(t.SocketPath)
 		d := &delivery{t: t, res: result{SessionID: nullable(t.SessionID), Address: nullable(t.address), SocketPath: t.SocketPath, Status: statusSent}}
 		var frames []peer.Frame
 		var err error
@@ -105,15 +100,8 @@ func (o *options) sendAll(env *cli.Env, targets []*target, text string) error {
 		// The reply socket is bound once the target proved a live socket,
 		// and before the frames that name it go out.
 		var ready func() error
-		if waiting && listeners[replyPath] == nil {
-			ready = func() error {
-				l, err := peer.ListenReply(t.SocketPath, o.label)
-				if err != nil {
-					return err
-				}
-				listeners[replyPath] = l
-				return nil
-			}
+		if waiting {
+			ready = replies.Ready(t.SocketPath)
 		}
 		res, err := sender.SendAfter(env.Ctx, t.Target, ready, frames...)
 		if err != nil {
@@ -131,7 +119,7 @@ func (o *options) sendAll(env *cli.Env, targets []*target, text string) error {
 		pending = append(pending, d)
 	}
 	if len(pending) > 0 {
-		if err := o.await(env, pending, listeners); err != nil {
+		if err := o.await(env, pending, replies.Listeners()); err != nil {
 			return err
 		}
 		for _, d := range pending {
@@ -168,7 +156,7 @@ func why(r result) string {
 
 // await collects receipts and idle notices (peer.Await) and puts them in
 // the results.
-func (o *options) await(env *cli.Env, pending []*delivery, listeners map[string]*peer.Listener) error {
+func (o *options) await(env *cli.Env, pending []*delivery, ls []*peer.Listener) error {
 	timeout := o.waitTimeout
 	if timeout == 0 && !o.waitIdle {
 		timeout = DefaultWaitTimeout
@@ -178,10 +166,6 @@ func (o *options) await(env *cli.Env, pending []*delivery, listeners map[string]
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 	}
 	defer cancel()
-	ls := make([]*peer.Listener, 0, len(listeners))
-	for _, l := range listeners {
-		ls = append(ls, l)
-	}
 	ps := make([]*peer.Pending, len(pending))
 	for i, d := range pending {
 		ps[i] = &d.p
@@ -228,7 +212,7 @@ func (o *options) sendLines(env *cli.Env, t *target) error {
 	if t.keyProblem != nil {
 		env.Warnf("%s: key file not readable, sending without the auth line: %v", t.who(), t.keyProblem)
 	}
-	from := peer.Address(peer.ReplyPath(t.SocketPath, o.label))
+	from := (&peer.Replies{Label: o.label}).From(t.SocketPath)
 	sender := &peer.Sender{Timeout: o.timeout}
 	// Lines skipped on the way (too long to be a message) end the run
 	// with exit 1, after the others went out.

@@ -116,28 +116,15 @@ func fromRecord(line []byte, profs []profiles.Profile) (*target, error) {
 	return t, nil
 }
 
-// readKey looks for the target's key file in the given registry dirs, the
-// first readable one wins. Without one the message goes without the auth
-// line, which Linux and macOS receivers accept.
+// readKey takes the target's key token from the first readable key file
+// in dirs; a key file that exists but cannot be read is kept as
+// keyProblem (the message then goes without the auth line).
 func (t *target) readKey(dirs []string) {
-	if t.Pid <= 0 || t.SocketPath == "" {
-		return
-	}
-	seen := map[string]bool{}
-	for _, d := range dirs {
-		if d == "" || seen[d] {
-			continue
-		}
-		seen[d] = true
-		k, err := registry.ReadKey(d, t.Pid, t.SocketPath)
-		if errors.Is(err, registry.ErrNoKey) {
-			continue
-		}
-		if err != nil {
-			t.keyProblem = err
-			continue
-		}
-		t.KeyToken, t.keyProblem = k.Token(), nil
-		return
+	k, err := registry.FindKey(dirs, t.Pid, t.SocketPath)
+	switch {
+	case err == nil:
+		t.KeyToken = k.Token()
+	case !errors.Is(err, registry.ErrNoKey):
+		t.keyProblem = err
 	}
 }
