@@ -69,26 +69,52 @@ func TestCompletionScripts(t *testing.T) {
 	}
 }
 
-// TestBashCompletion runs the bash script the way bash calls it, against
-// a cc-test that is this test binary (see TestMain).
-func TestBashCompletion(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash")
-	}
+// TestShellCompletion runs each shell's script the way the shell calls
+// it, against a cc-test that is this test binary (see TestMain); a shell
+// that is not installed is skipped.
+func TestShellCompletion(t *testing.T) {
 	dir := t.TempDir()
 	exe, _ := os.Executable()
 	if err := os.Symlink(exe, filepath.Join(dir, "cc-test")); err != nil {
 		t.Fatal(err)
 	}
-	_, script, _ := call(completer(), nil, "--completion", "bash")
-	cmd := exec.Command(bash, "-c", script+`
+	// Each run completes "cc-test --profile w" and then "cc-test t".
+	runs := map[string]string{
+		"bash": `
 COMP_WORDS=(cc-test --profile w); COMP_CWORD=2; _cc_test; echo "${COMPREPLY[*]}"
-COMP_WORDS=(cc-test t); COMP_CWORD=1; _cc_test; echo "${COMPREPLY[*]}"`)
-	cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "CC_TEST_AS_COMMAND=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil || string(out) != "work\ntools\n" {
-		t.Errorf("bash: %v\n%s", err, out)
+COMP_WORDS=(cc-test t); COMP_CWORD=1; _cc_test; echo "${COMPREPLY[*]}"`,
+		// compadd and compdef exist only inside completion: stand-ins
+		// that print what would be offered (zsh then filters by prefix).
+		"zsh": `
+words=(cc-test --profile w); CURRENT=3; _cc_test | grep '^w'
+words=(cc-test t); CURRENT=2; _cc_test | grep '^t'`,
+		"fish": `
+complete -C "cc-test --profile w"
+complete -C "cc-test t"`,
+	}
+	prelude := map[string]string{
+		"zsh": "compdef() { :; }; compadd() { shift; print -l -- ${(P)1}; }; _files() { :; }\n",
+	}
+	for _, sh := range Shells {
+		t.Run(sh, func(t *testing.T) {
+			path, err := exec.LookPath(sh)
+			if err != nil {
+				t.Skipf("no %s", sh)
+			}
+			_, script, _ := call(completer(), nil, "--completion", sh)
+			var cmd *exec.Cmd
+			if sh == "fish" {
+				cmd = exec.Command(path, "--no-config", "-c", script+runs[sh])
+			} else {
+				cmd = exec.Command(path, "-c", prelude[sh]+script+runs[sh])
+			}
+			cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "CC_TEST_AS_COMMAND=1")
+			cmd.Dir = t.TempDir() // no files to offer
+			out, err := cmd.CombinedOutput()
+			if err != nil || string(out) != "work\ntools\n" {
+				t.Errorf("%s: %v\n%s", sh, err, out)
+			}
+		})
 	}
 }
 
