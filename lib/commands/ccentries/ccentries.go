@@ -3,7 +3,9 @@
 package ccentries
 
 import (
+	"context"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -110,5 +112,16 @@ func (o *options) command() *cli.Command {
 			f.IntVar(&o.maxLine, "max-line", 0, "skip lines longer than `BYTES` (default 1 GiB)")
 		},
 		Run: o.run,
+		Complete: func(_ context.Context, flag string, _ []string) []string {
+			if flag == "types" {
+				types := make([]string, 0, len(transcript.KnownTypes))
+				for t := range transcript.KnownTypes {
+					types = append(types, t)
+				}
+				slices.Sort(types)
+				return types
+			}
+			return nil
+		},
 	}
 }
