@@ -182,7 +182,7 @@ func (c *Command) doc(w io.Writer) {
 		}
 		arg, usage := flag.UnquoteUsage(fl)
 		fd := FlagDoc{Name: fl.Name, Short: f.aliases[fl.Name], Arg: arg, Usage: usage}
-		if !isBool(fl) && fl.DefValue != "" && fl.DefValue != "0" && fl.DefValue != "[]" {
+		if !isBool(fl) && fl.DefValue != "" && fl.DefValue != "0" && fl.DefValue != "0s" && fl.DefValue != "[]" {
 			fd.Default = fl.DefValue
 		}
 		d.Flags = append(d.Flags, fd)

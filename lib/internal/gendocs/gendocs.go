@@ -130,8 +130,10 @@ func man(d cli.Doc) string {
 		}
 		summary += " " + strings.TrimSpace(l)
 	}
-	if j := strings.IndexAny(summary, ".:"); j >= 0 {
-		summary = summary[:j]
+	for _, end := range []string{". ", ": "} {
+		if j := strings.Index(summary, end); j >= 0 {
+			summary = summary[:j]
+		}
 	}
 	summary = strings.TrimSuffix(strings.TrimSpace(summary), ".")
 
