@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -289,7 +288,7 @@ func describeErr(env *cli.Env, query string, err error) error {
 	case errors.As(err, &amb):
 		env.Warnf("%v; candidates:", err)
 		for _, c := range amb.Candidates {
-			fmt.Fprintf(env.Stderr, "  %s\n", cli.Mask(candidate(c)))
+			fmt.Fprintf(env.Stderr, "  %s\n", cli.Mask(c.Describe()))
 		}
 		return &cli.ExitError{Code: cli.ExitFail}
 	case errors.As(err, &nf) && query == "":
@@ -298,22 +297,4 @@ func describeErr(env *cli.Env, query string, err error) error {
 		return fmt.Errorf("%s: no running or past session matches", query)
 	}
 	return err
-}
-
-// candidate is one line naming an ambiguous match.
-func candidate(s sessions.Session) string {
-	parts := []string{}
-	if a := s.Active; a != nil {
-		if a.Address != "" {
-			parts = append(parts, a.Address)
-		}
-		parts = append(parts, "pid:"+strconv.Itoa(a.Pid))
-	} else {
-		parts = append(parts, "(not running)")
-	}
-	parts = append(parts, s.SessionID)
-	if s.Cwd != "" {
-		parts = append(parts, s.Cwd)
-	}
-	return strings.Join(parts, "  ")
 }

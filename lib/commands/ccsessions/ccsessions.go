@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/profiles"
@@ -256,7 +254,7 @@ func (o *options) one(env *cli.Env, s sessions.Session, err error) error {
 	case errors.As(err, &amb):
 		env.Warnf("%v; candidates:", err)
 		for _, c := range amb.Candidates {
-			fmt.Fprintf(env.Stderr, "  %s\n", cli.Mask(describe(c)))
+			fmt.Fprintf(env.Stderr, "  %s\n", cli.Mask(c.Describe()))
 		}
 		if env.Out.Filtering() {
 			for _, c := range amb.Candidates {
@@ -270,30 +268,6 @@ func (o *options) one(env *cli.Env, s sessions.Session, err error) error {
 		return err
 	}
 	return env.Out.Write(s)
-}
-
-// describe is one line naming a candidate: address, pid, id, cwd, title.
-func describe(s sessions.Session) string {
-	var parts []string
-	if a := s.Active; a != nil {
-		if a.Address != "" {
-			parts = append(parts, a.Address)
-		}
-		parts = append(parts, "pid:"+strconv.Itoa(a.Pid))
-	}
-	parts = append(parts, s.SessionID)
-	if s.Cwd != "" {
-		parts = append(parts, s.Cwd)
-	}
-	if t := s.Title; t != "" {
-		parts = append(parts, strconv.Quote(t))
-	} else if p := s.FirstPrompt; p != "" {
-		if r := []rune(p); len(r) > 60 {
-			p = string(r[:60]) + "…"
-		}
-		parts = append(parts, strconv.Quote(p))
-	}
-	return strings.Join(parts, "  ")
 }
 
 func warn(env *cli.Env, errs []error) {
