@@ -12,6 +12,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/commands/ccgrep"
 	"github.com/ccpipe/ccpipe/lib/commands/cchook"
 	"github.com/ccpipe/ccpipe/lib/commands/ccprofiles"
+	"github.com/ccpipe/ccpipe/lib/commands/ccrender"
 	"github.com/ccpipe/ccpipe/lib/commands/ccsend"
 	"github.com/ccpipe/ccpipe/lib/commands/ccsessions"
 )
@@ -40,4 +41,5 @@ var All = []Command{
 	{Name: "cc-send", Dir: "lib/commands/ccsend", Run: ccsend.Run,
 		Golden: []string{"lib/commands/ccsend/testdata/*.golden"}},
 	{Name: "cc-hook", Dir: "lib/commands/cchook", Run: cchook.Run},
+	{Name: "cc-render", Dir: "lib/commands/ccrender", Run: ccrender.Run},
 }

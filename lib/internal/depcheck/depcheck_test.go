@@ -39,7 +39,7 @@ var arrows = map[string][]string{
 	"lib/jq":       nil,
 
 	"lib/profiles":      nil,
-	"lib/registry":      nil,
+	"lib/registry":      {"lib/transcript"}, // SessionEnded: a transcript path to its config dir
 	"lib/transcript":    {"lib/bytescan", "lib/mapped", "lib/ndjson"},
 	"lib/sessions":      {"lib/ndjson", "lib/profiles", "lib/registry", "lib/transcript"},
 	"lib/extract":       {"lib/hooks", "lib/transcript"}, // hooks: the tool input types
@@ -48,12 +48,13 @@ var arrows = map[string][]string{
 	"lib/peer/peertest": nil,
 	"lib/hooks":         nil,
 	"lib/hooks/rules":   {"lib/hooks", "lib/jq"},
+	"lib/render":        {"lib/extract", "lib/transcript"},
 	"lib/hooks/link":    {"lib/hooks", "lib/profiles", "lib/sessions", "lib/transcript"},
 
 	"lib/cli": {"lib/jq", "lib/ndjson"},
 
 	"lib/commands": {"lib/commands/ccentries", "lib/commands/ccextract", "lib/commands/ccgrep", "lib/commands/cchook",
-		"lib/commands/ccprofiles", "lib/commands/ccsend", "lib/commands/ccsessions"}, // the list of commands
+		"lib/commands/ccprofiles", "lib/commands/ccrender", "lib/commands/ccsend", "lib/commands/ccsessions"}, // the list of commands
 	"lib/commands/ccprofiles": {"lib/cli", "lib/profiles"},
 	"lib/commands/ccsessions": {"lib/cli", "lib/profiles", "lib/sessions"},
 	"lib/commands/ccentries":  {"lib/cli", "lib/ndjson", "lib/registry", "lib/sessions", "lib/transcript"},
@@ -61,6 +62,7 @@ var arrows = map[string][]string{
 	"lib/commands/ccgrep":     {"lib/cli", "lib/ndjson", "lib/profiles", "lib/search", "lib/sessions"},
 	"lib/commands/ccsend":     {"lib/cli", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
 	"lib/commands/cchook":     {"lib/cli", "lib/hooks", "lib/hooks/rules"},
+	"lib/commands/ccrender":   {"lib/cli", "lib/registry", "lib/render", "lib/transcript"},
 
 	"cmd/cc-profiles": {"lib/commands/ccprofiles"},
 	"cmd/cc-sessions": {"lib/commands/ccsessions"},
@@ -69,6 +71,7 @@ var arrows = map[string][]string{
 	"cmd/cc-grep":     {"lib/commands/ccgrep"},
 	"cmd/cc-send":     {"lib/commands/ccsend"},
 	"cmd/cc-hook":     {"lib/commands/cchook"},
+	"cmd/cc-render":   {"lib/commands/ccrender"},
 
 	"lib/internal/depcheck":                 nil,
 	"lib/internal/gendocs":                  {"lib/cli", "lib/commands"},
