@@ -22,6 +22,10 @@ import (
 )
 
 func main() {
+	if _, err := os.Stat("go.mod"); err != nil {
+		fmt.Fprintln(os.Stderr, "gendocs: no go.mod here: run it from the module root")
+		os.Exit(2)
+	}
 	files, err := generate(".")
 	if err == nil {
 		for path, body := range files {
