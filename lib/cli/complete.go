@@ -155,6 +155,9 @@ type Doc struct {
 	Synopsis string    `json:"synopsis"`
 	Help     string    `json:"help"`
 	Flags    []FlagDoc `json:"flags"`
+	// Subcommands, for a command that dispatches on its first word to a
+	// Command each (see PrintDoc).
+	Subcommands []Doc `json:"subcommands,omitempty"`
 }
 
 // FlagDoc is one flag of a Doc.
@@ -166,7 +169,21 @@ type FlagDoc struct {
 	Default string `json:"default,omitempty"`
 }
 
-func (c *Command) doc(w io.Writer) {
+func (c *Command) doc(w io.Writer) { PrintDoc(w, c.Doc()) }
+
+// IsDocArg reports whether args ask for the hidden documentation (a
+// dispatching command answers it with PrintDoc of its Doc and its
+// subcommands' Docs).
+func IsDocArg(args []string) bool { return len(args) == 1 && args[0] == docArg }
+
+// PrintDoc writes d as the hidden documentation request wants it.
+func PrintDoc(w io.Writer, d Doc) {
+	b, _ := json.MarshalIndent(d, "", "  ")
+	fmt.Fprintf(w, "%s\n", b)
+}
+
+// Doc is the command's documentation: its help and its flags.
+func (c *Command) Doc() Doc {
 	f := newFlags(c.Name)
 	if c.SetFlags != nil {
 		c.SetFlags(f)
@@ -189,6 +206,5 @@ func (c *Command) doc(w io.Writer) {
 	})
 	d.Flags = append(d.Flags, FlagDoc{Name: "arg", Arg: "NAME VALUE", Usage: "bind $NAME to the string VALUE in the --jq expression"})
 	sort.Slice(d.Flags, func(i, j int) bool { return d.Flags[i].Name < d.Flags[j].Name })
-	b, _ := json.MarshalIndent(d, "", "  ")
-	fmt.Fprintf(w, "%s\n", b)
+	return d
 }

@@ -7,6 +7,7 @@ package commands
 import (
 	"io"
 
+	"github.com/ccpipe/ccpipe/lib/commands/cccassette"
 	"github.com/ccpipe/ccpipe/lib/commands/ccentries"
 	"github.com/ccpipe/ccpipe/lib/commands/ccextract"
 	"github.com/ccpipe/ccpipe/lib/commands/ccgrep"
@@ -42,4 +43,5 @@ var All = []Command{
 		Golden: []string{"lib/commands/ccsend/testdata/*.golden"}},
 	{Name: "cc-hook", Dir: "lib/commands/cchook", Run: cchook.Run},
 	{Name: "cc-render", Dir: "lib/commands/ccrender", Run: ccrender.Run},
+	{Name: "cc-cassette", Dir: "lib/commands/cccassette", Run: cccassette.Run},
 }

@@ -48,13 +48,15 @@ var arrows = map[string][]string{
 	"lib/peer/peertest": nil,
 	"lib/hooks":         nil,
 	"lib/hooks/rules":   {"lib/hooks", "lib/jq"},
+	"lib/secrets":       nil,
+	"lib/cassette":      {"lib/ndjson", "lib/secrets"},
 	"lib/render":        {"lib/extract", "lib/transcript"},
 	"lib/hooks/link":    {"lib/hooks", "lib/profiles", "lib/sessions", "lib/transcript"},
 
 	"lib/cli": {"lib/jq", "lib/ndjson"},
 
 	"lib/commands": {"lib/commands/ccentries", "lib/commands/ccextract", "lib/commands/ccgrep", "lib/commands/cchook",
-		"lib/commands/ccprofiles", "lib/commands/ccrender", "lib/commands/ccsend", "lib/commands/ccsessions"}, // the list of commands
+		"lib/commands/ccprofiles", "lib/commands/ccrender", "lib/commands/cccassette", "lib/commands/ccsend", "lib/commands/ccsessions"}, // the list of commands
 	"lib/commands/ccprofiles": {"lib/cli", "lib/profiles"},
 	"lib/commands/ccsessions": {"lib/cli", "lib/profiles", "lib/sessions"},
 	"lib/commands/ccentries":  {"lib/cli", "lib/ndjson", "lib/registry", "lib/sessions", "lib/transcript"},
@@ -62,6 +64,7 @@ var arrows = map[string][]string{
 	"lib/commands/ccgrep":     {"lib/cli", "lib/ndjson", "lib/profiles", "lib/search", "lib/sessions"},
 	"lib/commands/ccsend":     {"lib/cli", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
 	"lib/commands/cchook":     {"lib/cli", "lib/hooks", "lib/hooks/rules"},
+	"lib/commands/cccassette": {"lib/cassette", "lib/cli", "lib/jq", "lib/ndjson", "lib/transcript"},
 	"lib/commands/ccrender":   {"lib/cli", "lib/registry", "lib/render", "lib/transcript"},
 
 	"cmd/cc-profiles": {"lib/commands/ccprofiles"},
@@ -71,6 +74,7 @@ var arrows = map[string][]string{
 	"cmd/cc-grep":     {"lib/commands/ccgrep"},
 	"cmd/cc-send":     {"lib/commands/ccsend"},
 	"cmd/cc-hook":     {"lib/commands/cchook"},
+	"cmd/cc-cassette": {"lib/commands/cccassette"},
 	"cmd/cc-render":   {"lib/commands/ccrender"},
 
 	"lib/internal/depcheck":                 nil,

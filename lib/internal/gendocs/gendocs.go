@@ -91,18 +91,27 @@ func markdown(c commands.Command, d cli.Doc, ref string) string {
 	fmt.Fprintf(&b, "# %s\n\n", d.Name)
 	fmt.Fprintf(&b, "`%s -h` prints this first part; the reference below it is [%s/reference.md](../%s/reference.md). ", d.Name, c.Dir, c.Dir)
 	fmt.Fprintf(&b, "Man page: [man/%s.1](man/%s.1).\n\n", d.Name, d.Name)
-	b.WriteString("```text\n" + d.Help + "\n```\n\n## Flags\n\n| flag | meaning |\n|---|---|\n")
-	for _, f := range d.Flags {
-		usage := strings.ReplaceAll(f.Usage, "|", `\|`)
-		if f.Default != "" {
-			usage += fmt.Sprintf(" (default `%s`)", f.Default)
-		}
-		fmt.Fprintf(&b, "| `%s` | %s |\n", flagLeft(f), usage)
+	helpAndFlags(&b, d, "##")
+	for _, sub := range d.Subcommands {
+		fmt.Fprintf(&b, "\n## %s\n\n", sub.Name)
+		helpAndFlags(&b, sub, "###")
 	}
 	if ref = strings.TrimSpace(ref); ref != "" {
 		b.WriteString("\n# Reference\n\n" + ref + "\n")
 	}
 	return b.String()
+}
+
+// helpAndFlags writes the help text and the flag table of d.
+func helpAndFlags(b *strings.Builder, d cli.Doc, heading string) {
+	b.WriteString("```text\n" + d.Help + "\n```\n\n" + heading + " Flags\n\n| flag | meaning |\n|---|---|\n")
+	for _, f := range d.Flags {
+		usage := strings.ReplaceAll(f.Usage, "|", `\|`)
+		if f.Default != "" {
+			usage += fmt.Sprintf(" (default `%s`)", f.Default)
+		}
+		fmt.Fprintf(b, "| `%s` | %s |\n", flagLeft(f), usage)
+	}
 }
 
 // roff escapes text for a man page line.
@@ -158,6 +167,16 @@ func man(d cli.Doc) string {
 		fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", roff(flagLeft(f)), roff(f.Usage))
 		if f.Default != "" {
 			fmt.Fprintf(&b, "Default: %s.\n", roff(f.Default))
+		}
+	}
+	for _, sub := range d.Subcommands {
+		fmt.Fprintf(&b, ".SH %s\n.nf\n", roff(strings.ToUpper(sub.Name)))
+		for _, l := range strings.Split(sub.Help, "\n") {
+			b.WriteString(roff(l) + "\n")
+		}
+		b.WriteString(".fi\n")
+		for _, f := range sub.Flags {
+			fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", roff(flagLeft(f)), roff(f.Usage))
 		}
 	}
 	fmt.Fprintf(&b, ".SH SEE ALSO\nThe full reference: docs/%s.md in the ccpipe sources.\n", d.Name)
