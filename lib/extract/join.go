@@ -25,6 +25,9 @@ type result struct {
 	tur        json.RawMessage // the record's toolUseResult
 	denialKind string
 	decision   json.RawMessage
+	// infoVal is tur read once (infoRead).
+	infoVal  toolUseResult
+	infoRead bool
 }
 
 // toolUseResult holds the toolUseResult fields facts use, across tools.
@@ -39,9 +42,22 @@ type toolUseResult struct {
 
 func (r *result) info() toolUseResult {
 	var t toolUseResult
-	if r != nil {
+	if r == nil {
+		return t
+	}
+	if r.infoRead {
+		return r.infoVal
+	}
+	ok := readObject(r.tur, []objField{
+		{name: "stdout", strp: &t.Stdout}, {name: "stderr", str: &t.Stderr},
+		{name: "interrupted", b: &t.Interrupted}, {name: "persistedOutputPath", str: &t.PersistedOutputPath},
+		{name: "backgroundTaskId", str: &t.BackgroundTaskID}, {name: "type", str: &t.Type},
+	})
+	if !ok {
+		t = toolUseResult{}
 		decodeObject(r.tur, &t)
 	}
+	r.infoVal, r.infoRead = t, true
 	return t
 }
 
@@ -118,10 +134,15 @@ type joiner struct {
 	early   map[string]*result
 	done    func(*call) error
 	orphans int
+	// want tells the calls the kind reports (nil: all). Another call is
+	// not queued: it would only delay the ones after it; its id is kept in
+	// ignored so that its result is dropped, not held as early.
+	want    func(name string) bool
+	ignored map[string]struct{}
 }
 
-func newJoiner(done func(*call) error) *joiner {
-	return &joiner{byID: map[string]*call{}, early: map[string]*result{}, done: done}
+func newJoiner(done func(*call) error, want func(string) bool) *joiner {
+	return &joiner{byID: map[string]*call{}, early: map[string]*result{}, done: done, want: want, ignored: map[string]struct{}{}}
 }
 
 func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
@@ -132,6 +153,14 @@ func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
 	case "assistant":
 		for _, b := range e.Message.Content {
 			if b.Type != transcript.BlockToolUse {
+				continue
+			}
+			if j.want != nil && !j.want(b.Name) {
+				if _, ok := j.early[b.ID]; ok {
+					delete(j.early, b.ID)
+				} else {
+					j.ignored[b.ID] = struct{}{}
+				}
 				continue
 			}
 			c := &call{base: base(o, e), origin: *o, id: b.ID, name: b.Name, input: b.Input}
@@ -146,6 +175,10 @@ func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
 	case "user":
 		for _, b := range e.Message.Content {
 			if b.Type != transcript.BlockToolResult {
+				continue
+			}
+			if _, ok := j.ignored[b.ToolUseID]; ok {
+				delete(j.ignored, b.ToolUseID)
 				continue
 			}
 			r := &result{base: base(o, e), text: transcript.Text(b.Content), isError: b.IsError}
@@ -189,5 +222,6 @@ func (j *joiner) flush() error {
 	j.orphans += len(j.early)
 	clear(j.byID)
 	clear(j.early)
+	clear(j.ignored)
 	return err
 }

@@ -1,7 +1,9 @@
 package extract
 
 import (
+	"fmt"
 	"hash/maphash"
+	"math"
 	"sort"
 	"time"
 
@@ -54,7 +56,33 @@ type usageRec struct {
 }
 
 func (r *usageRec) total() int64 {
-	return r.u.InputTokens + r.u.OutputTokens + r.u.CacheReadInputTokens + r.u.CacheCreationInputTokens
+	t, _ := addAll(r.u.InputTokens, r.u.OutputTokens, r.u.CacheReadInputTokens, r.u.CacheCreationInputTokens)
+	return t
+}
+
+// addSat adds b to *a, holding the sum at int64's bounds instead of
+// wrapping; it reports false when it had to.
+func addSat(a *int64, b int64) bool {
+	s := *a + b
+	switch {
+	case b > 0 && s < *a:
+		*a = math.MaxInt64
+		return false
+	case b < 0 && s > *a:
+		*a = math.MinInt64
+		return false
+	}
+	*a = s
+	return true
+}
+
+func addAll(v ...int64) (int64, bool) {
+	var t int64
+	ok := true
+	for _, n := range v {
+		ok = addSat(&t, n) && ok
+	}
+	return t, ok
 }
 
 var keySeed = maphash.MakeSeed()
@@ -124,6 +152,8 @@ type usageState struct {
 	sums map[string]*UsageSum
 	// dayCache maps a timestamp's minute to its date in Options.Location.
 	dayCache map[string]string
+	// overflowed holds the group and field of each sum held at a bound.
+	overflowed map[string]struct{}
 }
 
 func newUsageState(x *Extractor) *usageState {
@@ -204,11 +234,22 @@ func (u *usageState) sum(r *usageRec) {
 		}
 		u.sums[group] = s
 	}
-	s.InputTokens += r.u.InputTokens
-	s.OutputTokens += r.u.OutputTokens
-	s.CacheReadInputTokens += r.u.CacheReadInputTokens
-	s.CacheCreationInputTokens += r.u.CacheCreationInputTokens
-	s.TotalTokens += r.total()
+	_, tok := addAll(r.u.InputTokens, r.u.OutputTokens, r.u.CacheReadInputTokens, r.u.CacheCreationInputTokens)
+	for _, f := range []struct {
+		sum  *int64
+		n    int64
+		name string
+	}{
+		{&s.InputTokens, r.u.InputTokens, "input_tokens"},
+		{&s.OutputTokens, r.u.OutputTokens, "output_tokens"},
+		{&s.CacheReadInputTokens, r.u.CacheReadInputTokens, "cache_read_input_tokens"},
+		{&s.CacheCreationInputTokens, r.u.CacheCreationInputTokens, "cache_creation_input_tokens"},
+		{&s.TotalTokens, r.total(), "total_tokens"},
+	} {
+		if !addSat(f.sum, f.n) || (f.name == "total_tokens" && !tok) {
+			u.overflow(group, f.name)
+		}
+	}
 	s.Messages++
 	if u.x.opts.Sum != "model" && r.model != "" && !containsStr(s.Models, r.model) {
 		s.Models = append(s.Models, r.model)
@@ -221,6 +262,20 @@ func (u *usageState) sum(r *usageRec) {
 			s.LastTimestamp = str(r.ts)
 		}
 	}
+}
+
+// overflow warns, once per group and field, that a sum was held at
+// int64's bound: the number printed is then a floor, not the sum.
+func (u *usageState) overflow(group, field string) {
+	k := group + "\x00" + field
+	if _, ok := u.overflowed[k]; ok {
+		return
+	}
+	if u.overflowed == nil {
+		u.overflowed = map[string]struct{}{}
+	}
+	u.overflowed[k] = struct{}{}
+	u.x.opts.Warn(fmt.Sprintf("usage --sum %s %q: %s overflows a 64-bit integer; printed at its bound", u.x.opts.Sum, group, field))
 }
 
 func containsStr(list []string, s string) bool {

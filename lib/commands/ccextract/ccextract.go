@@ -20,7 +20,6 @@ import (
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/extract"
 	"github.com/ccpipe/ccpipe/lib/sessions"
-	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
 const help = `usage: cc-extract KIND [flags] [TRANSCRIPT|DIR...]
@@ -324,7 +323,7 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 			}
 			lastPath = s.Path
 		}
-		e, err := transcript.Decode(line)
+		e, err := x.Decode(line)
 		if err != nil {
 			env.Warnf("<stdin>:%d: %v, line skipped", n, err)
 			return nil

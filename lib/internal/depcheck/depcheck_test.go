@@ -19,8 +19,8 @@ const module = "github.com/ccpipe/ccpipe/"
 // import (non-test imports; tests may also use lib/internal/... and the
 // *test packages). The layers, from the bottom:
 //
-//   - small shared pieces: bytescan, mapped, ndjson, jq; nothing of ours,
-//     or only each other;
+//   - small shared pieces: bytescan, mapped, jsonscan, ndjson, jq;
+//     nothing of ours, or only each other;
 //   - domains: profiles, registry, transcript, sessions, extract, search,
 //     peer, hooks; never lib/cli, lib/commands or flag: they take
 //     options structs;
@@ -35,18 +35,19 @@ const module = "github.com/ccpipe/ccpipe/"
 var arrows = map[string][]string{
 	"lib/bytescan": nil,
 	"lib/mapped":   nil,
-	"lib/ndjson":   nil,
+	"lib/jsonscan": nil,
+	"lib/ndjson":   {"lib/jsonscan"},
 	"lib/jq":       nil,
 
 	"lib/profiles":      nil,
 	"lib/registry":      {"lib/transcript"}, // SessionEnded: a transcript path to its config dir
-	"lib/transcript":    {"lib/bytescan", "lib/mapped", "lib/ndjson"},
+	"lib/transcript":    {"lib/bytescan", "lib/jsonscan", "lib/mapped", "lib/ndjson"},
 	"lib/sessions":      {"lib/ndjson", "lib/profiles", "lib/registry", "lib/transcript"},
-	"lib/extract":       {"lib/hooks", "lib/transcript"}, // hooks: the tool input types
+	"lib/extract":       {"lib/hooks", "lib/jsonscan", "lib/transcript"}, // hooks: the tool input types
 	"lib/search":        {"lib/bytescan", "lib/mapped", "lib/transcript"},
 	"lib/peer":          {"lib/ndjson"},
 	"lib/peer/peertest": nil,
-	"lib/hooks":         nil,
+	"lib/hooks":         {"lib/jsonscan"},
 	"lib/hooks/rules":   {"lib/hooks", "lib/jq"},
 	"lib/secrets":       nil,
 	"lib/cassette":      {"lib/ndjson", "lib/secrets"},
@@ -61,7 +62,7 @@ var arrows = map[string][]string{
 	"lib/commands/ccsessions": {"lib/cli", "lib/profiles", "lib/sessions"},
 	"lib/commands/ccentries":  {"lib/cli", "lib/ndjson", "lib/registry", "lib/sessions", "lib/transcript"},
 	"lib/commands/ccextract":  {"lib/cli", "lib/extract", "lib/sessions", "lib/transcript"},
-	"lib/commands/ccgrep":     {"lib/cli", "lib/ndjson", "lib/profiles", "lib/search", "lib/sessions"},
+	"lib/commands/ccgrep":     {"lib/cli", "lib/jsonscan", "lib/ndjson", "lib/profiles", "lib/search", "lib/sessions"},
 	"lib/commands/ccsend":     {"lib/cli", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
 	"lib/commands/cchook":     {"lib/cli", "lib/hooks", "lib/hooks/rules"},
 	"lib/commands/cccassette": {"lib/cassette", "lib/cli", "lib/jq", "lib/ndjson", "lib/transcript"},
