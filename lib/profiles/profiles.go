@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/regular"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -120,6 +121,9 @@ func (c *collector) add(source, name, given, desc, file string) {
 	})
 }
 
+// maxConfigFile bounds a profiles config file (a few lines when real).
+const maxConfigFile = 1 << 20
+
 // authSwitch reads ~/.claude/auth-switch.yaml, else the legacy
 // ~/.claude-profiles/config.yaml, then adds config dirs left in the
 // profiles dirs that no file names.
@@ -128,7 +132,7 @@ func (c *collector) authSwitch(home string) {
 	legacy := filepath.Join(home, ".claude-profiles", "config.yaml")
 	var scan []string
 	for _, cf := range []struct{ file, source string }{{current, SourceAuthSwitch}, {legacy, SourceLegacy}} {
-		data, err := os.ReadFile(cf.file)
+		data, err := regular.ReadFile(cf.file, maxConfigFile)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}

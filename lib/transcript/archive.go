@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/regular"
 	"io"
 	"io/fs"
 	"os"
@@ -153,7 +154,7 @@ func archiveFile(src, dst string) (ArchiveResult, error) {
 
 func writeCopy(src, dst string, w io.Writer) error {
 	if !strings.HasSuffix(dst, ".zst") || CompressionOf(src) == Zstd {
-		f, err := os.Open(src)
+		f, err := regular.Open(src)
 		if err != nil {
 			return err
 		}

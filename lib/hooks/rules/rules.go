@@ -10,8 +10,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/regular"
 	"io"
-	"os"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -58,10 +58,14 @@ func (r *Rule) Label() string {
 	return fmt.Sprintf("rule at line %d", r.line)
 }
 
+// MaxFileSize bounds a rule file: a FIFO, /dev/zero or a huge file is
+// refused, not read until memory runs out.
+const MaxFileSize = 4 << 20
+
 // LoadFile reads and checks a rule file's shape (not yet its conditions:
 // see Validate).
 func LoadFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path, MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("reading rules: %w", err)
 	}
