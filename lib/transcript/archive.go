@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/regular"
 	"io"
 	"io/fs"
@@ -26,8 +27,9 @@ type ArchiveResult struct {
 }
 
 // ErrArchiveInConfigDir is wrapped by Archive's error when the archive
-// dir lies inside the source's config dir: ccpipe never writes there, and
-// the refusal holds for every session of that config dir alike.
+// dir lies inside a config dir or a projects tree (see CheckArchiveDir):
+// ccpipe never writes there, and the refusal holds for every session
+// alike.
 var ErrArchiveInConfigDir = errors.New("refusing to archive into a config dir")
 
 // Archive writes zstd copies of a session's files into dir, so they
@@ -48,8 +50,15 @@ func Archive(ctx context.Context, transcriptPath, dir string, fn func(ArchiveRes
 	if err != nil {
 		return err
 	}
-	if cfg := ConfigDirOf(src); cfg != "" && within(dst, cfg) {
-		return fmt.Errorf("%w: %s is inside the config dir %s", ErrArchiveInConfigDir, dir, cfg)
+	var own []string
+	if cfg := ConfigDirOf(profiles.Resolve(src)); cfg != "" {
+		own = append(own, cfg)
+	}
+	if cfg := ConfigDirOf(src); cfg != "" {
+		own = append(own, cfg)
+	}
+	if err := CheckArchiveDir(dir, own); err != nil {
+		return err
 	}
 	project := filepath.Base(filepath.Dir(src))
 	base, _ := TrimSuffix(filepath.Base(src))
@@ -104,6 +113,47 @@ func ConfigDirOf(path string) string {
 		}
 	}
 	return ""
+}
+
+// CheckArchiveDir returns an error wrapping ErrArchiveInConfigDir when
+// dir, with every symlink resolved (dir need not exist yet), lies inside
+// one of configDirs (resolved too) or inside a Claude Code projects tree
+// (a dir named projects that holds project dirs, "-home-..."): a copy
+// there is a second transcript to Claude Code and to cc-sessions.
+func CheckArchiveDir(dir string, configDirs []string) error {
+	dst := profiles.Resolve(dir)
+	for _, cfg := range configDirs {
+		if cfg == "" {
+			continue
+		}
+		if within(dst, profiles.Resolve(cfg)) {
+			return fmt.Errorf("%w: %s is inside the config dir %s", ErrArchiveInConfigDir, dir, cfg)
+		}
+	}
+	for d := dst; d != filepath.Dir(d); d = filepath.Dir(d) {
+		if filepath.Base(d) == "projects" && holdsProjectDirs(d) {
+			return fmt.Errorf("%w: %s is inside the projects dir %s", ErrArchiveInConfigDir, dir, d)
+		}
+	}
+	return nil
+}
+
+// holdsProjectDirs reports whether dir looks like a config dir's
+// projects/: a project dir is named after its cwd, "/" turned to "-", or
+// the dir sits beside a sessions dir or a .claude.json.
+func holdsProjectDirs(dir string) bool {
+	for _, m := range []string{"sessions", ".claude.json", "settings.json"} {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(dir), m)); err == nil {
+			return true
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.IsDir() && strings.HasPrefix(e.Name(), "-") {
+			return true
+		}
+	}
+	return false
 }
 
 func within(path, dir string) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/profiles"
 	"sync"
 	"time"
 
@@ -52,6 +53,18 @@ func (o *options) run(env *cli.Env, args []string) error {
 	r.topts = transcript.Options{Types: o.types, Decode: o.diagnostics, MaxLine: o.maxLine}
 	if o.subagents {
 		o.withSource = true
+	}
+	if o.archive != "" {
+		// Refused up front for every config dir known, not only the
+		// sources' own: a copy inside any of them is a second transcript.
+		profs, _ := profiles.Discover(profiles.EnvFromOS())
+		var dirs []string
+		for _, p := range profs {
+			dirs = append(dirs, p.ConfigDir, p.ProjectsDir)
+		}
+		if err := transcript.CheckArchiveDir(o.archive, dirs); err != nil {
+			return fmt.Errorf("--archive: %w", err)
+		}
 	}
 
 	var srcs []source
