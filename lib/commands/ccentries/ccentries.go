@@ -3,6 +3,7 @@
 package ccentries
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -84,9 +85,16 @@ func (o *options) command() *cli.Command {
 		Synopsis: "cc-entries [--types T,...] [--follow] [--branch] [--subagents] [TRANSCRIPT... | -]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
-			f.Func("types", "keep only records of these `TYPES` (comma-separated, repeatable)", func(s string) error {
+			f.Func("types", "keep only records of these `TYPES` (comma-separated, repeatable; +NAME for a type this version does not know)", func(s string) error {
 				for _, t := range strings.Split(s, ",") {
-					if t = strings.TrimSpace(t); t != "" {
+					t = strings.TrimSpace(t)
+					if name, ok := strings.CutPrefix(t, "+"); ok {
+						t = name // a newer Claude Code's type, taken as given
+					} else if t != "" && !transcript.KnownTypes[t] {
+						return fmt.Errorf("unknown record type %q (a type this version does not know is given as +%s); known types: %s",
+							t, t, strings.Join(transcript.SortedKnownTypes(), ", "))
+					}
+					if t != "" {
 						o.types = append(o.types, t)
 					}
 				}
