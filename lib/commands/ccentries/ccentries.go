@@ -103,7 +103,7 @@ func (o *options) command() *cli.Command {
 			f.BoolVar(&o.withSource, "with-source", false, `add "cc_source":{path,line,session_id,agent_id} as each record's first key`)
 			f.BoolVar(&o.subagents, "subagents", false, "also the sessions' subagent transcripts (implies --with-source)")
 			f.StringVar(&o.since, "since", "", "only records at or after `TIME` (RFC 3339, a date, or a duration ago such as 2h)")
-			f.StringVar(&o.until, "until", "", "only records at or before `TIME`")
+			f.StringVar(&o.until, "until", "", "only records at or before `TIME` (a date alone is the whole day, a time without seconds the whole minute)")
 			f.IntVarP(&o.tail, "tail", "n", -1, "only the last `N` records of each transcript (with --follow, 0 prints only new records)")
 			f.StringVar(&o.archive, "archive", "", "write zstd copies of the transcripts (and their subagents, tool results) under `DIR`, print what was written")
 			f.BoolVarP(&o.follow, "follow", "f", false, "keep printing records as they are appended, until the session ends or a signal")

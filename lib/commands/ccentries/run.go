@@ -157,7 +157,7 @@ func (o *options) selection() (transcript.Select, error) {
 		}
 	}
 	if o.until != "" {
-		if sel.Until, err = parseTime(o.until, o.now()); err != nil {
+		if sel.Until, err = parseUntil(o.until, o.now()); err != nil {
 			return sel, cli.Usagef("--until: %v", err)
 		}
 	}
@@ -172,6 +172,20 @@ func (o *options) selection() (transcript.Select, error) {
 	}
 	sel.Branch = o.branch
 	return sel, nil
+}
+
+// parseUntil is parseTime for an upper bound: a time given to the day,
+// minute or second covers all of it (--until 2026-11-30 keeps that day).
+func parseUntil(s string, now time.Time) (time.Time, error) {
+	for _, l := range []struct {
+		layout string
+		span   time.Duration
+	}{{"2006-01-02", 24 * time.Hour}, {"2006-01-02T15:04", time.Minute}, {"2006-01-02T15:04:05", time.Second}} {
+		if t, err := time.Parse(l.layout, s); err == nil {
+			return t.Add(l.span - time.Nanosecond), nil
+		}
+	}
+	return parseTime(s, now)
 }
 
 // parseTime reads RFC 3339 (with or without a zone, UTC assumed), a date,
