@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -50,9 +51,45 @@ type Env struct {
 }
 
 // EnvFromOS reads Env from the process environment.
+// With HOME unset (a cron job, an env -i), the home dir is the one the
+// passwd entry gives, as a shell's ~ would be.
 func EnvFromOS() Env {
 	home, _ := os.UserHomeDir()
+	if home == "" {
+		home = passwdHome("/etc/passwd", os.Getuid())
+	}
 	return Env{Home: home, ClaudeConfigDir: os.Getenv("CLAUDE_CONFIG_DIR")}
+}
+
+// passwdHome reads the home dir of uid from a passwd file, or "". (Not
+// os/user: with cgo it links the C library, and cc-* stays pure Go.)
+func passwdHome(file string, uid int) string {
+	data, err := regular.ReadFile(file, 16<<20)
+	if err != nil || uid < 0 {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Split(line, ":")
+		if len(f) >= 6 && f[2] == strconv.Itoa(uid) && filepath.IsAbs(f[5]) {
+			return f[5]
+		}
+	}
+	return ""
+}
+
+// ErrNoHome is the Warning Discover gives when neither a home dir nor
+// CLAUDE_CONFIG_DIR is known: there is nowhere to look (see NoHome).
+var ErrNoHome = errors.New("no home directory ($HOME is unset and the passwd entry names none): set HOME or CLAUDE_CONFIG_DIR")
+
+// NoHome returns ErrNoHome when warnings hold it: a command then fails
+// with that one line instead of listing nothing with exit 0.
+func NoHome(warnings []Warning) error {
+	for _, w := range warnings {
+		if errors.Is(w.Err, ErrNoHome) {
+			return ErrNoHome
+		}
+	}
+	return nil
 }
 
 // Warning is a problem that did not stop discovery (a broken YAML file).
@@ -63,6 +100,9 @@ type Warning struct {
 }
 
 func (w Warning) Error() string {
+	if w.File == "" {
+		return w.Err.Error()
+	}
 	if w.Line > 0 {
 		return fmt.Sprintf("%s:%d: %v", w.File, w.Line, w.Err)
 	}
@@ -73,6 +113,9 @@ func (w Warning) Error() string {
 // config files become warnings and the other profiles are still listed.
 func Discover(env Env) ([]Profile, []Warning) {
 	var c collector
+	if env.Home == "" && env.ClaudeConfigDir == "" {
+		return nil, []Warning{{Err: ErrNoHome}}
+	}
 	if env.Home != "" {
 		c.add(SourceDefault, "default", filepath.Join(env.Home, ".claude"), "", "")
 		c.authSwitch(env.Home)

@@ -213,6 +213,9 @@ var errStopped = errors.New("search stopped")
 // as cc-sessions orders them.
 func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	profs, warnings := profiles.Discover(o.deps.Profiles)
+	if err := profiles.NoHome(warnings); err != nil {
+		return 0, err
+	}
 	for _, w := range warnings {
 		env.Warnf("%v", w)
 	}

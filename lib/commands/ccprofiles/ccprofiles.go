@@ -62,6 +62,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return cli.Usagef("unexpected argument %q", args[0])
 	}
 	list, warnings := profiles.Discover(o.env)
+	if err := profiles.NoHome(warnings); err != nil {
+		return err
+	}
 	for _, w := range warnings {
 		env.Warnf("%v", w)
 	}

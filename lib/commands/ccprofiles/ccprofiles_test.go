@@ -74,3 +74,13 @@ func TestBrokenYAMLWarnsOnce(t *testing.T) {
 		t.Errorf("other profiles must still be listed: %q", out.String())
 	}
 }
+
+// TestNoHomeFails is issue 13 item 14: with HOME unset and no passwd home,
+// cc-profiles says so on one line and exits 1 instead of printing nothing.
+func TestNoHomeFails(t *testing.T) {
+	var stdout, stderr strings.Builder
+	code := RunEnv(profiles.Env{}, nil, strings.NewReader(""), &stdout, &stderr)
+	if code != 1 || stdout.Len() != 0 || stderr.String() != "cc-profiles: "+profiles.ErrNoHome.Error()+"\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+}

@@ -197,6 +197,9 @@ func (o *options) loadProfiles(env *cli.Env) ([]profiles.Profile, error) {
 	} else {
 		var warnings []profiles.Warning
 		profs, warnings = profiles.Discover(o.deps.Profiles)
+		if err := profiles.NoHome(warnings); err != nil {
+			return nil, err
+		}
 		for _, w := range warnings {
 			env.Warnf("%v", w)
 		}
