@@ -340,3 +340,15 @@ func FromRecord(line []byte) (Profile, error) {
 	}
 	return p, nil
 }
+
+// UnknownName is the message for a --profile that names none of list.
+func UnknownName(name string, list []Profile) string {
+	names := make([]string, len(list))
+	for i, p := range list {
+		names[i] = p.Name
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("no profile named %q (no profiles found)", name)
+	}
+	return fmt.Sprintf("no profile named %q (known: %s)", name, strings.Join(names, ", "))
+}

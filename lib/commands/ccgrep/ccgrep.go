@@ -229,7 +229,7 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 				}
 			}
 			if len(keep) == n {
-				return 0, fmt.Errorf("no profile named %q", name)
+				return 0, cli.Usagef("%s", profiles.UnknownName(name, profs))
 			}
 		}
 		profs = keep

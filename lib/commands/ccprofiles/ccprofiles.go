@@ -3,7 +3,6 @@
 package ccprofiles
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -79,7 +78,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		}
 	}
 	if o.profile != "" && !found {
-		return fmt.Errorf("no profile named %q", o.profile)
+		return cli.Usagef("%s", profiles.UnknownName(o.profile, list))
 	}
 	return nil
 }

@@ -217,7 +217,7 @@ func (o *options) loadProfiles(env *cli.Env) ([]profiles.Profile, error) {
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("no profile named %q", name)
+			return nil, cli.Usagef("%s", profiles.UnknownName(name, profs))
 		}
 	}
 	return out, nil
