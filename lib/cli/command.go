@@ -39,6 +39,8 @@ type Env struct {
 	Stderr io.Writer // safe for concurrent use: one Write is one whole message
 	Out    *Output
 	Flags  *Flags
+
+	skipCounter
 }
 
 // HasInput reports whether stdin holds records to read (see HasInput).

@@ -51,7 +51,9 @@ Examples:
   $ cc-sessions | cc-entries --archive ~/claude-archive
 
 Exit status: 0 ok, 1 a transcript could not be read (the rest are still
-printed) or another failure, 2 usage error.`
+printed), a stdin line was not a session record (malformed JSON or no
+transcript_path: each is named on stderr, the first ten one by one, and the
+other records are still read), or another failure, 2 usage error.`
 
 type options struct {
 	types       []string

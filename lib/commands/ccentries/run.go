@@ -215,7 +215,7 @@ func (r *runner) sessionRecords(fn func(source) error) ([]source, error) {
 				msg += ` (for raw transcript lines on stdin, give "-")`
 				hinted = true
 			}
-			r.env.Warnf("<stdin>:%d: %s", n, msg)
+			r.env.SkipInput(n, "%s", msg)
 			r.failed = true
 			return nil
 		}
@@ -233,6 +233,9 @@ func (r *runner) sessionRecords(fn func(source) error) ([]source, error) {
 		srcs = append(srcs, s)
 		return nil
 	})
+	if r.env.SkippedInput() > 0 {
+		r.failed = true // one rule: a stdin line that was not a session record
+	}
 	return srcs, err
 }
 

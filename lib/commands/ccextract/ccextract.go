@@ -254,7 +254,7 @@ func (o *options) readStdin(env *cli.Env, x *extract.Extractor) error {
 			_, err := env.EachInput(func(line []byte, n int) error {
 				var p probe
 				if json.Unmarshal(line, &p) != nil || p.path() == "" {
-					env.Warnf("<stdin>:%d: no transcript_path, record skipped", n)
+					env.SkipInput(n, "no transcript_path, record skipped")
 					return nil
 				}
 				return add(p.path())
@@ -310,11 +310,11 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 		}
 		e, err := transcript.Decode(line)
 		if err != nil {
-			env.Warnf("<stdin>:%d: %v, line skipped", n, err)
+			env.SkipInput(n, "%v, line skipped", err)
 			return nil
 		}
 		if msg := extract.Mismatches(e); msg != "" {
-			env.Warnf("<stdin>:%d: %s", n, msg)
+			env.SkipInput(n, "%s", msg)
 		}
 		return x.Entry(o, e)
 	})

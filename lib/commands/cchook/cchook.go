@@ -234,7 +234,7 @@ func (o *options) parse(env *cli.Env, args []string) error {
 		ev, err := hooks.Parse(line)
 		if err != nil {
 			bad++
-			env.Warnf("<stdin>:%d: %v", lineno, err)
+			env.SkipInput(lineno, "%v", err)
 			return nil
 		}
 		return env.Out.WriteJSON(hooks.Record(ev))

@@ -178,7 +178,7 @@ func (o *options) loadProfiles(env *cli.Env) ([]profiles.Profile, error) {
 		_, err := env.EachInput(func(line []byte, lineno int) error {
 			p, err := profiles.FromRecord(line)
 			if err != nil {
-				env.Warnf("<stdin>:%d: not a profile record, skipped: %v", lineno, err)
+				env.SkipInput(lineno, "not a profile record, skipped: %v", err)
 				skipped++
 				return nil
 			}
