@@ -147,3 +147,15 @@ func TestListingAsCCSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestTermChecks: a term with a line break can never match raw transcript
+// bytes (JSON escapes it): a usage error, like a whitespace-only one.
+func TestTermChecks(t *testing.T) {
+	for _, term := range []string{"a\nb", "x\r", "\t", "  "} {
+		var out, errb strings.Builder
+		code := RunWith(Deps{}, []string{term}, strings.NewReader(""), &out, &errb)
+		if code != 2 || !strings.HasPrefix(errb.String(), "cc-grep: TERM ") {
+			t.Errorf("term %q: exit %d, stderr %q", term, code, errb.String())
+		}
+	}
+}
