@@ -2,6 +2,7 @@ package extract
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/transcript"
@@ -157,9 +158,17 @@ func (h *failures) system(o *Origin, e *transcript.Entry) error {
 	case "stop_hook_summary":
 		var r struct {
 			HookErrors []json.RawMessage `json:"hookErrors"`
+			// Failed lists the indexes of hookErrors that are failed hooks;
+			// the others are blocks (exit 2), whose reason is also the
+			// "Stop hook feedback" meta prompt (counted there). Without
+			// the field every entry is taken as an error.
+			Failed *[]int `json:"failedHookErrorIndexes"`
 		}
 		decodeObject(e.Raw, &r)
-		for _, he := range r.HookErrors {
+		for i, he := range r.HookErrors {
+			if r.Failed != nil && !slices.Contains(*r.Failed, i) {
+				continue
+			}
 			msg := rawText(he)
 			if msg == "" {
 				msg = string(he)

@@ -15,7 +15,8 @@ import (
 const help = `usage: cc-entries [flags] [TRANSCRIPT... | -]
 
 Streams the records of Claude Code transcripts, one JSON record per line,
-byte for byte as Claude Code wrote them (no re-encoding) unless --jq is
+byte for byte as Claude Code wrote them (no re-encoding; only a CRLF
+line end is written as LF) unless --jq is
 given. Transcripts come from session records on stdin (any record with a
 transcript_path, such as cc-sessions output), from paths given as
 arguments, or, with "-", as raw transcript lines on stdin. .jsonl.gz and
