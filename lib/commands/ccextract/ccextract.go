@@ -294,7 +294,14 @@ func sourceOf(line []byte) (source, bool) {
 
 func readEntries(env *cli.Env, x *extract.Extractor) error {
 	lastPath := ""
+	entries := 0
 	_, err := env.EachInput(func(line []byte, n int) error {
+		if !bytes.Contains(line, []byte(`"type"`)) {
+			// A fact piped back in, or another tool's record.
+			env.SkipInput(n, `not a transcript entry (no "type"), skipped`)
+			return nil
+		}
+		entries++
 		if !x.Wants(line) {
 			return nil
 		}
@@ -318,5 +325,8 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 		}
 		return x.Entry(o, e)
 	})
+	if err == nil && entries == 0 && env.SkippedInput() > 0 {
+		return &cli.ExitError{Code: cli.ExitFail, Err: errors.New("<stdin>: no transcript entry read")}
+	}
 	return err
 }
