@@ -215,7 +215,10 @@ func (x *Extractor) readUsage(ctx context.Context, produce func(add func(string)
 	if err != nil {
 		cancel()
 	}
-	if gerr := g.Wait(); err == nil && !errors.Is(gerr, context.Canceled) {
+	// The cause beats its symptom: a producer's error (a dir that cannot
+	// be listed) cancels gctx, and consume then sees only "context
+	// canceled".
+	if gerr := g.Wait(); gerr != nil && !errors.Is(gerr, context.Canceled) && (err == nil || errors.Is(err, context.Canceled)) {
 		err = gerr
 	}
 	return err

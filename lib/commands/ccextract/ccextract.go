@@ -149,7 +149,13 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	switch {
 	case len(paths) > 0:
-		err = x.ReadTranscripts(env.Ctx, func(add func(string) error) error { return addPaths(paths, add) })
+		skipped := 0
+		err = x.ReadTranscripts(env.Ctx, func(add func(string) error) error {
+			return addPaths(paths, add, func(err error) { skipped++; env.Warnf("%v: skipped", err) })
+		})
+		if err == nil && skipped > 0 {
+			err = &cli.ExitError{Code: cli.ExitFail, Err: fmt.Errorf("%d unreadable dirs skipped", skipped)}
+		}
 	case env.HasInput():
 		err = o.readStdin(env, x)
 	default:
@@ -162,8 +168,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 }
 
 // addPaths adds each path; a directory adds every session transcript
-// under it, in name order.
-func addPaths(paths []string, add func(string) error) error {
+// under it, in name order. A dir that cannot be listed goes to skip and
+// the walk goes on: the rest is still read.
+func addPaths(paths []string, add func(string) error, skip func(error)) error {
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil || !st.IsDir() {
@@ -175,7 +182,11 @@ func addPaths(paths []string, add func(string) error) error {
 		}
 		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
-				return err
+				skip(fmt.Errorf("listing %s: %w", path, err))
+				if d != nil && d.IsDir() && path != p {
+					return filepath.SkipDir
+				}
+				return nil
 			}
 			if d.IsDir() {
 				if path != p && (d.Name() == "subagents" || d.Name() == "tool-results" || d.Name() == "memory") {

@@ -160,3 +160,26 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestAddPathsSkipsUnreadableDirs: a dir that cannot be listed is named
+// and skipped; the walk goes on (issue 13 item 6).
+func TestAddPathsSkipsUnreadableDirs(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads a mode-000 dir")
+	}
+	root := t.TempDir()
+	for _, d := range []string{"a", "b", "c"} {
+		os.MkdirAll(filepath.Join(root, d), 0o755)
+		os.WriteFile(filepath.Join(root, d, "aaaaaaaa-0000-4000-8000-000000000001.jsonl"), nil, 0o644)
+	}
+	if err := os.Chmod(filepath.Join(root, "b"), 0); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(filepath.Join(root, "b"), 0o755)
+	var added []string
+	var skipped []error
+	err := addPaths([]string{root}, func(p string) error { added = append(added, p); return nil }, func(err error) { skipped = append(skipped, err) })
+	if err != nil || len(added) != 2 || len(skipped) != 1 {
+		t.Errorf("err %v, added %v, skipped %v", err, added, skipped)
+	}
+}
