@@ -91,7 +91,7 @@ func (x *Extractor) readFile(ctx context.Context, f file) error {
 	o := f.origin
 	n := 0
 	var ferr error // an error of the extraction, not of the read
-	warned := 0 // per file: the first ten lines named, the rest counted
+	warned := 0    // per file: the first ten lines named, the rest counted
 	warn := func(line int, err error) {
 		if warned++; warned <= maxFileWarnings {
 			x.opts.Warn(fmt.Sprintf("%s:%d: %v", f.path, line, err))
