@@ -40,11 +40,15 @@ Kinds:
   texts         assistant text blocks: text, kind, message_id, model
   tools         tool calls joined with their results: tool_use_id, name,
                 input, result, is_error, denied, interrupted,
-                persisted_output_path, result_uuid, result_timestamp
+                persisted_output_path (as recorded),
+                persisted_output_local_path (that file found beside the
+                transcript read: moved config dirs, archives; else null),
+                result_uuid, result_timestamp
   shell         Bash and PowerShell calls: tool_use_id, tool, command,
                 description, exit_code, is_error, output, background,
                 background_task_id, denied, interrupted,
-                persisted_output_path, result_uuid
+                persisted_output_path, persisted_output_local_path,
+                result_uuid
   files         files read or changed: path, operation (read | edit |
                 write | create | notebook-edit), tool, tool_use_id, is_error
   subagents     subagent runs: subagent_id, agent_type, description, prompt,

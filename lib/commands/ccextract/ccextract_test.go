@@ -42,7 +42,7 @@ func withSource(path string) string {
 
 const (
 	usageLine  = `{"session_id":"` + sid + `","agent_id":null,"uuid":"a1","timestamp":"2026-05-02T10:00:01.000Z","message_id":"msg_1","request_id":"req_1","request_ref":null,"model":"m1","input_tokens":10,"output_tokens":5,"cache_read_input_tokens":100,"cache_creation_input_tokens":1}` + "\n"
-	shellLine  = `{"session_id":"` + sid + `","agent_id":null,"uuid":"a2","timestamp":"2026-05-02T10:00:02.000Z","tool_use_id":"toolu_1","tool":"Bash","command":"make","description":null,"exit_code":2,"is_error":true,"output":"make: *** no rule","background":false,"background_task_id":null,"denied":null,"interrupted":false,"persisted_output_path":null,"result_uuid":"r1"}` + "\n"
+	shellLine  = `{"session_id":"` + sid + `","agent_id":null,"uuid":"a2","timestamp":"2026-05-02T10:00:02.000Z","tool_use_id":"toolu_1","tool":"Bash","command":"make","description":null,"exit_code":2,"is_error":true,"output":"make: *** no rule","background":false,"background_task_id":null,"denied":null,"interrupted":false,"persisted_output_path":null,"persisted_output_local_path":null,"result_uuid":"r1"}` + "\n"
 	promptLine = `{"session_id":"` + sid + `","agent_id":null,"uuid":"u1","timestamp":"2026-05-02T10:00:00.000Z","text":"fix <it> & go","origin":"human","queued":false,"kind":"prompt","prompt_id":"p1"}` + "\n"
 	usageHelp  = "usage: cc-extract KIND [flags] [TRANSCRIPT|DIR...]\nRun 'cc-extract -h' for help.\n"
 )
