@@ -63,7 +63,7 @@ func Archive(ctx context.Context, transcriptPath, dir string, fn func(ArchiveRes
 	project := filepath.Base(filepath.Dir(src))
 	base, _ := TrimSuffix(filepath.Base(src))
 	out := filepath.Join(dst, project)
-	res, err := archiveFile(src, filepath.Join(out, base+".jsonl.zst"))
+	res, err := archiveFile(ctx, src, filepath.Join(out, base+".jsonl.zst"))
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func Archive(ctx context.Context, transcriptPath, dir string, fn func(ArchiveRes
 		default:
 			target += ".zst"
 		}
-		res, err := archiveFile(p, target)
+		res, err := archiveFile(ctx, p, target)
 		if err != nil {
 			return err
 		}
@@ -162,8 +162,9 @@ func within(path, dir string) bool {
 }
 
 // archiveFile writes one copy through a temporary file and a rename, so a
-// reader never sees half a copy.
-func archiveFile(src, dst string) (ArchiveResult, error) {
+// reader never sees half a copy; a cancelled ctx (a signal) stops the copy
+// and removes the temporary file.
+func archiveFile(ctx context.Context, src, dst string) (ArchiveResult, error) {
 	res := ArchiveResult{Path: src, ArchivePath: dst}
 	sfi, err := os.Stat(src)
 	if err != nil {
@@ -182,7 +183,7 @@ func archiveFile(src, dst string) (ArchiveResult, error) {
 		return res, err
 	}
 	defer os.Remove(tmp.Name()) // a no-op after the rename
-	if err := writeCopy(src, dst, tmp); err != nil {
+	if err := writeCopy(src, dst, ctxWriter{ctx, tmp}); err != nil {
 		tmp.Close()
 		return res, fmt.Errorf("archiving %s: %w", src, err)
 	}
@@ -226,4 +227,17 @@ func writeCopy(src, dst string, w io.Writer) error {
 		return err
 	}
 	return zw.Close()
+}
+
+// ctxWriter fails its writes once ctx is done.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
 }
