@@ -12,6 +12,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/commands/ccgrep"
 	"github.com/ccpipe/ccpipe/lib/commands/cchook"
 	"github.com/ccpipe/ccpipe/lib/commands/ccprofiles"
+	"github.com/ccpipe/ccpipe/lib/commands/ccrender"
 	"github.com/ccpipe/ccpipe/lib/commands/ccsend"
 	"github.com/ccpipe/ccpipe/lib/commands/ccsessions"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
@@ -26,6 +27,7 @@ func TestMain(m *testing.M) {
 		"cc-grep":     func() { os.Exit(ccgrep.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"cc-send":     func() { os.Exit(ccsend.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"cc-hook":     func() { os.Exit(cchook.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cc-render":   func() { os.Exit(ccrender.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

@@ -2,7 +2,6 @@ package ccentries
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -84,40 +83,5 @@ func (r *runner) watchSubagents(ctx context.Context, s source, fo *transcript.Fo
 	}
 }
 
-// registryStopEvery bounds how often the registry is read while following.
-const registryStopEvery = 500 * time.Millisecond
-
-// registryStop ends a follow when the session's registry record is gone
-// (or its process is dead): <config dir>/sessions/<pid>.json with this
-// sessionId. A transcript outside a config dir has no registry: it is
-// followed until a signal. The returned func is safe for concurrent use.
-func registryStop(sessionID, path string) func() bool {
-	cfg := transcript.ConfigDirOf(path)
-	if cfg == "" || sessionID == "" {
-		return nil
-	}
-	dir := filepath.Join(cfg, "sessions")
-	host := registry.LocalHost()
-	var mu sync.Mutex
-	var last time.Time
-	stopped := false
-	return func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		if stopped {
-			return true
-		}
-		if !last.IsZero() && time.Since(last) < registryStopEvery {
-			return false
-		}
-		last = time.Now()
-		recs, _ := registry.Read(dir)
-		for _, rec := range recs {
-			if rec.SessionID == sessionID && host.Check(rec) != registry.Dead {
-				return false
-			}
-		}
-		stopped = true
-		return true
-	}
-}
+// registryStop ends a follow when the session ends (registry.SessionEnded).
+func registryStop(sessionID, path string) func() bool { return registry.SessionEnded(sessionID, path) }

@@ -1,0 +1,350 @@
+// Package ccrender is the cc-render command: a Claude Code session as a
+// Markdown file or one self-contained HTML page.
+package ccrender
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/render"
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
+
+const help = `usage: cc-render md|html [flags] [TRANSCRIPT...]
+
+Renders Claude Code sessions for people to read: GitHub-flavoured
+Markdown (md) or one self-contained HTML page (html). Input is transcript
+files named as arguments, or on stdin session records (any record with a
+transcript_path, such as cc-sessions output) or transcript entries
+(cc-entries output; with cc-entries --subagents the subagents' entries are
+nested under the Agent call that started them). Output goes to stdout (all
+sessions in one document), to --out FILE, or with --out-dir to one file per
+session named <session id>.md or .html.
+
+A page has: the title (custom or AI title), session id, directory, branch,
+start time and Claude Code version; every prompt with its origin (human,
+peer, task-notification, coordinator; queued when typed while Claude
+worked), numbered, with a table of contents; assistant text as Markdown;
+thinking folded; every tool call with its input and result (Bash and
+PowerShell: the command, the exit code, stdout and stderr; Edit and
+MultiEdit: a unified diff; Write: the file written; Read, Grep, Glob:
+folded); failed calls, refusals (by a hook, a rule or the user) and
+interruptions marked; API errors and hook failures marked; images from the
+transcript's base64 data; each subagent's transcript folded inside its
+Agent call; compactions as a divider with their summary; the tokens of
+each turn (API calls, input, output, cache read, cache write) and of the
+session.
+
+The HTML page makes no request of any kind (a Content-Security-Policy
+forbids everything but inline CSS and data: images) and runs no script:
+every string from the transcript is escaped, links are shown as text.
+It follows the reader's light or dark setting and fits a phone; long
+outputs are folded behind "show all". The Markdown puts every output in a
+fence longer than any run of backticks inside it, escapes '<' in prose
+(outside code) and closes any fence a text leaves open, so a transcript
+cannot change the page around it.
+
+Large sessions render in bounded memory (about 12 MB whatever the size of
+a line): one text over 128 KB (a huge tool output) is cut as it is read,
+and the page says how much was left out (a warning on stderr names the
+line); an image over 128 KB goes through a temporary file into the page
+whole. Only PNG, JPEG, GIF and WebP images from the transcript's own base64
+data are shown.
+
+--subagents renders each session's subagent transcripts (read from
+<session>/subagents/ next to the transcript) inside their Agent calls.
+
+--follow keeps rendering one session as its transcript grows: the output
+(--out FILE, --out-dir, or stdout when it is redirected to a file) is
+rewritten through a temporary file and a rename, so a reader never sees a
+half-written page. It ends when the session ends (its registry record is
+gone), or on a signal.
+
+Examples:
+  # the newest session as a page
+  $ cc-sessions --limit 1 | cc-render html > session.html
+
+  # one transcript as Markdown, subagents included
+  $ cc-render md --subagents ~/.claude/projects/-home-me-app/SESSION.jsonl > session.md
+
+  # the active branch only, subagents nested, one page per session
+  $ cc-sessions --find app | cc-entries --branch --subagents | cc-render html --out-dir pages
+
+  # a page that follows a running session
+  $ cc-render html --follow --out live.html SESSION.jsonl
+
+Exit status: 0 ok, 1 a transcript could not be read or another failure
+(what could be read is still rendered), 2 usage error.`
+
+type options struct {
+	format    string
+	out       string
+	outDir    string
+	subagents bool
+	follow    bool
+	poll      time.Duration
+}
+
+// Run runs cc-render.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if os.Getenv("GOGC") == "" {
+		// A page is written from small pieces: a tighter heap keeps the
+		// peak RSS near the runtime's floor for a little CPU.
+		debug.SetGCPercent(50)
+	}
+	o := &options{}
+	c := &cli.Command{
+		Name:     "cc-render",
+		Synopsis: "cc-render md|html [flags] [TRANSCRIPT...]",
+		Help:     help,
+		SetFlags: func(f *cli.Flags) {
+			f.StringVarP(&o.out, "out", "o", "", "write to `FILE` (atomically: a temporary file, then a rename)")
+			f.StringVar(&o.outDir, "out-dir", "", "write one file per session into `DIR`")
+			f.BoolVar(&o.subagents, "subagents", false, "render subagent transcripts inside their Agent calls")
+			f.BoolVar(&o.follow, "follow", false, "rewrite the output as the session grows, until it ends")
+			f.DurationVar(&o.poll, "poll", 500*time.Millisecond, "with --follow, how often to look for changes")
+		},
+		Run: o.run,
+	}
+	return c.Main(args, stdin, stdout, stderr)
+}
+
+func (o *options) run(env *cli.Env, args []string) error {
+	if len(args) == 0 {
+		return cli.Usagef("missing format (md or html)")
+	}
+	o.format, args = args[0], args[1:]
+	if !slices.Contains(render.Formats, o.format) {
+		return cli.Usagef("unknown format %q (want md or html)", o.format)
+	}
+	if env.Flags.JQ != "" {
+		return cli.Usagef("--jq: cc-render writes pages, not records (filter its input instead)")
+	}
+	if o.out != "" && o.outDir != "" {
+		return cli.Usagef("--out and --out-dir exclude each other")
+	}
+	if o.poll <= 0 {
+		return cli.Usagef("--poll must be positive")
+	}
+	if o.outDir != "" {
+		if err := os.MkdirAll(o.outDir, 0o755); err != nil {
+			return err
+		}
+	}
+	var failed []string
+	ropts := render.Options{Format: o.format, Warn: func(msg string) { env.Warnf("%s", msg) }}
+	if o.follow {
+		return o.runFollow(env, args, ropts)
+	}
+	t := o.target(env, ropts)
+	add := func(s render.Session) error {
+		err := t.session(env.Ctx, s)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			env.Warnf("%v", err)
+			failed = append(failed, s.Path)
+			return nil
+		}
+		return err
+	}
+	var err error
+	switch {
+	case len(args) > 0:
+		for _, p := range args {
+			if err = add(o.sessionOf(p, "")); err != nil {
+				break
+			}
+		}
+	case env.HasInput():
+		err = o.readStdin(env, add)
+	default:
+		return cli.Usagef("no input: name transcripts, or pipe cc-sessions or cc-entries output")
+	}
+	if cerr := t.close(); err == nil {
+		err = cerr
+	}
+	if err == nil && len(failed) > 0 {
+		err = &cli.ExitError{Code: cli.ExitFail}
+	}
+	return err
+}
+
+// sessionOf is the session of a transcript path.
+func (o *options) sessionOf(path, id string) render.Session {
+	s := render.Session{ID: id, Path: path}
+	if s.ID == "" {
+		s.ID = transcript.SessionID(path)
+	}
+	if o.subagents {
+		s.Agents, _ = render.AgentsOf(path) // an unreadable dir just has no subagents to show
+	}
+	return s
+}
+
+// target is where rendered sessions go.
+type target interface {
+	session(ctx context.Context, s render.Session) error
+	close() error
+}
+
+func (o *options) target(env *cli.Env, ropts render.Options) target {
+	switch {
+	case o.outDir != "":
+		return &dirTarget{dir: o.outDir, ext: "." + o.format, opts: ropts}
+	case o.out != "":
+		return &fileTarget{path: o.out, opts: ropts}
+	}
+	return &streamTarget{w: env.Stdout, opts: ropts}
+}
+
+// streamTarget writes every session into one document.
+type streamTarget struct {
+	w    io.Writer
+	opts render.Options
+	doc  *render.Doc
+}
+
+func (t *streamTarget) session(ctx context.Context, s render.Session) error {
+	if t.doc == nil {
+		var err error
+		if t.doc, err = render.NewDoc(t.w, t.opts); err != nil {
+			return err
+		}
+	}
+	return t.doc.Session(ctx, s)
+}
+
+func (t *streamTarget) close() error {
+	if t.doc == nil {
+		return nil
+	}
+	return t.doc.Close()
+}
+
+// fileTarget writes every session into one document, a file replaced at
+// the end.
+type fileTarget struct {
+	path string
+	opts render.Options
+	f    *atomicFile
+	st   *streamTarget
+}
+
+func (t *fileTarget) session(ctx context.Context, s render.Session) error {
+	if t.f == nil {
+		f, err := createAtomic(t.path)
+		if err != nil {
+			return err
+		}
+		t.f, t.st = f, &streamTarget{w: f, opts: t.opts}
+	}
+	return t.st.session(ctx, s)
+}
+
+func (t *fileTarget) close() error {
+	if t.f == nil {
+		var err error
+		if t.f, err = createAtomic(t.path); err != nil {
+			return err
+		}
+		t.st = &streamTarget{w: t.f, opts: t.opts}
+		if t.st.doc, err = render.NewDoc(t.f, t.opts); err != nil {
+			return err
+		}
+	}
+	if err := t.st.close(); err != nil {
+		t.f.abort()
+		return err
+	}
+	return t.f.commit()
+}
+
+// dirTarget writes one file per session.
+type dirTarget struct {
+	dir, ext string
+	opts     render.Options
+}
+
+func (t *dirTarget) session(ctx context.Context, s render.Session) error {
+	return renderFile(ctx, filepath.Join(t.dir, safeName(s.ID)+t.ext), s, t.opts)
+}
+
+func (t *dirTarget) close() error { return nil }
+
+// safeName keeps a session id usable as a file name.
+func safeName(id string) string {
+	id = strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == 0 {
+			return '_'
+		}
+		return r
+	}, id)
+	if id == "" || id == "." || id == ".." {
+		return "session"
+	}
+	return id
+}
+
+// renderFile renders one session into path, atomically.
+func renderFile(ctx context.Context, path string, s render.Session, opts render.Options) error {
+	f, err := createAtomic(path)
+	if err != nil {
+		return err
+	}
+	d, err := render.NewDoc(f, opts)
+	if err == nil {
+		err = d.Session(ctx, s)
+		if cerr := d.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		f.abort()
+		return err
+	}
+	return f.commit()
+}
+
+// atomicFile is a temporary file in the directory of its final path,
+// renamed over it once complete: a reader sees the old page or the new.
+type atomicFile struct {
+	*os.File
+	path string
+}
+
+func createAtomic(path string) (*atomicFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	return &atomicFile{File: f, path: path}, nil
+}
+
+func (f *atomicFile) commit() error {
+	if err := f.Chmod(0o644); err != nil {
+		f.abort()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), f.path); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("writing %s: %w", f.path, err)
+	}
+	return nil
+}
+
+func (f *atomicFile) abort() {
+	f.Close()
+	os.Remove(f.Name())
+}

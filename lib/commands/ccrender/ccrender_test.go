@@ -1,0 +1,233 @@
+package ccrender
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ccpipe/ccpipe/lib/commands/ccentries"
+)
+
+const corpus = "../../../testdata/corpus/claude/projects/"
+
+var (
+	alpha = corpus + "-home-dev-projects-alpha/c0a1f001-0000-4000-8000-000000000001.jsonl"
+	beta  = corpus + "-home-dev-projects-beta/c0a1f002-0000-4000-8000-000000000002.jsonl"
+)
+
+func run(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	var in *strings.Reader
+	if stdin != "" {
+		in = strings.NewReader(stdin)
+	}
+	var code int
+	if in != nil {
+		code = Run(args, in, &out, &errb)
+	} else {
+		code = Run(args, nil, &out, &errb)
+	}
+	return code, out.String(), errb.String()
+}
+
+func TestPaths(t *testing.T) {
+	code, out, errs := run(t, "", "md", alpha, beta)
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	for _, want := range []string{"# corpus-tools", "# Session c0a1f002", "<code>echo hello-corpus</code> · exit 0", "\n---\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "Subagent transcript") {
+		t.Error("subagents rendered without --subagents")
+	}
+	_, out, _ = run(t, "", "html", "--subagents", alpha, beta)
+	if strings.Count(out, "<!DOCTYPE html>") != 1 || strings.Count(out, "<article ") != 2 || !strings.Contains(out, "Subagent transcript") {
+		t.Errorf("two sessions in html: want one page with two articles and the subagents")
+	}
+}
+
+func TestSessionRecords(t *testing.T) {
+	abs, _ := filepath.Abs(alpha)
+	recs := `{"session_id":"c0a1f001-0000-4000-8000-000000000001","transcript_path":"` + abs + `"}` + "\n" +
+		`{"nothing":1}` + "\n"
+	code, out, errs := run(t, recs, "md")
+	if code != 0 || !strings.Contains(out, "# corpus-tools") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if !strings.Contains(errs, "<stdin>:2: neither a transcript entry nor a session record") {
+		t.Errorf("stderr %q", errs)
+	}
+}
+
+// TestEntriesNested pipes cc-entries --subagents into cc-render: the
+// subagents' entries come last and are laid out inside their Agent calls.
+func TestEntriesNested(t *testing.T) {
+	var entries, errb bytes.Buffer
+	if code := ccentries.Run([]string{"--subagents", beta}, nil, &entries, &errb); code != 0 {
+		t.Fatalf("cc-entries: %d %s", code, errb.String())
+	}
+	code, out, errs := run(t, entries.String(), "md")
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	fg := strings.Index(out, "Foreground check")
+	nested := strings.Index(out, "<code>echo fg-sub-ok</code>")
+	bg := strings.Index(out, "Background check")
+	if fg < 0 || nested < fg || bg < nested {
+		t.Errorf("the foreground subagent's call is not inside its Agent call (%d %d %d)", fg, nested, bg)
+	}
+	// The same page as from the transcript with --subagents.
+	_, direct, _ := run(t, "", "md", "--subagents", beta)
+	if out != direct {
+		t.Errorf("entries and transcript render differently")
+	}
+}
+
+func TestOutDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pages")
+	code, out, errs := run(t, "", "html", "--out-dir", dir, alpha, beta)
+	if code != 0 || out != "" || errs != "" {
+		t.Fatalf("exit %d, out %q, stderr %q", code, out, errs)
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(names) != 2 || filepath.Base(names[0]) != "c0a1f001-0000-4000-8000-000000000001.html" {
+		t.Errorf("files %q", names)
+	}
+	page, _ := os.ReadFile(names[1])
+	if !strings.HasPrefix(string(page), "<!DOCTYPE html>") || !strings.HasSuffix(string(page), "</html>\n") {
+		t.Errorf("page %s is not whole", names[1])
+	}
+}
+
+func TestOut(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.md")
+	if code, _, errs := run(t, "", "md", "-o", p, alpha); code != 0 {
+		t.Fatalf("exit %d %s", code, errs)
+	}
+	b, _ := os.ReadFile(p)
+	if !strings.HasPrefix(string(b), "# corpus-tools") {
+		t.Errorf("--out wrote %q", b[:min(len(b), 40)])
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(p), ".*"))
+	if len(left) > 0 {
+		t.Errorf("temporary files left: %q", left)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{nil, 2, "missing format"},
+		{[]string{"pdf", alpha}, 2, `unknown format "pdf"`},
+		{[]string{"md"}, 2, "no input"},
+		{[]string{"md", "--jq", ".", alpha}, 2, "writes pages, not records"},
+		{[]string{"md", "--out", "a", "--out-dir", "b", alpha}, 2, "exclude each other"},
+		{[]string{"md", "--follow", alpha, beta}, 2, "follows one session"},
+		{[]string{"md", "--follow", alpha}, 2, "give --out FILE"},
+		{[]string{"md", "/nonexistent/x.jsonl", alpha}, 1, "/nonexistent/x.jsonl"},
+	}
+	for _, c := range cases {
+		code, out, errs := run(t, "", c.args...)
+		if code != c.code || !strings.Contains(errs, c.err) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", c.args, code, errs, c.code, c.err)
+		}
+		if c.code == 1 && !strings.Contains(out, "# corpus-tools") {
+			t.Errorf("%q: the readable session was not rendered", c.args)
+		}
+	}
+}
+
+// TestFollow follows a transcript under a fake config dir: the page is
+// rewritten when a prompt is appended, and the follow ends when the
+// session's registry record goes.
+func TestFollow(t *testing.T) {
+	dir := t.TempDir()
+	id := "11111111-2222-4333-8444-555555555555"
+	p := filepath.Join(dir, "claude", "projects", "p", id+".jsonl")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	line := func(uuid, text string) string {
+		return `{"type":"user","uuid":"` + uuid + `","sessionId":"` + id + `","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"` + text + `"}}` + "\n"
+	}
+	os.WriteFile(p, []byte(line("a", "FIRST-PROMPT")), 0o644)
+	sessions := filepath.Join(dir, "claude", "sessions")
+	os.MkdirAll(sessions, 0o755)
+	pid := strconv.Itoa(os.Getpid())
+	reg := filepath.Join(sessions, pid+".json")
+	os.WriteFile(reg, []byte(`{"pid":`+pid+`,"sessionId":"`+id+`"}`), 0o644)
+	out := filepath.Join(dir, "live.html")
+
+	done := make(chan int)
+	var errb bytes.Buffer
+	go func() {
+		done <- Run([]string{"html", "--follow", "--poll", "10ms", "--out", out, p}, nil, &bytes.Buffer{}, &errb)
+	}()
+	waitFor := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if b, err := os.ReadFile(out); err == nil && strings.Contains(string(b), want) {
+				if !strings.HasSuffix(string(b), "</html>\n") {
+					t.Fatalf("a reader saw a half-written page")
+				}
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		t.Fatalf("the page never showed %q", want)
+	}
+	waitFor("FIRST-PROMPT")
+	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(line("b", "SECOND-PROMPT"))
+	f.Close()
+	waitFor("SECOND-PROMPT")
+	os.Remove(reg)
+	select {
+	case code := <-done:
+		if code != 0 || errb.String() != "" {
+			t.Errorf("exit %d, stderr %q", code, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the follow did not end with the session")
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, ".live.html*"))
+	if len(left) > 0 {
+		t.Errorf("temporary files left: %q", left)
+	}
+}
+
+// TestFollowStdoutFile follows with stdout redirected to a file: the page
+// replaces that file (by its path) rather than being appended to it.
+func TestFollowStdoutFile(t *testing.T) {
+	dir := t.TempDir()
+	id := "11111111-2222-4333-8444-555555555555"
+	p := filepath.Join(dir, "claude", "projects", "p", id+".jsonl")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte(`{"type":"user","uuid":"a","sessionId":"`+id+`","message":{"role":"user","content":"ONLY-PROMPT"}}`+"\n"), 0o644)
+	// No registry record: the session has ended, so one render and done.
+	os.MkdirAll(filepath.Join(dir, "claude", "sessions"), 0o755)
+	outPath := filepath.Join(dir, "live.md")
+	out, err := os.Create(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	var errb bytes.Buffer
+	if code := Run([]string{"md", "--follow", p}, nil, out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	b, _ := os.ReadFile(outPath)
+	if !strings.Contains(string(b), "ONLY-PROMPT") {
+		t.Errorf("the redirected file holds %q", b)
+	}
+}

@@ -1,0 +1,216 @@
+package ccrender
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/render"
+)
+
+// record is what a stdin line says about itself: a session record has a
+// transcript_path and no transcript fields; an entry has a type, a uuid
+// or a cc_source.
+type record struct {
+	Type           json.RawMessage `json:"type"`
+	UUID           json.RawMessage `json:"uuid"`
+	SessionID      string          `json:"sessionId"`
+	AgentID        string          `json:"agentId"`
+	TranscriptPath string          `json:"transcript_path"`
+	ID             string          `json:"session_id"`
+	Active         *struct {
+		TranscriptPath string `json:"transcript_path"`
+	} `json:"active"`
+	CCSource *struct {
+		SessionID string `json:"session_id"`
+		AgentID   string `json:"agent_id"`
+		ToolUseID string `json:"tool_use_id"`
+	} `json:"cc_source"`
+}
+
+func (r *record) path() string {
+	if r.TranscriptPath == "" && r.Active != nil {
+		return r.Active.TranscriptPath
+	}
+	return r.TranscriptPath
+}
+
+// readStdin renders each session record as it comes. Entries are kept in
+// temporary files, one per session and subagent, and rendered at the end
+// of the input: a subagent's entries come after its parent's, and the page
+// shows them inside the parent's Agent call.
+func (o *options) readStdin(env *cli.Env, add func(render.Session) error) error {
+	sp := &spool{}
+	defer sp.remove()
+	_, err := env.EachInput(func(line []byte, n int) error {
+		var r record
+		if err := json.Unmarshal(line, &r); err != nil {
+			env.Warnf("<stdin>:%d: %v, line skipped", n, err)
+			return nil
+		}
+		if r.Type == nil && r.UUID == nil && r.CCSource == nil {
+			if r.path() == "" {
+				env.Warnf("<stdin>:%d: neither a transcript entry nor a session record (no type, uuid, cc_source or transcript_path), skipped", n)
+				return nil
+			}
+			return add(o.sessionOf(r.path(), r.ID))
+		}
+		return sp.add(&r, line)
+	})
+	if err != nil {
+		return err
+	}
+	if err := sp.flush(); err != nil {
+		return err
+	}
+	for _, s := range sp.sessions {
+		if err := add(s.session()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// spool holds stdin entries on disk until the input ends.
+type spool struct {
+	dir      string
+	sessions []*spooled
+	byID     map[string]*spooled
+	files    int
+	last     *spooled // the session of the last entry with an id
+}
+
+// spooled is one session's entries: the main ones and each subagent's.
+type spooled struct {
+	id     string
+	main   *spoolFile
+	agents map[string]*spoolFile
+	tools  map[string]string // Agent tool_use id -> agent id
+	order  []string
+}
+
+type spoolFile struct {
+	path string
+	f    *os.File
+	w    *bufio.Writer
+}
+
+func (sp *spool) file(name string) (*spoolFile, error) {
+	if sp.dir == "" {
+		d, err := os.MkdirTemp("", "cc-render-")
+		if err != nil {
+			return nil, err
+		}
+		sp.dir = d
+	}
+	sp.files++
+	p := filepath.Join(sp.dir, fmt.Sprintf("%d-%s.jsonl", sp.files, name))
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return &spoolFile{path: p, f: f, w: bufio.NewWriterSize(f, 64<<10)}, nil
+}
+
+func (sp *spool) add(r *record, line []byte) error {
+	sid, aid, tool := r.SessionID, r.AgentID, ""
+	if c := r.CCSource; c != nil {
+		if c.SessionID != "" {
+			sid = c.SessionID
+		}
+		aid, tool = c.AgentID, c.ToolUseID
+	}
+	if sp.byID == nil {
+		sp.byID = map[string]*spooled{}
+	}
+	s := sp.byID[sid]
+	switch {
+	case sid == "" && sp.last != nil:
+		// Records without a session id (metadata) belong with those
+		// around them.
+		s = sp.last
+	case s == nil && sp.byID[""] != nil:
+		s = sp.byID[""]
+		delete(sp.byID, "")
+		s.id = sid
+		sp.byID[sid] = s
+	}
+	if s == nil {
+		s = &spooled{id: sid, agents: map[string]*spoolFile{}, tools: map[string]string{}}
+		sp.byID[sid] = s
+		sp.sessions = append(sp.sessions, s)
+	}
+	if sid != "" {
+		sp.last = s
+	}
+	var f *spoolFile
+	var err error
+	switch {
+	case aid == "":
+		if s.main == nil {
+			s.main, err = sp.file("main")
+		}
+		f = s.main
+	default:
+		f = s.agents[aid]
+		if f == nil {
+			if f, err = sp.file("agent"); err == nil {
+				s.agents[aid] = f
+				s.order = append(s.order, aid)
+			}
+		}
+		if tool != "" {
+			s.tools[tool] = aid
+		}
+	}
+	if err != nil {
+		return err
+	}
+	f.w.Write(line)
+	return f.w.WriteByte('\n')
+}
+
+// flush closes the spool files for reading.
+func (sp *spool) flush() error {
+	for _, s := range sp.sessions {
+		files := []*spoolFile{s.main}
+		for _, a := range s.order {
+			files = append(files, s.agents[a])
+		}
+		for _, f := range files {
+			if f == nil {
+				continue
+			}
+			if err := f.w.Flush(); err != nil {
+				return err
+			}
+			if err := f.f.Close(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *spooled) session() render.Session {
+	rs := render.Session{ID: s.id, Agents: map[string]string{}}
+	if s.main != nil {
+		rs.Path = s.main.path
+	}
+	for aid, f := range s.agents {
+		rs.Agents[aid] = f.path
+	}
+	for tool, aid := range s.tools {
+		rs.Agents[tool] = s.agents[aid].path
+	}
+	return rs
+}
+
+func (sp *spool) remove() {
+	if sp.dir != "" {
+		os.RemoveAll(sp.dir)
+	}
+}

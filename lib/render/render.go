@@ -1,0 +1,699 @@
+// Package render turns Claude Code sessions into pages people read: a
+// GitHub-flavoured Markdown file or one self-contained HTML page. It reads
+// transcripts line by line and hands each line to the extractors of
+// lib/extract, so what a page says (prompt origins, tool calls joined with
+// their results, exit codes, failures, compactions) is what cc-extract
+// says; this package only lays the facts out.
+package render
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/ccpipe/ccpipe/lib/extract"
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
+
+// Formats are the output formats.
+var Formats = []string{"md", "html"}
+
+// Options tell how to render.
+type Options struct {
+	// Format is md or html.
+	Format string
+	// Warn is called for each skipped line or unreadable file.
+	Warn func(msg string)
+}
+
+// Session is one session to render: its main transcript and the
+// transcripts of its subagents.
+type Session struct {
+	ID   string
+	Path string
+	// Agents maps an Agent tool_use id, or a subagent id, to the subagent's
+	// transcript, which is rendered inside that Agent call.
+	Agents map[string]string
+}
+
+// AgentsOf lists the subagent transcripts next to a main transcript, by
+// the tool_use id of the Agent call that started each (from its
+// meta.json) and by agent id.
+func AgentsOf(path string) (map[string]string, error) {
+	subs, err := transcript.Subagents(path)
+	m := map[string]string{}
+	for _, s := range subs {
+		m[s.AgentID] = s.Path
+		if s.Meta != nil && s.Meta.ToolUseID != "" {
+			m[s.Meta.ToolUseID] = s.Path
+		}
+	}
+	return m, err
+}
+
+// Doc writes one document holding one or more sessions.
+type Doc struct {
+	w      *bufio.Writer
+	s      sink
+	opts   Options
+	n      int // sessions begun
+	closed bool
+}
+
+// NewDoc returns a document writing to w. Call Session for each session,
+// then Close.
+func NewDoc(w io.Writer, opts Options) (*Doc, error) {
+	if opts.Warn == nil {
+		opts.Warn = func(string) {}
+	}
+	d := &Doc{w: bufio.NewWriterSize(w, 64<<10), opts: opts}
+	switch opts.Format {
+	case "md":
+		d.s = &mdSink{w: d.w}
+	case "html":
+		d.s = &htmlSink{w: d.w}
+	default:
+		return nil, fmt.Errorf("unknown format %q (want md or html)", opts.Format)
+	}
+	return d, nil
+}
+
+// Close ends the document and flushes it.
+func (d *Doc) Close() error {
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	d.s.end(d.n)
+	return d.w.Flush()
+}
+
+// Meta is what a page says about a session as a whole.
+type Meta struct {
+	N          int // 1-based index of the session in the document
+	SessionID  string
+	Title      string
+	Cwd        string
+	GitBranch  string
+	Version    string
+	Start, End string // RFC 3339 timestamps of the first and last records
+	Prompts    int
+	Tools      int
+	Failures   int
+	Tokens     Tokens
+	// TOC lists the prompts (maxTOC at most).
+	TOC       []TOCEntry
+	TOCMore   int
+	Truncated bool // the transcript could not be read to its end
+}
+
+// TOCEntry is one prompt in the table of contents.
+type TOCEntry struct {
+	Anchor, Text, Time string
+}
+
+// Tokens sums API usage.
+type Tokens struct {
+	Messages                                int
+	Input, Output, CacheRead, CacheCreation int64
+}
+
+func (t *Tokens) add(u *transcript.Usage) {
+	t.Messages++
+	t.Input += u.InputTokens
+	t.Output += u.OutputTokens
+	t.CacheRead += u.CacheReadInputTokens
+	t.CacheCreation += u.CacheCreationInputTokens
+}
+
+func (t *Tokens) plus(o Tokens) {
+	t.Messages += o.Messages
+	t.Input += o.Input
+	t.Output += o.Output
+	t.CacheRead += o.CacheRead
+	t.CacheCreation += o.CacheCreation
+}
+
+// maxTOC bounds the table of contents; maxDepth the nesting of subagents
+// (a subagent transcript naming its parent must not loop).
+const (
+	maxTOC   = 5000
+	maxDepth = 8
+)
+
+// Session renders one session into the document.
+func (d *Doc) Session(ctx context.Context, s Session) error {
+	if s.Path == "" {
+		return fmt.Errorf("session %s: no transcript (only subagent entries?)", s.ID)
+	}
+	d.n++
+	m := &Meta{N: d.n, SessionID: s.ID}
+	if m.SessionID == "" {
+		m.SessionID = transcript.SessionID(s.Path)
+	}
+	r := &fileRun{d: d, sess: &s, meta: m, ctx: ctx, spill: newSpiller()}
+	defer r.spill.remove()
+	err := r.file(s.Path, "", 0)
+	if !r.begun {
+		r.begin()
+	}
+	d.s.foot(m)
+	if err != nil {
+		return err
+	}
+	return d.w.Flush()
+}
+
+// fileRun renders one transcript; a nested one renders a subagent's.
+type fileRun struct {
+	d     *Doc
+	sess  *Session
+	meta  *Meta
+	ctx   context.Context
+	begun bool
+	depth int
+	// seen guards against rendering one transcript inside itself.
+	seen []string
+	// spill holds the session's large images on disk.
+	spill *spiller
+
+	xs     []*extract.Extractor
+	batch  []any
+	turn   map[string]transcript.Usage // message id -> usage, this turn
+	order  []string
+	images map[string][]Image // tool_use id -> images of its result
+}
+
+// begin writes the session's head, once its first fact is ready.
+func (r *fileRun) begin() {
+	r.begun = true
+	r.d.s.head(r.meta)
+}
+
+var readTypes = []string{"user", "assistant", "system", "attachment", "custom-title", "ai-title"}
+
+// file renders the transcript at path; agentID is set for a subagent's.
+func (r *fileRun) file(path, agentID string, depth int) error {
+	if slices.Contains(r.seen, path) || depth > maxDepth {
+		return nil
+	}
+	sub := &fileRun{d: r.d, sess: r.sess, meta: r.meta, ctx: r.ctx, begun: true, depth: depth, spill: r.spill,
+		seen: append(slices.Clip(r.seen), path), turn: map[string]transcript.Usage{}, images: map[string][]Image{}}
+	if depth == 0 {
+		sub = r
+		r.seen = []string{path}
+		r.turn, r.images = map[string]transcript.Usage{}, map[string][]Image{}
+	}
+	emit := func(v any) error { sub.batch = append(sub.batch, v); return nil }
+	for _, o := range []extract.Options{
+		{Kind: "prompts", All: true}, {Kind: "texts", Thinking: true}, {Kind: "tools"}, {Kind: "shell"},
+		{Kind: "failures"}, {Kind: "compactions"}, {Kind: "subagents"},
+	} {
+		x, err := extract.New(o, emit)
+		if err != nil {
+			return err
+		}
+		sub.xs = append(sub.xs, x)
+	}
+	origin := extract.Origin{Path: path, SessionID: r.meta.SessionID, AgentID: agentID}
+	err := sub.read(path, origin)
+	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, errStop)) {
+		return err
+	}
+	if err != nil {
+		r.d.opts.Warn(err.Error())
+		if depth == 0 {
+			r.meta.Truncated = true
+		}
+	}
+	// Calls still without a result come out now, with none.
+	for _, x := range sub.xs {
+		if cerr := x.Close(); cerr != nil {
+			return cerr
+		}
+	}
+	if perr := sub.flush(nil); perr != nil {
+		return perr
+	}
+	sub.endTurn()
+	if depth == 0 {
+		return err
+	}
+	return nil
+}
+
+// errStop wraps an error of the layout (a write), which ends the render,
+// as opposed to a transcript that cannot be read, which ends one file.
+var errStop = errors.New("render stopped")
+
+// read feeds each wanted line of a transcript to entry. Lines are read
+// with long strings cut (see MaxString); bad lines are reported and
+// skipped.
+func (r *fileRun) read(path string, origin extract.Origin) error {
+	f, err := transcript.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	lr := newLineReader(f)
+	lr.spill = r.spill
+	warn := func(n int, msg string) { r.d.opts.Warn(fmt.Sprintf("%s:%d: %s", path, n, msg)) }
+	var h transcript.Header
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", path, err)
+		}
+		if lr.n%256 == 0 && r.ctx.Err() != nil {
+			return r.ctx.Err()
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if err := transcript.Scan(line, &h); err != nil {
+			if lr.partial {
+				warn(lr.n, "incomplete last line (the transcript is being written?), skipped")
+			} else {
+				warn(lr.n, "malformed line skipped: "+err.Error())
+			}
+			continue
+		}
+		if !slices.Contains(readTypes, string(h.Type)) {
+			continue
+		}
+		if lr.cut > 0 {
+			warn(lr.n, fmt.Sprintf("%d texts over %s cut short on the page", lr.cut, size(MaxString)))
+		}
+		e, err := transcript.Decode(line)
+		if err != nil {
+			warn(lr.n, "malformed line skipped: "+err.Error())
+			continue
+		}
+		origin.Line = lr.n
+		if err := r.entry(origin, e); err != nil {
+			return fmt.Errorf("%w: %w", errStop, err)
+		}
+	}
+}
+
+// entry feeds one entry to every extractor, then lays out what they found.
+func (r *fileRun) entry(o extract.Origin, e *transcript.Entry) error {
+	switch e.Type {
+	case "custom-title", "ai-title":
+		var t struct {
+			CustomTitle string `json:"customTitle"`
+			AITitle     string `json:"aiTitle"`
+		}
+		_ = json.Unmarshal(e.Raw, &t)
+		if r.depth == 0 {
+			if t.CustomTitle != "" {
+				r.meta.Title = t.CustomTitle
+			} else if t.AITitle != "" && r.meta.Title == "" {
+				r.meta.Title = t.AITitle
+			}
+		}
+		return nil
+	}
+	if r.depth == 0 {
+		m := r.meta
+		if m.Cwd == "" {
+			m.Cwd = e.Cwd
+		}
+		if m.GitBranch == "" {
+			m.GitBranch = e.GitBranch
+		}
+		if m.Version == "" {
+			m.Version = e.Version
+		}
+		if e.TimestampRaw != "" {
+			if m.Start == "" {
+				m.Start = e.TimestampRaw
+			}
+			m.End = e.TimestampRaw
+		}
+	}
+	if e.Type == "assistant" && e.Message != nil && e.Message.Usage != nil && (e.Assistant == nil || !e.Assistant.IsAPIErrorMessage) {
+		r.usage(e)
+	}
+	if e.Type == "user" && e.Message != nil {
+		r.collectImages(e)
+	}
+	for _, x := range r.xs {
+		if !x.Wants(e.Raw) {
+			continue // the byte test each kind reads by: spares decoding
+		}
+		if err := x.Entry(o, e); err != nil {
+			return err
+		}
+	}
+	return r.flush(e)
+}
+
+// usage keeps each API message's usage once per turn: Claude Code repeats
+// it on every block's record, so the copy with the most tokens wins.
+func (r *fileRun) usage(e *transcript.Entry) {
+	id := e.Message.ID
+	if id == "" {
+		id = "uuid:" + e.UUID
+	}
+	u := *e.Message.Usage
+	old, ok := r.turn[id]
+	if !ok {
+		r.order = append(r.order, id)
+	}
+	if !ok || total(u) > total(old) {
+		r.turn[id] = u
+	}
+}
+
+func total(u transcript.Usage) int64 {
+	return u.InputTokens + u.OutputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
+}
+
+// endTurn writes the tokens of the turn that just ended.
+func (r *fileRun) endTurn() {
+	if len(r.order) == 0 {
+		return
+	}
+	var t Tokens
+	for _, id := range r.order {
+		u := r.turn[id]
+		t.add(&u)
+	}
+	r.meta.Tokens.plus(t)
+	clear(r.turn)
+	r.order = r.order[:0]
+	r.ensure()
+	r.d.s.turn(t, r.depth)
+}
+
+func (r *fileRun) ensure() {
+	if !r.begun {
+		r.begin()
+	}
+}
+
+// flush lays out the facts the last entry produced.
+func (r *fileRun) flush(e *transcript.Entry) error {
+	batch := r.batch
+	r.batch = r.batch[:0]
+	for _, f := range batch {
+		switch f := f.(type) {
+		case extract.Prompt:
+			r.prompt(f, e)
+		case extract.Text:
+			r.ensure()
+			if f.Kind == "thinking" {
+				r.d.s.thinking(f.Text)
+			} else {
+				r.d.s.text(f.Text)
+			}
+		case extract.Tool:
+			if err := r.tool(f, batch, e); err != nil {
+				return err
+			}
+		case extract.Failure:
+			if f.Kind == "tool_error" || f.Kind == "denied" || f.Kind == "interrupted" {
+				continue // marked on the call
+			}
+			r.ensure()
+			if r.depth == 0 {
+				r.meta.Failures++
+			}
+			r.d.s.marker(markerOf(f))
+		case *extract.Compaction:
+			r.ensure()
+			r.d.s.divider(f)
+		}
+	}
+	return nil
+}
+
+// prompt lays out a user turn. A new prompt ends the turn before it.
+func (r *fileRun) prompt(p extract.Prompt, e *transcript.Entry) {
+	if p.Kind == "prompt" && p.Origin != "agent" {
+		r.endTurn()
+	}
+	r.ensure()
+	v := &promptView{Prompt: p}
+	if e != nil && p.UUID != nil && *p.UUID == e.UUID && e.Message != nil {
+		v.Images = imagesOf(e.Message.Content, r.spill)
+	}
+	if p.Kind == "prompt" && p.Origin != "agent" && p.Origin != "task-notification" && r.depth == 0 {
+		r.meta.Prompts++
+		v.N = r.meta.Prompts
+		v.Anchor = fmt.Sprintf("s%d-p%d", r.meta.N, v.N)
+		if len(r.meta.TOC) < maxTOC {
+			r.meta.TOC = append(r.meta.TOC, TOCEntry{Anchor: v.Anchor, Text: excerpt(p.Text, 100), Time: clock(p.Timestamp)})
+		} else {
+			r.meta.TOCMore++
+		}
+	}
+	r.d.s.prompt(v, r.depth)
+}
+
+// collectImages keeps the images of tool results until their call is
+// laid out.
+func (r *fileRun) collectImages(e *transcript.Entry) {
+	for _, b := range e.Message.Content {
+		if b.Type != transcript.BlockToolResult {
+			continue
+		}
+		if imgs := imagesOf(b.Content, r.spill); len(imgs) > 0 && len(r.images) < 1000 {
+			r.images[b.ToolUseID] = imgs
+		}
+	}
+}
+
+// tool lays out a call with its result, and a subagent's transcript inside
+// the Agent call that started it.
+func (r *fileRun) tool(t extract.Tool, batch []any, e *transcript.Entry) error {
+	r.ensure()
+	if r.depth == 0 {
+		r.meta.Tools++
+	}
+	c := newCall(t)
+	for _, f := range batch {
+		switch f := f.(type) {
+		case extract.Shell:
+			if f.ToolUseID == t.ToolUseID {
+				c.shell(f)
+			}
+		case extract.Failure:
+			if f.ToolUseID != nil && *f.ToolUseID == t.ToolUseID && r.depth == 0 {
+				r.meta.Failures++
+			}
+		case extract.Subagent:
+			if f.ToolUseID == t.ToolUseID && f.Result != nil && *f.Result != "" {
+				c.Report = f.Result
+			}
+		}
+	}
+	if c.Shell != nil && e != nil && t.ResultUUID != nil && *t.ResultUUID == e.UUID && e.User != nil {
+		c.streams(e.User.ToolUseResult)
+	}
+	c.Images = r.images[t.ToolUseID]
+	delete(r.images, t.ToolUseID)
+	if t.Name == "Agent" || t.Name == "Task" {
+		path := r.sess.Agents[t.ToolUseID]
+		if path == "" {
+			var res struct {
+				AgentID string `json:"agentId"`
+			}
+			if e != nil && e.User != nil && json.Unmarshal(e.User.ToolUseResult, &res) == nil {
+				path = r.sess.Agents[res.AgentID]
+			}
+		}
+		if path != "" && r.depth < maxDepth {
+			agentID, _ := strings.CutPrefix(transcript.SessionID(path), "agent-")
+			c.Nested = func() error {
+				// The subagent's tokens are its own: the parent's turn
+				// is told apart.
+				return r.file(path, agentID, r.depth+1)
+			}
+		}
+	}
+	return r.d.s.tool(c, r.depth)
+}
+
+// sink lays out facts in one format.
+type sink interface {
+	head(m *Meta)
+	prompt(p *promptView, depth int)
+	text(s string)
+	thinking(s string)
+	tool(c *call, depth int) error
+	marker(m marker)
+	divider(c *extract.Compaction)
+	turn(t Tokens, depth int)
+	foot(m *Meta)
+	end(sessions int)
+}
+
+type promptView struct {
+	extract.Prompt
+	N      int
+	Anchor string
+	Images []Image
+}
+
+// Layouts of a user turn.
+const (
+	asPrompt    = iota // a numbered prompt, in the table of contents
+	asTask             // the task a subagent was given
+	asFold             // folded: Title, then Body preformatted
+	asLine             // one muted line: Title
+	asInterrupt        // an interruption, marked
+	asNothing          // not shown (a compaction summary shows with its divider)
+)
+
+// layout says how a page shows a user turn; title and body are for asFold
+// and asLine. who is the origin, "queued" and the time.
+func (p *promptView) layout() (how int, title, body, who string) {
+	who = p.Origin
+	if p.Queued {
+		who += " · queued"
+	}
+	if t := clock(p.Timestamp); t != "" {
+		who += " · " + t
+	}
+	switch {
+	case p.Kind == "compact_summary":
+		return asNothing, "", "", who
+	case p.Origin == "task-notification":
+		return asFold, "Task notification · " + who, p.Text, who
+	case p.Kind == "meta":
+		return asFold, "Meta message · " + who, p.Text, who
+	case p.Kind == "command":
+		title, body, skip := commandOf(p.Text)
+		switch {
+		case skip:
+			return asNothing, "", "", who
+		case body == "":
+			return asLine, title + " · " + who, "", who
+		}
+		return asFold, title + " · " + who, body, who
+	case p.Kind == "interrupt":
+		return asInterrupt, p.Text, "", who
+	case p.Origin == "agent":
+		return asTask, "", "", who
+	}
+	return asPrompt, "", "", who
+}
+
+// marker is a failure that is not a call's: an API error, a hook's
+// refusal.
+type marker struct {
+	Kind, Title, Message, Time string
+}
+
+func markerOf(f extract.Failure) marker {
+	m := marker{Kind: f.Kind, Message: f.Message, Time: clock(f.Timestamp)}
+	switch f.Kind {
+	case "api_retry":
+		m.Title = "API error, retrying"
+		if f.RetryAttempt != nil && f.MaxRetries != nil {
+			m.Title += fmt.Sprintf(" (attempt %d of %d)", *f.RetryAttempt, *f.MaxRetries)
+		}
+	case "api_error":
+		m.Title = "API error"
+	case "hook_blocked":
+		m.Title = "Blocked by hook"
+	case "hook_error":
+		m.Title = "Hook error"
+	default:
+		m.Title = strings.ReplaceAll(f.Kind, "_", " ")
+	}
+	if f.Hook != nil {
+		m.Title += " " + *f.Hook
+	}
+	if f.Status != nil {
+		m.Title += fmt.Sprintf(" · HTTP %d", *f.Status)
+	}
+	return m
+}
+
+// excerpt is the first line of s, cut to n runes.
+func excerpt(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i]) + " …"
+	}
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n]) + "…"
+	}
+	return s
+}
+
+// clock is the time of day of an RFC 3339 timestamp, "" when absent or
+// malformed (a timestamp is transcript text: only digits get through).
+func clock(ts *string) string {
+	if ts == nil || !isTimestamp(*ts) {
+		return ""
+	}
+	return (*ts)[11:19]
+}
+
+// when is an RFC 3339 timestamp as a reader writes it.
+func when(ts string) string {
+	if !isTimestamp(ts) {
+		return ""
+	}
+	return ts[:10] + " " + ts[11:19] + " UTC"
+}
+
+// isTimestamp checks the "2006-01-02T15:04:05" head of a timestamp.
+func isTimestamp(ts string) bool {
+	const shape = "dddd-dd-ddTdd:dd:dd"
+	if len(ts) < len(shape) {
+		return false
+	}
+	for i := 0; i < len(shape); i++ {
+		if shape[i] == 'd' && (ts[i] < '0' || ts[i] > '9') || shape[i] != 'd' && ts[i] != shape[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// commandOf reads the record a slash command or a local command writes:
+// its title ("/compact", "command output") and body; skip is set for the
+// caveat Claude Code adds before them, which says nothing to a reader.
+func commandOf(text string) (title, body string, skip bool) {
+	t := strings.TrimSpace(text)
+	if strings.HasPrefix(t, "<local-command-caveat>") {
+		return "", "", true
+	}
+	if name, ok := between(t, "command-name"); ok {
+		args, _ := between(t, "command-args")
+		return "Command " + strings.TrimSpace(name+" "+args), "", false
+	}
+	for _, k := range []struct{ tag, title string }{
+		{"local-command-stdout", "Command output"}, {"local-command-stderr", "Command error output"},
+		{"bash-input", "Shell command (!)"}, {"bash-stdout", "Shell output"}, {"bash-stderr", "Shell error output"},
+	} {
+		if v, ok := between(t, k.tag); ok {
+			return k.title, v, false
+		}
+	}
+	return "Command", text, false
+}
+
+// between returns the body of the first <tag>...</tag> in s.
+func between(s, tag string) (string, bool) {
+	_, rest, ok := strings.Cut(s, "<"+tag+">")
+	if !ok {
+		return "", false
+	}
+	body, _, ok := strings.Cut(rest, "</"+tag+">")
+	return body, ok
+}
