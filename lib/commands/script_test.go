@@ -7,6 +7,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/ccpipe/ccpipe/lib/commands/cccassette"
 	"github.com/ccpipe/ccpipe/lib/commands/ccentries"
 	"github.com/ccpipe/ccpipe/lib/commands/ccextract"
 	"github.com/ccpipe/ccpipe/lib/commands/ccgrep"
@@ -28,6 +29,7 @@ func TestMain(m *testing.M) {
 		"cc-send":     func() { os.Exit(ccsend.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"cc-hook":     func() { os.Exit(cchook.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"cc-render":   func() { os.Exit(ccrender.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cc-cassette": func() { os.Exit(cccassette.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

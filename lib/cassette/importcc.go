@@ -1,0 +1,458 @@
+package cassette
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ImportOptions tune the importers.
+type ImportOptions struct {
+	// ID is the cassette id (default "imported").
+	ID string
+	// KeepThinking keeps an assistant turn's thinking text in its
+	// model_output payload as "thinking" (Blackbox drops it).
+	KeepThinking bool
+	// WithUsage appends after each model_output a metadata step
+	// {event:"model_usage", model, input_tokens, output_tokens,
+	// cache_creation_input_tokens, cache_read_input_tokens} (Blackbox
+	// drops usage). Its keys are not provider markers, so neutrality
+	// holds, and model payloads are unchanged.
+	WithUsage bool
+}
+
+// ClaudeCodeImporter turns one Claude Code transcript into a cassette
+// following Blackbox's importer (spec 10.1). Feed it every line in file
+// order with Add, then call Finish. It keeps the user and assistant
+// records (parsed) until Finish: the conversation, not the file.
+type ClaudeCodeImporter struct {
+	opts    ImportOptions
+	records []ccRecord
+	lines   int
+}
+
+type ccRecord struct {
+	v         Value
+	line      int
+	sidechain bool
+}
+
+// NewClaudeCodeImporter returns an importer.
+func NewClaudeCodeImporter(opts ImportOptions) *ClaudeCodeImporter {
+	return &ClaudeCodeImporter{opts: opts}
+}
+
+// Add takes one transcript line (lineno is its 1-based line number, used
+// in errors). Blank lines are skipped; a line that is not a JSON object
+// is an error, as in Blackbox.
+func (im *ClaudeCodeImporter) Add(line []byte, lineno int) error {
+	if len(strings.TrimSpace(string(line))) == 0 {
+		im.lines++
+		return nil
+	}
+	v, err := Parse(line)
+	if err != nil {
+		return fmt.Errorf("transcript line %d is not valid JSON", lineno)
+	}
+	return im.AddValue(v, lineno)
+}
+
+// AddValue is Add for a line already parsed.
+func (im *ClaudeCodeImporter) AddValue(v Value, lineno int) error {
+	im.lines++
+	if v.kind != Object {
+		return fmt.Errorf("transcript line %d is not a JSON object", lineno)
+	}
+	t, _ := v.GetString("type")
+	if t != "user" && t != "assistant" {
+		return nil
+	}
+	sc, _ := v.Get("isSidechain")
+	im.records = append(im.records, ccRecord{v: v, line: lineno, sidechain: sc.kind == Bool && sc.b})
+	return nil
+}
+
+type ccTurn struct {
+	human  bool
+	text   string
+	ts     int64
+	line   int
+	blocks []Value // model turns: content blocks in order
+	usage  Value   // model turns: the last record's message.usage
+	model  string
+}
+
+type ccResult struct {
+	block Value
+	ts    int64
+}
+
+// recordTime reads a record's ISO timestamp as JavaScript's Date.parse would for
+// the forms Claude Code writes.
+func recordTime(rec Value, line int) (int64, error) {
+	s, ok := rec.GetString("timestamp")
+	if ok {
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02"} {
+			if t, err := time.Parse(layout, s); err == nil {
+				return t.UnixMilli(), nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("transcript line %d: timestamp is missing or not an ISO date", line)
+}
+
+// blockText is a non-text block's stand-in.
+func omitted(b Value) string {
+	t, _ := b.GetString("type")
+	if t == "" {
+		t = "unknown"
+	}
+	return "[" + t + " omitted]"
+}
+
+// Finish builds the cassette.
+func (im *ClaudeCodeImporter) Finish() (Cassette, error) {
+	id := im.opts.ID
+	if id == "" {
+		id = "imported"
+	}
+	if im.lines == 0 {
+		return Cassette{}, errors.New("the transcript is empty")
+	}
+	// A file of sidechain records only is a subagent transcript.
+	allSide := true
+	for _, r := range im.records {
+		allSide = allSide && r.sidechain
+	}
+	var kept []ccRecord
+	for _, r := range im.records {
+		if allSide || !r.sidechain {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) == 0 {
+		return Cassette{}, errors.New("the transcript has no user or assistant messages")
+	}
+	createdAt, err := recordTime(kept[0].v, kept[0].line)
+	if err != nil {
+		return Cassette{}, err
+	}
+
+	// Pass 1: turns and results.
+	var turns []*ccTurn
+	byID := map[string]*ccTurn{}
+	results := map[string]ccResult{}
+	useIDs := map[string]bool{}
+	for _, r := range kept {
+		msg, ok := r.v.Get("message")
+		if !ok || msg.kind != Object {
+			return Cassette{}, fmt.Errorf("transcript line %d has no message object", r.line)
+		}
+		role, _ := msg.GetString("role")
+		content, _ := msg.Get("content")
+		switch role {
+		case "assistant":
+			if content.kind != Array {
+				return Cassette{}, fmt.Errorf("transcript line %d: assistant content is not an array", r.line)
+			}
+			mid, hasID := msg.GetString("id")
+			t := byID[mid]
+			if !hasID || t == nil {
+				ts, err := recordTime(r.v, r.line)
+				if err != nil {
+					return Cassette{}, err
+				}
+				t = &ccTurn{ts: ts, line: r.line}
+				turns = append(turns, t)
+				if hasID {
+					byID[mid] = t
+				}
+			}
+			for _, b := range content.arr {
+				if bt, _ := b.GetString("type"); bt == "tool_use" {
+					uid, _ := b.GetString("id")
+					name, _ := b.GetString("name")
+					if uid == "" || name == "" || !b.Has("input") {
+						return Cassette{}, fmt.Errorf("transcript line %d: a tool_use block lacks an id, a name or an input", r.line)
+					}
+					if useIDs[uid] {
+						return Cassette{}, fmt.Errorf("transcript line %d: a tool_use id is used twice", r.line)
+					}
+					useIDs[uid] = true
+				}
+			}
+			t.blocks = append(t.blocks, content.arr...)
+			if u, ok := msg.Get("usage"); ok {
+				t.usage = u
+			}
+			t.model, _ = msg.GetString("model")
+		case "user":
+			var human []string
+			isHuman := false
+			switch content.kind {
+			case String:
+				isHuman = true
+				human = append(human, content.str)
+			case Array:
+				for _, b := range content.arr {
+					bt, _ := b.GetString("type")
+					if bt != "tool_result" {
+						isHuman = true
+						if bt == "text" {
+							human = append(human, undef(b, "text"))
+						} else {
+							human = append(human, omitted(b))
+						}
+						continue
+					}
+					uid, _ := b.GetString("tool_use_id")
+					if uid == "" {
+						return Cassette{}, fmt.Errorf("transcript line %d: a tool_result has no tool_use_id", r.line)
+					}
+					if _, dup := results[uid]; dup {
+						return Cassette{}, fmt.Errorf("transcript line %d: a second result for one tool_use", r.line)
+					}
+					ts, err := recordTime(r.v, r.line)
+					if err != nil {
+						return Cassette{}, err
+					}
+					results[uid] = ccResult{block: b, ts: ts}
+				}
+			default:
+				return Cassette{}, fmt.Errorf("transcript line %d: user content is neither a string nor an array", r.line)
+			}
+			if isHuman {
+				ts, err := recordTime(r.v, r.line)
+				if err != nil {
+					return Cassette{}, err
+				}
+				turns = append(turns, &ccTurn{human: true, text: strings.Join(human, "\n"), ts: ts, line: r.line})
+			}
+		default:
+			return Cassette{}, fmt.Errorf("transcript line %d: message role is neither user nor assistant", r.line)
+		}
+	}
+	for uid := range results {
+		if !useIDs[uid] {
+			return Cassette{}, errors.New("a tool_result answers no tool_use in the transcript")
+		}
+	}
+
+	// The tool list: every tool_use name in first-use order.
+	var tools []Value
+	seenTool := map[string]bool{}
+	lastModel := -1
+	for i, t := range turns {
+		if t.human {
+			continue
+		}
+		lastModel = i
+		for _, b := range t.blocks {
+			if bt, _ := b.GetString("type"); bt == "tool_use" {
+				name, _ := b.GetString("name")
+				if !seenTool[name] {
+					seenTool[name] = true
+					tools = append(tools, ObjectValue(Member{"name", StringValue(name)},
+						Member{"description", StringValue("Observed in Claude Code transcript; original definition unavailable.")}))
+				}
+			}
+		}
+	}
+	toolsV := ArrayValue(tools...)
+
+	// Pass 2: steps.
+	rec := NewRecorder(id)
+	var steps []Value
+	add := func(typ string, ts int64, p Value) error {
+		s, err := rec.Append(typ, ts, p)
+		if err != nil {
+			return err
+		}
+		steps = append(steps, s.Value())
+		return nil
+	}
+	var history []Value
+	snapshot := func() Value {
+		return ObjectValue(Member{"messages", ArrayValue(append([]Value(nil), history...)...)}, Member{"tools", toolsV})
+	}
+	callN := 0
+	var lastAnswer *ccTurn
+	var lastAnswerText string
+	var humanAfter *ccTurn
+	for i, t := range turns {
+		if t.human {
+			history = append(history, ObjectValue(Member{"role", StringValue("user")}, Member{"content", StringValue(t.text)}))
+			humanAfter = t
+			continue
+		}
+		var texts, thinking []string
+		var uses []Value
+		for _, b := range t.blocks {
+			switch bt, _ := b.GetString("type"); bt {
+			case "text":
+				if s, _ := b.GetString("text"); s != "" {
+					texts = append(texts, s)
+				}
+			case "thinking":
+				if s, _ := b.GetString("thinking"); s != "" {
+					thinking = append(thinking, s)
+				}
+			case "tool_use":
+				uses = append(uses, b)
+			}
+		}
+		text := strings.Join(texts, "\n\n")
+		if len(uses) == 0 && text == "" {
+			continue
+		}
+		humanAfter = nil
+		if err := add(ModelInput, t.ts, snapshot()); err != nil {
+			return Cassette{}, err
+		}
+		if len(uses) == 0 {
+			out := []Member{{"type", StringValue("final_answer")}, {"text", StringValue(text)}}
+			if im.opts.KeepThinking && len(thinking) > 0 {
+				out = append(out, Member{"thinking", StringValue(strings.Join(thinking, "\n\n"))})
+			}
+			if err := add(ModelOutput, t.ts, ObjectValue(out...)); err != nil {
+				return Cassette{}, err
+			}
+			if err := im.usageStep(add, t, rec.Len()-1); err != nil {
+				return Cassette{}, err
+			}
+			history = append(history, ObjectValue(Member{"role", StringValue("assistant")}, Member{"content", StringValue(text)}))
+			lastAnswer, lastAnswerText = t, text
+			continue
+		}
+		type call struct {
+			id, name string
+			input    Value
+			res      *ccResult
+		}
+		calls := make([]call, len(uses))
+		callsV := make([]Value, len(uses))
+		for k, b := range uses {
+			uid, _ := b.GetString("id")
+			name, _ := b.GetString("name")
+			input, _ := b.Get("input")
+			c := call{id: fmt.Sprintf("call-%d", callN), name: name, input: input}
+			callN++
+			if r, ok := results[uid]; ok {
+				c.res = &r
+			} else if i != lastModel {
+				return Cassette{}, fmt.Errorf("transcript line %d: a tool_use has no result and is not in the last model turn", t.line)
+			}
+			calls[k] = c
+			callsV[k] = ObjectValue(Member{"toolCallId", StringValue(c.id)}, Member{"toolName", StringValue(name)}, Member{"toolInput", input})
+		}
+		out := []Member{{"type", StringValue("tool_calls")}, {"calls", ArrayValue(callsV...)}}
+		if text != "" {
+			out = append(out, Member{"text", StringValue(text)})
+		}
+		if im.opts.KeepThinking && len(thinking) > 0 {
+			out = append(out, Member{"thinking", StringValue(strings.Join(thinking, "\n\n"))})
+		}
+		if err := add(ModelOutput, t.ts, ObjectValue(out...)); err != nil {
+			return Cassette{}, err
+		}
+		if err := im.usageStep(add, t, rec.Len()-1); err != nil {
+			return Cassette{}, err
+		}
+		var resultParts []Value
+		for _, c := range calls {
+			head := []Member{{"toolCallId", StringValue(c.id)}, {"toolName", StringValue(c.name)}}
+			if c.res == nil {
+				if err := add(ToolCall, t.ts, ObjectValue(append(head, Member{"toolInput", c.input})...)); err != nil {
+					return Cassette{}, err
+				}
+				continue
+			}
+			ts := max(c.res.ts, t.ts)
+			if err := add(ToolCall, ts, ObjectValue(append(head, Member{"toolInput", c.input})...)); err != nil {
+				return Cassette{}, err
+			}
+			field := resultField(c.res.block)
+			if err := add(ToolResult, ts, ObjectValue(append(head, field)...)); err != nil {
+				return Cassette{}, err
+			}
+			resultParts = append(resultParts, ObjectValue(append([]Member{{"type", StringValue("tool_result")}}, append(head, field)...)...))
+		}
+		var parts []Value
+		if text != "" {
+			parts = append(parts, ObjectValue(Member{"type", StringValue("text")}, Member{"text", StringValue(text)}))
+		}
+		for _, c := range calls {
+			parts = append(parts, ObjectValue(Member{"type", StringValue("tool_use")}, Member{"toolCallId", StringValue(c.id)},
+				Member{"toolName", StringValue(c.name)}, Member{"toolInput", c.input}))
+		}
+		history = append(history, ObjectValue(Member{"role", StringValue("assistant")}, Member{"content", ArrayValue(parts...)}))
+		if len(resultParts) > 0 {
+			history = append(history, ObjectValue(Member{"role", StringValue("user")}, Member{"content", ArrayValue(resultParts...)}))
+		}
+		lastAnswer = nil
+	}
+	switch {
+	case humanAfter != nil:
+		if err := add(ModelInput, humanAfter.ts, snapshot()); err != nil {
+			return Cassette{}, err
+		}
+	case lastAnswer != nil:
+		if err := add(Metadata, lastAnswer.ts, ObjectValue(Member{"event", StringValue("run_completed")},
+			Member{"status", StringValue("success")}, Member{"result", StringValue(lastAnswerText)})); err != nil {
+			return Cassette{}, err
+		}
+	}
+	h := Header{Version: Version, ID: id, CreatedAt: createdAt}
+	return Cassette{Header: h.Value(), Steps: steps}, nil
+}
+
+// usageStep writes the --with-usage metadata step of a model turn.
+func (im *ClaudeCodeImporter) usageStep(add func(string, int64, Value) error, t *ccTurn, outputStep int) error {
+	if !im.opts.WithUsage || t.usage.kind != Object {
+		return nil
+	}
+	m := []Member{{"event", StringValue("model_usage")}, {"model_output_step", IntValue(int64(outputStep))}}
+	if t.model != "" {
+		m = append(m, Member{"model", StringValue(t.model)})
+	}
+	for _, k := range []string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"} {
+		if n, ok := t.usage.Get(k); ok && n.kind == Number {
+			m = append(m, Member{k, n})
+		}
+	}
+	return add(Metadata, t.ts, ObjectValue(m...))
+}
+
+// resultField converts a transcript tool_result block to the cassette's
+// result (or error) member.
+func resultField(b Value) Member {
+	content, ok := b.Get("content")
+	var val Value
+	switch {
+	case !ok || content.kind == Null:
+		val = StringValue("")
+	case content.kind == String:
+		if parsed, err := Parse([]byte(content.str)); err == nil {
+			val = parsed
+		} else {
+			val = content
+		}
+	case content.kind == Array:
+		var parts []string
+		for _, p := range content.arr {
+			if pt, _ := p.GetString("type"); pt == "text" {
+				parts = append(parts, undef(p, "text"))
+			} else {
+				parts = append(parts, omitted(p))
+			}
+		}
+		val = StringValue(strings.Join(parts, "\n"))
+	default:
+		val = content
+	}
+	if e, _ := b.Get("is_error"); e.kind == Bool && e.b {
+		return Member{"error", StringValue(jsText(val))}
+	}
+	return Member{"result", val}
+}

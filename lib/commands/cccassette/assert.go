@@ -1,0 +1,234 @@
+package cccassette
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ccpipe/ccpipe/lib/cassette"
+	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/jq"
+)
+
+const assertHelp = `usage: cc-cassette assert [flags] CASSETTE
+
+Verifies the cassette (as verify does) and checks the expectations given,
+for CI. If verification fails, every expectation is skipped and the
+assertion fails. Expectations are checked in this order:
+  --expect-status S          the terminal status: success, error or
+                             incomplete (read from the last step only)
+  --expect-final-answer T    the run_completed result, exactly
+  --expect-failure-reason R  the run_failed reason, exactly
+  --expect-tools a,b         the toolName of every tool_call step, in order,
+                             exactly; entries are trimmed; "" means no tool
+  --expect JQ                beyond Blackbox: a jq predicate over the whole
+                             cassette (Blackbox's JSON form, {version, id,
+                             createdAt, steps, ...}); it must yield true;
+                             repeatable
+
+Output: one record: pass, path, id, verify (verify's record), checks
+[{name (status | final_answer | failure_reason | tools | expect),
+status (pass | fail | skip), expected, actual, detail}], first_failure
+({kind: "verify", invariant} or {kind: "expectation", check}). Each
+failed expectation is also one line on stderr.
+
+Examples:
+  $ cc-cassette assert run.ndjson --expect-status success --expect-tools Bash,Edit
+  $ cc-cassette assert run.ndjson --expect-tools ""
+  $ cc-cassette assert run.ndjson --expect '[.steps[] | select(.type=="tool_result" and has("error"))] | length == 0'
+
+Exit status: 0 everything passed, 1 verification or an expectation
+failed, or the cassette could not be read, 2 usage error (a bad status
+name, a jq expression that does not compile).`
+
+// Check is one expectation's result.
+type Check struct {
+	Name     string `json:"name"`
+	Status   string `json:"status"`
+	Expected string `json:"expected"`
+	Actual   string `json:"actual"`
+	Detail   string `json:"detail"`
+}
+
+// FirstFailure names what failed first.
+type FirstFailure struct {
+	Kind      string              `json:"kind"`
+	Invariant *cassette.Invariant `json:"invariant,omitempty"`
+	Check     *Check              `json:"check,omitempty"`
+}
+
+// AssertReport is assert's record.
+type AssertReport struct {
+	Pass         bool            `json:"pass"`
+	Path         string          `json:"path"`
+	ID           string          `json:"id"`
+	Verify       cassette.Report `json:"verify"`
+	Checks       []Check         `json:"checks"`
+	FirstFailure *FirstFailure   `json:"first_failure,omitempty"`
+}
+
+type expectations struct {
+	status, finalAnswer, failureReason, tools *string
+	jq                                        []string
+}
+
+func assertCommand() subcommand {
+	var e expectations
+	str := func(p **string) func(string) error {
+		return func(s string) error { *p = &s; return nil }
+	}
+	return subcommand{
+		name:     "assert",
+		synopsis: "cc-cassette assert CASSETTE [--expect-status S] [--expect-final-answer T] [--expect-failure-reason R] [--expect-tools a,b] [--expect JQ]...",
+		help:     assertHelp,
+		flags: func(f *cli.Flags) {
+			f.Func("expect-status", "expect the terminal `STATUS` (success, error, incomplete)", str(&e.status))
+			f.Func("expect-final-answer", "expect this final answer `TEXT` exactly", str(&e.finalAnswer))
+			f.Func("expect-failure-reason", "expect this failure `REASON` exactly", str(&e.failureReason))
+			f.Func("expect-tools", "expect exactly these `TOOLS` in order (comma-separated; \"\" for none)", str(&e.tools))
+			f.Func("expect", "expect the jq `PREDICATE` over the whole cassette to be true (repeatable)", func(s string) error {
+				e.jq = append(e.jq, s)
+				return nil
+			})
+		},
+		run: func(env *cli.Env, args []string) error { return runAssert(env, args, e) },
+	}
+}
+
+func runAssert(env *cli.Env, args []string, e expectations) error {
+	if len(args) > 1 {
+		return cli.Usagef("assert takes one cassette")
+	}
+	if e.status != nil && *e.status != cassette.StatusSuccess && *e.status != cassette.StatusError && *e.status != cassette.StatusIncomplete {
+		return cli.Usagef("--expect-status must be success, error or incomplete, not %q", *e.status)
+	}
+	filters := make([]*jq.Filter, len(e.jq))
+	for i, expr := range e.jq {
+		f, err := jq.Compile(expr, nil)
+		if err != nil {
+			return cli.Usagef("--expect: %v", err)
+		}
+		filters[i] = f
+	}
+	names, err := inputs(env, args)
+	if err != nil {
+		return err
+	}
+	c, err := loadOne(env, names[0])
+	if err != nil {
+		return err
+	}
+	rep := AssertReport{Path: displayName(names[0]), ID: c.ID(), Verify: cassette.Verify(c), Checks: []Check{}}
+	rep.Verify.Path = rep.Path
+	// exp is one expectation: what was asked, what the cassette shows
+	// ("(none)" when absent) and whether they agree.
+	type exp struct {
+		name, want, actual, detail string
+		match                      bool
+	}
+	out := cassette.OutcomeOfCassette(c)
+	// answer compares the final answer (or failure reason) when the run
+	// ended with that status; absent never equals.
+	answer := func(name, want, status, detail string) exp {
+		a, ok := out.Answer()
+		if out.Status != status || !ok {
+			return exp{name, want, "(none)", detail, false}
+		}
+		return exp{name, want, a, detail, a == want}
+	}
+	var exps []exp
+	if e.status != nil {
+		exps = append(exps, exp{"status", *e.status, out.Status, "status mismatch", out.Status == *e.status})
+	}
+	if e.finalAnswer != nil {
+		exps = append(exps, answer("final_answer", *e.finalAnswer, cassette.StatusSuccess, "final answer mismatch"))
+	}
+	if e.failureReason != nil {
+		exps = append(exps, answer("failure_reason", *e.failureReason, cassette.StatusError, "failure reason mismatch"))
+	}
+	if e.tools != nil {
+		want := []string{}
+		if *e.tools != "" {
+			for _, t := range strings.Split(*e.tools, ",") {
+				want = append(want, strings.TrimSpace(t))
+			}
+		}
+		got := cassette.ToolSequence(c)
+		exps = append(exps, exp{"tools", showList(want), showList(got), "tool sequence mismatch", slices.Equal(want, got)})
+	}
+	for _, x := range exps {
+		ch := Check{Name: x.name, Expected: x.want, Actual: x.actual}
+		switch {
+		case !rep.Verify.Pass:
+			ch.Status, ch.Detail = cassette.Skip, "skipped (verification failed)"
+		case x.match:
+			ch.Status, ch.Detail = cassette.Pass, x.actual
+		default:
+			ch.Status, ch.Detail = cassette.Fail, x.detail
+		}
+		rep.Checks = append(rep.Checks, ch)
+	}
+	if len(filters) > 0 {
+		doc := cassette.ToAny(c.Value())
+		for i, f := range filters {
+			ch := Check{Name: "expect", Expected: e.jq[i] + " is true"}
+			switch {
+			case !rep.Verify.Pass:
+				ch.Status, ch.Actual, ch.Detail = cassette.Skip, "(not run)", "skipped (verification failed)"
+			default:
+				var results []any
+				err := f.Run(doc, func(v any) error { results = append(results, v); return nil })
+				switch {
+				case err != nil && !errors.Is(err, jq.ErrHalt):
+					ch.Status, ch.Actual, ch.Detail = cassette.Fail, "error", "jq error: "+err.Error()
+				case len(results) == 1 && results[0] == true:
+					ch.Status, ch.Actual, ch.Detail = cassette.Pass, "true", "true"
+				default:
+					b, _ := jq.Marshal(results)
+					ch.Status, ch.Actual, ch.Detail = cassette.Fail, string(b), "predicate not true"
+				}
+			}
+			rep.Checks = append(rep.Checks, ch)
+		}
+	}
+	rep.Pass = rep.Verify.Pass
+	if !rep.Verify.Pass {
+		rep.FirstFailure = &FirstFailure{Kind: "verify", Invariant: rep.Verify.FirstFailure}
+	}
+	for i := range rep.Checks {
+		ch := &rep.Checks[i]
+		if ch.Status != cassette.Fail {
+			continue
+		}
+		if rep.Pass {
+			rep.Pass = false
+			rep.FirstFailure = &FirstFailure{Kind: "expectation", Check: ch}
+		}
+		env.Warnf("%s: expectation %s failed: expected %s, got %s", rep.Path, ch.Name, ch.Expected, ch.Actual)
+	}
+	if !rep.Verify.Pass {
+		f := rep.Verify.FirstFailure
+		at := ""
+		if f.StepIndex != nil {
+			at = fmt.Sprintf(" at step %d", *f.StepIndex)
+		}
+		env.Warnf("%s: verification failed: %s%s: %s", rep.Path, f.Name, at, f.Detail)
+	}
+	if err := env.Out.Write(rep); err != nil {
+		return err
+	}
+	if !rep.Pass {
+		return exitFail()
+	}
+	return nil
+}
+
+// showList displays a tool list as Blackbox does: joined by ", ", or
+// (none).
+func showList(l []string) string {
+	if len(l) == 0 {
+		return "(none)"
+	}
+	return strings.Join(l, ", ")
+}

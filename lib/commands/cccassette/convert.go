@@ -1,0 +1,93 @@
+package cccassette
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/ccpipe/ccpipe/lib/cassette"
+	"github.com/ccpipe/ccpipe/lib/cli"
+)
+
+const convertHelp = `usage: cc-cassette convert [flags] [CASSETTE... | -]
+
+Converts cassettes between the two forms. --to json writes Blackbox's
+single-file form exactly as Blackbox writes it (JSON.stringify(trace,
+null, 2): two-space indent, keys version, id, createdAt, steps, then
+parentId and forkedFromStepId; no trailing newline), one cassette only.
+--to ndjson (the default) writes the header line and one line per step,
+compact, every cassette of the input in turn. Values are written as
+JavaScript writes them (numbers in their shortest form, U+2028 raw), so
+converting twice gives the same bytes, and hashes are unchanged (nothing
+hashed is altered). The chain is not checked: convert a broken cassette
+to look at it, verify it to trust it.
+
+With --jq the filter runs on each output record: each line for ndjson,
+the whole document for json.
+
+Examples:
+  $ cc-cassette convert --to json run.ndjson > run.json
+  $ cc-cassette convert run.json | cc-cassette verify
+
+Exit status: 0 ok, 1 the input could not be read, 2 usage error.`
+
+func convertCommand() subcommand {
+	var to string
+	return subcommand{
+		name:     "convert",
+		synopsis: "cc-cassette convert [--to ndjson|json] [CASSETTE... | -]",
+		help:     convertHelp,
+		flags: func(f *cli.Flags) {
+			f.StringVar(&to, "to", "ndjson", "output `FORM`: ndjson or json")
+		},
+		run: func(env *cli.Env, args []string) error {
+			if to != "ndjson" && to != "json" {
+				return cli.Usagef("--to must be ndjson or json, not %q", to)
+			}
+			names, err := inputs(env, args)
+			if err != nil {
+				return err
+			}
+			if to == "json" {
+				if len(names) != 1 {
+					return cli.Usagef("--to json writes one cassette; give one input")
+				}
+				c, err := loadOne(env, names[0])
+				if err != nil {
+					return err
+				}
+				if env.Out.Filtering() {
+					return writeValue(env, c.Value())
+				}
+				doc, err := cassette.AppendDocument(nil, c)
+				if err != nil {
+					return fmt.Errorf("%s: %v", displayName(names[0]), err)
+				}
+				_, err = env.Stdout.Write(doc)
+				return err
+			}
+			for _, name := range names {
+				r, err := open(env, name)
+				if err != nil {
+					return err
+				}
+				rd := cassette.NewReader(r)
+				for {
+					rec, err := rd.Next()
+					if err != nil {
+						r.Close()
+						if errors.Is(err, io.EOF) || (errors.Is(err, cassette.ErrEmpty) && name == "-") {
+							break
+						}
+						return fmt.Errorf("%s: %v", displayName(name), err)
+					}
+					if err := writeValue(env, rec.Value); err != nil {
+						r.Close()
+						return err
+					}
+				}
+			}
+			return nil
+		},
+	}
+}

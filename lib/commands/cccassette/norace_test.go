@@ -1,0 +1,5 @@
+//go:build !race
+
+package cccassette
+
+const raceOn = false

@@ -1,0 +1,223 @@
+package cccassette
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/ccpipe/ccpipe/lib/cassette"
+	"github.com/ccpipe/ccpipe/lib/cli"
+)
+
+const showHelp = `usage: cc-cassette show [flags] [CASSETTE... | -]
+
+Shows cassettes as Blackbox's inspect and replay summary do. The chain is
+checked first; a broken chain is an error. On a terminal the output is
+text: the cassette (path, id, version, parent and fork step when set,
+creation time, steps), its status (success with the result, error with
+the reason, or incomplete) and one line per step: index, type, the
+first 8 hex of the hash and a summary ("Model → tool_calls: Read, Bash
+(with text)", "Tool result: Bash → ERROR: ...", "Run completed: ...").
+Piped, or with --jq, the output is NDJSON:
+  default     one record per step: id (the cassette's), index, type,
+              timestamp, time (ISO 8601 UTC), hash, summary
+  --summary   one record per cassette: path, id, version, parent_id,
+              forked_from_step_id, created_at (ISO), steps, status,
+              result (success) or reason (error), tools
+  --step N    step N whole, as stored (on a terminal: type, summary, hash,
+              time, then the payload indented)
+
+Examples:
+  $ cc-cassette show run.ndjson
+  $ cc-cassette show run.ndjson --step 3 --jq .payload.result
+  $ cc-cassette show --summary traces/*.json --jq 'select(.status=="error")'
+
+Exit status: 0 ok, 1 a cassette could not be read, failed the chain
+check or has no step N, 2 usage error.`
+
+type stepRecord struct {
+	ID        string  `json:"id"`
+	Index     int     `json:"index"`
+	Type      string  `json:"type"`
+	Timestamp float64 `json:"timestamp"`
+	Time      string  `json:"time"`
+	Hash      string  `json:"hash"`
+	Summary   string  `json:"summary"`
+}
+
+type summaryRecord struct {
+	Path             string          `json:"path"`
+	ID               string          `json:"id"`
+	Version          any             `json:"version"`
+	ParentID         *string         `json:"parent_id"`
+	ForkedFromStepID *string         `json:"forked_from_step_id"`
+	CreatedAt        string          `json:"created_at"`
+	Steps            int             `json:"steps"`
+	Status           string          `json:"status"`
+	Result           *cassette.Value `json:"result,omitempty"`
+	Reason           *cassette.Value `json:"reason,omitempty"`
+	Tools            []string        `json:"tools"`
+}
+
+func showCommand() subcommand {
+	var step int
+	var summary bool
+	return subcommand{
+		name:     "show",
+		synopsis: "cc-cassette show [--summary | --step N] [CASSETTE... | -]",
+		help:     showHelp,
+		flags: func(f *cli.Flags) {
+			f.IntVar(&step, "step", -1, "show step `N` whole")
+			f.BoolVar(&summary, "summary", false, "one record per cassette instead of one per step")
+		},
+		run: func(env *cli.Env, args []string) error {
+			if step < -1 || (step >= 0 && summary) {
+				return cli.Usagef("--step takes a step number (0, 1, ...) and cannot go with --summary")
+			}
+			if f := env.Flags; f.Visited("step") && step < 0 {
+				return cli.Usagef("--step takes a step number (0, 1, ...)")
+			}
+			names, err := inputs(env, args)
+			if err != nil {
+				return err
+			}
+			human := cli.IsTerminal(env.Stdout) && !env.Out.Filtering()
+			w := bufio.NewWriter(env.Stdout)
+			defer w.Flush()
+			for _, name := range names {
+				r, err := open(env, name)
+				if err != nil {
+					return err
+				}
+				cs, err := cassette.ReadAll(r)
+				r.Close()
+				if errors.Is(err, cassette.ErrEmpty) && name == "-" {
+					continue // an empty pipe is no input
+				}
+				if err != nil {
+					return fmt.Errorf("%s: %v", displayName(name), err)
+				}
+				for _, c := range cs {
+					if err := checkChain(name, c); err != nil {
+						return err
+					}
+					if err := showOne(env, w, human, displayName(name), c, step, summary); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// isoTime renders ms since the epoch as JavaScript's toISOString.
+func isoTime(v cassette.Value) string {
+	ms, ok := v.Number()
+	if !ok || math.IsNaN(ms) || math.Abs(ms) > 8.64e15 {
+		return "Invalid Date"
+	}
+	return time.UnixMilli(int64(ms)).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+func showOne(env *cli.Env, w *bufio.Writer, human bool, path string, c cassette.Cassette, step int, summary bool) error {
+	if step >= 0 {
+		if step >= len(c.Steps) {
+			return fmt.Errorf("%s: --step %d is past the end of the cassette (%s: 0–%d)", path, step, plural(len(c.Steps), "step"), len(c.Steps)-1)
+		}
+		s := c.Steps[step]
+		if !human {
+			return writeValue(env, s)
+		}
+		h, _ := s.GetString("hash")
+		ts, _ := s.Get("timestamp")
+		typ, _ := s.GetString("type")
+		p, _ := s.Get("payload")
+		body, err := cassette.AppendIndent(nil, p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "◼ cc-cassette · show  %s · step %d\n\n", path, step)
+		for _, row := range [][2]string{{"Type", typ}, {"Summary", cassette.Summary(s)}, {"Hash", h}, {"Time", isoTime(ts)}} {
+			fmt.Fprintf(w, "  %-20s%s\n", row[0]+":", row[1])
+		}
+		fmt.Fprintf(w, "\n%s\n", body)
+		return nil
+	}
+	id := c.ID()
+	out := cassette.OutcomeOfCassette(c)
+	if summary && !human {
+		rec := summaryRecord{Path: path, ID: id, Steps: len(c.Steps), Status: out.Status, Result: out.Result, Reason: out.Reason, Tools: cassette.ToolSequence(c)}
+		if v, ok := c.Header.Get("version"); ok {
+			rec.Version = cassette.ToAny(v)
+		}
+		if s, ok := c.Header.GetString("parentId"); ok {
+			rec.ParentID = &s
+		}
+		if s, ok := c.Header.GetString("forkedFromStepId"); ok {
+			rec.ForkedFromStepID = &s
+		}
+		at, _ := c.Header.Get("createdAt")
+		rec.CreatedAt = isoTime(at)
+		return env.Out.Write(rec)
+	}
+	if !human {
+		for i, s := range c.Steps {
+			typ, _ := s.GetString("type")
+			h, _ := s.GetString("hash")
+			ts, _ := s.Get("timestamp")
+			n, _ := ts.Number()
+			if err := env.Out.Write(stepRecord{ID: id, Index: i, Type: typ, Timestamp: n, Time: isoTime(ts), Hash: h, Summary: cassette.Summary(s)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return writeHuman(w, path, c, out, summary)
+}
+
+func writeHuman(w io.Writer, path string, c cassette.Cassette, out cassette.Outcome, summaryOnly bool) error {
+	row := func(label, value string) { fmt.Fprintf(w, "  %-20s%s\n", label+":", value) }
+	fmt.Fprintf(w, "◼ cc-cassette · show\n\ntrace\n")
+	row("Path", path)
+	row("Trace ID", c.ID())
+	if v, ok := c.Header.Get("version"); ok {
+		b, _ := cassette.AppendJS(nil, v)
+		row("Version", string(b))
+	}
+	if s, ok := c.Header.GetString("parentId"); ok {
+		row("Parent ID", s)
+	}
+	if s, ok := c.Header.GetString("forkedFromStepId"); ok {
+		row("Forked from", s)
+	}
+	at, _ := c.Header.Get("createdAt")
+	row("Created", isoTime(at))
+	row("Steps", strconv.Itoa(len(c.Steps)))
+	fmt.Fprintf(w, "\nstatus\n")
+	row("Status", out.Status)
+	if a, ok := out.Answer(); ok {
+		if out.Status == cassette.StatusSuccess {
+			row("Result", a)
+		} else {
+			row("Reason", a)
+		}
+	}
+	if summaryOnly {
+		return nil
+	}
+	fmt.Fprintf(w, "\nsteps\n")
+	for i, s := range c.Steps {
+		typ, _ := s.GetString("type")
+		h, _ := s.GetString("hash")
+		if len(h) > 8 {
+			h = h[:8]
+		}
+		fmt.Fprintf(w, "  %2d  %-14s  %-8s  %s\n", i, typ, h, cassette.Summary(s))
+	}
+	return nil
+}

@@ -1,0 +1,375 @@
+package secrets
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// A Rule is one credential shape.
+type Rule struct {
+	// Kind names the shape in findings and in [REDACTED:<kind>]:
+	// lowercase letters, digits and dashes (Blackbox's labels excepted).
+	Kind string
+	// Doc says in one line what the rule matches.
+	Doc string
+	// Keywords are literal anchors (ASCII case ignored, at least 3 bytes):
+	// every match starts with one of them, and Pattern is tried anchored
+	// at each place one occurs. A rule without keywords runs over the whole
+	// input (slow; for site rules with no literal start).
+	Keywords []string
+	// Span bounds the bytes the expression reads at a keyword hit (0
+	// means 512); a match that reaches that far is tried again on the rest
+	// of the input, so only the cost is bounded, never the secret.
+	Span int
+	// Pattern is the expression. A group named "secret" is the part that
+	// is reported and replaced; without one, the whole match.
+	Pattern *regexp.Regexp
+	// WordStart makes the match need a word boundary before it, as JS's
+	// \b: the byte before is not [A-Za-z0-9_]. (A leading \b in Pattern
+	// would do the same, but would also stop Go's regexp from skipping
+	// ahead to a literal prefix.)
+	WordStart bool
+	// MinEntropy, when not 0, is the least Shannon entropy in bits per
+	// byte that the secret must have.
+	MinEntropy float64
+	// Valid, when not nil, rejects a candidate secret (a placeholder, a
+	// variable reference, a value without a digit).
+	Valid func(secret []byte) bool
+}
+
+// A Match is one secret found: its rule's kind and the byte offsets of the
+// secret in the input. It never holds the secret, so printing a Match
+// prints no credential.
+type Match struct {
+	Kind       string
+	Start, End int
+}
+
+// candidate is a match with its rule's index, to settle ties.
+type candidate struct {
+	Match
+	rule int
+}
+
+func (m Match) String() string { return fmt.Sprintf("%s@%d-%d", m.Kind, m.Start, m.End) }
+
+// A Set is a list of rules compiled for one pass over the input. It is
+// safe for concurrent use.
+type Set struct {
+	rules    []*Rule
+	anchored []*regexp.Regexp // Pattern, matching only at the start
+	secret   []int            // index of the "secret" group per rule, or 0
+	keywords []keyword        // distinct, lowercase
+	bits     [1024]uint64     // bit p set when some keyword starts with the folded pair p
+	bucket   map[uint16][]int32
+	unkeyed  []int // rules without keywords: run over the whole input
+}
+
+type keyword struct {
+	lit   []byte // lowercase
+	rules []int
+}
+
+// fold maps ASCII letters to lowercase and every other byte to itself.
+// (A function, not init: the package's sets are built before init runs.)
+var fold = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if 'A' <= i && i <= 'Z' {
+			t[i] = byte(i + 32)
+		}
+	}
+	return t
+}()
+
+// NewSet compiles rules into a Set. Rules earlier in the list win when
+// two matches overlap at the same start.
+func NewSet(rules ...*Rule) (*Set, error) {
+	s := &Set{bucket: map[uint16][]int32{}}
+	kwIndex := map[string]int{}
+	for i, r := range rules {
+		if r.Kind == "" || r.Pattern == nil {
+			return nil, fmt.Errorf("secrets: rule %d has no kind or no pattern", i)
+		}
+		s.rules = append(s.rules, r)
+		a, err := regexp.Compile(`^(?:` + r.Pattern.String() + `)`)
+		if err != nil {
+			return nil, fmt.Errorf("secrets: rule %s: %v", r.Kind, err)
+		}
+		s.anchored = append(s.anchored, a)
+		s.secret = append(s.secret, max(r.Pattern.SubexpIndex("secret"), 0))
+		if len(r.Keywords) == 0 {
+			s.unkeyed = append(s.unkeyed, i)
+			continue
+		}
+		for _, k := range r.Keywords {
+			if len(k) < 3 {
+				return nil, fmt.Errorf("secrets: rule %s: keyword %q is shorter than 3 bytes", r.Kind, k)
+			}
+			lk := strings.ToLower(k)
+			j, ok := kwIndex[lk]
+			if !ok {
+				j = len(s.keywords)
+				kwIndex[lk] = j
+				s.keywords = append(s.keywords, keyword{lit: []byte(lk)})
+				p := uint16(fold[lk[0]])<<8 | uint16(fold[lk[1]])
+				s.bits[p>>6] |= 1 << (p & 63)
+				s.bucket[p] = append(s.bucket[p], int32(j))
+			}
+			s.keywords[j].rules = append(s.keywords[j].rules, i)
+		}
+	}
+	return s, nil
+}
+
+// MustSet is NewSet for rule lists fixed at compile time.
+func MustSet(rules ...*Rule) *Set {
+	s, err := NewSet(rules...)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Rules returns the set's rules in order (shared; do not modify).
+func (s *Set) Rules() []*Rule { return s.rules }
+
+// With returns a new Set of s's rules followed by more.
+func (s *Set) With(more ...*Rule) (*Set, error) {
+	return NewSet(append(append([]*Rule(nil), s.rules...), more...)...)
+}
+
+// MayMatch reports whether b holds a keyword of any rule (or the set has
+// a rule without keywords): when it returns false, Find returns nothing.
+func (s *Set) MayMatch(b []byte) bool {
+	if len(s.unkeyed) > 0 {
+		return true
+	}
+	found := false
+	s.eachHit(b, func(int, int) bool { found = true; return false })
+	return found
+}
+
+// eachHit calls fn(position, keyword) for each keyword occurrence in b, in
+// order of position, until fn returns false.
+func (s *Set) eachHit(b []byte, fn func(pos, kw int) bool) {
+	if len(b) < 2 {
+		return
+	}
+	bits := &s.bits
+	for i := 0; i < len(b)-1; i++ {
+		p := uint16(fold[b[i]])<<8 | uint16(fold[b[i+1]])
+		if bits[p>>6]&(1<<(p&63)) == 0 {
+			continue
+		}
+		for _, k := range s.bucket[p] {
+			if hasFoldPrefix(b[i:], s.keywords[k].lit) && !fn(i, int(k)) {
+				return
+			}
+		}
+	}
+}
+
+// hasFoldPrefix reports whether b starts with lit (lowercase), ignoring
+// ASCII case.
+func hasFoldPrefix(b, lit []byte) bool {
+	if len(b) < len(lit) {
+		return false
+	}
+	for i, c := range lit {
+		if fold[b[i]] != c {
+			return false
+		}
+	}
+	return true
+}
+
+// Find returns the secrets in b, in order of position, none overlapping.
+func (s *Set) Find(b []byte) []Match {
+	var cs []candidate
+	s.find(b, func(c candidate) { cs = append(cs, c) })
+	return pick(cs)
+}
+
+// FindString is Find for a string.
+func (s *Set) FindString(str string) []Match { return s.Find([]byte(str)) }
+
+// Kinds returns the kinds found in b, each once, in the order of the
+// set's rules (Blackbox reports its labels that way).
+func (s *Set) Kinds(b []byte) []string {
+	seen := make([]bool, len(s.rules))
+	s.find(b, func(c candidate) { seen[c.rule] = true })
+	var kinds []string
+	for i, ok := range seen {
+		if ok && !contains(kinds, s.rules[i].Kind) {
+			kinds = append(kinds, s.rules[i].Kind)
+		}
+	}
+	return kinds
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Replace returns b with every secret replaced by [REDACTED:<kind>], and
+// the matches. When nothing matched it returns b itself.
+func (s *Set) Replace(b []byte) ([]byte, []Match) {
+	return s.ReplaceFunc(b, func(m Match) string { return "[REDACTED:" + m.Kind + "]" })
+}
+
+// ReplaceFunc is Replace with the replacement text chosen by repl.
+func (s *Set) ReplaceFunc(b []byte, repl func(Match) string) ([]byte, []Match) {
+	ms := s.Find(b)
+	if len(ms) == 0 {
+		return b, nil
+	}
+	out := make([]byte, 0, len(b)+16*len(ms))
+	last := 0
+	for _, m := range ms {
+		out = append(out, b[last:m.Start]...)
+		out = append(out, repl(m)...)
+		last = m.End
+	}
+	return append(out, b[last:]...), ms
+}
+
+// ReplaceString is Replace for a string; ok is false when nothing matched.
+func (s *Set) ReplaceString(str string) (out string, ms []Match) {
+	b, ms := s.Replace([]byte(str))
+	if len(ms) == 0 {
+		return str, nil
+	}
+	return string(b), ms
+}
+
+// find reports every candidate match of every rule (possibly overlapping
+// when rules differ).
+func (s *Set) find(b []byte, emit func(candidate)) {
+	for _, ri := range s.unkeyed {
+		r := s.rules[ri]
+		for _, loc := range r.Pattern.FindAllSubmatchIndex(b, -1) {
+			s.check(ri, b, loc, 0, emit)
+		}
+	}
+	if len(s.keywords) == 0 {
+		return
+	}
+	// covered[ri] is the end of rule ri's last match: hits inside it are
+	// not run again.
+	covered := make([]int, len(s.rules))
+	s.eachHit(b, func(pos, kw int) bool {
+		for _, ri := range s.keywords[kw].rules {
+			if pos < covered[ri] {
+				continue
+			}
+			if end := s.runAt(ri, b, pos, emit); end > pos {
+				covered[ri] = end
+			}
+		}
+		return true
+	})
+}
+
+// runAt tries rule ri's pattern anchored at pos, on at most Span bytes; a
+// match that reaches the window's end is tried again on the rest of b, so
+// that a long secret is never cut. It returns the end of the match, or
+// pos when there is none.
+func (s *Set) runAt(ri int, b []byte, pos int, emit func(candidate)) int {
+	r := s.rules[ri]
+	if r.WordStart && pos > 0 && isWord(b[pos-1]) {
+		return pos
+	}
+	span := r.Span
+	if span == 0 {
+		span = 512
+	}
+	to := min(pos+span, len(b))
+	loc := s.anchored[ri].FindSubmatchIndex(b[pos:to])
+	if loc != nil && loc[1] == to-pos && to < len(b) {
+		loc = s.anchored[ri].FindSubmatchIndex(b[pos:])
+	}
+	if loc == nil {
+		return pos
+	}
+	s.check(ri, b, loc, pos, emit)
+	return pos + loc[1]
+}
+
+// check emits the secret of a match found at offset off, if the rule
+// accepts it.
+func (s *Set) check(ri int, b []byte, loc []int, off int, emit func(candidate)) {
+	r := s.rules[ri]
+	if r.WordStart && off+loc[0] > 0 && isWord(b[off+loc[0]-1]) {
+		return
+	}
+	g := s.secret[ri]
+	if loc[2*g] < 0 {
+		return
+	}
+	ss, se := off+loc[2*g], off+loc[2*g+1]
+	if se > ss && r.accept(b[ss:se]) {
+		emit(candidate{Match{Kind: r.Kind, Start: ss, End: se}, ri})
+	}
+}
+
+func (r *Rule) accept(secret []byte) bool {
+	if r.MinEntropy > 0 && Entropy(secret) < r.MinEntropy {
+		return false
+	}
+	return r.Valid == nil || r.Valid(secret)
+}
+
+func isWord(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= fold[c] && fold[c] <= 'z'
+}
+
+// pick sorts candidate matches by start (ties: longest, then the earlier
+// rule) and drops any that overlap one already kept.
+func pick(cs []candidate) []Match {
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].Start != cs[j].Start {
+			return cs[i].Start < cs[j].Start
+		}
+		if cs[i].End != cs[j].End {
+			return cs[i].End > cs[j].End
+		}
+		return cs[i].rule < cs[j].rule
+	})
+	var out []Match
+	for _, c := range cs {
+		if len(out) == 0 || c.Start >= out[len(out)-1].End {
+			out = append(out, c.Match)
+		}
+	}
+	return out
+}
+
+// Entropy is the Shannon entropy of b in bits per byte: about 3 for
+// English words, 4 for hex, 5 to 6 for random base64.
+func Entropy(b []byte) float64 {
+	if len(b) == 0 {
+		return 0
+	}
+	var n [256]int
+	for _, c := range b {
+		n[c]++
+	}
+	h := 0.0
+	l := float64(len(b))
+	for _, c := range n {
+		if c > 0 {
+			p := float64(c) / l
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
