@@ -34,3 +34,22 @@ func TestStopHookBlockIsOneFailure(t *testing.T) {
 		t.Errorf("failures:\n%s", out)
 	}
 }
+
+// stopFailure is what 2.1.328 writes for a Stop hook that exits 1 (from
+// TestExtractStopHookFailureOnce, trimmed): an attachment and a summary
+// with the same toolUseID, one failure.
+const stopFailure = `{"type":"attachment","attachment":{"type":"hook_non_blocking_error","hookName":"Stop","toolUseID":"T1","hookEvent":"Stop","stderr":"Failed with non-blocking status code: hook crashed","stdout":"","exitCode":1,"command":"/h/stop.sh"},"uuid":"u4","timestamp":"2026-12-01T14:28:23.994Z","sessionId":"s"}
+{"type":"system","subtype":"stop_hook_summary","hookCount":1,"hookInfos":[],"hookErrors":["Failed with non-blocking status code: hook crashed"],"failedHookErrorIndexes":[0],"toolUseID":"T1","timestamp":"2026-12-01T14:28:24.000Z","uuid":"u5","sessionId":"s"}
+`
+
+func TestStopHookFailureIsOneFailure(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "t.jsonl")
+	if err := os.WriteFile(p, []byte(stopFailure), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, Options{Kind: "failures"}, []string{p}, dir)
+	if strings.Count(out, "\n") != 1 || !strings.Contains(out, `"kind":"hook_error"`) || !strings.Contains(out, `"exit_code"`) {
+		t.Errorf("failures:\n%s", out)
+	}
+}

@@ -45,3 +45,31 @@ func TestExtractStopHookBlockOnce(t *testing.T) {
 		t.Errorf("failures of one Stop block: %v", facts)
 	}
 }
+
+// A Stop hook that fails without blocking (exit 1) is one hook_error.
+func TestExtractStopHookFailureOnce(t *testing.T) {
+	Require(t)
+	t.Parallel()
+	e := claudetest.New(t, claudetest.Config{Script: &fakeapi.Script{Turns: []fakeapi.Turn{
+		{Blocks: []fakeapi.Block{fakeapi.Text("First answer.")}},
+	}}})
+	dir := e.Project("stopfail")
+	hook := e.WriteFile("stop.sh", "#!/bin/sh\necho 'hook crashed' >&2\nexit 1\n", 0o755)
+	settings := map[string]any{"hooks": map[string]any{"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hook}}}}}}
+	res := e.Headless(claudetest.Cmd{Dir: dir, Prompt: "answer", Settings: settings})
+	if res.ExitCode != 0 {
+		t.Fatalf("claude exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	paths := e.Transcripts()
+	if len(paths) != 1 {
+		t.Fatalf("transcripts: %v", paths)
+	}
+	if out := os.Getenv("CCPIPE_KEEP_TRANSCRIPT"); out != "" {
+		b, _ := os.ReadFile(paths[0])
+		os.WriteFile(out+".fail", b, 0o644)
+	}
+	facts := ccExtract(t, "failures", paths[0])
+	if len(facts) != 1 || facts[0]["kind"] != "hook_error" {
+		t.Errorf("failures of one failed Stop hook: %v", facts)
+	}
+}
