@@ -13,9 +13,11 @@ import (
 	"github.com/ccpipe/ccpipe/lib/commands/ccgrep"
 	"github.com/ccpipe/ccpipe/lib/commands/cchook"
 	"github.com/ccpipe/ccpipe/lib/commands/ccprofiles"
+	"github.com/ccpipe/ccpipe/lib/commands/ccredact"
 	"github.com/ccpipe/ccpipe/lib/commands/ccrender"
 	"github.com/ccpipe/ccpipe/lib/commands/ccsend"
 	"github.com/ccpipe/ccpipe/lib/commands/ccsessions"
+	"github.com/ccpipe/ccpipe/lib/commands/ccstatusline"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
@@ -28,8 +30,12 @@ func TestMain(m *testing.M) {
 		"cc-grep":     func() { os.Exit(ccgrep.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"cc-send":     func() { os.Exit(ccsend.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"cc-hook":     func() { os.Exit(cchook.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cc-redact":   func() { os.Exit(ccredact.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"cc-render":   func() { os.Exit(ccrender.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"cc-cassette": func() { os.Exit(cccassette.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cc-statusline": func() {
+			os.Exit(ccstatusline.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
 	})
 }
 

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/pricing"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -20,7 +22,7 @@ var Kinds = []string{
 }
 
 // SumBy lists the groupings usage --sum knows.
-var SumBy = []string{"session", "model", "day", "project"}
+var SumBy = []string{"session", "model", "day", "project", "block"}
 
 // Options select a kind and its switches.
 type Options struct {
@@ -46,6 +48,11 @@ type Options struct {
 	Workers int
 	// Warn is called for each skipped line or unreadable file.
 	Warn func(msg string)
+	// Prices, when set, prices every usage message (usage --cost).
+	Prices *pricing.Catalog
+	// Now is the time --sum block tells active blocks by; zero means the
+	// clock.
+	Now time.Time
 }
 
 // Origin tells where an entry came from, when the reader knows better
@@ -85,6 +92,8 @@ type Extractor struct {
 	typeNeedles [][]byte
 	needles     [][]byte
 	usage       *usageState // set for the usage kind
+	// lazyTools is set for the kinds that need only a join of tool calls.
+	lazyTools bool
 	// unreadable counts transcripts ReadTranscripts could not read.
 	unreadable int
 }
@@ -152,6 +161,7 @@ func New(opts Options, emit func(any) error) (*Extractor, error) {
 		x.h = &texts{x: x}
 	case "tools", "shell", "files":
 		x.h = newToolsKind(x)
+		x.lazyTools = true
 	case "subagents":
 		x.h = newSubagents(x)
 	case "failures":
@@ -224,6 +234,84 @@ func decodeObject(raw json.RawMessage, v any) bool {
 	}
 	_ = json.Unmarshal(raw, v) // a type mismatch still decodes the other fields
 	return true
+}
+
+// objField is a member readObject reads: into str or strp (a string;
+// strp is set to nil by null) or b (a bool).
+type objField struct {
+	name string
+	str  *string
+	strp **string
+	b    *bool
+}
+
+// readObject reads the named members of the object raw as decodeObject
+// would decode them into a struct of those fields, without decoding the
+// rest (a tool's output, often most of the bytes). It reports false when
+// it cannot be sure of that (a member of another type, written twice or
+// in another case, or raw not an object); the caller then decodes.
+func readObject(raw []byte, fields []objField) bool {
+	c := jsonscan.New(raw)
+	if c.Peek() != '{' || c.Enter() != nil {
+		return false
+	}
+	var seen uint64
+	names := make([]string, len(fields))
+	for i := range fields {
+		names[i] = fields[i].name
+	}
+	for {
+		k, esc, more, err := c.Member()
+		if err != nil {
+			return false
+		}
+		if !more {
+			return c.End() == nil
+		}
+		if esc {
+			k = []byte(jsonscan.Key(k, esc))
+		}
+		i := slices.IndexFunc(fields, func(f objField) bool { return f.name == string(k) })
+		if i < 0 {
+			if jsonscan.Folds(k, names...) || c.Skip() != nil {
+				return false
+			}
+			continue
+		}
+		if seen&(1<<i) != 0 {
+			return false
+		}
+		seen |= 1 << i
+		f := &fields[i]
+		switch p := c.Peek(); {
+		case p == 'n':
+			if _, err := c.Null(); err != nil {
+				return false
+			}
+			if f.strp != nil {
+				*f.strp = nil
+			}
+		case p == '"' && (f.str != nil || f.strp != nil):
+			v, err := c.String()
+			if err != nil {
+				return false
+			}
+			if f.str != nil {
+				*f.str = string(v)
+			} else {
+				s := string(v)
+				*f.strp = &s
+			}
+		case (p == 't' || p == 'f') && f.b != nil:
+			v, err := c.Bool()
+			if err != nil {
+				return false
+			}
+			*f.b = v
+		default:
+			return false
+		}
+	}
 }
 
 func trimSpace(b []byte) []byte {

@@ -2,7 +2,7 @@ package extract
 
 import (
 	"bytes"
-	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,50 +36,78 @@ func FuzzPersistedOutputPath(f *testing.F) {
 	})
 }
 
-// FuzzScanUsageLine checks the fast usage reader against encoding/json:
-// it never panics, and on a valid object without escapes it reads the
-// same fields.
+// FuzzScanUsageLine checks the fast usage reader against the decode
+// path, both ways: it accepts exactly the lines transcript.Decode accepts
+// (escapes and invalid input included), reads the same usage record from
+// them, and names the same count fields as mismatched. Keys that only
+// case-fold to a known name are left out: encoding/json matches them, the
+// fast path (like Claude Code's writer) does not.
 func FuzzScanUsageLine(f *testing.F) {
 	f.Add([]byte(`{"type":"assistant","uuid":"u","message":{"id":"m","model":"x","usage":{"input_tokens":1,"output_tokens":2,"cache_read_input_tokens":3,"cache_creation_input_tokens":4}},"requestId":"r","sessionId":"s"}`))
 	f.Add([]byte(`{"message":{"content":[{"text":"}]\"{"}],"usage":null},"type":"assistant"}`))
 	f.Add([]byte(`{"a":[1,2,{"b":-1.5e3}],"type":"user"`))
+	f.Add([]byte(`{"x":tru,"type":"assistant","message":{"usage":{"input_tokens":5}}}`))
+	f.Add([]byte(`{"x":"\q","type":"assistant","message":{"usage":{"input_tokens":5}}}`))
+	f.Add([]byte(`{"type":"a\u0073sistant","message":{"id":"\u006d","usage":{"input_tokens":1e999,"output_tokens":1.5,"cache_read_input_tokens":9223372036854775808,"cache_creation_input_tokens":"7"}}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
+		if caseFolded(line) {
+			return
+		}
 		var l usageLine
 		err := scanUsageLine(line, &l)
-		if !json.Valid(line) || bytes.IndexByte(line, '\\') >= 0 {
-			return
-		}
-		var top map[string]json.RawMessage
-		if json.Unmarshal(line, &top) != nil {
-			if err == nil && len(bytes.TrimSpace(line)) > 0 && bytes.TrimSpace(line)[0] != '{' {
-				t.Errorf("a non-object was read: %q", line)
-			}
-			return
+		e, derr := transcript.Decode(line)
+		if (err == nil) != (derr == nil) {
+			t.Fatalf("fast path error %v, decode error %v\n%q", err, derr, line)
 		}
 		if err != nil {
-			t.Fatalf("valid object rejected: %v\n%q", err, line)
-		}
-		var typ string
-		if json.Unmarshal(top["type"], &typ) == nil && typ != string(l.typ) {
-			t.Errorf("type %q, want %q", l.typ, typ)
-		}
-		var msg map[string]json.RawMessage
-		if json.Unmarshal(top["message"], &msg) != nil || msg == nil {
 			return
 		}
-		var id string
-		if json.Unmarshal(msg["id"], &id) == nil && id != string(l.msgID) {
-			t.Errorf("message id %q, want %q", l.msgID, id)
+		o := &Origin{}
+		slow, sok := usageOf(o, e)
+		fok := string(l.typ) == "assistant" && l.hasUsage && !l.apiError && string(l.model) != "<synthetic>"
+		if fok != sok {
+			t.Fatalf("fast path counts %v, decode %v\n%q", fok, sok, line)
 		}
-		var u map[string]json.RawMessage
-		if json.Unmarshal(msg["usage"], &u) != nil || u == nil {
-			return
+		if fok {
+			fast := usageRec{msgID: string(l.msgID), reqID: string(l.reqID), reqRef: string(l.reqRef), uuid: string(l.uuid),
+				ts: string(l.ts), model: string(l.model), sessionID: string(l.sid), agentID: string(l.aid), cwd: string(l.cwd), u: l.u}
+			if fast != slow {
+				t.Fatalf("fast %+v\ndecode %+v\n%q", fast, slow, line)
+			}
 		}
-		var in int64
-		if json.Unmarshal(u["input_tokens"], &in) == nil && in != l.u.InputTokens {
-			t.Errorf("input_tokens %d, want %d", l.u.InputTokens, in)
+		var want []string
+		for _, m := range e.TypeMismatches {
+			if strings.HasPrefix(m, "message.usage.") && strings.HasSuffix(m, "_tokens") {
+				want = append(want, m)
+			}
+		}
+		got := append([]string(nil), l.bad...)
+		slices.Sort(got)
+		got = slices.Compact(got)
+		if e.Type == "assistant" && strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("fast path names %q, decode %q\n%q", got, want, line)
 		}
 	})
+}
+
+// caseFolded reports whether line holds a key the usage path reads
+// spelled in another case, or non-ASCII bytes that could fold to one.
+// (A key escaped into another case, "\u0054ype", is not caught.)
+func caseFolded(line []byte) bool {
+	for _, c := range line {
+		if c >= 0x80 {
+			return true
+		}
+	}
+	low := bytes.ToLower(line)
+	for _, k := range []string{"type", "uuid", "timestamp", "sessionid", "agentid", "requestid", "requestref", "cwd",
+		"isapierrormessage", "message", "id", "model", "usage", "input_tokens", "output_tokens",
+		"cache_read_input_tokens", "cache_creation_input_tokens"} {
+		if bytes.Count(low, []byte(k)) != bytes.Count(line, []byte(k)) {
+			return true
+		}
+	}
+	return false
 }
 
 // FuzzEachLineWith checks the chunked line finder against splitting.
@@ -165,4 +193,35 @@ func readSeed(path string) ([]byte, error) {
 		return nil
 	})
 	return b.Bytes(), err
+}
+
+// FuzzReadObject: whatever readObject reads, decodeObject decodes the
+// same; it may give up (and leave it to decodeObject), never differ.
+func FuzzReadObject(f *testing.F) {
+	for _, s := range []string{`{"stdout":"a\nb","stderr":"","interrupted":false,"type":"create"}`, `{"stdout":null}`,
+		`{"Stdout":"x"}`, `{"stdout":"a","stdout":"b"}`, `{"interrupted":"yes","stderr":"e"}`, `"Error: x"`, `[1]`, `{"x":[{"y":1}],"backgroundTaskId":"b1"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var got toolUseResult
+		ok := readObject(raw, []objField{
+			{name: "stdout", strp: &got.Stdout}, {name: "stderr", str: &got.Stderr},
+			{name: "interrupted", b: &got.Interrupted}, {name: "persistedOutputPath", str: &got.PersistedOutputPath},
+			{name: "backgroundTaskId", str: &got.BackgroundTaskID}, {name: "type", str: &got.Type},
+		})
+		if !ok {
+			return
+		}
+		var want toolUseResult
+		if !decodeObject(raw, &want) {
+			t.Fatalf("readObject read a non-object: %q", raw)
+		}
+		if (got.Stdout == nil) != (want.Stdout == nil) || (got.Stdout != nil && *got.Stdout != *want.Stdout) {
+			t.Fatalf("stdout %v, decode %v: %q", got.Stdout, want.Stdout, raw)
+		}
+		got.Stdout, want.Stdout = nil, nil
+		if got != want {
+			t.Fatalf("readObject %+v, decode %+v: %q", got, want, raw)
+		}
+	})
 }

@@ -28,6 +28,9 @@ type result struct {
 	tur        json.RawMessage // the record's toolUseResult
 	denialKind string
 	decision   json.RawMessage
+	// infoVal is tur read once (infoRead).
+	infoVal  toolUseResult
+	infoRead bool
 }
 
 // toolUseResult holds the toolUseResult fields facts use, across tools.
@@ -42,9 +45,22 @@ type toolUseResult struct {
 
 func (r *result) info() toolUseResult {
 	var t toolUseResult
-	if r != nil {
+	if r == nil {
+		return t
+	}
+	if r.infoRead {
+		return r.infoVal
+	}
+	ok := readObject(r.tur, []objField{
+		{name: "stdout", strp: &t.Stdout}, {name: "stderr", str: &t.Stderr},
+		{name: "interrupted", b: &t.Interrupted}, {name: "persistedOutputPath", str: &t.PersistedOutputPath},
+		{name: "backgroundTaskId", str: &t.BackgroundTaskID}, {name: "type", str: &t.Type},
+	})
+	if !ok {
+		t = toolUseResult{}
 		decodeObject(r.tur, &t)
 	}
+	r.infoVal, r.infoRead = t, true
 	return t
 }
 
@@ -121,10 +137,15 @@ type joiner struct {
 	early   map[string]*result
 	done    func(*call) error
 	orphans int
+	// want tells the calls the kind reports (nil: all). Another call is
+	// not queued: it would only delay the ones after it; its id is kept in
+	// ignored so that its result is dropped, not held as early.
+	want    func(name string) bool
+	ignored map[string]struct{}
 }
 
-func newJoiner(done func(*call) error) *joiner {
-	return &joiner{byID: map[string]*call{}, early: map[string]*result{}, done: done}
+func newJoiner(done func(*call) error, want func(string) bool) *joiner {
+	return &joiner{byID: map[string]*call{}, early: map[string]*result{}, done: done, want: want, ignored: map[string]struct{}{}}
 }
 
 func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
@@ -135,6 +156,14 @@ func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
 	case "assistant":
 		for _, b := range e.Message.Content {
 			if b.Type != transcript.BlockToolUse {
+				continue
+			}
+			if j.want != nil && !j.want(b.Name) {
+				if _, ok := j.early[b.ID]; ok {
+					delete(j.early, b.ID)
+				} else {
+					j.ignored[b.ID] = struct{}{}
+				}
 				continue
 			}
 			c := &call{base: base(o, e), origin: *o, id: b.ID, name: b.Name, input: b.Input}
@@ -149,6 +178,10 @@ func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
 	case "user":
 		for _, b := range e.Message.Content {
 			if b.Type != transcript.BlockToolResult {
+				continue
+			}
+			if _, ok := j.ignored[b.ToolUseID]; ok {
+				delete(j.ignored, b.ToolUseID)
 				continue
 			}
 			r := &result{base: base(o, e), path: o.Path, text: transcript.Text(b.Content), isError: b.IsError}
@@ -192,6 +225,7 @@ func (j *joiner) flush() error {
 	j.orphans += len(j.early)
 	clear(j.byID)
 	clear(j.early)
+	clear(j.ignored)
 	return err
 }
 

@@ -221,6 +221,9 @@ func (h *conversation) entry(o *Origin, e *transcript.Entry) error {
 		}
 		// A foreground subagent's report comes back as its Agent call's
 		// result.
+		if e.Message == nil || e.User == nil {
+			return nil // a message of another type: named as a mismatch
+		}
 		for _, b := range e.Message.Content {
 			if b.Type != transcript.BlockToolResult {
 				continue

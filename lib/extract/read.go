@@ -28,18 +28,32 @@ func containsAny(b []byte, needles [][]byte) bool {
 	return false
 }
 
+// Decode decodes a line as far as this kind needs: the tool kinds read
+// only the fields a call's join uses (transcript.DecodeTools), and decode
+// the whole line only when that read gives up on it.
+func (x *Extractor) Decode(line []byte) (*transcript.Entry, error) {
+	if x.lazyTools {
+		if e, ok := transcript.DecodeTools(line); ok {
+			return e, nil
+		}
+	}
+	return transcript.Decode(line)
+}
+
 // file is one transcript to read: a main transcript or one of its
 // subagents'.
 type file struct {
 	path   string
 	origin Origin
+	cost   bool // usage --cost: read the fields pricing needs
 }
 
 // files lists a session's transcripts: the main one, then with
 // Options.Subagents its subagents', oldest first.
 func (x *Extractor) files(path string) []file {
 	sid := transcript.SessionID(path)
-	out := []file{{path: path, origin: Origin{Path: path, SessionID: sid}}}
+	cost := x.opts.Prices != nil
+	out := []file{{path: path, origin: Origin{Path: path, SessionID: sid}, cost: cost}}
 	if !x.opts.Subagents {
 		return out
 	}
@@ -48,7 +62,7 @@ func (x *Extractor) files(path string) []file {
 		x.opts.Warn(fmt.Sprintf("listing subagents of %s: %v", path, err))
 	}
 	for _, s := range subs {
-		out = append(out, file{path: s.Path, origin: Origin{Path: s.Path, SessionID: sid, AgentID: s.AgentID}})
+		out = append(out, file{path: s.Path, origin: Origin{Path: s.Path, SessionID: sid, AgentID: s.AgentID}, cost: cost})
 	}
 	return out
 }
@@ -105,7 +119,7 @@ func (x *Extractor) readFile(ctx context.Context, f file) error {
 		if x.needles != nil && !containsAny(l.Bytes, x.needles) {
 			return nil
 		}
-		e, err := transcript.Decode(l.Bytes)
+		e, err := x.Decode(l.Bytes)
 		if err != nil {
 			// Scan accepted the line, so this is not expected; say so.
 			warn(l.Number, err)
@@ -236,8 +250,8 @@ func (x *Extractor) report(j *usageJob) {
 	for _, n := range j.stats.tooLong {
 		x.opts.Warn(fmt.Sprintf("%s:%d: line too long (over %d bytes), skipped", j.f.path, n, maxLine))
 	}
-	for _, n := range j.stats.mismatched {
-		x.opts.Warn(fmt.Sprintf("%s:%d: %s", j.f.path, n, mismatchNote+"message.usage"))
+	for _, m := range j.stats.mismatched {
+		x.opts.Warn(fmt.Sprintf("%s:%d: %s", j.f.path, m.line, mismatchNote+m.fields))
 	}
 	if j.stats.incomplete {
 		x.opts.Warn(fmt.Sprintf("%s: %v", j.f.path, transcript.ErrIncomplete))

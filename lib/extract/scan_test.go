@@ -4,15 +4,22 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/ccpipe/ccpipe/lib/transcript"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 )
 
 func TestScanUsageLine(t *testing.T) {
-	line := `{"parentUuid":"p","message":{"id":"msg_1","type":"message","model":"m\u00e9","content":[{"type":"text","text":"a \"quoted\" } ] { [ \\"}],"usage":{"input_tokens":12,"cache_creation_input_tokens":3,"cache_read_input_tokens":4.0,"output_tokens":5,"server_tool_use":{"x":[1,{"y":null}]},"iterations":[]}},"requestId":"req_1","type":"assistant","uuid":"u1","timestamp":"2026-05-01T10:00:00.000Z","sessionId":"s1","cwd":"/a","isApiErrorMessage":false}`
+	line := `{"parentUuid":"p","message":{"id":"msg_1","type":"message","model":"m\u00e9","content":[{"type":"text","text":"a \"quoted\" } ] { [ \\"}],"usage":{"input_tokens":12,"cache_creation_input_tokens":3,"cache_read_input_tokens":4,"output_tokens":5,"server_tool_use":{"x":[1,{"y":null}]},"iterations":[]}},"requestId":"req_1","type":"assistant","uuid":"u1","timestamp":"2026-05-01T10:00:00.000Z","sessionId":"s1","cwd":"/a","isApiErrorMessage":false}`
 	var l usageLine
 	if err := scanUsageLine([]byte(line), &l); err != nil {
 		t.Fatal(err)
@@ -36,11 +43,11 @@ func TestScanUsageLine(t *testing.T) {
 	if err := scanUsageLine([]byte(`{"type":1,"message":{"id":null,"usage":{"input_tokens":"7","output_tokens":2}}}`), &l); err != nil {
 		t.Fatal(err)
 	}
-	if len(l.typ) != 0 || l.u.InputTokens != 0 || l.u.OutputTokens != 2 || !l.badCount {
+	if len(l.typ) != 0 || l.u.InputTokens != 0 || l.u.OutputTokens != 2 || strings.Join(l.bad, ",") != "message.usage.input_tokens" {
 		t.Errorf("mismatched types: %+v", l)
 	}
 	// null is no count, not a count of the wrong type.
-	if err := scanUsageLine([]byte(`{"type":"assistant","message":{"usage":{"input_tokens":null,"output_tokens":2}}}`), &l); err != nil || l.badCount {
+	if err := scanUsageLine([]byte(`{"type":"assistant","message":{"usage":{"input_tokens":null,"output_tokens":2}}}`), &l); err != nil || len(l.bad) != 0 {
 		t.Errorf("null count: %v %+v", err, l)
 	}
 }
@@ -55,7 +62,7 @@ func TestMismatchWarnings(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct{ kind, want string }{
-		{"usage", p + ":1: fields of an unexpected type read as empty: message.usage"},
+		{"usage", p + ":1: fields of an unexpected type read as empty: message.usage.input_tokens"},
 		{"texts", p + ":1: fields of an unexpected type read as empty: message.usage.input_tokens"},
 		{"tools", p + ":2: fields of an unexpected type read as empty: message.content[0].is_error"},
 	} {
@@ -129,4 +136,195 @@ func naiveLines(in, pat []byte) (lines []string, nums []int) {
 		}
 	}
 	return lines, nums
+}
+
+// usageOnce runs the usage kind over path and returns its facts, its
+// warnings and its error.
+func usageOnce(t *testing.T, path string, sum string) ([]any, []string, error) {
+	t.Helper()
+	var facts []any
+	var warns []string
+	x, err := New(Options{Kind: "usage", Sum: sum, Warn: func(m string) { warns = append(warns, m) }}, func(v any) error {
+		facts = append(facts, v)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = x.ReadTranscript(context.Background(), path)
+	if cerr := x.Close(); err == nil {
+		err = cerr
+	}
+	return facts, warns, err
+}
+
+func assistantLine(i int, counts string) string {
+	return fmt.Sprintf(`{"type":"assistant","uuid":"a%d","sessionId":"s","message":{"id":"m%d","model":"x","usage":{%s}}}`, i, i, counts) + "\n"
+}
+
+// TestUsageTruncatedCompressed: a .gz or .zst cut short fails the read
+// (issue 13.4), where it used to give partial totals and exit 0.
+func TestUsageTruncatedCompressed(t *testing.T) {
+	var plain bytes.Buffer
+	for i := range 20000 {
+		plain.WriteString(assistantLine(i, `"input_tokens":1,"output_tokens":2`))
+	}
+	dir := t.TempDir()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(plain.Bytes())
+	zw.Close()
+	zs, _ := zstd.NewWriter(nil)
+	zst := zs.EncodeAll(plain.Bytes(), nil)
+	for name, data := range map[string][]byte{"s.jsonl.gz": gz.Bytes(), "s.jsonl.zst": zst} {
+		whole := filepath.Join(dir, "whole-"+name)
+		cut := filepath.Join(dir, "cut-"+name)
+		if err := os.WriteFile(whole, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(cut, data[:len(data)*2/3], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if facts, _, err := usageOnce(t, whole, ""); err != nil || len(facts) != 20000 {
+			t.Errorf("%s whole: %d facts, %v", name, len(facts), err)
+		}
+		_, warns, err := usageOnce(t, cut, "")
+		if !errors.Is(err, ErrUnreadable) || len(warns) == 0 || !strings.Contains(warns[0], "unexpected EOF") {
+			t.Errorf("%s cut: err %v, warnings %q; want the read to fail", name, err, warns)
+		}
+	}
+}
+
+// TestUsageFileShrinks: a plain file cut below what was read fails the
+// read instead of ending it quietly.
+func TestUsageFileShrinks(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	var b bytes.Buffer
+	for i := 0; b.Len() < 3*scanChunk; i++ {
+		b.WriteString(assistantLine(i, `"input_tokens":1`))
+	}
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n := 0
+	_, err = findLines(f, assistantType, nil, keepLimit, func([]byte, int, bool) error {
+		if n++; n == 1 {
+			return os.Truncate(p, 100)
+		}
+		return nil
+	})
+	if !errors.Is(err, errShrank) {
+		t.Errorf("read of a shrinking file: %v after %d lines", err, n)
+	}
+}
+
+// TestUsageNumbersOutOfRange (issue 13.5): a count that is not an int64
+// reads 0 on both paths and the warning names the field; sums that would
+// overflow are held at the bound with a warning.
+func TestUsageNumbersOutOfRange(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	in := assistantLine(1, `"input_tokens":1e999,"output_tokens":1.5,"cache_read_input_tokens":9223372036854775808,"cache_creation_input_tokens":-7`) +
+		assistantLine(2, `"input_tokens":9223372036854775807,"output_tokens":1`) +
+		assistantLine(3, `"input_tokens":9223372036854775807,"output_tokens":1`)
+	if err := os.WriteFile(p, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	facts, warns, err := usageOnce(t, p, "")
+	if err != nil || len(facts) != 3 {
+		t.Fatalf("%d facts, %v", len(facts), err)
+	}
+	u := facts[0].(Usage)
+	if u.InputTokens != 0 || u.OutputTokens != 0 || u.CacheReadInputTokens != 0 || u.CacheCreationInputTokens != -7 {
+		t.Errorf("fast path read %+v", u)
+	}
+	want := p + ":1: " + mismatchNote + "message.usage.cache_read_input_tokens, message.usage.input_tokens, message.usage.output_tokens"
+	if len(warns) != 1 || warns[0] != want {
+		t.Errorf("warnings %q, want %q", warns, want)
+	}
+	// The decode path (entries piped in) reads and names the same.
+	e, err := transcript.Decode([]byte(strings.Split(in, "\n")[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, _ := usageOf(&Origin{}, e)
+	if slow.u != (TokenUsage{CacheCreationInputTokens: -7}) {
+		t.Errorf("decode path read %+v", slow.u)
+	}
+	if got := Mismatches(e); got != mismatchNote+"message.usage.cache_read_input_tokens, message.usage.input_tokens, message.usage.output_tokens" {
+		t.Errorf("decode path names %q", got)
+	}
+	facts, warns, err = usageOnce(t, p, "session")
+	if err != nil || len(facts) != 1 {
+		t.Fatalf("%d sums, %v", len(facts), err)
+	}
+	s := facts[0].(*UsageSum)
+	if s.InputTokens != math.MaxInt64 || s.TotalTokens != math.MaxInt64 || s.OutputTokens != 2 {
+		t.Errorf("sum %+v", s)
+	}
+	// Message 2's own total overflows; message 3 takes the input sum over.
+	if len(warns) != 3 || !strings.Contains(warns[1], `usage --sum session "s": total_tokens overflows a 64-bit integer`) ||
+		!strings.Contains(warns[2], "input_tokens overflows") {
+		t.Errorf("warnings %q", warns)
+	}
+}
+
+// TestConversationMessageOfAnotherType: a user record whose message is
+// not an object is named as a mismatch and skipped; it used to crash the
+// conversation kind.
+func TestConversationMessageOfAnotherType(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(p, []byte(`{"type":"user","uuid":"u","message":"hello"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warns []string
+	x, err := New(Options{Kind: "conversation", Warn: func(m string) { warns = append(warns, m) }}, func(any) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.ReadTranscript(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 1 || !strings.HasSuffix(warns[0], mismatchNote+"message") {
+		t.Errorf("warnings %q", warns)
+	}
+}
+
+// TestJoinerIgnoresOtherTools: a kind that reports only some tools keeps
+// no state for the others' results (ids only, until the result comes),
+// and still joins its own calls, results before calls included.
+func TestJoinerIgnoresOtherTools(t *testing.T) {
+	var got []string
+	j := newJoiner(func(c *call) error {
+		r := "<none>"
+		if c.res != nil {
+			r = c.res.text
+		}
+		got = append(got, c.name+":"+r)
+		return nil
+	}, func(name string) bool { return name == "Bash" })
+	for _, line := range []string{
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"b0","content":"early"}]}}`,
+		`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"r1","name":"Read","input":{}},{"type":"tool_use","id":"b1","name":"Bash","input":{}},{"type":"tool_use","id":"b0","name":"Bash","input":{}}]}}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"r1","content":"` + strings.Repeat("x", 1000) + `"}]}}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"b1","content":"out"}]}}`,
+	} {
+		e, err := transcript.Decode([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := j.entry(&Origin{}, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(j.early) != 0 || len(j.ignored) != 0 || len(j.byID) != 0 {
+		t.Errorf("state left: early %d, ignored %d, pending %d", len(j.early), len(j.ignored), len(j.byID))
+	}
+	if strings.Join(got, ",") != "Bash:out,Bash:early" {
+		t.Errorf("joined %q", got)
+	}
 }

@@ -86,11 +86,11 @@ func newToolsKind(x *Extractor) *toolsKind {
 	h := &toolsKind{x: x}
 	switch x.opts.Kind {
 	case "tools":
-		h.j = newJoiner(h.tool)
+		h.j = newJoiner(h.tool, nil)
 	case "shell":
-		h.j = newJoiner(h.shell)
+		h.j = newJoiner(h.shell, func(name string) bool { return name == "Bash" || name == "PowerShell" })
 	case "files":
-		h.j = newJoiner(h.file)
+		h.j = newJoiner(h.file, func(name string) bool { _, ok := fileOps[name]; return ok })
 		h.unique = map[string]*FileSummary{}
 	}
 	return h
@@ -143,7 +143,11 @@ func (h *toolsKind) shell(c *call) error {
 		return nil
 	}
 	var in shellInput
-	decodeObject(c.input, &in)
+	if !readObject(c.input, []objField{{name: "command", str: &in.Command}, {name: "description", str: &in.Description},
+		{name: "run_in_background", b: &in.RunInBackground}}) {
+		in = shellInput{}
+		decodeObject(c.input, &in)
+	}
 	s := Shell{Base: c.base, ToolUseID: c.id, Tool: c.name, Command: in.Command,
 		Description: str(in.Description), Background: in.RunInBackground}
 	if r := c.res; r != nil {
@@ -200,7 +204,10 @@ func (h *toolsKind) file(c *call) error {
 		return nil
 	}
 	var in fileInput
-	decodeObject(c.input, &in)
+	if !readObject(c.input, []objField{{name: "file_path", str: &in.FilePath}, {name: "notebook_path", str: &in.NotebookPath}}) {
+		in = fileInput{}
+		decodeObject(c.input, &in)
+	}
 	path := in.FilePath
 	if path == "" {
 		path = in.NotebookPath

@@ -1,7 +1,10 @@
 package extract
 
 import (
+	"encoding/json"
+	"fmt"
 	"hash/maphash"
+	"math"
 	"sort"
 	"time"
 
@@ -41,6 +44,15 @@ type UsageSum struct {
 	Models                   []string `json:"models,omitempty"`
 	FirstTimestamp           *string  `json:"first_timestamp"`
 	LastTimestamp            *string  `json:"last_timestamp"`
+	// With --cost: the group's cost, the models that could not be priced
+	// and those priced as the default model.
+	// CostUSD is null under --cost when no message could be priced.
+	CostUSD          json.RawMessage `json:"cost_usd,omitempty"`
+	UnpricedModels   *[]string       `json:"unpriced_models,omitempty"`
+	AssumedModels    *[]string       `json:"assumed_models,omitempty"`
+	UnpricedMessages *int64          `json:"unpriced_messages,omitempty"`
+
+	cost *costSum
 }
 
 // usageRec is one assistant record's usage, as the fast scanner or the
@@ -51,10 +63,39 @@ type usageRec struct {
 	model                   string
 	sessionID, agentID, cwd string
 	u                       TokenUsage
+	// With --cost: the request model and the raw usage object.
+	reqModel string
+	usageRaw string // a string, so that usageRec stays comparable
 }
 
 func (r *usageRec) total() int64 {
-	return r.u.InputTokens + r.u.OutputTokens + r.u.CacheReadInputTokens + r.u.CacheCreationInputTokens
+	t, _ := addAll(r.u.InputTokens, r.u.OutputTokens, r.u.CacheReadInputTokens, r.u.CacheCreationInputTokens)
+	return t
+}
+
+// addSat adds b to *a, holding the sum at int64's bounds instead of
+// wrapping; it reports false when it had to.
+func addSat(a *int64, b int64) bool {
+	s := *a + b
+	switch {
+	case b > 0 && s < *a:
+		*a = math.MaxInt64
+		return false
+	case b < 0 && s > *a:
+		*a = math.MinInt64
+		return false
+	}
+	*a = s
+	return true
+}
+
+func addAll(v ...int64) (int64, bool) {
+	var t int64
+	ok := true
+	for _, n := range v {
+		ok = addSat(&t, n) && ok
+	}
+	return t, ok
 }
 
 var keySeed = maphash.MakeSeed()
@@ -118,12 +159,17 @@ func (g *grouper) flush() error {
 // usageState counts each message once across the whole input and emits it
 // or adds it to its group.
 type usageState struct {
-	x    *Extractor
-	g    grouper
-	seen map[uint64]struct{}
-	sums map[string]*UsageSum
+	x *Extractor
+	// blocks holds every message for --sum block, which orders them by
+	// time before cutting windows.
+	blocks []blockMsg
+	g      grouper
+	seen   map[uint64]struct{}
+	sums   map[string]*UsageSum
 	// dayCache maps a timestamp's minute to its date in Options.Location.
 	dayCache map[string]string
+	// overflowed holds the group and field of each sum held at a bound.
+	overflowed map[string]struct{}
 }
 
 func newUsageState(x *Extractor) *usageState {
@@ -136,6 +182,9 @@ func (u *usageState) entry(o *Origin, e *transcript.Entry) error {
 	r, ok := usageOf(o, e)
 	if !ok {
 		return nil
+	}
+	if u.x.opts.Prices != nil {
+		r.reqModel, r.usageRaw = costFields(e.Raw)
 	}
 	return u.g.add(&r)
 }
@@ -166,12 +215,20 @@ func (u *usageState) take(r *usageRec, key uint64) error {
 	}
 	u.seen[key] = struct{}{}
 	if u.x.opts.Sum == "" {
-		return u.x.emit(Usage{
+		rec := Usage{
 			Base:      Base{SessionID: str(r.sessionID), AgentID: str(r.agentID), UUID: str(r.uuid), Timestamp: str(r.ts)},
 			MessageID: str(r.msgID), RequestID: str(r.reqID), RequestRef: str(r.reqRef), Model: str(r.model),
 			InputTokens: r.u.InputTokens, OutputTokens: r.u.OutputTokens,
 			CacheReadInputTokens: r.u.CacheReadInputTokens, CacheCreationInputTokens: r.u.CacheCreationInputTokens,
-		})
+		}
+		if u.x.opts.Prices != nil {
+			return u.x.emit(u.costedUsage(r, rec))
+		}
+		return u.x.emit(rec)
+	}
+	if u.x.opts.Sum == "block" {
+		u.addBlockMsg(r)
+		return nil
 	}
 	u.sum(r)
 	return nil
@@ -204,12 +261,26 @@ func (u *usageState) sum(r *usageRec) {
 		}
 		u.sums[group] = s
 	}
-	s.InputTokens += r.u.InputTokens
-	s.OutputTokens += r.u.OutputTokens
-	s.CacheReadInputTokens += r.u.CacheReadInputTokens
-	s.CacheCreationInputTokens += r.u.CacheCreationInputTokens
-	s.TotalTokens += r.total()
+	_, tok := addAll(r.u.InputTokens, r.u.OutputTokens, r.u.CacheReadInputTokens, r.u.CacheCreationInputTokens)
+	for _, f := range []struct {
+		sum  *int64
+		n    int64
+		name string
+	}{
+		{&s.InputTokens, r.u.InputTokens, "input_tokens"},
+		{&s.OutputTokens, r.u.OutputTokens, "output_tokens"},
+		{&s.CacheReadInputTokens, r.u.CacheReadInputTokens, "cache_read_input_tokens"},
+		{&s.CacheCreationInputTokens, r.u.CacheCreationInputTokens, "cache_creation_input_tokens"},
+		{&s.TotalTokens, r.total(), "total_tokens"},
+	} {
+		if !addSat(f.sum, f.n) || (f.name == "total_tokens" && !tok) {
+			u.overflow(group, f.name)
+		}
+	}
 	s.Messages++
+	if u.x.opts.Prices != nil {
+		u.addCost(s, r)
+	}
 	if u.x.opts.Sum != "model" && r.model != "" && !containsStr(s.Models, r.model) {
 		s.Models = append(s.Models, r.model)
 	}
@@ -221,6 +292,20 @@ func (u *usageState) sum(r *usageRec) {
 			s.LastTimestamp = str(r.ts)
 		}
 	}
+}
+
+// overflow warns, once per group and field, that a sum was held at
+// int64's bound: the number printed is then a floor, not the sum.
+func (u *usageState) overflow(group, field string) {
+	k := group + "\x00" + field
+	if _, ok := u.overflowed[k]; ok {
+		return
+	}
+	if u.overflowed == nil {
+		u.overflowed = map[string]struct{}{}
+	}
+	u.overflowed[k] = struct{}{}
+	u.x.opts.Warn(fmt.Sprintf("usage --sum %s %q: %s overflows a 64-bit integer; printed at its bound", u.x.opts.Sum, group, field))
 }
 
 func containsStr(list []string, s string) bool {
@@ -262,6 +347,9 @@ func (u *usageState) finish() error {
 	if u.x.opts.Sum == "" {
 		return nil
 	}
+	if u.x.opts.Sum == "block" {
+		return u.finishBlocks()
+	}
 	list := make([]*UsageSum, 0, len(u.sums))
 	keys := make(map[*UsageSum]string, len(u.sums))
 	for k, s := range u.sums {
@@ -276,6 +364,9 @@ func (u *usageState) finish() error {
 		return keys[a] < keys[b]
 	})
 	for _, s := range list {
+		if u.x.opts.Prices != nil {
+			s.finishCost()
+		}
 		if err := u.x.emit(s); err != nil {
 			return err
 		}

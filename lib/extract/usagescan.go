@@ -2,12 +2,15 @@ package extract
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -22,325 +25,192 @@ import (
 var assistantType = []byte(`"assistant"`)
 
 // usageLine is what the fast path reads from an assistant record. The
-// slices point into the line.
+// slices point into the line (or, for a value written with escapes, into
+// a fresh copy).
 type usageLine struct {
 	typ, uuid, ts, sid, aid, reqID, reqRef, cwd, msgID, model []byte
 	u                                                         TokenUsage
 	hasUsage, apiError                                        bool
-	// badCount is set when a token count is neither a number nor null
-	// (it then reads 0).
-	badCount bool
+	// bad names the fields of an unexpected type (a count that is not an
+	// integer in int64's range, nor null): they read as empty, as a decode
+	// of the record reads them.
+	bad []string
 }
 
 // errWalk is wrapped by the walker's errors: the line is not the JSON
 // object it claims to be.
 var errWalk = errors.New("malformed record")
 
+// walker reads a record's fields with the strict scanner: it accepts the
+// lines a decode accepts, and reads the values a decode reads.
 type walker struct {
-	b []byte
-	i int
-	// badNum is set when num met a value that is not a number (nor null).
-	badNum bool
+	c   jsonscan.Cursor
+	bad *[]string
 }
 
-func (p *walker) fail(what string) error {
-	return fmt.Errorf("%w: %s at byte %d", errWalk, what, p.i)
+func walkErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", errWalk, err)
 }
 
-func (p *walker) ws() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
+// object walks the object at the cursor, calling field for each member;
+// a value of another type is skipped, as a decode leaves it unset.
+func (p *walker) object(field func(key []byte) error) error {
+	if p.c.Peek() != '{' {
+		return p.skip()
 	}
-}
-
-// enter consumes the '{' of an object.
-func (p *walker) enter() error {
-	p.ws()
-	if p.i >= len(p.b) || p.b[p.i] != '{' {
-		return p.fail("expected an object")
+	if err := p.c.Enter(); err != nil {
+		return err
 	}
-	p.i++
-	return nil
-}
-
-// key returns the next key of the object being walked and leaves p at its
-// value; ok is false at the closing '}'.
-func (p *walker) key() (key []byte, ok bool, err error) {
-	p.ws()
-	if p.i < len(p.b) && p.b[p.i] == ',' {
-		p.i++
-		p.ws()
-	}
-	if p.i >= len(p.b) {
-		return nil, false, p.fail("unterminated object")
-	}
-	if p.b[p.i] == '}' {
-		p.i++
-		return nil, false, nil
-	}
-	s, e, _, err := p.strBounds()
-	if err != nil {
-		return nil, false, err
-	}
-	p.ws()
-	if p.i >= len(p.b) || p.b[p.i] != ':' {
-		return nil, false, p.fail("expected ':'")
-	}
-	p.i++
-	p.ws()
-	return p.b[s:e], true, nil
-}
-
-// strBounds consumes a string and returns the bounds of its body. esc is
-// set when a quote inside was escaped (other escapes are not looked for).
-func (p *walker) strBounds() (start, end int, esc bool, err error) {
-	if p.i >= len(p.b) || p.b[p.i] != '"' {
-		return 0, 0, false, p.fail("expected a string")
-	}
-	start = p.i + 1
-	j := start
 	for {
-		k := bytes.IndexByte(p.b[j:], '"')
-		if k < 0 {
-			p.i = len(p.b)
-			return 0, 0, false, p.fail("unterminated string")
+		k, esc, ok, err := p.c.Member()
+		if err != nil || !ok {
+			return err
 		}
-		j += k
-		// The quote is escaped when an odd run of backslashes precedes it.
-		n := 0
-		for m := j - 1; m >= start && p.b[m] == '\\'; m-- {
-			n++
+		if esc {
+			k = []byte(jsonscan.Key(k, esc))
 		}
-		if n > 0 {
-			esc = true
+		if err := field(k); err != nil {
+			return err
 		}
-		if n%2 == 0 {
-			p.i = j + 1
-			return start, j, esc, nil
-		}
-		j++
 	}
 }
 
 // str reads a string value into *dst; a value of another type is skipped.
 func (p *walker) str(dst *[]byte) error {
-	if p.i < len(p.b) && p.b[p.i] != '"' {
+	if p.c.Peek() != '"' {
 		return p.skip()
 	}
-	s, e, _, err := p.strBounds()
-	if err != nil {
-		return err
-	}
-	if bytes.IndexByte(p.b[s:e], '\\') < 0 {
-		*dst = p.b[s:e]
-		return nil
-	}
-	var v string
-	if err := json.Unmarshal(p.b[s-1:e+1], &v); err != nil {
-		return p.fail("invalid escape")
-	}
-	*dst = []byte(v)
-	return nil
+	v, err := p.c.String()
+	*dst = v
+	return err
 }
 
-// num reads a number value into *dst; a value of another type reads 0.
-func (p *walker) num(dst *int64) error {
-	start := p.i
-	if err := p.skip(); err != nil {
+// num reads a count into *dst as encoding/json reads an int64: an integer
+// literal in range. Anything else but null reads 0 and names the field.
+func (p *walker) num(dst *int64, path string) error {
+	*dst = 0
+	switch p.c.Peek() {
+	case 'n':
+		_, err := p.c.Null()
 		return err
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		lit, err := p.c.Number()
+		if err != nil {
+			return err
+		}
+		if n, err := strconv.ParseInt(string(lit), 10, 64); err == nil {
+			*dst = n
+			return nil
+		}
+	default:
+		if err := p.skip(); err != nil {
+			return err
+		}
 	}
-	lit := p.b[start:p.i]
-	if len(lit) == 0 || (lit[0] != '-' && (lit[0] < '0' || lit[0] > '9')) {
-		*dst = 0
-		p.badNum = p.badNum || string(lit) != "null"
-		return nil
-	}
-	if n, err := strconv.ParseInt(string(lit), 10, 64); err == nil {
-		*dst = n
-		return nil
-	}
-	f, err := strconv.ParseFloat(string(lit), 64)
-	if err != nil {
-		return p.fail("invalid number")
-	}
-	*dst = int64(f)
+	*p.bad = append(*p.bad, path)
 	return nil
 }
 
 func (p *walker) boolean(dst *bool) error {
-	start := p.i
-	if err := p.skip(); err != nil {
+	switch p.c.Peek() {
+	case 't', 'f':
+		v, err := p.c.Bool()
+		*dst = v
 		return err
 	}
-	*dst = string(p.b[start:p.i]) == "true"
-	return nil
+	return p.skip()
 }
 
-// skip consumes one value of any type.
-func (p *walker) skip() error {
-	if p.i >= len(p.b) {
-		return p.fail("expected a value")
-	}
-	switch p.b[p.i] {
-	case '"':
-		_, _, _, err := p.strBounds()
-		return err
-	case '{', '[':
-		depth := 0
-		for p.i < len(p.b) {
-			switch p.b[p.i] {
-			case '"':
-				if _, _, _, err := p.strBounds(); err != nil {
-					return err
-				}
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					p.i++
-					return nil
-				}
-			}
-			p.i++
-		}
-		return p.fail("unterminated value")
-	}
-	start := p.i
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			if p.i == start {
-				return p.fail("expected a value")
-			}
-			return nil
-		}
-		p.i++
-	}
-	return p.fail("unterminated value")
-}
+func (p *walker) skip() error { return p.c.Skip() }
 
 // scanUsageLine reads the usage fields of one transcript line.
 func scanUsageLine(b []byte, l *usageLine) error {
-	*l = usageLine{}
-	p := walker{b: b}
-	if err := p.enter(); err != nil {
-		return err
+	bad := l.bad[:0]
+	*l = usageLine{bad: bad}
+	p := walker{c: jsonscan.New(b), bad: &l.bad}
+	if p.c.Peek() != '{' {
+		return fmt.Errorf("%w: expected an object", errWalk)
 	}
-	for {
-		k, ok, err := p.key()
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
+	err := p.object(func(k []byte) error {
 		switch string(k) {
 		case "type":
-			err = p.str(&l.typ)
+			return p.str(&l.typ)
 		case "uuid":
-			err = p.str(&l.uuid)
+			return p.str(&l.uuid)
 		case "timestamp":
-			err = p.str(&l.ts)
+			return p.str(&l.ts)
 		case "sessionId":
-			err = p.str(&l.sid)
+			return p.str(&l.sid)
 		case "agentId":
-			err = p.str(&l.aid)
+			return p.str(&l.aid)
 		case "requestId":
-			err = p.str(&l.reqID)
+			return p.str(&l.reqID)
 		case "requestRef":
-			err = p.str(&l.reqRef)
+			return p.str(&l.reqRef)
 		case "cwd":
-			err = p.str(&l.cwd)
+			return p.str(&l.cwd)
 		case "isApiErrorMessage":
-			err = p.boolean(&l.apiError)
+			return p.boolean(&l.apiError)
 		case "message":
-			err = p.message(l)
-		default:
-			err = p.skip()
+			return p.message(l)
 		}
-		if err != nil {
-			return err
-		}
+		return p.skip()
+	})
+	if err == nil {
+		err = p.c.End()
 	}
-	p.ws()
-	if p.i != len(p.b) {
-		return p.fail("data after the object")
-	}
-	l.badCount = p.badNum
-	return nil
+	return walkErr(err)
 }
 
 func (p *walker) message(l *usageLine) error {
-	if p.i < len(p.b) && p.b[p.i] != '{' {
-		return p.skip()
-	}
-	if err := p.enter(); err != nil {
-		return err
-	}
-	for {
-		k, ok, err := p.key()
-		if err != nil || !ok {
-			return err
-		}
+	return p.object(func(k []byte) error {
 		switch string(k) {
 		case "id":
-			err = p.str(&l.msgID)
+			return p.str(&l.msgID)
 		case "model":
-			err = p.str(&l.model)
+			return p.str(&l.model)
 		case "usage":
-			err = p.usage(l)
-		default:
-			err = p.skip()
+			if p.c.Peek() == '{' {
+				l.hasUsage = true
+			}
+			return p.usage(l)
 		}
-		if err != nil {
-			return err
-		}
-	}
+		return p.skip()
+	})
 }
 
+// usage reads message.usage; a field added here is read by the fast path
+// as the decode reads it.
 func (p *walker) usage(l *usageLine) error {
-	if p.i < len(p.b) && p.b[p.i] != '{' {
-		return p.skip()
-	}
-	if err := p.enter(); err != nil {
-		return err
-	}
-	l.hasUsage = true
-	for {
-		k, ok, err := p.key()
-		if err != nil || !ok {
-			return err
-		}
+	return p.object(func(k []byte) error {
 		switch string(k) {
 		case "input_tokens":
-			err = p.num(&l.u.InputTokens)
+			return p.num(&l.u.InputTokens, "message.usage.input_tokens")
 		case "output_tokens":
-			err = p.num(&l.u.OutputTokens)
+			return p.num(&l.u.OutputTokens, "message.usage.output_tokens")
 		case "cache_read_input_tokens":
-			err = p.num(&l.u.CacheReadInputTokens)
+			return p.num(&l.u.CacheReadInputTokens, "message.usage.cache_read_input_tokens")
 		case "cache_creation_input_tokens":
-			err = p.num(&l.u.CacheCreationInputTokens)
-		default:
-			err = p.skip()
+			return p.num(&l.u.CacheCreationInputTokens, "message.usage.cache_creation_input_tokens")
 		}
-		if err != nil {
-			return err
-		}
-	}
+		return p.skip()
+	})
+}
+
+// mismatch is a line counted with fields of an unexpected type.
+type mismatch struct {
+	line   int
+	fields string
 }
 
 // scanStats counts what a fast-path read skipped.
 type scanStats struct {
 	malformed  []int
 	tooLong    []int
-	mismatched []int // lines counted with a token count of the wrong type
+	mismatched []mismatch // lines counted with a token count of the wrong type
 	incomplete bool
 }
 
@@ -501,7 +371,10 @@ func (f *lineFinder) stepLost() (done, more bool, err error) {
 		}
 	} else if f.matched {
 		line := make([]byte, f.base+int64(stop)-f.lost)
-		if _, err := f.ra.ReadAt(line, f.lost); err != nil && err != io.EOF {
+		if n, err := f.ra.ReadAt(line, f.lost); n < len(line) {
+			if err == nil || err == io.EOF {
+				err = errShrank
+			}
 			return false, false, err
 		}
 		if err := f.fn(bytes.TrimSuffix(line, cr), n, k < 0); err != nil {
@@ -532,17 +405,49 @@ func (f *lineFinder) refill() error {
 		nb := make([]byte, scanChunk)
 		f.shift(nb)
 	} else if f.start == 0 && f.end == len(f.buf) {
-		f.shift(make([]byte, 2*len(f.buf)))
+		// Doubling past the line cap would hold twice the cap (old and new
+		// buffer) before the line is found too long: grow to just over it.
+		f.shift(make([]byte, min(2*len(f.buf), maxLine+scanChunk)))
 	} else {
 		f.shift(f.buf)
 	}
-	m, err := io.ReadFull(f.r, f.buf[f.end:])
-	f.end += m
-	switch {
-	case err == io.EOF || err == io.ErrUnexpectedEOF:
-		f.eof = true
-	case err != nil:
+	// Not io.ReadFull: it turns a short read before io.EOF into
+	// io.ErrUnexpectedEOF, and so cannot tell the end of a file from a
+	// decompressor's own io.ErrUnexpectedEOF, a truncated .gz or .zst.
+	for f.end < len(f.buf) {
+		m, err := f.r.Read(f.buf[f.end:])
+		f.end += m
+		if err == io.EOF {
+			f.eof = true
+			return f.checkSize()
+		}
+		if err != nil {
+			if err == io.ErrUnexpectedEOF {
+				return fmt.Errorf("%w (a truncated compressed file?)", err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// errShrank is returned when a file got shorter than what was already
+// read from it: the lines read are not the file's.
+var errShrank = errors.New("file shrank while it was read")
+
+// checkSize runs at the end of a plain file: a file cut below what was
+// read ends the read early, which must not pass for its end.
+func (f *lineFinder) checkSize() error {
+	file, ok := f.r.(*os.File)
+	if !ok {
+		return nil
+	}
+	fi, err := file.Stat()
+	if err != nil {
 		return err
+	}
+	if read := f.base + int64(f.end); fi.Mode().IsRegular() && fi.Size() < read {
+		return fmt.Errorf("%w (%d bytes read, %d left)", errShrank, read, fi.Size())
 	}
 	return nil
 }
@@ -598,8 +503,10 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 		if string(l.typ) != "assistant" || !l.hasUsage || l.apiError || string(l.model) == "<synthetic>" {
 			return nil
 		}
-		if l.badCount && len(st.mismatched) < 100 {
-			st.mismatched = append(st.mismatched, n)
+		if len(l.bad) > 0 && len(st.mismatched) < 100 {
+			// Sorted, as the decode path names them.
+			slices.Sort(l.bad)
+			st.mismatched = append(st.mismatched, mismatch{n, strings.Join(slices.Compact(l.bad), ", ")})
 		}
 		r := usageRec{msgID: string(l.msgID), reqID: string(l.reqID), reqRef: string(l.reqRef),
 			uuid: string(l.uuid), ts: string(l.ts), model: intern(&model, l.model),
@@ -609,6 +516,9 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 		}
 		if r.agentID == "" {
 			r.agentID = f.origin.AgentID
+		}
+		if f.cost {
+			r.reqModel, r.usageRaw = costFields(line)
 		}
 		return g.add(&r)
 	}, tooLong)

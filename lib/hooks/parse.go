@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 )
 
 // RawField is one top-level field of a payload, as sent.
@@ -63,36 +65,23 @@ func Parse(data []byte) (Event, error) {
 }
 
 // parseObject splits a JSON object into its fields, in order, without
-// decoding the values.
+// decoding the values. The values share one copy of data.
 func parseObject(data []byte) (RawObject, error) {
-	d := json.NewDecoder(bytes.NewReader(data))
-	tok, err := d.Token()
-	if err != nil {
-		return nil, fmt.Errorf("invalid JSON: %w", err)
-	}
-	if delim, ok := tok.(json.Delim); !ok || delim != '{' {
-		return nil, errors.New("not a JSON object")
-	}
+	data = bytes.Clone(data)
 	var obj RawObject
-	for d.More() {
-		tok, err := d.Token()
-		if err != nil {
-			return nil, fmt.Errorf("invalid JSON: %w", err)
+	err := jsonscan.Members(data, func(m *jsonscan.Member) error {
+		obj = append(obj, RawField{Name: m.Name(), Value: m.Value})
+		return nil
+	})
+	if errors.Is(err, jsonscan.ErrNotObject) {
+		// Still say when it is not JSON at all.
+		c := jsonscan.New(data)
+		if err := c.Skip(); err != nil {
+			return nil, err
 		}
-		key, _ := tok.(string)
-		var v json.RawMessage
-		if err := d.Decode(&v); err != nil {
-			return nil, fmt.Errorf("invalid JSON: %w", err)
-		}
-		obj = append(obj, RawField{Name: key, Value: v})
+		return nil, err
 	}
-	if _, err := d.Token(); err != nil {
-		return nil, fmt.Errorf("invalid JSON: %w", err)
-	}
-	if _, err := d.Token(); err == nil {
-		return nil, errors.New("invalid JSON: data after the object")
-	}
-	return obj, nil
+	return obj, err
 }
 
 // fieldTables caches, per struct type, the JSON name of each modelled

@@ -43,7 +43,7 @@ func TestRunner(t *testing.T) {
 		{"exit 2 on purpose", "", task, []Handler{taskBlock}, 2, "", "tests fail\n"},
 		{"pass on handler error", PolicyPass, pre, []Handler{boom}, 1, "", "guard: handler 1: boom\n"},
 		{"pass on panic", "", pre, []Handler{panics}, 1, "", "guard: handler 1: panic: oops\n"},
-		{"pass on bad payload", "", []byte("{nope"), []Handler{deny}, 1, "", "guard: reading the payload: not a hook payload: invalid JSON: invalid character 'n'\n"},
+		{"pass on bad payload", "", []byte("{nope"), []Handler{deny}, 1, "", "guard: reading the payload: not a hook payload: invalid JSON: expected a key at byte 1\n"},
 		{"pass on empty payload", "", []byte(" \n"), []Handler{deny}, 1, "", "guard: no payload on stdin\n"},
 		{"pass on a reply for another event", "", pre, []Handler{wrong}, 1, "", "guard: handler 1 replied for Stop to a PreToolUse payload\n"},
 		{"block denies", PolicyBlock, pre, []Handler{boom}, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"guard failed, blocking (on-error block): handler 1: boom"}}` + "\n", "guard: handler 1: boom\n"},

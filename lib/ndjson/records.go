@@ -2,10 +2,11 @@ package ndjson
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 )
 
 // Stats counts what a Records pass skipped, so that nothing is lost
@@ -69,7 +70,9 @@ func Records(r io.Reader, warn func(Problem), fn func(line []byte, lineno int) e
 			st.Blank++
 			continue
 		}
-		if !json.Valid(line) {
+		// jsonscan.Valid accepts what json.Valid does (fuzzed), several
+		// times faster.
+		if !jsonscan.Valid(line) {
 			if rd.Partial() {
 				st.Incomplete = true
 				if warn != nil {

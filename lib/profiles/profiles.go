@@ -109,6 +109,27 @@ func (w Warning) Error() string {
 	return fmt.Sprintf("%s: %v", w.File, w.Err)
 }
 
+// Named keeps the profiles of list named in names, in the order of names
+// (all of them when names is empty); a name no profile has is an error.
+func Named(list []Profile, names []string) ([]Profile, error) {
+	if len(names) == 0 {
+		return list, nil
+	}
+	var out []Profile
+	for _, name := range names {
+		n := len(out)
+		for _, p := range list {
+			if p.Name == name {
+				out = append(out, p)
+			}
+		}
+		if len(out) == n {
+			return nil, &UnknownProfileError{Name: name, Known: list}
+		}
+	}
+	return out, nil
+}
+
 // Discover lists every config dir it can find. It never fails: unreadable
 // config files become warnings and the other profiles are still listed.
 func Discover(env Env) ([]Profile, []Warning) {
@@ -352,3 +373,14 @@ func UnknownName(name string, list []Profile) string {
 	}
 	return fmt.Sprintf("no profile named %q (known: %s)", name, strings.Join(names, ", "))
 }
+
+// UnknownProfileError is Named's error for a name no profile has.
+type UnknownProfileError struct {
+	Name  string
+	Known []Profile
+}
+
+func (e *UnknownProfileError) Error() string { return fmt.Sprintf("no profile named %q", e.Name) }
+
+// Usage is the message for a usage error: the name and the known ones.
+func (e *UnknownProfileError) Usage() string { return UnknownName(e.Name, e.Known) }

@@ -99,3 +99,13 @@ func BenchmarkJSONMap(b *testing.B) {
 		f.Close()
 	}
 }
+
+// BenchmarkTypesAssistantNoMmap is BenchmarkTypesAssistant with the
+// memory maps off (every file read as a stream): issue 15 asks whether
+// the maps earn their SIGBUS guard.
+func BenchmarkTypesAssistantNoMmap(b *testing.B) {
+	saved := minMapped
+	minMapped = 1 << 62
+	defer func() { minMapped = saved }()
+	benchRead(b, Options{Types: []string{"assistant"}})
+}

@@ -84,6 +84,9 @@ func Decode(line []byte) (*Entry, error) {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, ErrNotObject
 	}
+	if e, ok := decodeFast(line); ok {
+		return e, nil
+	}
 	bp := memberBufs.Get().(*[]byte)
 	defer memberBufs.Put(bp)
 	data, err := modelled(line, (*bp)[:0])
@@ -97,11 +100,23 @@ func Decode(line []byte) (*Entry, error) {
 // decode decodes data, line or what modelled kept of it, into an entry
 // whose Raw is line.
 func decode(line, data []byte) (*Entry, error) {
+	return decodeSlow(line, data)
+}
+
+// decodeSlow is decode with encoding/json alone: the reference decodeFast
+// is tested against, and its fallback.
+func decodeSlow(line, data []byte) (*Entry, error) {
 	var w wire
 	var mism []string
 	if err := tolerant(data, &w, "", &mism); err != nil {
 		return nil, err
 	}
+	return build(line, &w, decoder{mism: mism}), nil
+}
+
+// build makes the entry of a decoded wire record; d holds the mismatches
+// found so far (and, from decodeFast, the message's content).
+func build(line []byte, w *wire, d decoder) *Entry {
 	e := &Entry{
 		Type:              w.Type,
 		UUID:              w.UUID,
@@ -125,7 +140,6 @@ func decode(line, data []byte) (*Entry, error) {
 			e.Timestamp = t
 		}
 	}
-	d := decoder{mism: mism}
 	switch w.Type {
 	case "user", "assistant":
 		if w.Message != nil {
@@ -159,7 +173,7 @@ func decode(line, data []byte) (*Entry, error) {
 		e.TypeMismatches = d.mism
 	}
 	e.UnknownBlocks = d.unknown
-	return e, nil
+	return e
 }
 
 // decoder collects mismatches and unknown blocks while the typed parts
@@ -167,12 +181,23 @@ func decode(line, data []byte) (*Entry, error) {
 type decoder struct {
 	mism    []string
 	unknown int
+	// pre is the message content decodeFast read already.
+	pre *preContent
+}
+
+type preContent struct {
+	blocks   []Block
+	isString bool
 }
 
 func (d *decoder) message(w *wireMessage) *Message {
 	m := &Message{ID: w.ID, Type: w.Type, Role: w.Role, Model: w.Model,
 		StopReason: w.StopReason, StopSequence: w.StopSequence, Usage: w.Usage}
-	m.Content, m.ContentIsString = d.content(w.Content, "message.content")
+	if d.pre != nil {
+		m.Content, m.ContentIsString = d.pre.blocks, d.pre.isString
+	} else {
+		m.Content, m.ContentIsString = d.content(w.Content, "message.content")
+	}
 	return m
 }
 
@@ -204,25 +229,14 @@ func (d *decoder) content(raw json.RawMessage, path string) ([]Block, bool) {
 	var raws []json.RawMessage
 	for i := range wbs {
 		wb := &wbs[i]
-		b := Block{Type: wb.Type}
+		b := wb.block()
 		p := path + "[" + strconv.Itoa(i) + "]"
 		switch wb.Type {
-		case BlockText:
-			b.Text = wb.Text
-		case BlockThinking:
-			b.Thinking, b.Signature = wb.Thinking, wb.Signature
-		case BlockRedactedThinking:
-			b.Data = wb.Data
-		case BlockToolUse:
-			b.ID, b.Name, b.Input = wb.ID, wb.Name, wb.Input
+		case BlockText, BlockThinking, BlockRedactedThinking, BlockToolUse, BlockToolReference:
 		case BlockToolResult:
-			b.ToolUseID, b.IsError = wb.ToolUseID, wb.IsError
 			b.Content, b.ContentIsString = d.content(wb.Content, p+".content")
 		case BlockImage:
-			b.Source = wb.Source
 			b.MediaType = d.kind(wb.Source, p+".source", "media_type")
-		case BlockToolReference:
-			b.ToolName = wb.ToolName
 		default:
 			d.unknown++
 			if raws == nil {
@@ -235,6 +249,29 @@ func (d *decoder) content(raw json.RawMessage, path string) ([]Block, bool) {
 		blocks[i] = b
 	}
 	return blocks, false
+}
+
+// block builds the Block of wb's plain fields; the caller completes a
+// tool_result's content, an image's media type and an unknown block's Raw.
+func (wb *wireBlock) block() Block {
+	b := Block{Type: wb.Type}
+	switch wb.Type {
+	case BlockText:
+		b.Text = wb.Text
+	case BlockThinking:
+		b.Thinking, b.Signature = wb.Thinking, wb.Signature
+	case BlockRedactedThinking:
+		b.Data = wb.Data
+	case BlockToolUse:
+		b.ID, b.Name, b.Input = wb.ID, wb.Name, wb.Input
+	case BlockToolResult:
+		b.ToolUseID, b.IsError = wb.ToolUseID, wb.IsError
+	case BlockImage:
+		b.Source = wb.Source
+	case BlockToolReference:
+		b.ToolName = wb.ToolName
+	}
+	return b
 }
 
 // blocksOneByOne is the slow path for a block array holding a field of the

@@ -312,23 +312,31 @@ var (
 )
 
 // eachMapped is Each over in, read through memory maps when it is a plain
-// file big enough to gain from them: a --types run only looks at most
-// bytes once, and read(2) copied every byte from the page cache first,
-// which was half of that run's CPU time. A file cut shorter while mapped
-// makes the next access to the gone pages fault (SIGBUS); that fault is
-// turned into a read error instead of a crash.
+// file big enough to gain from them (see ReadMapped).
 func (r *Reader) eachMapped(in io.Reader, fn func(*Line) error) error {
+	return ReadMapped(in, r.lr, func() error { return r.Each(fn) })
+}
+
+// ReadMapped runs read, which reads lines from lr, with lr taking in's
+// bytes from read-only memory maps when in is a plain file big enough to
+// gain from them (else read runs as it is): a --types run only looks at
+// most bytes once, and read(2) copied every byte from the page cache
+// first, which was half of that run's CPU time. A line must be used
+// before the next is read. A file cut shorter while mapped makes the next
+// access to the gone pages fault (SIGBUS); that fault is turned into a
+// ReadError instead of a crash.
+func ReadMapped(in io.Reader, lr *ndjson.Reader, read func() error) error {
 	f, ok := in.(*os.File)
 	if !ok {
-		return r.Each(fn)
+		return read()
 	}
 	w := mapFile(f)
 	if w == nil {
-		return r.Each(fn)
+		return read()
 	}
 	defer w.w.Close()
-	r.lr.UseWindows(w)
-	err := w.w.Guard(func() error { return r.Each(fn) })
+	lr.UseWindows(w)
+	err := w.w.Guard(read)
 	if err == mapped.ErrShrank {
 		return &ReadError{err}
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 )
 
 func TestScanAgreesWithEncodingJSON(t *testing.T) {
@@ -62,7 +64,7 @@ func TestScanErrors(t *testing.T) {
 	if err := Scan([]byte(`   `), &h); !errors.Is(err, ErrSyntax) {
 		t.Errorf("blank: %v", err)
 	}
-	deep := []byte(`{"a":` + strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1) + `}`)
+	deep := []byte(`{"a":` + strings.Repeat("[", jsonscan.MaxDepth+1) + strings.Repeat("]", jsonscan.MaxDepth+1) + `}`)
 	if err := Scan(deep, &h); err == nil || !strings.Contains(err.Error(), "nesting") {
 		t.Errorf("deep nesting: %v", err)
 	}

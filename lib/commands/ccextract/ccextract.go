@@ -18,8 +18,8 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/extract"
+	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/sessions"
-	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
 const help = `usage: cc-extract KIND [flags] [TRANSCRIPT|DIR...]
@@ -73,12 +73,51 @@ token counts, total_tokens, messages, models, first_timestamp,
 last_timestamp. Every message counts once across the whole input, by its
 message id with its request id (or requestRef).
 
+usage --sum block cuts the messages into 5-hour billing windows, as ccusage
+does: a block starts at the UTC hour of its first message and lasts 5 hours;
+a message past the block's end, or more than 5 hours after the previous one,
+starts the next. Each block: block_start, block_end, actual_end (its last
+message), active (not ended, last message under 5 hours old), the four token
+counts, total_tokens, messages, models; the active block also has burn_rate
+{tokens_per_minute, cost_per_hour} (from its first message to its last) and
+projection {total_tokens, cost_usd, remaining_minutes} at that pace to the
+block's end.
+
+usage --cost prices every message as Claude Code 2.1.328 does (its own
+price table, built in; same rules and float order, so a session's sum with
+--subagents equals the cost-state totalCostUSD Claude Code wrote, subagents
+included, to the bit): by the model Claude Code
+requested, 5-minute and 1-hour cache writes, the long-prompt tier, fast
+mode (usage.speed), inference_geo "us" x1.1, web searches at $0.01, advisor
+iterations under the advisor's model. Each message gains requested_model,
+cost_usd, cost_basis (catalog | override | assumed: an unknown model priced
+as the default model, claude-opus-5-5, as Claude Code does | unpriced: a
+usage field out of range, cost_usd null and cost_error says which) and
+cost_error. Each --sum record gains cost_usd, unpriced_models,
+assumed_models and unpriced_messages; nothing is silently priced 0.
+--prices FILE (JSON or YAML, implies --cost) replaces the prices of the
+models it names, in Claude Code's override row shape (all five required):
+  [{"name": "claude-sonnet-5-5", "inputPerMtok": 2, "outputPerMtok": 10,
+    "cacheReadPerMtok": 0.2, "cacheWritePerMtok": 2.5}]
+A row's cacheWritePerMtok prices 5-minute and 1-hour writes alike, and
+inference_geo does not apply to it. A name that is a catalog id or alias
+covers the model's other spellings. Not in the transcript, so not counted:
+the /compact summarization call (Claude Code adds it to totalCostUSD but
+writes no usage for it) and side queries such as titles (which Claude Code
+keeps out of totalCostUSD too).
+
 Examples:
   # the shell commands that failed in the newest session
   $ cc-sessions --limit 1 | cc-extract shell --errors
 
   # tokens per day, subagents included
   $ cc-sessions | cc-extract usage --sum day --subagents
+
+  # what each session cost, as Claude Code computed it
+  $ cc-sessions | cc-extract usage --cost --sum session --subagents
+
+  # the current 5-hour window
+  $ cc-sessions | cc-extract usage --cost --sum block --jq 'select(.active)'
 
   # every file a session edited, once
   $ cc-sessions --limit 1 | cc-extract files --unique --jq 'select(.operations|index("edit")) | .path' -r
@@ -87,12 +126,15 @@ Examples:
   $ cc-sessions | cc-entries --since 2026-05-01T00:00:00Z --with-source | cc-extract prompts
 
 Exit status: 0 ok (also when there is no fact), 1 a transcript could not be
-read (the other facts are still written) or another failure, 2 usage error.`
+read (the other facts are still written) or another failure, 2 usage error
+(also a bad --prices file: the message names the file, line and field).`
 
 type options struct {
 	all, thinking, errors, unique, subagents bool
 	sum                                      string
 	loc                                      *time.Location
+	cost                                     bool
+	prices                                   string
 }
 
 // Run runs cc-extract.
@@ -108,7 +150,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			f.BoolVar(&o.errors, "errors", false, "shell, tools: only failed calls")
 			f.BoolVar(&o.unique, "unique", false, "files: one record per path with the operations seen")
 			f.BoolVar(&o.subagents, "subagents", false, "also read each session's subagent transcripts")
-			f.StringVar(&o.sum, "sum", "", "usage: aggregate by `GROUP` (session, model, day, project)")
+			f.StringVar(&o.sum, "sum", "", "usage: aggregate by `GROUP` (session, model, day, project, block)")
+			f.BoolVar(&o.cost, "cost", false, "usage: price each message as Claude Code does")
+			f.StringVar(&o.prices, "prices", "", "usage: price the models named in `FILE` (JSON or YAML) at its rates; implies --cost")
 		},
 		Run: o.run,
 	}
@@ -125,6 +169,8 @@ var flagKinds = []struct {
 	{"errors", []string{"shell", "tools"}},
 	{"unique", []string{"files"}},
 	{"sum", []string{"usage"}},
+	{"cost", []string{"usage"}},
+	{"prices", []string{"usage"}},
 }
 
 func (o *options) run(env *cli.Env, args []string) error {
@@ -143,9 +189,24 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if o.sum != "" && !slices.Contains(extract.SumBy, o.sum) {
 		return cli.Usagef("unknown --sum %q (want one of %s)", o.sum, strings.Join(extract.SumBy, ", "))
 	}
+	var prices *pricing.Catalog
+	if o.cost || o.prices != "" {
+		prices = pricing.Embedded()
+	}
+	if o.prices != "" {
+		data, err := os.ReadFile(o.prices)
+		if err != nil {
+			return cli.Usagef("--prices: %v", err)
+		}
+		rows, err := pricing.ParseOverrides(o.prices, data)
+		if err != nil {
+			return cli.Usagef("--prices %v", err)
+		}
+		prices = prices.WithOverrides(rows)
+	}
 	x, err := extract.New(extract.Options{
 		Kind: kind, All: o.all, Thinking: o.thinking, Errors: o.errors, Unique: o.unique,
-		Subagents: o.subagents, Sum: o.sum, Location: o.loc,
+		Subagents: o.subagents, Sum: o.sum, Location: o.loc, Prices: prices,
 		Warn: func(msg string) { env.Warnf("%s", msg) },
 	}, env.Out.Write)
 	if err != nil {
@@ -330,7 +391,7 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 			}
 			lastPath = s.Path
 		}
-		e, err := transcript.Decode(line)
+		e, err := x.Decode(line)
 		if err != nil {
 			env.SkipInput(n, "%v, line skipped", err)
 			return nil

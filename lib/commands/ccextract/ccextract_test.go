@@ -65,7 +65,7 @@ func TestRun(t *testing.T) {
 		{"missing kind", nil, nil, 2, "", "cc-extract: missing KIND (one of " + kinds + ")\n" + usageHelp},
 		{"unknown kind", []string{"bash"}, nil, 2, "", `cc-extract: unknown kind "bash" (want one of ` + kinds + ")\n" + usageHelp},
 		{"flag of another kind", []string{"shell", "--sum", "day"}, nil, 2, "", "cc-extract: --sum applies to usage, not shell\n" + usageHelp},
-		{"bad sum", []string{"usage", "--sum", "week"}, nil, 2, "", `cc-extract: unknown --sum "week" (want one of session, model, day, project)` + "\n" + usageHelp},
+		{"bad sum", []string{"usage", "--sum", "week"}, nil, 2, "", `cc-extract: unknown --sum "week" (want one of session, model, day, project, block)` + "\n" + usageHelp},
 		{"no input", []string{"prompts"}, nil, 2, "", "cc-extract: no input: pipe cc-sessions or cc-entries output, or name transcripts\n" + usageHelp},
 		{"empty pipe", []string{"prompts"}, strings.NewReader(""), 0, "", ""},
 		{"path", []string{"usage", path}, nil, 0, usageLine, ""},

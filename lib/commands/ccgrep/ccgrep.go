@@ -225,20 +225,12 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	for _, w := range warnings {
 		env.Warnf("%v", w)
 	}
-	if len(o.profiles) > 0 {
-		var keep []profiles.Profile
-		for _, name := range o.profiles {
-			n := len(keep)
-			for _, pr := range profs {
-				if pr.Name == name {
-					keep = append(keep, pr)
-				}
-			}
-			if len(keep) == n {
-				return 0, cli.Usagef("%s", profiles.UnknownName(name, profs))
-			}
-		}
-		profs = keep
+	profs, perr := profiles.Named(profs, o.profiles)
+	var upe *profiles.UnknownProfileError
+	if errors.As(perr, &upe) {
+		return 0, cli.Usagef("%s", upe.Usage())
+	} else if perr != nil {
+		return 0, perr
 	}
 	files, errs := sessions.Files(env.Ctx, sessions.ProjectsDirs(profs), o.cwdWithin)
 	for _, err := range errs {

@@ -2,10 +2,10 @@ package ccgrep
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 )
 
@@ -20,10 +20,6 @@ func setKey(obj []byte, key string, value any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, errors.New("record is not a JSON object")
-	}
 	var out bytes.Buffer
 	out.WriteByte('{')
 	member := func(k, v []byte) {
@@ -35,27 +31,22 @@ func setKey(obj []byte, key string, value any) ([]byte, error) {
 		out.Write(v)
 	}
 	set := false
-	for dec.More() {
-		from := dec.InputOffset()
-		t, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("record: %w", err)
-		}
-		// The key's own bytes: what the decoder went past, less the comma
-		// and blanks before it.
-		rawKey := bytes.TrimLeft(obj[from:dec.InputOffset()], ", \t\r\n")
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, fmt.Errorf("record: %w", err)
-		}
-		if k, _ := t.(string); k == key {
+	err = jsonscan.Members(obj, func(m *jsonscan.Member) error {
+		if m.Name() == key {
 			if !set {
-				member(rawKey, val)
+				member(m.RawKey(), val)
 				set = true
 			}
-			continue
+			return nil
 		}
-		member(rawKey, raw)
+		member(m.RawKey(), m.Value)
+		return nil
+	})
+	if errors.Is(err, jsonscan.ErrNotObject) {
+		return nil, errors.New("record is not a JSON object")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("record: %w", err)
 	}
 	if !set {
 		kb, err := ndjson.Marshal(key)

@@ -47,7 +47,7 @@ func TestCommand(t *testing.T) {
 		{"run denies", pre, []string{"run", rules}, 0, deny, ""},
 		{"run no match", fixture(t, "Stop"), []string{"run", rules}, 0, "", ""},
 		{"run exit 2 on purpose", fixture(t, "TaskCompleted"), []string{"run", rules}, 2, "", "tests fail\n"},
-		{"run broken payload", "nope", []string{"run", rules}, 1, "", "cc-hook: not a hook payload: invalid JSON: invalid character 'o' in literal null (expecting 'u')\n"},
+		{"run broken payload", "nope", []string{"run", rules}, 1, "", "cc-hook: not a hook payload: invalid JSON: invalid literal at byte 0\n"},
 		{"run empty stdin", "", []string{"run", rules}, 1, "", "cc-hook: no payload on stdin\n"},
 		{"run missing rules, block", pre, []string{"run", filepath.Join(dir, "none.yaml"), "--on-error", "block"}, 0,
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"cc-hook failed, blocking (on-error block): reading rules: open ` + dir + `/none.yaml: no such file or directory"}}` + "\n",

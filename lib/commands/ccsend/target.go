@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 	"github.com/ccpipe/ccpipe/lib/peer"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/registry"
@@ -112,8 +113,16 @@ type recordExtras struct {
 // extras decodes recordExtras from the record or its "active" part,
 // ignoring fields of unexpected types.
 func extras(line []byte) recordExtras {
-	var m map[string]json.RawMessage
-	_ = json.Unmarshal(line, &m)
+	m := map[string]json.RawMessage{}
+	if jsonscan.Members(line, func(mb *jsonscan.Member) error {
+		switch k := mb.Name(); k {
+		case "liveness", "record_path", "compatibility", "raw", "active":
+			m[k] = mb.Value
+		}
+		return nil
+	}) != nil {
+		return recordExtras{}
+	}
 	var x recordExtras
 	field := func(k string, v any) {
 		if raw, ok := m[k]; ok {

@@ -204,23 +204,12 @@ func (o *options) loadProfiles(env *cli.Env) ([]profiles.Profile, error) {
 			env.Warnf("%v", w)
 		}
 	}
-	if len(o.profiles) == 0 {
-		return profs, nil
+	named, err := profiles.Named(profs, o.profiles)
+	var upe *profiles.UnknownProfileError
+	if errors.As(err, &upe) {
+		return nil, cli.Usagef("%s", upe.Usage())
 	}
-	var out []profiles.Profile
-	for _, name := range o.profiles {
-		found := false
-		for _, p := range profs {
-			if p.Name == name {
-				out = append(out, p)
-				found = true
-			}
-		}
-		if !found {
-			return nil, cli.Usagef("%s", profiles.UnknownName(name, profs))
-		}
-	}
-	return out, nil
+	return named, err
 }
 
 func (o *options) listActive(env *cli.Env, profs []profiles.Profile) error {
