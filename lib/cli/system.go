@@ -3,6 +3,8 @@ package cli
 import (
 	"os"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/regular"
 )
 
 // System is the process around a command: its environment, home dir,
@@ -19,9 +21,13 @@ type System struct {
 	Pid    int                 // where --current starts walking up the process tree; 0: this process's parent
 }
 
-// OS is the real System of this process.
+// OS is the real System of this process. With HOME unset (a cron job,
+// env -i) the home dir is the passwd entry's, as a shell's ~ would be.
 func OS() System {
 	home, _ := os.UserHomeDir()
+	if home == "" {
+		home = regular.PasswdHome("/etc/passwd", os.Getuid())
+	}
 	return System{Getenv: os.Getenv, Home: home, Now: time.Now, Zone: time.Local}
 }
 

@@ -13,9 +13,11 @@ import (
 	"github.com/ccpipe/ccpipe/lib/commands/ccgrep"
 	"github.com/ccpipe/ccpipe/lib/commands/cchook"
 	"github.com/ccpipe/ccpipe/lib/commands/ccprofiles"
+	"github.com/ccpipe/ccpipe/lib/commands/ccredact"
 	"github.com/ccpipe/ccpipe/lib/commands/ccrender"
 	"github.com/ccpipe/ccpipe/lib/commands/ccsend"
 	"github.com/ccpipe/ccpipe/lib/commands/ccsessions"
+	"github.com/ccpipe/ccpipe/lib/commands/ccstatusline"
 )
 
 // Command is one cc-* command.
@@ -44,4 +46,6 @@ var All = []Command{
 	{Name: "cc-hook", Dir: "lib/commands/cchook", Run: cchook.Run},
 	{Name: "cc-render", Dir: "lib/commands/ccrender", Run: ccrender.Run},
 	{Name: "cc-cassette", Dir: "lib/commands/cccassette", Run: cccassette.Run},
+	{Name: "cc-redact", Dir: "lib/commands/ccredact", Run: ccredact.Run},
+	{Name: "cc-statusline", Dir: "lib/commands/ccstatusline", Run: ccstatusline.Run},
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/ndjson"
+	"github.com/ccpipe/ccpipe/lib/regular"
 )
 
 // ErrInUse: another live process listens on the reply socket.
@@ -199,7 +200,7 @@ func checkPrivateSocket(path string) error {
 		return err
 	}
 	if fi.Mode()&fs.ModeSocket == 0 {
-		return fmt.Errorf("%s: not a socket (%s)", path, fileKind(fi.Mode()))
+		return fmt.Errorf("%s: not a socket (%s)", path, regular.Kind(fi.Mode()))
 	}
 	if owner(fi) != uid {
 		return fmt.Errorf("%s: socket owned by uid %d, not by this user (uid %d)", path, owner(fi), uid)
@@ -211,7 +212,7 @@ func checkPrivateSocket(path string) error {
 	}
 	switch {
 	case !di.IsDir():
-		return fmt.Errorf("%s: not a directory (%s)", dir, fileKind(di.Mode()))
+		return fmt.Errorf("%s: not a directory (%s)", dir, regular.Kind(di.Mode()))
 	case owner(di) != uid:
 		return fmt.Errorf("%s: owned by uid %d, not by this user (uid %d); the reply socket goes only into a private dir", dir, owner(di), uid)
 	case di.Mode().Perm()&0o077 != 0:
@@ -226,23 +227,4 @@ func owner(fi fs.FileInfo) int {
 		return int(st.Uid)
 	}
 	return -1
-}
-
-// fileKind names a file type for error messages.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "a regular file"
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "type " + m.Type().String()
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/regular"
 )
 
 // Target is what a Sender needs to know about a session.
@@ -114,7 +116,7 @@ func (s *Sender) SendAfter(ctx context.Context, t Target, ready func() error, fr
 			// it does a stale socket: tell them apart.
 			se.Kind = ErrRefused
 			if fi, lerr := os.Stat(t.SocketPath); lerr == nil && fi.Mode()&fs.ModeSocket == 0 {
-				se.Kind, se.What = ErrNotSocket, fileKind(fi.Mode())
+				se.Kind, se.What = ErrNotSocket, regular.Kind(fi.Mode())
 			}
 		case errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNRESET):
 			se.Kind = ErrClosedEarly

@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/ccpipe/ccpipe/lib/cassette"
+	"github.com/ccpipe/ccpipe/lib/cassette/proxy"
 	"github.com/ccpipe/ccpipe/lib/cli"
 )
 
@@ -28,6 +29,9 @@ Commands:
   assert   verify plus expectations on the outcome, for CI
   show     one line per step, or one step whole
   convert  between the NDJSON form and Blackbox's single JSON file
+  record   run a command through a loopback proxy, record its model calls
+  replay   run a command against a cassette, offline; exit 1 on divergence
+  fork     replay to a tool result, change it, go on live or scripted
 
 Forms: every command reads both, from paths or stdin, told apart by
 content. NDJSON (ccpipe's): line 1 is the header {"version":2,"id",
@@ -129,7 +133,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 		return top().Main(args, stdin, stdout, stderr)
 	}
 	if len(args) == 0 {
-		fmt.Fprintf(stderr, "cc-cassette: a command is needed (import, verify, diff, assert, show, convert)\nRun 'cc-cassette -h' for help.\n")
+		fmt.Fprintf(stderr, "cc-cassette: a command is needed (import, verify, diff, assert, show, convert, record, replay, fork)\nRun 'cc-cassette -h' for help.\n")
 		return cli.ExitUsage
 	}
 	switch args[0] {
@@ -143,9 +147,13 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 		c := &cli.Command{Name: "cc-cassette", Run: func(*cli.Env, []string) error { return nil }}
 		return c.Main([]string{"--version"}, stdin, stdout, stderr)
 	}
+	if m := args[0]; m == "record" || m == "replay" || m == "fork" {
+		sub, rest := proxyCommand(proxy.Mode(m), args[1:], stdin, stdout, stderr)
+		return sub.command().Main(rest, stdin, stdout, stderr)
+	}
 	sub, ok := subcommandOf(args[0], getenv)
 	if !ok {
-		fmt.Fprintf(stderr, "cc-cassette: unknown command %q (import, verify, diff, assert, show, convert)\nRun 'cc-cassette -h' for help.\n", args[0])
+		fmt.Fprintf(stderr, "cc-cassette: unknown command %q (import, verify, diff, assert, show, convert, record, replay, fork)\nRun 'cc-cassette -h' for help.\n", args[0])
 		return cli.ExitUsage
 	}
 	return sub.command().Main(args[1:], stdin, stdout, stderr)

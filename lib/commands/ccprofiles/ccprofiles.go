@@ -4,7 +4,6 @@ package ccprofiles
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -70,6 +69,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return cli.Usagef("unexpected argument %q", args[0])
 	}
 	list, warnings := profiles.Discover(o.env)
+	if err := profiles.NoHome(warnings); err != nil {
+		return err
+	}
 	for _, w := range warnings {
 		env.Warnf("%v", w)
 	}
@@ -84,7 +86,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		}
 	}
 	if o.profile != "" && !found {
-		return fmt.Errorf("no profile named %q", o.profile)
+		return cli.Usagef("%s", profiles.UnknownName(o.profile, list))
 	}
 	return nil
 }

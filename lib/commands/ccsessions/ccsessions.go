@@ -183,7 +183,7 @@ func (o *options) loadProfiles(env *cli.Env) ([]profiles.Profile, error) {
 		_, err := env.EachInput(func(line []byte, lineno int) error {
 			p, err := profiles.FromRecord(line)
 			if err != nil {
-				env.Warnf("<stdin>:%d: not a profile record, skipped: %v", lineno, err)
+				env.SkipInput(lineno, "not a profile record, skipped: %v", err)
 				skipped++
 				return nil
 			}
@@ -202,27 +202,19 @@ func (o *options) loadProfiles(env *cli.Env) ([]profiles.Profile, error) {
 	} else {
 		var warnings []profiles.Warning
 		profs, warnings = profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
+		if err := profiles.NoHome(warnings); err != nil {
+			return nil, err
+		}
 		for _, w := range warnings {
 			env.Warnf("%v", w)
 		}
 	}
-	if len(o.profiles) == 0 {
-		return profs, nil
+	named, err := profiles.Named(profs, o.profiles)
+	var upe *profiles.UnknownProfileError
+	if errors.As(err, &upe) {
+		return nil, cli.Usagef("%s", upe.Usage())
 	}
-	var out []profiles.Profile
-	for _, name := range o.profiles {
-		found := false
-		for _, p := range profs {
-			if p.Name == name {
-				out = append(out, p)
-				found = true
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("no profile named %q", name)
-		}
-	}
-	return out, nil
+	return named, err
 }
 
 func (o *options) listActive(env *cli.Env, profs []profiles.Profile) error {

@@ -39,33 +39,30 @@ var arrows = map[string][]string{
 	"lib/ndjson":   {"lib/jsonscan"},
 	"lib/jq":       nil,
 
-	"lib/profiles":      nil,
-	"lib/registry":      {"lib/transcript"}, // SessionEnded: a transcript path to its config dir
-	"lib/transcript":    {"lib/bytescan", "lib/jsonscan", "lib/mapped", "lib/ndjson"},
-	"lib/sessions":      {"lib/ndjson", "lib/profiles", "lib/registry", "lib/transcript"},
-	"lib/extract":       {"lib/hooks", "lib/jsonscan", "lib/transcript"}, // hooks: the tool input types
-	"lib/search":        {"lib/bytescan", "lib/mapped", "lib/transcript"},
-	"lib/peer":          {"lib/ndjson"},
+	"lib/profiles":      {"lib/regular"},
+	"lib/registry":      {"lib/regular", "lib/transcript"},
+	"lib/sessions":      {"lib/ndjson", "lib/profiles", "lib/registry", "lib/regular", "lib/transcript"},
+	"lib/extract":       {"lib/hooks", "lib/jsonscan", "lib/pricing", "lib/transcript"},
+	"lib/peer":          {"lib/ndjson", "lib/regular"},
 	"lib/peer/peertest": nil,
 	"lib/hooks":         {"lib/jsonscan"},
-	"lib/hooks/rules":   {"lib/hooks", "lib/jq"},
-	"lib/secrets":       nil,
+	"lib/hooks/rules":   {"lib/hooks", "lib/jq", "lib/regular"},
+	"lib/secrets":       {"lib/bytescan"},
 	"lib/cassette":      {"lib/ndjson", "lib/secrets"},
 	"lib/render":        {"lib/extract", "lib/transcript"},
 	"lib/hooks/link":    {"lib/hooks", "lib/profiles", "lib/sessions", "lib/transcript"},
 
-	"lib/cli": {"lib/jq", "lib/ndjson"},
+	"lib/cli": {"lib/jq", "lib/ndjson", "lib/regular"},
 
-	"lib/commands": {"lib/commands/ccentries", "lib/commands/ccextract", "lib/commands/ccgrep", "lib/commands/cchook",
-		"lib/commands/ccprofiles", "lib/commands/ccrender", "lib/commands/cccassette", "lib/commands/ccsend", "lib/commands/ccsessions"}, // the list of commands
-	"lib/commands/ccprofiles": {"lib/cli", "lib/profiles"},
+	"lib/commands":            {"lib/commands/cccassette", "lib/commands/ccentries", "lib/commands/ccextract", "lib/commands/ccgrep", "lib/commands/cchook", "lib/commands/ccprofiles", "lib/commands/ccredact", "lib/commands/ccrender", "lib/commands/ccsend", "lib/commands/ccsessions", "lib/commands/ccstatusline"},
 	"lib/commands/ccsessions": {"lib/cli", "lib/profiles", "lib/sessions"},
-	"lib/commands/ccentries":  {"lib/cli", "lib/ndjson", "lib/registry", "lib/sessions", "lib/transcript"},
-	"lib/commands/ccextract":  {"lib/cli", "lib/extract", "lib/sessions", "lib/transcript"},
+	"lib/commands/ccentries":  {"lib/cli", "lib/ndjson", "lib/profiles", "lib/registry", "lib/sessions", "lib/transcript"},
+	"lib/commands/ccprofiles": {"lib/cli", "lib/profiles"},
+	"lib/commands/ccextract":  {"lib/cli", "lib/extract", "lib/pricing", "lib/sessions"},
 	"lib/commands/ccgrep":     {"lib/cli", "lib/jsonscan", "lib/ndjson", "lib/profiles", "lib/search", "lib/sessions"},
 	"lib/commands/ccsend":     {"lib/cli", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
 	"lib/commands/cchook":     {"lib/cli", "lib/hooks", "lib/hooks/rules"},
-	"lib/commands/cccassette": {"lib/cassette", "lib/cli", "lib/jq", "lib/ndjson", "lib/transcript"},
+	"lib/commands/cccassette": {"lib/cassette", "lib/cassette/proxy", "lib/cli", "lib/jq", "lib/ndjson", "lib/transcript"},
 	"lib/commands/ccrender":   {"lib/cli", "lib/registry", "lib/render", "lib/transcript"},
 
 	"cmd/cc-profiles": {"lib/commands/ccprofiles"},
@@ -87,9 +84,18 @@ var arrows = map[string][]string{
 	"lib/internal/claudetest/cmd/gencorpus": {"lib/internal/claudetest", "lib/internal/contract", "lib/internal/fakeapi"},
 	"lib/internal/contract":                 {"lib/internal/claudetest"},
 
-	"bench/corpus": nil,
-	"bench/gen":    {"bench/corpus"},
-	"bench/tool":   {"bench/corpus"},
+	"bench/corpus":              nil,
+	"bench/gen":                 {"bench/corpus"},
+	"bench/tool":                {"bench/corpus", "lib/secrets"},
+	"cmd/cc-redact":             {"lib/commands/ccredact"},
+	"cmd/cc-statusline":         {"lib/commands/ccstatusline"},
+	"lib/cassette/proxy":        {"lib/cassette", "lib/jq", "lib/secrets"},
+	"lib/commands/ccredact":     {"lib/cli", "lib/ndjson", "lib/profiles", "lib/search", "lib/secrets", "lib/sessions", "lib/transcript"},
+	"lib/commands/ccstatusline": {"lib/cli", "lib/extract", "lib/pricing", "lib/sessions"},
+	"lib/pricing":               nil,
+	"lib/regular":               nil,
+	"lib/search":                {"lib/bytescan", "lib/mapped", "lib/regular", "lib/transcript"},
+	"lib/transcript":            {"lib/bytescan", "lib/jsonscan", "lib/mapped", "lib/ndjson", "lib/profiles", "lib/regular"},
 }
 
 // light are packages on a hot path, with what they must not pull in even
