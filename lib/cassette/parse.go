@@ -86,15 +86,20 @@ func (p *parser) describe() string {
 	return fmt.Sprintf("byte 0x%02x", c)
 }
 
-func (p *parser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
+func (p *parser) skipSpace() { p.pos = skipSpace(p.data, p.pos) }
+
+// skipSpace returns the position of the first byte at or after i that is
+// not JSON whitespace.
+func skipSpace(d []byte, i int) int {
+	for i < len(d) {
+		switch d[i] {
 		case ' ', '\t', '\n', '\r':
-			p.pos++
+			i++
 		default:
-			return
+			return i
 		}
 	}
+	return i
 }
 
 func (p *parser) value(depth int) (Value, error) {

@@ -78,16 +78,7 @@ type rawLexer struct {
 	r   *RawStep
 }
 
-func (l *rawLexer) space() {
-	for l.pos < len(l.d) {
-		switch l.d[l.pos] {
-		case ' ', '\t', '\n', '\r':
-			l.pos++
-		default:
-			return
-		}
-	}
-}
+func (l *rawLexer) space() { l.pos = skipSpace(l.d, l.pos) }
 
 func (l *rawLexer) value(depth int) bool {
 	if l.pos >= len(l.d) || depth > rawMaxDepth {
@@ -381,7 +372,9 @@ func (v *Verifier) scanClean(r *RawStep, t int, user bool) bool {
 	case '"':
 		body := r.line[tok.start:tok.end]
 		if tok.esc {
-			v.scratch = unescape(v.scratch[:0], body)
+			// Only escapes without surrogates get here: decoded
+			// as JSON.parse does.
+			v.scratch, _ = secrets.Unquote(v.scratch[:0], body)
 			body = v.scratch
 		}
 		return v.stringClean(body, user)
@@ -420,41 +413,6 @@ func (v *Verifier) stringClean(b []byte, user bool) bool {
 		}
 	}
 	return true
-}
-
-// unescape decodes a literal holding only the escapes the lexer admits.
-func unescape(dst, b []byte) []byte {
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if c != '\\' {
-			j := bytes.IndexByte(b[i:], '\\')
-			if j < 0 {
-				return append(dst, b[i:]...)
-			}
-			dst = append(dst, b[i:i+j]...)
-			i += j
-		}
-		switch b[i+1] {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			u, _ := hex4(b, i+2)
-			dst = append(dst, byte(u))
-			i += 4
-		default:
-			dst = append(dst, b[i+1])
-		}
-		i++
-	}
-	return dst
 }
 
 // rawStep is Step's fast path: it returns false, having changed nothing,

@@ -73,7 +73,7 @@ func verifyStream(data []byte, lazy bool) (out []Report, fast int) {
 			if v != nil {
 				out = append(out, v.Report())
 			}
-			v = &Verifier{Keys: []string{"sk-test-secret-1234"}}
+			v = &Verifier{Keys: []string{"sk-test-secret-1234", "tab\tkey"}}
 			v.Header(rec.Value)
 			continue
 		}
@@ -180,6 +180,23 @@ func TestLazyVerifyRecorded(t *testing.T) {
 		`{"event":"run_failed","status":"error","reason":"boom"}`,
 		`{"event":"run_completed","status":"success"}`,
 		`{"event":"other"}`,
+	}
+	// A key that only the decoded text holds (the literal has \t) must
+	// turn the fast path away, the finding reported as verify does.
+	{
+		r := NewRecorder("esc")
+		var b bytes.Buffer
+		w := NewWriter(&b)
+		w.Write(Header{Version: 2, ID: "esc"}.Value())
+		s, _ := r.Append(ToolResult, 0, ObjectValue(Member{"result", StringValue("a tab\tkey here")}))
+		w.Write(s.Value())
+		w.Flush()
+		if fast := checkLazySame(t, "escaped key", b.Bytes()); fast != 0 {
+			t.Errorf("the fast path took a step holding a key")
+		}
+		if rep, _ := verifyStream(b.Bytes(), true); len(rep) != 1 || len(rep[0].Findings) != 1 {
+			t.Errorf("escaped key: %+v", rep)
+		}
 	}
 	fastTotal := 0
 	for last := range payloads {

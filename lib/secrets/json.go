@@ -469,6 +469,10 @@ func isIdent(k []byte) bool {
 	return true
 }
 
+// Unquote appends the decoded body of a JSON string literal (without its
+// quotes) to dst.
+func Unquote(dst, raw []byte) ([]byte, error) { return unquote(dst, raw, -1) }
+
 // unquote appends the decoded JSON string body raw (no quotes) to dst.
 // A lone surrogate becomes U+FFFD, as encoding/json does. With limit >= 0
 // it stops once limit bytes are decoded (at least), and an escape cut by
