@@ -51,6 +51,12 @@ type Reader struct {
 	win     Windows
 	bufSize int
 
+	// ra, when set, reads the input back: a line longer than buf is then
+	// only measured on the way through and read back once at its size.
+	// off is the input offset of buf[0].
+	ra  io.ReaderAt
+	off int64
+
 	// MaxLine bounds one line (without its newline); a longer one is
 	// skipped and reported.
 	MaxLine int
@@ -89,6 +95,17 @@ func (r *Reader) UseWindows(w Windows) {
 	}
 }
 
+// UseReaderAt makes r read a line that does not fit its buffer back from
+// ra, which must hold the input's bytes at their offsets (a plain file read
+// from its start): the line is allocated once at its size, instead of
+// being kept in pieces and joined (twice its size at the peak). It must be
+// called before the first Next.
+func (r *Reader) UseReaderAt(ra io.ReaderAt) {
+	if r.line == 0 && r.start == r.end {
+		r.ra = ra
+	}
+}
+
 // Next returns the next line without its "\n" or "\r\n". The slice is
 // valid until the following call. At the end it returns io.EOF. A final
 // line that lacked its newline is returned normally and Partial reports
@@ -116,6 +133,7 @@ func (r *Reader) Next() ([]byte, error) {
 			if r.start < r.end {
 				return r.longLine() // the line goes on in the next window
 			}
+			r.off += int64(r.end)
 			r.start, r.end, scanned = 0, 0, 0
 			r.fill()
 			continue
@@ -124,6 +142,7 @@ func (r *Reader) Next() ([]byte, error) {
 			// Move the started line to the front to make room.
 			n := copy(r.buf, r.buf[r.start:r.end])
 			scanned -= r.start
+			r.off += int64(r.start)
 			r.start, r.end = 0, n
 		}
 		if r.end == len(r.buf) {
@@ -207,6 +226,9 @@ func (r *Reader) tooLong() error {
 // line's start): the rest is read through buf, piece by piece, and kept
 // until its newline unless it grows over MaxLine.
 func (r *Reader) longLine() ([]byte, error) {
+	if r.ra != nil {
+		return r.longLineAt()
+	}
 	r.long = r.long[:0]
 	r.blocks = r.blocks[:0]
 	size := 0
@@ -241,6 +263,55 @@ func (r *Reader) longLine() ([]byte, error) {
 			}
 			return r.finish(trimCR(line))
 		}
+		r.off += int64(r.end)
+		r.start, r.end = 0, 0
+		r.fill()
+	}
+}
+
+// errShrank is returned when the input read back is shorter than what
+// was read of it.
+var errShrank = errors.New("input shrank while it was read")
+
+// longLineAt is longLine with the input readable back: the line is
+// measured through buf, then read back from ra into one slice of its size.
+func (r *Reader) longLineAt() ([]byte, error) {
+	from := r.off + int64(r.start)
+	size := int64(0)
+	for {
+		piece := r.buf[r.start:r.end]
+		i := bytes.IndexByte(piece, '\n')
+		if i >= 0 {
+			piece = piece[:i+1]
+		}
+		size += int64(len(piece))
+		r.start += len(piece)
+		if i >= 0 || r.eof || r.err != nil {
+			if i < 0 && r.err != nil {
+				return r.last()
+			}
+			r.line++
+			r.partial = i < 0
+			if i >= 0 {
+				size-- // the newline
+			}
+			if size > int64(r.MaxLine)+1 {
+				return nil, r.tooLong()
+			}
+			if cap(r.long) < int(size) {
+				r.long = make([]byte, size)
+			}
+			line := r.long[:size]
+			if n, err := r.ra.ReadAt(line, from); int64(n) < size {
+				if err == nil || err == io.EOF {
+					err = errShrank
+				}
+				r.partial = false
+				return nil, fmt.Errorf("line %d: %w", r.line, err)
+			}
+			return r.finish(trimCR(line))
+		}
+		r.off += int64(r.end)
 		r.start, r.end = 0, 0
 		r.fill()
 	}

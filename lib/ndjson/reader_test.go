@@ -207,6 +207,13 @@ func FuzzReader(f *testing.F) {
 		wr := NewReader(bytes.NewReader(data[cut:]))
 		wr.UseWindows(&sliceWindows{data: data[:cut], size: 1 + max%7})
 		sameEvents(t, "windows", events(t, wr, max), want)
+		ra := NewReaderSize(bytes.NewReader(data), 3)
+		ra.UseReaderAt(bytes.NewReader(data))
+		sameEvents(t, "read back", events(t, ra, max), want)
+		wa := NewReaderSize(bytes.NewReader(data[cut:]), 3)
+		wa.UseWindows(&sliceWindows{data: data[:cut], size: 1 + max%7})
+		wa.UseReaderAt(bytes.NewReader(data))
+		sameEvents(t, "windows, read back", events(t, wa, max), want)
 
 		r := NewReader(bytes.NewReader(data))
 		r.MaxLine = max
@@ -349,8 +356,26 @@ func TestReaderWindows(t *testing.T) {
 				r := NewReaderSize(iotest.OneByteReader(bytes.NewReader(data[cut:])), size)
 				r.UseWindows(&sliceWindows{data: data[:cut], size: size})
 				sameEvents(t, fmt.Sprintf("%q windows of %d to %d", tt.in, size, cut), events(t, r, tt.maxLine), want)
+				r = NewReaderSize(iotest.OneByteReader(bytes.NewReader(data[cut:])), size)
+				r.UseWindows(&sliceWindows{data: data[:cut], size: size})
+				r.UseReaderAt(bytes.NewReader(data))
+				sameEvents(t, fmt.Sprintf("%q windows of %d to %d, read back", tt.in, size, cut), events(t, r, tt.maxLine), want)
 			}
 		}
+	}
+}
+
+// A line read back from an input that shrank since it was measured is an
+// error, not a line of zeros.
+func TestReaderReadBackShrank(t *testing.T) {
+	data := []byte("{}\n" + strings.Repeat("x", 100) + "\n{}\n")
+	r := NewReaderSize(bytes.NewReader(data), 8)
+	r.UseReaderAt(bytes.NewReader(data[:50]))
+	if l, err := r.Next(); err != nil || string(l) != "{}" {
+		t.Fatalf("first line %q %v", l, err)
+	}
+	if _, err := r.Next(); !errors.Is(err, errShrank) {
+		t.Fatalf("got %v, want errShrank", err)
 	}
 }
 

@@ -287,6 +287,9 @@ func (r *Reader) eachMapped(in io.Reader, fn func(*Line) error) error {
 	if !ok {
 		return r.Each(fn)
 	}
+	// A plain file read from its start: a line longer than the buffer is
+	// read back at its size, not assembled (1x the line, not 2x).
+	r.lr.UseReaderAt(f)
 	w := mapFile(f)
 	if w == nil {
 		return r.Each(fn)
