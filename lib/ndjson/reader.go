@@ -40,6 +40,7 @@ type Reader struct {
 
 	line    int
 	partial bool
+	owned   bool
 
 	// A line longer than buf is assembled in long, then in blocks.
 	long   []byte
@@ -115,7 +116,7 @@ func (r *Reader) Next() ([]byte, error) {
 	if cap(r.long) > smallLine {
 		r.long = nil // do not keep a huge line's memory for the next one
 	}
-	r.partial = false
+	r.partial, r.owned = false, false
 	scanned := r.start // buf[start:scanned] holds no newline
 	for {
 		if i := bytes.IndexByte(r.buf[scanned:r.end], '\n'); i >= 0 {
@@ -258,6 +259,7 @@ func (r *Reader) longLine() ([]byte, error) {
 			}
 			r.partial = i < 0
 			line := r.joined()
+			r.owned = cap(r.long) > smallLine
 			if i >= 0 {
 				line = line[:len(line)-1]
 			}
@@ -302,6 +304,7 @@ func (r *Reader) longLineAt() ([]byte, error) {
 				r.long = make([]byte, size)
 			}
 			line := r.long[:size]
+			r.owned = cap(r.long) > smallLine
 			if n, err := r.ra.ReadAt(line, from); int64(n) < size {
 				if err == nil || err == io.EOF {
 					err = errShrank
@@ -360,6 +363,10 @@ func (r *Reader) joined() []byte {
 
 // Line is the 1-based number of the line Next returned last.
 func (r *Reader) Line() int { return r.line }
+
+// Owned reports whether the line Next returned last is the caller's to
+// keep: a long line, which the reader allocated for it alone and forgets.
+func (r *Reader) Owned() bool { return r.owned }
 
 // Partial reports whether the line Next returned last had no newline: the
 // end of a file that is still being written, or of a hand-made file.

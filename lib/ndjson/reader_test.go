@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -361,6 +362,32 @@ func TestReaderWindows(t *testing.T) {
 				r.UseReaderAt(bytes.NewReader(data))
 				sameEvents(t, fmt.Sprintf("%q windows of %d to %d, read back", tt.in, size, cut), events(t, r, tt.maxLine), want)
 			}
+		}
+	}
+}
+
+// A line longer than smallLine is the caller's to keep, read back or
+// assembled; a short one is not (its buffer is reused).
+func TestReaderOwned(t *testing.T) {
+	data := []byte("{}\n" + strings.Repeat("x", smallLine+10) + "\n{}\n")
+	for _, back := range []bool{false, true} {
+		r := NewReader(bytes.NewReader(data))
+		if back {
+			r.UseReaderAt(bytes.NewReader(data))
+		}
+		var owned []bool
+		for {
+			_, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			owned = append(owned, r.Owned())
+		}
+		if !slices.Equal(owned, []bool{false, true, false}) {
+			t.Errorf("read back %v: owned %v, want [false true false]", back, owned)
 		}
 	}
 }

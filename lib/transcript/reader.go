@@ -34,6 +34,17 @@ type Line struct {
 	Number int    // 1-based line number in the (decompressed) file
 	Header Header
 	Entry  *Entry // set when Options.Decode
+	// Owned: Bytes is the caller's to keep (a long line the reader does
+	// not reuse), so it can be decoded without a copy (DecodeOwned).
+	Owned bool
+}
+
+// Decode decodes the line, without copying it when it is Owned.
+func (l *Line) Decode() (*Entry, error) {
+	if l.Owned {
+		return DecodeOwned(l.Bytes)
+	}
+	return Decode(l.Bytes)
 }
 
 // maxListed bounds the line numbers kept per problem kind, so that a file
@@ -161,7 +172,7 @@ func (r *Reader) Next() (*Line, error) {
 			continue
 		}
 		l := &r.line
-		*l = Line{Bytes: b, Number: r.lr.Line()}
+		*l = Line{Bytes: b, Number: r.lr.Line(), Owned: r.lr.Owned()}
 		if err := Scan(b, &l.Header); err != nil {
 			r.skipBad(b, err)
 			continue
@@ -175,7 +186,7 @@ func (r *Reader) Next() (*Line, error) {
 			continue
 		}
 		if r.opts.Decode {
-			e, err := Decode(b)
+			e, err := l.Decode()
 			if err != nil {
 				r.skipBad(b, err)
 				continue
