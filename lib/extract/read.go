@@ -37,7 +37,7 @@ func (x *Extractor) Decode(line []byte) (*transcript.Entry, error) {
 
 func (x *Extractor) decode(l *transcript.Line) (*transcript.Entry, error) {
 	if x.lazyTools {
-		if e, ok := transcript.DecodeTools(l.Bytes); ok {
+		if e, ok := l.DecodeTools(); ok {
 			return e, nil
 		}
 	}

@@ -54,6 +54,9 @@ func checkTools(t *testing.T, line []byte) {
 	if got, want := toolView(lazy), toolView(full); got != want {
 		t.Fatalf("DecodeTools:\n%s\nDecode:\n%s\nline %.300q", got, want, line)
 	}
+	if owned, ok := (&Line{Bytes: append([]byte(nil), line...), Owned: true}).DecodeTools(); !ok || !reflect.DeepEqual(owned, lazy) {
+		t.Fatalf("DecodeTools of an owned line (ok %v):\n%+v\nwant\n%+v", ok, owned, lazy)
+	}
 	for _, m := range full.TypeMismatches {
 		for _, read := range []string{"type", "uuid", "timestamp", "sessionId", "agentId", "toolDenialKind"} {
 			if m == read {
