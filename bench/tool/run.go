@@ -9,7 +9,8 @@ const usage = `usage: tool time [-in FILE] [-out FILE] [-err FILE] -- COMMAND [A
        tool check-grep -planted planted.json -query NAME < cc-grep-output
        tool check-usage -expected expected-usage.json -kind ccextract|ccusage [-scope all|main] < output
        tool count-lines FILE...
-       tool report -results results.ndjson -out RESULTS.md`
+       tool report -results results.ndjson -out RESULTS.md
+       tool secret-patterns   (cc-redact's rules as ripgrep patterns, one per line)`
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -28,6 +29,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = countLinesCmd(args[1:], stdout)
 	case "report":
 		err = reportCmd(args[1:], stdout)
+	case "secret-patterns":
+		err = secretPatternsCmd(stdout)
 	default:
 		fmt.Fprintln(stderr, usage)
 		return 2

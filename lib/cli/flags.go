@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -15,11 +16,12 @@ import (
 type Flags struct {
 	fs *flag.FlagSet
 
-	JQ      string
-	Raw     bool
-	JQArgs  [][2]string // --arg NAME VALUE, in order
-	help    bool
-	version bool
+	JQ         string
+	Raw        bool
+	JQArgs     [][2]string // --arg NAME VALUE, in order
+	help       bool
+	version    bool
+	completion string
 
 	aliases map[string]string // long name -> short name
 }
@@ -32,6 +34,7 @@ func newFlags(name string) *Flags {
 	f.BoolVarP(&f.Raw, "raw-output", "r", false, "with --jq, print string results without quotes")
 	f.BoolVarP(&f.help, "help", "h", false, "print this help and exit")
 	f.fs.BoolVar(&f.version, "version", false, "print the version and exit")
+	f.fs.StringVar(&f.completion, "completion", "", "print the completion script for `SHELL` (bash, zsh or fish) and exit")
 	return f
 }
 
@@ -111,11 +114,7 @@ func (f *Flags) parse(args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := f.fs.Parse(args); err != nil {
-			msg := err.Error()
-			if rest, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-				msg = "unknown flag " + rest
-			}
-			return nil, &UsageError{Msg: msg}
+			return nil, &UsageError{Msg: flagMessage(err.Error())}
 		}
 		if f.fs.NArg() == 0 {
 			break
@@ -178,4 +177,33 @@ func (f *Flags) printDefaults(w io.Writer) {
 	for _, l := range lines {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, l[0], l[1])
 	}
+}
+
+var (
+	// flagSpelling is how the flag package names a flag in its errors:
+	// one dash, whatever the user typed.
+	flagSpelling = regexp.MustCompile(`(provided but not defined: |needs an argument: )-([\w-]+)`)
+	flagValue    = regexp.MustCompile(`^invalid value ("(?:[^"\\]|\\.)*") for flag -([\w-]+): (.*)$`)
+)
+
+// flagMessage rewrites a flag package error the way the flags are written
+// in the help: --name (-x for a one-letter alias).
+func flagMessage(msg string) string {
+	dashed := func(name string) string {
+		if len(name) == 1 {
+			return "-" + name
+		}
+		return "--" + name
+	}
+	if m := flagValue.FindStringSubmatch(msg); m != nil {
+		if strings.Contains(m[3], m[1]) {
+			return dashed(m[2]) + ": " + m[3] // the message quotes the value already
+		}
+		return dashed(m[2]) + " " + m[1] + ": " + m[3]
+	}
+	msg = flagSpelling.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := flagSpelling.FindStringSubmatch(m)
+		return sub[1] + dashed(sub[2])
+	})
+	return strings.Replace(msg, "flag provided but not defined: ", "unknown flag ", 1)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/pricing"
 	"slices"
 	"strings"
 	"sync"
@@ -21,7 +22,7 @@ var Kinds = []string{
 }
 
 // SumBy lists the groupings usage --sum knows.
-var SumBy = []string{"session", "model", "day", "project"}
+var SumBy = []string{"session", "model", "day", "project", "block"}
 
 // Options select a kind and its switches.
 type Options struct {
@@ -47,6 +48,11 @@ type Options struct {
 	Workers int
 	// Warn is called for each skipped line or unreadable file.
 	Warn func(msg string)
+	// Prices, when set, prices every usage message (usage --cost).
+	Prices *pricing.Catalog
+	// Now is the time --sum block tells active blocks by; zero means the
+	// clock.
+	Now time.Time
 }
 
 // Origin tells where an entry came from, when the reader knows better

@@ -8,9 +8,11 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
+	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -40,10 +42,16 @@ var variants = []variant{
 	{"usage_sum_model", Options{Kind: "usage", Subagents: true, Sum: "model"}},
 	{"usage_sum_day", Options{Kind: "usage", Subagents: true, Sum: "day"}},
 	{"usage_sum_project", Options{Kind: "usage", Subagents: true, Sum: "project"}},
+	{"usage_cost", Options{Kind: "usage", Subagents: true, Prices: pricing.Embedded()}},
+	{"usage_cost_sum_session", Options{Kind: "usage", Subagents: true, Sum: "session", Prices: pricing.Embedded()}},
+	{"usage_cost_sum_block", Options{Kind: "usage", Subagents: true, Sum: "block", Prices: pricing.Embedded(), Now: goldenNow}},
 	{"compactions", Options{Kind: "compactions"}},
 	{"conversation", Options{Kind: "conversation"}},
 	{"conversation_thinking", Options{Kind: "conversation", Thinking: true, Subagents: true}},
 }
+
+// goldenNow is the clock of --sum block goldens: every block has ended.
+var goldenNow = time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // fixtureSets are the transcript trees the goldens cover: the real-CLI
 // corpus (written by Claude Code itself) and a hand-made session for what

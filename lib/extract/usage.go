@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"math"
@@ -43,6 +44,15 @@ type UsageSum struct {
 	Models                   []string `json:"models,omitempty"`
 	FirstTimestamp           *string  `json:"first_timestamp"`
 	LastTimestamp            *string  `json:"last_timestamp"`
+	// With --cost: the group's cost, the models that could not be priced
+	// and those priced as the default model.
+	// CostUSD is null under --cost when no message could be priced.
+	CostUSD          json.RawMessage `json:"cost_usd,omitempty"`
+	UnpricedModels   *[]string       `json:"unpriced_models,omitempty"`
+	AssumedModels    *[]string       `json:"assumed_models,omitempty"`
+	UnpricedMessages *int64          `json:"unpriced_messages,omitempty"`
+
+	cost *costSum
 }
 
 // usageRec is one assistant record's usage, as the fast scanner or the
@@ -53,6 +63,9 @@ type usageRec struct {
 	model                   string
 	sessionID, agentID, cwd string
 	u                       TokenUsage
+	// With --cost: the request model and the raw usage object.
+	reqModel string
+	usageRaw string // a string, so that usageRec stays comparable
 }
 
 func (r *usageRec) total() int64 {
@@ -146,10 +159,13 @@ func (g *grouper) flush() error {
 // usageState counts each message once across the whole input and emits it
 // or adds it to its group.
 type usageState struct {
-	x    *Extractor
-	g    grouper
-	seen map[uint64]struct{}
-	sums map[string]*UsageSum
+	x *Extractor
+	// blocks holds every message for --sum block, which orders them by
+	// time before cutting windows.
+	blocks []blockMsg
+	g      grouper
+	seen   map[uint64]struct{}
+	sums   map[string]*UsageSum
 	// dayCache maps a timestamp's minute to its date in Options.Location.
 	dayCache map[string]string
 	// overflowed holds the group and field of each sum held at a bound.
@@ -166,6 +182,9 @@ func (u *usageState) entry(o *Origin, e *transcript.Entry) error {
 	r, ok := usageOf(o, e)
 	if !ok {
 		return nil
+	}
+	if u.x.opts.Prices != nil {
+		r.reqModel, r.usageRaw = costFields(e.Raw)
 	}
 	return u.g.add(&r)
 }
@@ -196,12 +215,20 @@ func (u *usageState) take(r *usageRec, key uint64) error {
 	}
 	u.seen[key] = struct{}{}
 	if u.x.opts.Sum == "" {
-		return u.x.emit(Usage{
+		rec := Usage{
 			Base:      Base{SessionID: str(r.sessionID), AgentID: str(r.agentID), UUID: str(r.uuid), Timestamp: str(r.ts)},
 			MessageID: str(r.msgID), RequestID: str(r.reqID), RequestRef: str(r.reqRef), Model: str(r.model),
 			InputTokens: r.u.InputTokens, OutputTokens: r.u.OutputTokens,
 			CacheReadInputTokens: r.u.CacheReadInputTokens, CacheCreationInputTokens: r.u.CacheCreationInputTokens,
-		})
+		}
+		if u.x.opts.Prices != nil {
+			return u.x.emit(u.costedUsage(r, rec))
+		}
+		return u.x.emit(rec)
+	}
+	if u.x.opts.Sum == "block" {
+		u.addBlockMsg(r)
+		return nil
 	}
 	u.sum(r)
 	return nil
@@ -251,6 +278,9 @@ func (u *usageState) sum(r *usageRec) {
 		}
 	}
 	s.Messages++
+	if u.x.opts.Prices != nil {
+		u.addCost(s, r)
+	}
 	if u.x.opts.Sum != "model" && r.model != "" && !containsStr(s.Models, r.model) {
 		s.Models = append(s.Models, r.model)
 	}
@@ -317,6 +347,9 @@ func (u *usageState) finish() error {
 	if u.x.opts.Sum == "" {
 		return nil
 	}
+	if u.x.opts.Sum == "block" {
+		return u.finishBlocks()
+	}
 	list := make([]*UsageSum, 0, len(u.sums))
 	keys := make(map[*UsageSum]string, len(u.sums))
 	for k, s := range u.sums {
@@ -331,6 +364,9 @@ func (u *usageState) finish() error {
 		return keys[a] < keys[b]
 	})
 	for _, s := range list {
+		if u.x.opts.Prices != nil {
+			s.finishCost()
+		}
 		if err := u.x.emit(s); err != nil {
 			return err
 		}

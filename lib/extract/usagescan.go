@@ -569,6 +569,9 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 		if r.agentID == "" {
 			r.agentID = f.origin.AgentID
 		}
+		if f.cost {
+			r.reqModel, r.usageRaw = costFields(line)
+		}
 		return g.add(&r)
 	}, tooLong)
 	if err != nil {

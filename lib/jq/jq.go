@@ -8,6 +8,7 @@ package jq
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +26,15 @@ type Filter struct {
 // ErrHalt is returned by Run when the expression called halt or
 // halt_error with a null value: the caller stops without an error.
 var ErrHalt = errors.New("jq: halt")
+
+// RuntimeError is an error the expression raised for one input (a type
+// error, `error(...)`). jq reports it and goes on with the next input, and
+// so do the cc-* commands; emit's own errors are returned as they are.
+type RuntimeError struct{ Err error }
+
+func (e *RuntimeError) Error() string { return "jq: " + e.Err.Error() }
+
+func (e *RuntimeError) Unwrap() error { return e.Err }
 
 // CompileError is a syntax or compile error, with the expression and a
 // caret under the offending token when the position is known.
@@ -78,7 +88,13 @@ func Compile(expr string, vars [][2]string) (*Filter, error) {
 // Run applies the filter to v (a plain JSON tree: map[string]any, []any,
 // string, json.Number, bool, nil) and calls emit for each result.
 func (f *Filter) Run(v any, emit func(any) error) error {
-	iter := f.code.Run(v, f.values...)
+	return f.RunContext(context.Background(), v, emit)
+}
+
+// RunContext is Run stopped by ctx: gojq checks it at every step, so a
+// runaway expression ends when ctx does, with ctx's cause as the error.
+func (f *Filter) RunContext(ctx context.Context, v any, emit func(any) error) error {
+	iter := f.code.RunWithContext(ctx, v, f.values...)
 	for {
 		r, ok := iter.Next()
 		if !ok {
@@ -90,8 +106,13 @@ func (f *Filter) Run(v any, emit func(any) error) error {
 				if he.Value() == nil {
 					return ErrHalt
 				}
+				// halt_error ends the program in jq: not a per-input error.
+				return fmt.Errorf("jq: %w", err)
 			}
-			return fmt.Errorf("jq: %w", err)
+			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+				return context.Cause(ctx)
+			}
+			return &RuntimeError{Err: err}
 		}
 		if err := emit(r); err != nil {
 			return err

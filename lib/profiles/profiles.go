@@ -11,11 +11,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/regular"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -49,9 +51,41 @@ type Env struct {
 }
 
 // EnvFromOS reads Env from the process environment.
+// With HOME unset (a cron job, an env -i), the home dir is the one the
+// passwd entry gives, as a shell's ~ would be.
 func EnvFromOS() Env {
 	home, _ := os.UserHomeDir()
-	return Env{Home: home, ClaudeConfigDir: os.Getenv("CLAUDE_CONFIG_DIR")}
+	if home == "" {
+		home = passwdHome("/etc/passwd", os.Getuid())
+	}
+	return NewEnv(home, os.Getenv)
+}
+
+// NewEnv is the Env of a home dir and an environment (nil: empty).
+func NewEnv(home string, getenv func(string) string) Env {
+	e := Env{Home: home}
+	if getenv != nil {
+		e.ClaudeConfigDir = getenv("CLAUDE_CONFIG_DIR")
+	}
+	return e
+}
+
+// passwdHome reads the home dir of uid from a passwd file, or "".
+func passwdHome(file string, uid int) string { return regular.PasswdHome(file, uid) }
+
+// ErrNoHome is the Warning Discover gives when neither a home dir nor
+// CLAUDE_CONFIG_DIR is known: there is nowhere to look (see NoHome).
+var ErrNoHome = errors.New("no home directory ($HOME is unset and the passwd entry names none): set HOME or CLAUDE_CONFIG_DIR")
+
+// NoHome returns ErrNoHome when warnings hold it: a command then fails
+// with that one line instead of listing nothing with exit 0.
+func NoHome(warnings []Warning) error {
+	for _, w := range warnings {
+		if errors.Is(w.Err, ErrNoHome) {
+			return ErrNoHome
+		}
+	}
+	return nil
 }
 
 // Warning is a problem that did not stop discovery (a broken YAML file).
@@ -62,16 +96,43 @@ type Warning struct {
 }
 
 func (w Warning) Error() string {
+	if w.File == "" {
+		return w.Err.Error()
+	}
 	if w.Line > 0 {
 		return fmt.Sprintf("%s:%d: %v", w.File, w.Line, w.Err)
 	}
 	return fmt.Sprintf("%s: %v", w.File, w.Err)
 }
 
+// Named keeps the profiles of list named in names, in the order of names
+// (all of them when names is empty); a name no profile has is an error.
+func Named(list []Profile, names []string) ([]Profile, error) {
+	if len(names) == 0 {
+		return list, nil
+	}
+	var out []Profile
+	for _, name := range names {
+		n := len(out)
+		for _, p := range list {
+			if p.Name == name {
+				out = append(out, p)
+			}
+		}
+		if len(out) == n {
+			return nil, &UnknownProfileError{Name: name, Known: list}
+		}
+	}
+	return out, nil
+}
+
 // Discover lists every config dir it can find. It never fails: unreadable
 // config files become warnings and the other profiles are still listed.
 func Discover(env Env) ([]Profile, []Warning) {
 	var c collector
+	if env.Home == "" && env.ClaudeConfigDir == "" {
+		return nil, []Warning{{Err: ErrNoHome}}
+	}
 	if env.Home != "" {
 		c.add(SourceDefault, "default", filepath.Join(env.Home, ".claude"), "", "")
 		c.authSwitch(env.Home)
@@ -120,6 +181,9 @@ func (c *collector) add(source, name, given, desc, file string) {
 	})
 }
 
+// maxConfigFile bounds a profiles config file (a few lines when real).
+const maxConfigFile = 1 << 20
+
 // authSwitch reads ~/.claude/auth-switch.yaml, else the legacy
 // ~/.claude-profiles/config.yaml, then adds config dirs left in the
 // profiles dirs that no file names.
@@ -128,7 +192,7 @@ func (c *collector) authSwitch(home string) {
 	legacy := filepath.Join(home, ".claude-profiles", "config.yaml")
 	var scan []string
 	for _, cf := range []struct{ file, source string }{{current, SourceAuthSwitch}, {legacy, SourceLegacy}} {
-		data, err := os.ReadFile(cf.file)
+		data, err := regular.ReadFile(cf.file, maxConfigFile)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -293,3 +357,32 @@ func FromRecord(line []byte) (Profile, error) {
 	}
 	return p, nil
 }
+
+// Names lists the profiles' names, for shell completion.
+func Names(list []Profile) []string {
+	out := make([]string, len(list))
+	for i, p := range list {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// UnknownName is the message for a --profile that names none of list.
+func UnknownName(name string, list []Profile) string {
+	names := Names(list)
+	if len(names) == 0 {
+		return fmt.Sprintf("no profile named %q (no profiles found)", name)
+	}
+	return fmt.Sprintf("no profile named %q (known: %s)", name, strings.Join(names, ", "))
+}
+
+// UnknownProfileError is Named's error for a name no profile has.
+type UnknownProfileError struct {
+	Name  string
+	Known []Profile
+}
+
+func (e *UnknownProfileError) Error() string { return fmt.Sprintf("no profile named %q", e.Name) }
+
+// Usage is the message for a usage error: the name and the known ones.
+func (e *UnknownProfileError) Usage() string { return UnknownName(e.Name, e.Known) }

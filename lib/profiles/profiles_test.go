@@ -248,3 +248,17 @@ func TestEnvRootDirGetsClashName(t *testing.T) {
 		t.Fatalf("got %+v, want one profile named %s", list, ClashName("/"))
 	}
 }
+
+func TestNamed(t *testing.T) {
+	list := []Profile{{Name: "default"}, {Name: "work"}, {Name: "home"}}
+	got, err := Named(list, []string{"home", "default"})
+	if err != nil || len(got) != 2 || got[0].Name != "home" || got[1].Name != "default" {
+		t.Errorf("got %v, %v", got, err)
+	}
+	if got, err := Named(list, nil); err != nil || len(got) != 3 {
+		t.Errorf("no names: got %v, %v", got, err)
+	}
+	if _, err := Named(list, []string{"work", "nope"}); err == nil || err.Error() != `no profile named "nope"` {
+		t.Errorf("unknown name: %v", err)
+	}
+}

@@ -132,7 +132,7 @@ func DefaultRules() []*Rule {
 			Doc: "the password of a URL with user info (scheme://user:password@host); placeholders such as " +
 				"$VAR, ${VAR}, <password>, *** and the words password, pass, secret are not secrets",
 			Keywords: []string{"://"},
-			Pattern:  regexp.MustCompile(`://[^\s/:@"'<>]{0,128}:(?P<secret>[^\s/@"'<>]{3,128})@[A-Za-z0-9][A-Za-z0-9.-]*`),
+			Pattern:  regexp.MustCompile(`://[^\s/:@"'<>\[\]]{0,128}:(?P<secret>[^\s/@"'<>\[\]]{3,128})@[A-Za-z0-9][A-Za-z0-9.-]*`),
 			Valid:    notPlaceholder,
 		},
 		{
@@ -157,6 +157,7 @@ func DefaultRules() []*Rule {
 				`[\w.-]{0,20}["']?[ \t]*(?:=|:|:=|=>)[ \t]*["']?(?P<secret>[^\s"'` + "`" + `;,&|<>(){}\[\]\\]{8,200})`),
 			MinEntropy: 3.5,
 			Valid:      assignedValue,
+			guard:      assignmentAhead,
 		},
 	}
 }
@@ -206,4 +207,38 @@ func assignedValue(s []byte) bool {
 		}
 	}
 	return true
+}
+
+// assignmentAhead is the password-assignment rule's guard: a name, an
+// operator, and 8 value bytes follow. Most hits of "token" are prose or
+// "input_tokens": 123 and stop here, before the regexp.
+func assignmentAhead(b []byte) bool {
+	i := 0
+	for i < len(b) && i < 48 && (isWord(b[i]) || b[i] == '.' || b[i] == '-') {
+		i++
+	}
+	if i < len(b) && (b[i] == '"' || b[i] == '\'') {
+		i++
+	}
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	if i == len(b) || b[i] != '=' && b[i] != ':' {
+		return false
+	}
+	for i < len(b) && (b[i] == '=' || b[i] == ':' || b[i] == '>') {
+		i++
+	}
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '"' || b[i] == '\'') {
+		i++
+	}
+	n := 0
+	for ; i < len(b) && n < 8; i++ {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r', '"', '\'', '`', ';', ',', '&', '|', '<', '>', '(', ')', '{', '}', '[', ']', '\\':
+			return false
+		}
+		n++
+	}
+	return n == 8
 }

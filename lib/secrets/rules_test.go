@@ -228,3 +228,27 @@ func TestEntropy(t *testing.T) {
 		}
 	}
 }
+
+// TestKeywordScanEveryAlignment: the two-byte-stride scan finds every
+// keyword at odd and even starts, at the ends of the text, in any case.
+func TestKeywordScanEveryAlignment(t *testing.T) {
+	for _, set := range []*Set{Default, Blackbox.Markers} {
+		for ki, k := range set.keywords {
+			for pad := 0; pad < 4; pad++ {
+				for _, tail := range []string{"", "x", "xy"} {
+					for _, lit := range []string{string(k.lit), strings.ToUpper(string(k.lit))} {
+						text := strings.Repeat("q", pad) + lit + tail
+						found := false
+						set.eachHit([]byte(text), func(pos, kw int) bool {
+							found = found || pos == pad && kw == ki
+							return true
+						})
+						if !found {
+							t.Errorf("keyword %q not found in %q", k.lit, text)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,9 +1,11 @@
 package secrets
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -38,6 +40,10 @@ type Rule struct {
 	// Valid, when not nil, rejects a candidate secret (a placeholder, a
 	// variable reference, a value without a digit).
 	Valid func(secret []byte) bool
+
+	// guard, when not nil, is a cheap test of the bytes at a keyword hit
+	// that every match passes: where it fails, Pattern is not run.
+	guard func(b []byte) bool
 }
 
 // A Match is one secret found: its rule's kind and the byte offsets of the
@@ -60,17 +66,18 @@ func (m Match) String() string { return fmt.Sprintf("%s@%d-%d", m.Kind, m.Start,
 // safe for concurrent use.
 type Set struct {
 	rules    []*Rule
-	anchored []*regexp.Regexp // Pattern, matching only at the start
-	secret   []int            // index of the "secret" group per rule, or 0
-	keywords []keyword        // distinct, lowercase
-	bits     [1024]uint64     // bit p set when some keyword starts with the folded pair p
-	bucket   map[uint16][]int32
-	unkeyed  []int // rules without keywords: run over the whole input
+	anchored []*regexp.Regexp   // Pattern, matching only at the start
+	secret   []int              // index of the "secret" group per rule, or 0
+	keywords []keyword          // distinct, lowercase
+	bits     []uint64           // trigram hashes that may start a keyword (see index)
+	buckets  map[uint32][]int32 // per hash: keyword index<<2 | (shift+1)
+	unkeyed  []int              // rules without keywords: run over the whole input
 }
 
 type keyword struct {
 	lit   []byte // lowercase
 	rules []int
+	span  int // the longest span of its rules
 }
 
 // fold maps ASCII letters to lowercase and every other byte to itself.
@@ -88,7 +95,7 @@ var fold = func() (t [256]byte) {
 // NewSet compiles rules into a Set. Rules earlier in the list win when
 // two matches overlap at the same start.
 func NewSet(rules ...*Rule) (*Set, error) {
-	s := &Set{bucket: map[uint16][]int32{}}
+	s := &Set{bits: make([]uint64, 1<<trigramBits/64), buckets: map[uint32][]int32{}}
 	kwIndex := map[string]int{}
 	for i, r := range rules {
 		if r.Kind == "" || r.Pattern == nil {
@@ -115,11 +122,10 @@ func NewSet(rules ...*Rule) (*Set, error) {
 				j = len(s.keywords)
 				kwIndex[lk] = j
 				s.keywords = append(s.keywords, keyword{lit: []byte(lk)})
-				p := uint16(fold[lk[0]])<<8 | uint16(fold[lk[1]])
-				s.bits[p>>6] |= 1 << (p & 63)
-				s.bucket[p] = append(s.bucket[p], int32(j))
+				s.index(j, lk)
 			}
 			s.keywords[j].rules = append(s.keywords[j].rules, i)
+			s.keywords[j].span = max(s.keywords[j].span, r.span())
 		}
 	}
 	return s, nil
@@ -153,24 +159,89 @@ func (s *Set) MayMatch(b []byte) bool {
 	return found
 }
 
-// eachHit calls fn(position, keyword) for each keyword occurrence in b, in
-// order of position, until fn returns false.
-func (s *Set) eachHit(b []byte, fn func(pos, kw int) bool) {
-	if len(b) < 2 {
-		return
+// The keyword scan looks at every second position i and the three bytes
+// i, i+1, i+2 there, loaded as one word, each ORed with 0x20 (a cheap
+// fold: it lowercases letters and merges a few other pairs, such as '_'
+// with DEL, which only costs a verification), hashed into a bit table. A
+// keyword starting at an even position shows its first three bytes
+// there; one at an odd position its bytes 1 to 3 at the next even
+// position, or, when it has only 3 bytes, its first two after any byte at
+// the even position before it.
+const trigramBits = 20
+
+func trigram(a, b, c byte) uint32 {
+	return hash24(uint32(a) | uint32(b)<<8 | uint32(c)<<16)
+}
+
+func hash24(v uint32) uint32 {
+	return (v | 0x202020) * 0x9E3779B1 >> (32 - trigramBits)
+}
+
+// index enters keyword j (lowercase lk) in the trigram table.
+func (s *Set) index(j int, lk string) {
+	add := func(h uint32, shift int) {
+		s.bits[h>>6] |= 1 << (h & 63)
+		e := int32(j<<2 | (shift + 1))
+		b := s.buckets[h]
+		if slices.Contains(b, e) {
+			return
+		}
+		// Bigger shifts (earlier starts) first: hits come in order.
+		k := 0
+		for k < len(b) && b[k]&3 >= e&3 {
+			k++
+		}
+		s.buckets[h] = slices.Insert(b, k, e)
 	}
-	bits := &s.bits
-	for i := 0; i < len(b)-1; i++ {
-		p := uint16(fold[b[i]])<<8 | uint16(fold[b[i+1]])
-		if bits[p>>6]&(1<<(p&63)) == 0 {
+	if len(lk) >= 4 {
+		add(trigram(lk[1], lk[2], lk[3]), 1)
+	} else {
+		for x := range 256 {
+			add(trigram(byte(x), lk[0], lk[1]), -1)
+		}
+	}
+	add(trigram(lk[0], lk[1], lk[2]), 0)
+}
+
+// eachHit calls fn(position, keyword) for each keyword occurrence in b, in
+// order of position, until fn returns false. Text without a keyword costs
+// one load, hash and bit test per two bytes.
+func (s *Set) eachHit(b []byte, fn func(pos, kw int) bool) {
+	bits := (*[1 << (trigramBits - 6)]uint64)(s.bits)
+	i := 0
+	// Three positions per 8-byte load (i, i+2, i+4), one branch for all
+	// when none hits.
+	for ; i+8 <= len(b); i += 6 {
+		v := binary.LittleEndian.Uint64(b[i:])
+		h1 := hash24(uint32(v) & 0xFFFFFF)
+		h2 := hash24(uint32(v>>16) & 0xFFFFFF)
+		h3 := hash24(uint32(v>>32) & 0xFFFFFF)
+		if (bits[h1>>6]>>(h1&63)|bits[h2>>6]>>(h2&63)|bits[h3>>6]>>(h3&63))&1 == 0 {
 			continue
 		}
-		for _, k := range s.bucket[p] {
-			if hasFoldPrefix(b[i:], s.keywords[k].lit) && !fn(i, int(k)) {
+		for k, h := range [3]uint32{h1, h2, h3} {
+			if bits[h>>6]>>(h&63)&1 != 0 && !s.verify(b, i+2*k, h, fn) {
 				return
 			}
 		}
 	}
+	for ; i+2 < len(b); i += 2 {
+		h := trigram(b[i], b[i+1], b[i+2])
+		if bits[h>>6]>>(h&63)&1 != 0 && !s.verify(b, i, h, fn) {
+			return
+		}
+	}
+}
+
+// verify checks the keywords a hash hit at i may stand for.
+func (s *Set) verify(b []byte, i int, h uint32, fn func(pos, kw int) bool) bool {
+	for _, e := range s.buckets[h] {
+		start, k := i-int(e&3)+1, int(e>>2)
+		if start >= 0 && hasFoldPrefix(b[start:], s.keywords[k].lit) && !fn(start, k) {
+			return false
+		}
+	}
+	return true
 }
 
 // hasFoldPrefix reports whether b starts with lit (lowercase), ignoring
@@ -265,8 +336,11 @@ func (s *Set) find(b []byte, emit func(candidate)) {
 	}
 	// covered[ri] is the end of rule ri's last match: hits inside it are
 	// not run again.
-	covered := make([]int, len(s.rules))
+	var covered []int
 	s.eachHit(b, func(pos, kw int) bool {
+		if covered == nil {
+			covered = make([]int, len(s.rules))
+		}
 		for _, ri := range s.keywords[kw].rules {
 			if pos < covered[ri] {
 				continue
@@ -285,14 +359,10 @@ func (s *Set) find(b []byte, emit func(candidate)) {
 // pos when there is none.
 func (s *Set) runAt(ri int, b []byte, pos int, emit func(candidate)) int {
 	r := s.rules[ri]
-	if r.WordStart && pos > 0 && isWord(b[pos-1]) {
+	if r.WordStart && pos > 0 && isWord(b[pos-1]) || r.guard != nil && !r.guard(b[pos:]) {
 		return pos
 	}
-	span := r.Span
-	if span == 0 {
-		span = 512
-	}
-	to := min(pos+span, len(b))
+	to := min(pos+r.span(), len(b))
 	loc := s.anchored[ri].FindSubmatchIndex(b[pos:to])
 	if loc != nil && loc[1] == to-pos && to < len(b) {
 		loc = s.anchored[ri].FindSubmatchIndex(b[pos:])
@@ -300,25 +370,36 @@ func (s *Set) runAt(ri int, b []byte, pos int, emit func(candidate)) int {
 	if loc == nil {
 		return pos
 	}
-	s.check(ri, b, loc, pos, emit)
+	if !s.check(ri, b, loc, pos, emit) {
+		return pos // a rejected candidate covers nothing: a later hit may match
+	}
 	return pos + loc[1]
 }
 
 // check emits the secret of a match found at offset off, if the rule
-// accepts it.
-func (s *Set) check(ri int, b []byte, loc []int, off int, emit func(candidate)) {
+// accepts it, and reports whether it did.
+func (s *Set) check(ri int, b []byte, loc []int, off int, emit func(candidate)) bool {
 	r := s.rules[ri]
 	if r.WordStart && off+loc[0] > 0 && isWord(b[off+loc[0]-1]) {
-		return
+		return false
 	}
 	g := s.secret[ri]
 	if loc[2*g] < 0 {
-		return
+		return false
 	}
 	ss, se := off+loc[2*g], off+loc[2*g+1]
-	if se > ss && r.accept(b[ss:se]) {
-		emit(candidate{Match{Kind: r.Kind, Start: ss, End: se}, ri})
+	if se <= ss || !r.accept(b[ss:se]) {
+		return false
 	}
+	emit(candidate{Match{Kind: r.Kind, Start: ss, End: se}, ri})
+	return true
+}
+
+func (r *Rule) span() int {
+	if r.Span == 0 {
+		return 512
+	}
+	return r.Span
 }
 
 func (r *Rule) accept(secret []byte) bool {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"testing"
 
 	"github.com/ccpipe/ccpipe/lib/profiles"
@@ -166,7 +167,9 @@ func TestFromRecord(t *testing.T) {
 		{"session record running", `{"session_id":"` + idA + `","active":{"pid":7,"socket_path":"/s.sock","address":"p/n","name":"n","profile":"p"}}`,
 			Ref{SessionID: idA, SocketPath: "/s.sock", Pid: 7, Address: "p/n", Name: "n", Profile: "p", Active: true}, false},
 		{"active record", `{"address":"p/n","pid":7,"session_id":"` + idA + `","socket_path":"/s.sock","liveness":"alive"}`,
-			Ref{SessionID: idA, SocketPath: "/s.sock", Pid: 7, Address: "p/n", Active: true}, false},
+			Ref{SessionID: idA, SocketPath: "/s.sock", Pid: 7, Address: "p/n", Active: true, Liveness: "alive"}, false},
+		{"sender state from the active part", `{"session_id":"` + idA + `","liveness":"dead","active":{"socket_path":"/s.sock","liveness":"unknown","record_path":"/c/sessions/7.json","raw":{"peerProtocol":1.5}}}`,
+			Ref{SessionID: idA, SocketPath: "/s.sock", Active: true, Liveness: "unknown", RecordPath: "/c/sessions/7.json", PeerProtocol: -1}, false},
 		{"profile record", `{"name":"work","config_dir":"/c","projects_dir":"/c/projects"}`,
 			Ref{ConfigDir: "/c", ProjectsDir: "/c/projects", Name: "work"}, false},
 		{"hook payload", `{"session_id":"` + idA + `","transcript_path":"/t.jsonl","cwd":"/w","hook_event_name":"Stop"}`,
@@ -181,6 +184,11 @@ func TestFromRecord(t *testing.T) {
 		{"not an object", `[1]`, Ref{}, true},
 		{"not json", `{`, Ref{}, true},
 	}
+	// compatibility.messaging comes through as given.
+	got, _ := FromRecord([]byte(`{"socket_path":"/s.sock","compatibility":{"messaging":{"ok":false,"reasons":["peerProtocol 2"]}},"raw":{"peerProtocol":2}}`))
+	if got.Messaging == nil || got.Messaging.OK || len(got.Messaging.Reasons) != 1 || got.PeerProtocol != 2 {
+		t.Errorf("compatibility: %+v", got)
+	}
 	for _, tt := range tests {
 		got, err := FromRecord([]byte(tt.line))
 		if tt.err {
@@ -189,7 +197,7 @@ func TestFromRecord(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || got != tt.want {
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s:\n got %+v %v\nwant %+v", tt.name, got, err, tt.want)
 		}
 	}
@@ -204,4 +212,30 @@ func FuzzFromRecord(f *testing.F) {
 			t.Fatal("a Ref with nothing in it")
 		}
 	})
+}
+
+// TestFindEmptyNameMatchesNothing is issue 13 item 20: "p/" is no address,
+// and an unnamed running session is not found by it (nor by ""); item 19:
+// a name that matches nothing says names are those of running sessions.
+func TestFindEmptyNameMatchesNothing(t *testing.T) {
+	profs, actives := findTree(t)
+	actives = append(actives, Active{Address: "p/", Profile: "p", Pid: 13, SessionID: idC, Name: "", Liveness: "alive"})
+	opt := FindOptions{Active: actives}
+	for _, q := range []string{"p/", ""} {
+		s, err := Find(context.Background(), q, profs, opt)
+		var nf *NotFoundError
+		if !errors.As(err, &nf) {
+			t.Errorf("Find(%q) = %v, %v; want not found", q, s.SessionID, err)
+		}
+	}
+	_, err := Find(context.Background(), "some old title", profs, opt)
+	var nf *NotFoundError
+	if !errors.As(err, &nf) || !nf.ByName || !regexpMatch(`names match running sessions only`, err.Error()) {
+		t.Errorf("Find(title) = %v", err)
+	}
+}
+
+func regexpMatch(pat, s string) bool {
+	ok, _ := regexp.MatchString(pat, s)
+	return ok
 }

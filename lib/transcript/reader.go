@@ -69,7 +69,22 @@ type Diagnostics struct {
 	TypeMismatches     map[string]int `json:"type_mismatches"`
 	Decoded            bool           `json:"decoded"`
 	Aligned            bool           `json:"aligned"`
+
+	// notEntries counts JSON objects without a "type": not transcript
+	// entries (a cc-extract fact, another tool's NDJSON). See NotEntries.
+	notEntries int
+	// sawEntry is set once a line looked like an entry: from then on a
+	// line the prefilter skips is not examined further.
+	sawEntry bool
 }
+
+// NotEntries is the number of records that are not transcript entries
+// (JSON objects without a "type"); with a prefilter, only those before
+// the first line that looks like an entry are counted.
+func (d Diagnostics) NotEntries() int { return d.notEntries }
+
+// SawEntry reports whether any line looked like a transcript entry.
+func (d Diagnostics) SawEntry() bool { return d.sawEntry }
 
 // NewDiagnostics returns empty diagnostics (aligned until shown otherwise).
 func NewDiagnostics() Diagnostics {
@@ -83,6 +98,8 @@ func NewDiagnostics() Diagnostics {
 func (d *Diagnostics) Add(o Diagnostics) {
 	d.Lines += o.Lines
 	d.Records += o.Records
+	d.notEntries += o.notEntries
+	d.sawEntry = d.sawEntry || o.sawEntry
 	d.Prefiltered += o.Prefiltered
 	d.Blank += o.Blank
 	d.Malformed += o.Malformed
@@ -164,9 +181,17 @@ func (r *Reader) Next() (*Line, error) {
 		}
 		r.diag.Lines++
 		if r.needles != nil && !containsAny(b, r.needles) {
-			if len(bytes.TrimSpace(b)) == 0 {
+			switch t := bytes.TrimSpace(b); {
+			case len(t) == 0:
 				r.diag.Blank++
-			} else {
+			case t[0] != '{':
+				// Malformed whatever the prefilter looks for: a byte check.
+				r.skipBad(b, errNotObject)
+			case !r.diag.sawEntry && !bytes.Contains(b, typeKey):
+				r.diag.notEntries++
+				r.diag.Prefiltered++
+			default:
+				r.diag.sawEntry = true
 				r.diag.Prefiltered++
 			}
 			continue
@@ -178,6 +203,11 @@ func (r *Reader) Next() (*Line, error) {
 			continue
 		}
 		typ := l.Header.Type
+		if len(typ) == 0 {
+			r.diag.notEntries++
+		} else {
+			r.diag.sawEntry = true
+		}
 		if !KnownTypes[string(typ)] {
 			r.countUnknownType(typ)
 		}
@@ -198,6 +228,11 @@ func (r *Reader) Next() (*Line, error) {
 		return l, nil
 	}
 }
+
+var (
+	errNotObject = errors.New("not a JSON object")
+	typeKey      = []byte(`"type"`)
+)
 
 func (r *Reader) skipBad(b []byte, err error) {
 	switch {
@@ -288,26 +323,34 @@ var (
 )
 
 // eachMapped is Each over in, read through memory maps when it is a plain
-// file big enough to gain from them: a --types run only looks at most
-// bytes once, and read(2) copied every byte from the page cache first,
-// which was half of that run's CPU time. A file cut shorter while mapped
-// makes the next access to the gone pages fault (SIGBUS); that fault is
-// turned into a read error instead of a crash.
+// file big enough to gain from them (see ReadMapped).
 func (r *Reader) eachMapped(in io.Reader, fn func(*Line) error) error {
+	return ReadMapped(in, r.lr, func() error { return r.Each(fn) })
+}
+
+// ReadMapped runs read, which reads lines from lr, with lr taking in's
+// bytes from read-only memory maps when in is a plain file big enough to
+// gain from them (else read runs as it is): a --types run only looks at
+// most bytes once, and read(2) copied every byte from the page cache
+// first, which was half of that run's CPU time. A line must be used
+// before the next is read. A file cut shorter while mapped makes the next
+// access to the gone pages fault (SIGBUS); that fault is turned into a
+// ReadError instead of a crash.
+func ReadMapped(in io.Reader, lr *ndjson.Reader, read func() error) error {
 	f, ok := in.(*os.File)
 	if !ok {
-		return r.Each(fn)
+		return read()
 	}
 	// A plain file read from its start: a line longer than the buffer is
 	// read back at its size, not assembled (1x the line, not 2x).
 	r.lr.UseReaderAt(f)
 	w := mapFile(f)
 	if w == nil {
-		return r.Each(fn)
+		return read()
 	}
 	defer w.w.Close()
-	r.lr.UseWindows(w)
-	err := w.w.Guard(func() error { return r.Each(fn) })
+	lr.UseWindowSource(w)
+	err := w.w.Guard(read)
 	if err == mapped.ErrShrank {
 		return &ReadError{err}
 	}

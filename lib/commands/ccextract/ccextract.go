@@ -5,6 +5,7 @@ package ccextract
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/extract"
+	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
@@ -39,11 +41,15 @@ Kinds:
   texts         assistant text blocks: text, kind, message_id, model
   tools         tool calls joined with their results: tool_use_id, name,
                 input, result, is_error, denied, interrupted,
-                persisted_output_path, result_uuid, result_timestamp
+                persisted_output_path (as recorded),
+                persisted_output_local_path (that file found beside the
+                transcript read: moved config dirs, archives; else null),
+                result_uuid, result_timestamp
   shell         Bash and PowerShell calls: tool_use_id, tool, command,
                 description, exit_code, is_error, output, background,
                 background_task_id, denied, interrupted,
-                persisted_output_path, result_uuid
+                persisted_output_path, persisted_output_local_path,
+                result_uuid
   files         files read or changed: path, operation (read | edit |
                 write | create | notebook-edit), tool, tool_use_id, is_error
   subagents     subagent runs: subagent_id, agent_type, description, prompt,
@@ -68,12 +74,51 @@ token counts, total_tokens, messages, models, first_timestamp,
 last_timestamp. Every message counts once across the whole input, by its
 message id with its request id (or requestRef).
 
+usage --sum block cuts the messages into 5-hour billing windows, as ccusage
+does: a block starts at the UTC hour of its first message and lasts 5 hours;
+a message past the block's end, or more than 5 hours after the previous one,
+starts the next. Each block: block_start, block_end, actual_end (its last
+message), active (not ended, last message under 5 hours old), the four token
+counts, total_tokens, messages, models; the active block also has burn_rate
+{tokens_per_minute, cost_per_hour} (from its first message to its last) and
+projection {total_tokens, cost_usd, remaining_minutes} at that pace to the
+block's end.
+
+usage --cost prices every message as Claude Code 2.1.328 does (its own
+price table, built in; same rules and float order, so a session's sum with
+--subagents equals the cost-state totalCostUSD Claude Code wrote, subagents
+included, to the bit): by the model Claude Code
+requested, 5-minute and 1-hour cache writes, the long-prompt tier, fast
+mode (usage.speed), inference_geo "us" x1.1, web searches at $0.01, advisor
+iterations under the advisor's model. Each message gains requested_model,
+cost_usd, cost_basis (catalog | override | assumed: an unknown model priced
+as the default model, claude-opus-5-5, as Claude Code does | unpriced: a
+usage field out of range, cost_usd null and cost_error says which) and
+cost_error. Each --sum record gains cost_usd, unpriced_models,
+assumed_models and unpriced_messages; nothing is silently priced 0.
+--prices FILE (JSON or YAML, implies --cost) replaces the prices of the
+models it names, in Claude Code's override row shape (all five required):
+  [{"name": "claude-sonnet-5-5", "inputPerMtok": 2, "outputPerMtok": 10,
+    "cacheReadPerMtok": 0.2, "cacheWritePerMtok": 2.5}]
+A row's cacheWritePerMtok prices 5-minute and 1-hour writes alike, and
+inference_geo does not apply to it. A name that is a catalog id or alias
+covers the model's other spellings. Not in the transcript, so not counted:
+the /compact summarization call (Claude Code adds it to totalCostUSD but
+writes no usage for it) and side queries such as titles (which Claude Code
+keeps out of totalCostUSD too).
+
 Examples:
   # the shell commands that failed in the newest session
   $ cc-sessions --limit 1 | cc-extract shell --errors
 
   # tokens per day, subagents included
   $ cc-sessions | cc-extract usage --sum day --subagents
+
+  # what each session cost, as Claude Code computed it
+  $ cc-sessions | cc-extract usage --cost --sum session --subagents
+
+  # the current 5-hour window
+  $ cc-sessions | cc-extract usage --cost --sum block --jq 'select(.active)'
 
   # every file a session edited, once
   $ cc-sessions --limit 1 | cc-extract files --unique --jq 'select(.operations|index("edit")) | .path' -r
@@ -82,17 +127,26 @@ Examples:
   $ cc-sessions | cc-entries --since 2026-05-01T00:00:00Z --with-source | cc-extract prompts
 
 Exit status: 0 ok (also when there is no fact), 1 a transcript could not be
-read (the other facts are still written) or another failure, 2 usage error.`
+read (the other facts are still written) or another failure, 2 usage error
+(also a bad --prices file: the message names the file, line and field).`
 
 type options struct {
 	all, thinking, errors, unique, subagents bool
 	sum                                      string
 	loc                                      *time.Location
+	cost                                     bool
+	prices                                   string
 }
 
-// Run runs cc-extract.
+// Run runs cc-extract with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{loc: time.Local}
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
+}
+
+// RunWith runs cc-extract in the given System (its zone decides the
+// days of --sum day).
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{loc: sys.Location()}
 	c := &cli.Command{
 		Name:     "cc-extract",
 		Synopsis: "cc-extract KIND [flags] [TRANSCRIPT|DIR...]",
@@ -103,9 +157,20 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			f.BoolVar(&o.errors, "errors", false, "shell, tools: only failed calls")
 			f.BoolVar(&o.unique, "unique", false, "files: one record per path with the operations seen")
 			f.BoolVar(&o.subagents, "subagents", false, "also read each session's subagent transcripts")
-			f.StringVar(&o.sum, "sum", "", "usage: aggregate by `GROUP` (session, model, day, project)")
+			f.StringVar(&o.sum, "sum", "", "usage: aggregate by `GROUP` (session, model, day, project, block)")
+			f.BoolVar(&o.cost, "cost", false, "usage: price each message as Claude Code does")
+			f.StringVar(&o.prices, "prices", "", "usage: price the models named in `FILE` (JSON or YAML) at its rates; implies --cost")
 		},
 		Run: o.run,
+		Complete: func(_ context.Context, flag string, args []string) []string {
+			switch {
+			case flag == "sum":
+				return []string{"session", "model", "day", "project"}
+			case flag == "" && len(args) == 0:
+				return extract.Kinds
+			}
+			return nil
+		},
 	}
 	return c.Main(args, stdin, stdout, stderr)
 }
@@ -120,6 +185,8 @@ var flagKinds = []struct {
 	{"errors", []string{"shell", "tools"}},
 	{"unique", []string{"files"}},
 	{"sum", []string{"usage"}},
+	{"cost", []string{"usage"}},
+	{"prices", []string{"usage"}},
 }
 
 func (o *options) run(env *cli.Env, args []string) error {
@@ -138,9 +205,24 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if o.sum != "" && !slices.Contains(extract.SumBy, o.sum) {
 		return cli.Usagef("unknown --sum %q (want one of %s)", o.sum, strings.Join(extract.SumBy, ", "))
 	}
+	var prices *pricing.Catalog
+	if o.cost || o.prices != "" {
+		prices = pricing.Embedded()
+	}
+	if o.prices != "" {
+		data, err := os.ReadFile(o.prices)
+		if err != nil {
+			return cli.Usagef("--prices: %v", err)
+		}
+		rows, err := pricing.ParseOverrides(o.prices, data)
+		if err != nil {
+			return cli.Usagef("--prices %v", err)
+		}
+		prices = prices.WithOverrides(rows)
+	}
 	x, err := extract.New(extract.Options{
 		Kind: kind, All: o.all, Thinking: o.thinking, Errors: o.errors, Unique: o.unique,
-		Subagents: o.subagents, Sum: o.sum, Location: o.loc,
+		Subagents: o.subagents, Sum: o.sum, Location: o.loc, Prices: prices,
 		Warn: func(msg string) { env.Warnf("%s", msg) },
 	}, env.Out.Write)
 	if err != nil {
@@ -148,7 +230,13 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	switch {
 	case len(paths) > 0:
-		err = x.ReadTranscripts(env.Ctx, func(add func(string) error) error { return addPaths(paths, add) })
+		skipped := 0
+		err = x.ReadTranscripts(env.Ctx, func(add func(string) error) error {
+			return addPaths(paths, add, func(err error) { skipped++; env.Warnf("%v: skipped", err) })
+		})
+		if err == nil && skipped > 0 {
+			err = &cli.ExitError{Code: cli.ExitFail, Err: fmt.Errorf("%d unreadable dirs skipped", skipped)}
+		}
 	case env.HasInput():
 		err = o.readStdin(env, x)
 	default:
@@ -161,8 +249,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 }
 
 // addPaths adds each path; a directory adds every session transcript
-// under it, in name order.
-func addPaths(paths []string, add func(string) error) error {
+// under it, in name order. A dir that cannot be listed goes to skip and
+// the walk goes on: the rest is still read.
+func addPaths(paths []string, add func(string) error, skip func(error)) error {
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil || !st.IsDir() {
@@ -174,7 +263,11 @@ func addPaths(paths []string, add func(string) error) error {
 		}
 		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
-				return err
+				skip(fmt.Errorf("listing %s: %w", path, err))
+				if d != nil && d.IsDir() && path != p {
+					return filepath.SkipDir
+				}
+				return nil
 			}
 			if d.IsDir() {
 				if path != p && (d.Name() == "subagents" || d.Name() == "tool-results" || d.Name() == "memory") {
@@ -253,7 +346,7 @@ func (o *options) readStdin(env *cli.Env, x *extract.Extractor) error {
 			_, err := env.EachInput(func(line []byte, n int) error {
 				var p probe
 				if json.Unmarshal(line, &p) != nil || p.path() == "" {
-					env.Warnf("<stdin>:%d: no transcript_path, record skipped", n)
+					env.SkipInput(n, "no transcript_path, record skipped")
 					return nil
 				}
 				return add(p.path())
@@ -293,7 +386,14 @@ func sourceOf(line []byte) (source, bool) {
 
 func readEntries(env *cli.Env, x *extract.Extractor) error {
 	lastPath := ""
+	entries := 0
 	_, err := env.EachInput(func(line []byte, n int) error {
+		if !bytes.Contains(line, []byte(`"type"`)) {
+			// A fact piped back in, or another tool's record.
+			env.SkipInput(n, `not a transcript entry (no "type"), skipped`)
+			return nil
+		}
+		entries++
 		if !x.Wants(line) {
 			return nil
 		}
@@ -309,13 +409,16 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 		}
 		e, err := x.Decode(line)
 		if err != nil {
-			env.Warnf("<stdin>:%d: %v, line skipped", n, err)
+			env.SkipInput(n, "%v, line skipped", err)
 			return nil
 		}
 		if msg := extract.Mismatches(e); msg != "" {
-			env.Warnf("<stdin>:%d: %s", n, msg)
+			env.SkipInput(n, "%s", msg)
 		}
 		return x.Entry(o, e)
 	})
+	if err == nil && entries == 0 && env.SkippedInput() > 0 {
+		return &cli.ExitError{Code: cli.ExitFail, Err: errors.New("<stdin>: no transcript entry read")}
+	}
 	return err
 }

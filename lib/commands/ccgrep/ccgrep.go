@@ -4,12 +4,16 @@ package ccgrep
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
@@ -54,19 +58,13 @@ Exit status: 0 a session matched; 1 none matched (nothing on stderr), or a
 failure (one line on stderr); 2 usage error. A file that cannot be read is
 reported on stderr and the search goes on.`
 
-// Deps is what the command reads from its surroundings, so tests can point
-// it anywhere.
-type Deps struct {
-	Profiles profiles.Env
-}
-
 // Run runs cc-grep with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return RunWith(Deps{Profiles: profiles.EnvFromOS()}, args, stdin, stdout, stderr)
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
 }
 
 type options struct {
-	deps      Deps
+	sys       cli.System
 	any       bool
 	matches   bool
 	workers   int
@@ -74,9 +72,9 @@ type options struct {
 	cwdWithin []string
 }
 
-// RunWith runs cc-grep against the given surroundings.
-func RunWith(deps Deps, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{deps: deps}
+// RunWith runs cc-grep in the given System.
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{sys: sys}
 	c := &cli.Command{
 		Name:     "cc-grep",
 		Synopsis: "cc-grep [--any] [--matches] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...",
@@ -95,6 +93,13 @@ func RunWith(deps Deps, args []string, stdin io.Reader, stdout, stderr io.Writer
 			})
 		},
 		Run: o.run,
+		Complete: func(_ context.Context, flag string, _ []string) []string {
+			if flag == "profile" {
+				profs, _ := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
+				return profiles.Names(profs)
+			}
+			return nil
+		},
 	}
 	return c.Main(args, stdin, stdout, stderr)
 }
@@ -105,6 +110,9 @@ func (o *options) run(env *cli.Env, terms []string) error {
 	}
 	if o.workers < 1 {
 		return cli.Usagef("--workers must be 1 or more, not %d", o.workers)
+	}
+	if err := checkTerms(env, terms); err != nil {
+		return err
 	}
 	s, err := search.New(search.Options{Terms: terms, Any: o.any, Matches: o.matches})
 	if err != nil {
@@ -212,24 +220,19 @@ var errStopped = errors.New("search stopped")
 // running sessions) as they are found, and printed newest activity first,
 // as cc-sessions orders them.
 func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
-	profs, warnings := profiles.Discover(o.deps.Profiles)
+	profs, warnings := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
+	if err := profiles.NoHome(warnings); err != nil {
+		return 0, err
+	}
 	for _, w := range warnings {
 		env.Warnf("%v", w)
 	}
-	if len(o.profiles) > 0 {
-		var keep []profiles.Profile
-		for _, name := range o.profiles {
-			n := len(keep)
-			for _, pr := range profs {
-				if pr.Name == name {
-					keep = append(keep, pr)
-				}
-			}
-			if len(keep) == n {
-				return 0, fmt.Errorf("no profile named %q", name)
-			}
-		}
-		profs = keep
+	profs, perr := profiles.Named(profs, o.profiles)
+	var upe *profiles.UnknownProfileError
+	if errors.As(perr, &upe) {
+		return 0, cli.Usagef("%s", upe.Usage())
+	} else if perr != nil {
+		return 0, perr
 	}
 	files, errs := sessions.Files(env.Ctx, sessions.ProjectsDirs(profs), o.cwdWithin)
 	for _, err := range errs {
@@ -296,4 +299,21 @@ func inProfiles(line []byte, ref sessions.Ref, names []string) bool {
 		}
 	}
 	return false
+}
+
+// checkTerms refuses terms that cannot mean what was typed, and hints when
+// a term names a path (a grep habit: `cc-grep x DIR` searches for "DIR").
+func checkTerms(env *cli.Env, terms []string) error {
+	for _, t := range terms {
+		switch {
+		case t != "" && strings.TrimSpace(t) == "":
+			return cli.Usagef("TERM %q is empty or only whitespace: it would match nearly every session", t)
+		case strings.ContainsAny(t, "\n\r"):
+			return cli.Usagef("TERM %q holds a line break, which a transcript's raw bytes never do (JSON writes it as \\n)", t)
+		}
+		if fi, err := os.Stat(t); err == nil && (fi.IsDir() || strings.ContainsRune(t, filepath.Separator)) {
+			env.Warnf("note: TERM %q is also a path; it is searched for as text. cc-grep reads sessions, not files: to search one dir's sessions, pipe `cc-sessions --cwd-within DIR` in", t)
+		}
+	}
+	return nil
 }

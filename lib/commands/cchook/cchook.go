@@ -3,10 +3,12 @@
 package cchook
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -60,13 +62,22 @@ Examples:
   # does my hook's output do what I think?
   $ ./my-hook < payload.json | cc-hook check --event PreToolUse
 
+Limits (so that no failure ends as an accidental exit 2): a payload over
+32 MiB is refused; a rule's "if" condition is stopped after 5 s, over 256 MiB
+of memory, or near an address-space limit (ulimit -v); an "unless" command is
+killed, with everything it started, after 9 minutes, and only the tail of its
+output is kept. Each of these is a failure of the rule file: --on-error
+applies. A rule file must be a regular file of at most 4 MiB. The Go runtime
+itself needs about 800 MB of address space: under a lower ulimit -v it exits
+2 before cc-hook starts.
+
 Exit status: 0 ok (a reply, or no opinion); 1 usage error, bad input or
 any failure; 2 only as a deliberate block of an event that reads nothing
 else (TaskCreated, TaskCompleted, TeammateIdle, ConfigChange). Unlike the
 other cc-* commands, cc-hook never exits 2 for a usage error: Claude Code
 reads exit 2 from a hook as a blocking error.
 
-See the README (cc-hook) for the rule file format and every field.`
+See docs/cc-hook.md for the rule file format and every field.`
 
 type options struct {
 	onError      string
@@ -82,8 +93,17 @@ type options struct {
 	exit2 bool
 }
 
-// Run runs cc-hook.
+// memoryLimit is cc-hook's soft memory limit (debug.SetMemoryLimit).
+const memoryLimit = 512 << 20
+
+// Run runs cc-hook with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
+}
+
+// RunWith runs cc-hook in the given System. It reads nothing of it yet:
+// a hook's input is its payload; the seam is there like every command's.
+func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := &options{}
 	c := &cli.Command{
 		Name:     "cc-hook",
@@ -100,7 +120,21 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			f.StringVar(&o.command, "command", "cc-hook", "settings: how settings.json calls cc-hook (`CMD`)")
 		},
 		Run: o.run,
+		Complete: func(_ context.Context, flag string, args []string) []string {
+			switch {
+			case flag == "on-error":
+				return []string{"pass", "block", "ask"}
+			case flag == "event", flag == "" && len(args) == 1 && args[0] == "reply":
+				return hooks.Events
+			case flag == "" && len(args) == 0:
+				return []string{"run", "parse", "reply", "check", "settings"}
+			}
+			return nil
+		},
 	}
+	// The GC works harder near this bound instead of growing the heap
+	// towards an out-of-memory exit (status 2, a block to Claude Code).
+	debug.SetMemoryLimit(memoryLimit)
 	code := c.Main(args, stdin, stdout, stderr)
 	if code == cli.ExitUsage && !o.exit2 {
 		return cli.ExitFail
@@ -180,8 +214,8 @@ func (o *options) runRules(env *cli.Env, args []string) error {
 	runner := hooks.Runner{Stdout: env.Stdout, Stderr: env.Stderr, OnError: policy, Name: "cc-hook", Mask: cli.Mask}
 	var payload []byte
 	if env.HasInput() {
-		if payload, err = io.ReadAll(env.Stdin); err != nil {
-			return o.exit(runner.Fail("", fmt.Errorf("reading the payload: %w", err)))
+		if payload, err = hooks.ReadPayload(env.Stdin); err != nil {
+			return o.exit(runner.Fail("", err))
 		}
 	}
 	if len(strings.TrimSpace(string(payload))) == 0 {
@@ -218,7 +252,7 @@ func (o *options) parse(env *cli.Env, args []string) error {
 		ev, err := hooks.Parse(line)
 		if err != nil {
 			bad++
-			env.Warnf("<stdin>:%d: %v", lineno, err)
+			env.SkipInput(lineno, "%v", err)
 			return nil
 		}
 		return env.Out.WriteJSON(hooks.Record(ev))

@@ -3,7 +3,7 @@
 package ccprofiles
 
 import (
-	"fmt"
+	"context"
 	"io"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -39,12 +39,12 @@ type options struct {
 
 // Run runs cc-profiles with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return RunEnv(profiles.EnvFromOS(), args, stdin, stdout, stderr)
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
 }
 
-// RunEnv runs cc-profiles against the given environment.
-func RunEnv(env profiles.Env, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := options{env: env}
+// RunWith runs cc-profiles in the given System.
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := options{env: profiles.NewEnv(sys.Home, sys.Getenv)}
 	c := &cli.Command{
 		Name:     "cc-profiles",
 		Synopsis: "cc-profiles [--profile NAME] [--jq EXPR]",
@@ -53,6 +53,13 @@ func RunEnv(env profiles.Env, args []string, stdin io.Reader, stdout, stderr io.
 			f.StringVar(&o.profile, "profile", "", "list only the profile named `NAME`")
 		},
 		Run: o.run,
+		Complete: func(_ context.Context, flag string, _ []string) []string {
+			if flag == "profile" {
+				profs, _ := profiles.Discover(o.env)
+				return profiles.Names(profs)
+			}
+			return nil
+		},
 	}
 	return c.Main(args, stdin, stdout, stderr)
 }
@@ -62,6 +69,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return cli.Usagef("unexpected argument %q", args[0])
 	}
 	list, warnings := profiles.Discover(o.env)
+	if err := profiles.NoHome(warnings); err != nil {
+		return err
+	}
 	for _, w := range warnings {
 		env.Warnf("%v", w)
 	}
@@ -76,7 +86,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		}
 	}
 	if o.profile != "" && !found {
-		return fmt.Errorf("no profile named %q", o.profile)
+		return cli.Usagef("%s", profiles.UnknownName(o.profile, list))
 	}
 	return nil
 }

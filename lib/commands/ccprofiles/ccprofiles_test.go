@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 )
 
@@ -44,13 +45,13 @@ func TestRun(t *testing.T) {
 			"default\tdefault\ttrue\nwork\tauth-switch-legacy\ttrue\npersonal\tauth-switch-legacy\tfalse\nold\tleftover\ttrue\n" + clash + "\tenv\ttrue\n", ""},
 		{"one profile", []string{"--profile", "work"}, 0,
 			`{"name":"work","source":"auth-switch-legacy","config_dir":"$HOME/.claude-profiles/work","config_dir_given":"$HOME/.claude-profiles/work","exists":true,"projects_dir":"$HOME/.claude-profiles/work/projects","sessions_dir":"$HOME/.claude-profiles/work/sessions","description":"day job","config_file":"$HOME/.claude-profiles/config.yaml"}` + "\n", ""},
-		{"unknown profile", []string{"--profile", "nope"}, 1, "", "cc-profiles: no profile named \"nope\"\n"},
+		{"unknown profile is a usage error", []string{"--profile", "nope"}, 2, "", "cc-profiles: no profile named \"nope\" (known: default, work, personal, old, " + clash + ")\nusage: cc-profiles [--profile NAME] [--jq EXPR]\nRun 'cc-profiles -h' for help.\n"},
 		{"stray argument", []string{"extra"}, 2, "", "cc-profiles: unexpected argument \"extra\"\nusage: cc-profiles [--profile NAME] [--jq EXPR]\nRun 'cc-profiles -h' for help.\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errb strings.Builder
-			code := RunEnv(env, tt.args, nil, &out, &errb)
+			code := RunWith(system(env), tt.args, nil, &out, &errb)
 			got := strings.ReplaceAll(out.String(), home, "$HOME")
 			if code != tt.code || got != tt.out || errb.String() != tt.err {
 				t.Errorf("got (%d, %q, %q)\nwant (%d, %q, %q)", code, got, errb.String(), tt.code, tt.out, tt.err)
@@ -65,12 +66,32 @@ func TestBrokenYAMLWarnsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb strings.Builder
-	code := RunEnv(env, []string{"-q", ".name", "-r"}, nil, &out, &errb)
+	code := RunWith(system(env), []string{"-q", ".name", "-r"}, nil, &out, &errb)
 	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
 	if code != 0 || len(lines) != 1 || !strings.HasPrefix(lines[0], "cc-profiles: "+home+"/.claude-profiles/config.yaml:") {
 		t.Errorf("code %d stderr %q", code, errb.String())
 	}
 	if !strings.Contains(out.String(), "default\n") || !strings.Contains(out.String(), "work\n") {
 		t.Errorf("other profiles must still be listed: %q", out.String())
+	}
+}
+
+// system is the cli.System of a profiles.Env.
+func system(env profiles.Env) cli.System {
+	return cli.System{Home: env.Home, Getenv: func(k string) string {
+		if k == "CLAUDE_CONFIG_DIR" {
+			return env.ClaudeConfigDir
+		}
+		return ""
+	}}
+}
+
+// TestNoHomeFails is issue 13 item 14: with HOME unset and no passwd home,
+// cc-profiles says so on one line and exits 1 instead of printing nothing.
+func TestNoHomeFails(t *testing.T) {
+	var stdout, stderr strings.Builder
+	code := RunWith(cli.System{}, nil, strings.NewReader(""), &stdout, &stderr)
+	if code != 1 || stdout.Len() != 0 || stderr.String() != "cc-profiles: "+profiles.ErrNoHome.Error()+"\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
 }

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
 	"github.com/ccpipe/ccpipe/lib/commands/ccentries"
+	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
 	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
-	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
 	"github.com/ccpipe/ccpipe/lib/hooks"
 	"github.com/ccpipe/ccpipe/lib/hooks/rules"
+	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
+	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
 )
 
 // buildCCHook builds the cc-hook binary the CLI will run as a hook.

@@ -448,3 +448,30 @@ func FuzzParseScript(f *testing.F) {
 		}
 	})
 }
+
+// Every usage shape the pricing rules read reaches the stream's
+// message_delta as given.
+func TestUsageShapes(t *testing.T) {
+	u := Usage{InputTokens: 1, OutputTokens: 2, CacheCreationInputTokens: 3,
+		CacheCreation: &CacheCreation{Ephemeral5m: 1, Ephemeral1h: 2}, ServerToolUse: map[string]int{"web_search_requests": 4},
+		InferenceGeo: "us", Speed: "fast", ServiceTier: "priority",
+		Iterations: []map[string]any{{"type": "advisor_message", "model": "claude-opus-5-5", "input_tokens": 5}}}
+	ev := Events(NewMessage("m", "x", []Block{Text("hi")}, "end_turn", u))
+	var delta []byte
+	for _, e := range ev {
+		if e.Name == "message_delta" {
+			delta, _ = json.Marshal(e.Data)
+		}
+	}
+	for _, want := range []string{`"cache_creation":{"ephemeral_5m_input_tokens":1,"ephemeral_1h_input_tokens":2}`,
+		`"server_tool_use":{"web_search_requests":4}`, `"inference_geo":"us"`, `"speed":"fast"`, `"service_tier":"priority"`,
+		`"iterations":[{"input_tokens":5,"model":"claude-opus-5-5","type":"advisor_message"}]`} {
+		if !strings.Contains(string(delta), want) {
+			t.Errorf("message_delta %s lacks %s", delta, want)
+		}
+	}
+	plain, _ := json.Marshal(Usage{InputTokens: 1})
+	if string(plain) != `{"input_tokens":1,"output_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}` {
+		t.Errorf("plain usage %s: unset shapes must not be sent", plain)
+	}
+}

@@ -38,6 +38,9 @@ type Turn struct {
 	// StopReason defaults to tool_use when a block is a tool_use, else end_turn.
 	StopReason string `json:"stop_reason,omitempty" yaml:"stop_reason,omitempty"`
 	Usage      *Usage `json:"usage,omitempty" yaml:"usage,omitempty"`
+	// Model, when set, is the reply's message.model instead of
+	// Script.Model (a response model that differs from the request's).
+	Model string `json:"model,omitempty" yaml:"model,omitempty"`
 	// Status, when not 0 or 200, answers with this HTTP status and an
 	// Anthropic error body instead of a message (529 = overloaded).
 	Status       int    `json:"status,omitempty" yaml:"status,omitempty"`
@@ -67,12 +70,31 @@ type Block struct {
 	Input any    `json:"input,omitempty" yaml:"input,omitempty"`
 }
 
-// Usage is the token usage of a reply. Zero fields stay zero.
+// Usage is the token usage of a reply. Zero fields stay zero; the others
+// are sent only when set, so a script can give any usage shape the API
+// has (what the pricing oracle needs).
 type Usage struct {
 	InputTokens              int `json:"input_tokens" yaml:"input_tokens"`
 	OutputTokens             int `json:"output_tokens" yaml:"output_tokens"`
 	CacheCreationInputTokens int `json:"cache_creation_input_tokens" yaml:"cache_creation_input_tokens"`
 	CacheReadInputTokens     int `json:"cache_read_input_tokens" yaml:"cache_read_input_tokens"`
+	// CacheCreation is the 5m/1h split of the cache writes.
+	CacheCreation *CacheCreation `json:"cache_creation,omitempty" yaml:"cache_creation,omitempty"`
+	// ServerToolUse counts server tools: web_search_requests,
+	// web_fetch_requests.
+	ServerToolUse map[string]int `json:"server_tool_use,omitempty" yaml:"server_tool_use,omitempty"`
+	InferenceGeo  string         `json:"inference_geo,omitempty" yaml:"inference_geo,omitempty"`
+	ServiceTier   string         `json:"service_tier,omitempty" yaml:"service_tier,omitempty"`
+	// Speed is "fast" or "standard".
+	Speed string `json:"speed,omitempty" yaml:"speed,omitempty"`
+	// Iterations are sent as given (message, advisor_message, ...).
+	Iterations []map[string]any `json:"iterations,omitempty" yaml:"iterations,omitempty"`
+}
+
+// CacheCreation is usage.cache_creation.
+type CacheCreation struct {
+	Ephemeral5m int `json:"ephemeral_5m_input_tokens" yaml:"ephemeral_5m_input_tokens"`
+	Ephemeral1h int `json:"ephemeral_1h_input_tokens" yaml:"ephemeral_1h_input_tokens"`
 }
 
 // Text is a text block.

@@ -236,7 +236,11 @@ func (s *Server) messages(w http.ResponseWriter, rec Request) {
 	if turn.Usage != nil {
 		u = *turn.Usage
 	}
-	m := NewMessage(msgID, s.script.Model, turn.Blocks, turn.stopReason(), u)
+	model := s.script.Model
+	if turn.Model != "" {
+		model = turn.Model
+	}
+	m := NewMessage(msgID, model, turn.Blocks, turn.stopReason(), u)
 	if !req.Stream {
 		writeJSON(w, 200, m)
 		return

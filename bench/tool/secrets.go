@@ -1,0 +1,27 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ccpipe/ccpipe/lib/secrets"
+)
+
+// secretPatternsCmd prints cc-redact's default rules as ripgrep patterns
+// (rg -f FILE), the peer's half of the secret-scan pair: the same
+// expressions, a word boundary where the rule needs a word start. (rg has
+// no entropy or placeholder checks, so it may count more matches.)
+func secretPatternsCmd(w io.Writer) error {
+	for _, r := range secrets.Default.Rules() {
+		// rg joins the patterns into one: a group name may appear once.
+		p := strings.ReplaceAll(r.Pattern.String(), "(?P<secret>", "(")
+		if r.WordStart {
+			p = `\b(?:` + p + `)`
+		}
+		if _, err := fmt.Fprintln(w, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// PublicAPI is the upstream when the parent has no ANTHROPIC_BASE_URL.
+const PublicAPI = "https://api.anthropic.com"
+
+// PublicOpenAI is the upstream of /v1/chat/completions when the parent has
+// no OPENAI_BASE_URL (like the SDK's default, it ends in /v1).
+const PublicOpenAI = "https://api.openai.com/v1"
+
+// Server is the loopback proxy a child process talks to.
+type Server struct {
+	ln  net.Listener
+	srv *http.Server
+}
+
+// Listen serves h on 127.0.0.1 at a free port.
+func Listen(h http.Handler) (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("proxy: listen: %w", err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return &Server{ln: ln, srv: srv}, nil
+}
+
+// URL is the base URL to give the child as ANTHROPIC_BASE_URL.
+func (p *Server) URL() string { return "http://" + p.ln.Addr().String() }
+
+// Close waits briefly for requests in flight, then drops the rest.
+func (p *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := p.srv.Shutdown(ctx); err != nil {
+		return p.srv.Close()
+	}
+	return nil
+}
+
+// hopHeaders are not forwarded (RFC 9110 §7.6.1).
+var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Proxy-Connection",
+	"Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+// forward sends the request upstream with its headers (credentials
+// included: they are passed on, never stored). For recorded calls the
+// transport negotiates compression itself, so the proxy reads plain bytes.
+func (s *Session) forward(a *api, r *http.Request, body []byte, recorded bool) (*http.Response, error) {
+	base := s.opt.Upstream
+	if a == openaiAPI {
+		base = s.opt.OpenAI
+	}
+	if base == nil {
+		return nil, errors.New("no upstream")
+	}
+	u := *base
+	u.Path = strings.TrimSuffix(u.Path, "/") + a.upstreamPath(r.URL.Path)
+	u.RawPath = ""
+	u.RawQuery = r.URL.RawQuery
+	out, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	out.Header = r.Header.Clone()
+	for _, h := range hopHeaders {
+		out.Header.Del(h)
+	}
+	if recorded {
+		out.Header.Del("Accept-Encoding")
+	}
+	out.ContentLength = int64(len(body))
+	return s.client.Do(out)
+}
+
+// copyResponse copies status, headers and body to the client, flushing
+// as data arrives (SSE), and tees the body into tee when given.
+func copyResponse(w http.ResponseWriter, resp *http.Response, tee io.Writer) error {
+	h := w.Header()
+	for k, vs := range resp.Header {
+		h[k] = vs
+	}
+	for _, k := range hopHeaders {
+		h.Del(k)
+	}
+	if resp.Uncompressed {
+		h.Del("Content-Length")
+		h.Del("Content-Encoding")
+	}
+	w.WriteHeader(resp.StatusCode)
+	f, _ := w.(http.Flusher)
+	buf := make([]byte, 32*1024)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return werr
+			}
+			if f != nil {
+				f.Flush()
+			}
+			if tee != nil {
+				_, _ = tee.Write(buf[:n])
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,236 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// sseParser splits a server-sent event stream written to it into events
+// and hands each event's data to onData. It is an io.Writer so that the
+// proxy can tee the upstream stream through it while forwarding.
+type sseParser struct {
+	buf    []byte
+	data   []string
+	onData func(data string) error
+	err    error
+}
+
+func (p *sseParser) Write(b []byte) (int, error) {
+	if p.err != nil {
+		return len(b), nil
+	}
+	p.buf = append(p.buf, b...)
+	for {
+		i := bytes.IndexByte(p.buf, '\n')
+		if i < 0 {
+			break
+		}
+		line := strings.TrimSuffix(string(p.buf[:i]), "\r")
+		p.buf = p.buf[i+1:]
+		if line == "" {
+			if len(p.data) > 0 {
+				d := strings.Join(p.data, "\n")
+				p.data = p.data[:0]
+				if err := p.onData(d); err != nil {
+					p.err = err
+					return len(b), nil
+				}
+			}
+			continue
+		}
+		if v, ok := strings.CutPrefix(line, "data:"); ok {
+			p.data = append(p.data, strings.TrimPrefix(v, " "))
+		}
+	}
+	return len(b), nil
+}
+
+// close dispatches a last event that had no trailing blank line.
+func (p *sseParser) close() error {
+	if p.err == nil && len(p.data) > 0 {
+		d := strings.Join(p.data, "\n")
+		p.data = nil
+		p.err = p.onData(d)
+	}
+	return p.err
+}
+
+// anthropicStream rebuilds the final message from Messages API events.
+type anthropicStream struct {
+	msg     map[string]any
+	blocks  map[int]map[string]any
+	partial map[int]*strings.Builder
+	order   []int
+	done    bool
+}
+
+func newAnthropicStream() *anthropicStream {
+	return &anthropicStream{blocks: map[int]map[string]any{}, partial: map[int]*strings.Builder{}}
+}
+
+func (s *anthropicStream) event(data string) error {
+	var ev map[string]any
+	if err := json.Unmarshal([]byte(data), &ev); err != nil {
+		return fmt.Errorf("stream event is not JSON: %w", err)
+	}
+	idx := -1
+	if f, ok := ev["index"].(float64); ok {
+		idx = int(f)
+	}
+	switch ev["type"] {
+	case "message_start":
+		s.msg, _ = ev["message"].(map[string]any)
+		if s.msg == nil {
+			return fmt.Errorf("message_start without a message")
+		}
+	case "content_block_start":
+		b, _ := ev["content_block"].(map[string]any)
+		if b == nil {
+			return fmt.Errorf("content_block_start without a block")
+		}
+		s.blocks[idx] = b
+		s.order = append(s.order, idx)
+	case "content_block_delta":
+		b := s.blocks[idx]
+		d, _ := ev["delta"].(map[string]any)
+		if b == nil || d == nil {
+			return fmt.Errorf("content_block_delta for unknown block %d", idx)
+		}
+		switch d["type"] {
+		case "text_delta":
+			b["text"] = str(b["text"]) + str(d["text"])
+		case "thinking_delta":
+			b["thinking"] = str(b["thinking"]) + str(d["thinking"])
+		case "signature_delta":
+			b["signature"] = str(b["signature"]) + str(d["signature"])
+		case "input_json_delta":
+			if s.partial[idx] == nil {
+				s.partial[idx] = &strings.Builder{}
+			}
+			s.partial[idx].WriteString(str(d["partial_json"]))
+		case "citations_delta":
+			c, _ := b["citations"].([]any)
+			b["citations"] = append(c, d["citation"])
+		}
+	case "content_block_stop":
+		if pj := s.partial[idx]; pj != nil && s.blocks[idx] != nil {
+			var in any = map[string]any{}
+			if pj.Len() > 0 {
+				if err := json.Unmarshal([]byte(pj.String()), &in); err != nil {
+					return fmt.Errorf("tool input of block %d is not JSON: %w", idx, err)
+				}
+			}
+			s.blocks[idx]["input"] = in
+		}
+	case "message_delta":
+		if s.msg == nil {
+			return fmt.Errorf("message_delta before message_start")
+		}
+		if d, ok := ev["delta"].(map[string]any); ok {
+			for k, v := range d {
+				s.msg[k] = v
+			}
+		}
+		if u, ok := ev["usage"]; ok {
+			s.msg["usage"] = u
+		}
+	case "message_stop":
+		s.done = true
+	case "error":
+		return fmt.Errorf("the stream ended with an error event")
+	}
+	return nil
+}
+
+// message is the assembled message, or an error when the stream ended early.
+func (s *anthropicStream) message() (map[string]any, error) {
+	if s.msg == nil || !s.done {
+		return nil, fmt.Errorf("the stream ended before message_stop")
+	}
+	content := make([]any, 0, len(s.order))
+	for _, i := range s.order {
+		content = append(content, s.blocks[i])
+	}
+	s.msg["content"] = content
+	return s.msg, nil
+}
+
+func str(v any) string { s, _ := v.(string); return s }
+
+// writeEvent writes one SSE event.
+func writeEvent(w io.Writer, name string, data any) error {
+	b, err := marshal(data)
+	if err != nil {
+		return err
+	}
+	if name != "" {
+		_, err = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+	} else {
+		_, err = fmt.Fprintf(w, "data: %s\n\n", b)
+	}
+	return err
+}
+
+type sseEvent struct {
+	name string
+	data any
+}
+
+// writeAnthropicStream streams a synthesized message as the Messages API
+// does: message_start, per block start/delta/stop, message_delta, message_stop.
+func writeAnthropicStream(w io.Writer, flush func(), msg map[string]any) error {
+	start := map[string]any{}
+	for k, v := range msg {
+		start[k] = v
+	}
+	start["content"] = []any{}
+	start["stop_reason"] = nil
+	evs := []sseEvent{{"message_start", map[string]any{"type": "message_start", "message": start}}}
+	content, _ := msg["content"].([]any)
+	for i, c := range content {
+		b := c.(map[string]any)
+		var first, delta map[string]any
+		switch b["type"] {
+		case "tool_use":
+			first = map[string]any{"type": "tool_use", "id": b["id"], "name": b["name"], "input": map[string]any{}}
+			in, err := marshal(b["input"])
+			if err != nil {
+				return err
+			}
+			delta = map[string]any{"type": "input_json_delta", "partial_json": string(in)}
+		default:
+			first = map[string]any{"type": "text", "text": ""}
+			delta = map[string]any{"type": "text_delta", "text": b["text"]}
+		}
+		evs = append(evs,
+			sseEvent{"content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": first}},
+			sseEvent{"content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": delta}},
+			sseEvent{"content_block_stop", map[string]any{"type": "content_block_stop", "index": i}})
+	}
+	evs = append(evs,
+		sseEvent{"message_delta", map[string]any{"type": "message_delta",
+			"delta": map[string]any{"stop_reason": msg["stop_reason"], "stop_sequence": nil},
+			"usage": map[string]any{"output_tokens": 0}}},
+		sseEvent{"message_stop", map[string]any{"type": "message_stop"}})
+	for _, e := range evs {
+		if err := writeEvent(w, e.name, e.data); err != nil {
+			return err
+		}
+	}
+	flush()
+	return nil
+}
+
+// marshal is encoding/json without HTML escaping.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}

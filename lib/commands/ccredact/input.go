@@ -1,0 +1,128 @@
+package ccredact
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ccpipe/ccpipe/lib/ndjson"
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
+
+// sessionRef is the transcript a session record stands for.
+type sessionRef struct {
+	path, id string
+}
+
+// asSession tells a session record (a transcript_path and none of the
+// fields of a transcript entry or a hook payload, as cc-render reads them)
+// from a record to redact as it is.
+func asSession(line []byte) (sessionRef, bool) {
+	if !bytes.Contains(line, []byte(`"transcript_path"`)) {
+		return sessionRef{}, false
+	}
+	var rec struct {
+		Type           json.RawMessage `json:"type"`
+		UUID           json.RawMessage `json:"uuid"`
+		CCSource       json.RawMessage `json:"cc_source"`
+		HookEvent      json.RawMessage `json:"hook_event_name"`
+		TranscriptPath string          `json:"transcript_path"`
+		SessionID      string          `json:"session_id"`
+		Active         *struct {
+			TranscriptPath string `json:"transcript_path"`
+		} `json:"active"`
+	}
+	if json.Unmarshal(line, &rec) != nil || rec.Type != nil || rec.UUID != nil || rec.CCSource != nil || rec.HookEvent != nil {
+		return sessionRef{}, false
+	}
+	path := rec.TranscriptPath
+	if path == "" && rec.Active != nil {
+		path = rec.Active.TranscriptPath
+	}
+	if path == "" {
+		return sessionRef{}, false
+	}
+	id := rec.SessionID
+	if id == "" {
+		id = transcript.SessionID(path)
+	}
+	return sessionRef{path, id}, true
+}
+
+// stopError carries an error that ends the run (the output went away, a
+// --jq failure, a signal), as opposed to a problem with one input.
+type stopError struct{ err error }
+
+func (e *stopError) Error() string { return e.err.Error() }
+func (e *stopError) Unwrap() error { return e.err }
+
+// eachLine calls fn for each non-blank line of in. Over-long lines are
+// reported through warn and skipped; fn's error stops the loop and is
+// returned, and so is a cancelled ctx (as a stopError); a read error is
+// returned as it is. A big plain file (not
+// stdin, whose offset may not be 0) is read through memory maps.
+func eachLine(ctx context.Context, in io.Reader, warn func(n int, msg string), fn func(line []byte, n int, last bool) error) error {
+	rd := ndjson.NewReader(in)
+	if in == io.Reader(os.Stdin) {
+		return readLines(ctx, rd, warn, fn)
+	}
+	return transcript.ReadMapped(in, rd, func() error { return readLines(ctx, rd, warn, fn) })
+}
+
+// readLines is eachLine's loop; a cancelled ctx (an interrupt) stops it
+// with a stopError.
+func readLines(ctx context.Context, rd *ndjson.Reader, warn func(n int, msg string), fn func(line []byte, n int, last bool) error) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return &stopError{err}
+		}
+		line, err := rd.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if errors.Is(err, ndjson.ErrLineTooLong) {
+			warn(rd.Line(), fmt.Sprintf("line over %d bytes, left out", rd.MaxLine))
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if err := fn(line, rd.Line(), rd.Partial()); err != nil {
+			return err
+		}
+	}
+}
+
+// warner names at most maxWarnings bad lines of one input on stderr and
+// counts the rest.
+type warner struct {
+	r     *runner
+	name  string
+	shown int
+	more  int
+}
+
+const maxWarnings = 10
+
+func (w *warner) warn(n int, msg string) {
+	w.r.failed = true
+	if w.shown < maxWarnings {
+		w.shown++
+		w.r.env.Warnf("%s:%d: %s", w.name, n, msg)
+		return
+	}
+	w.more++
+}
+
+func (w *warner) done() {
+	if w.more > 0 {
+		w.r.env.Warnf("%s: %d more bad lines not shown", w.name, w.more)
+	}
+}

@@ -1,0 +1,87 @@
+package ccredact
+
+import (
+	"errors"
+	"io"
+
+	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
+
+// redact writes the records of the inputs with their secrets replaced.
+func (r *runner) redact(args []string) error {
+	if len(args) == 0 {
+		if !r.env.HasInput() {
+			return cli.Usagef(`no input: pipe records, give transcript paths ("-" for stdin), or use --scan`)
+		}
+		return r.redactStream(r.env.Stdin, "<stdin>", true)
+	}
+	for _, a := range args {
+		var err error
+		if a == "-" {
+			err = r.redactStream(r.env.Stdin, "<stdin>", false)
+		} else {
+			err = r.redactFile(a)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// redactFile writes the redacted records of one transcript file (plain,
+// .gz or .zst). A file that cannot be read is reported and skipped.
+func (r *runner) redactFile(path string) error {
+	f, err := transcript.Open(path)
+	if err != nil {
+		r.fail("%v", err)
+		return nil
+	}
+	defer f.Close()
+	return r.redactStream(f, path, false)
+}
+
+// redactStream redacts the records of one stream. With sessions, session
+// records stand for their transcripts' records.
+func (r *runner) redactStream(in io.Reader, name string, sessions bool) error {
+	w := &warner{r: r, name: name}
+	defer w.done()
+	var buf []byte
+	err := eachLine(r.env.Ctx, in, w.warn, func(line []byte, n int, last bool) error {
+		if sessions {
+			if ref, ok := asSession(line); ok {
+				if r.seen[ref.path] {
+					return nil
+				}
+				r.seen[ref.path] = true
+				if err := r.redactFile(ref.path); err != nil {
+					return &stopError{err}
+				}
+				return nil
+			}
+		}
+		out, _, err := r.set.RedactJSON(buf[:0], line)
+		buf = out
+		if err != nil {
+			if last {
+				w.warn(n, "incomplete last line (file still being written?), left out")
+			} else {
+				w.warn(n, "not a JSON record, left out: "+cli.Mask(err.Error()))
+			}
+			return nil
+		}
+		if err := r.env.Out.WriteJSON(out); err != nil {
+			return &stopError{err}
+		}
+		return nil
+	})
+	var se *stopError
+	if errors.As(err, &se) {
+		return se.err
+	}
+	if err != nil {
+		r.fail("%s: %v", name, err)
+	}
+	return nil
+}

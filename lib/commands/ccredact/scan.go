@@ -1,0 +1,350 @@
+package ccredact
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/search"
+	"github.com/ccpipe/ccpipe/lib/sessions"
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
+
+// finding is one --scan output record. Unknown values are null.
+type finding struct {
+	SessionID *string `json:"session_id"`
+	Path      *string `json:"path"`
+	Line      int     `json:"line"`
+	Field     *string `json:"field"`
+	Kind      string  `json:"kind"`
+}
+
+func ptr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// result is what one scan job produced: its findings and its warnings, in
+// order, printed by the main goroutine.
+type result struct {
+	findings []finding
+	warnings []string
+	failed   bool
+}
+
+func (res *result) warnf(format string, a ...any) {
+	res.failed = true
+	if len(res.warnings) < maxWarnings {
+		res.warnings = append(res.warnings, fmt.Sprintf(format, a...))
+	} else if len(res.warnings) == maxWarnings {
+		res.warnings = append(res.warnings, "more bad lines not shown")
+	}
+}
+
+// scanner runs scan jobs on workers and prints their results in the order
+// the jobs were added.
+type scanner struct {
+	r     *runner
+	work  chan *job
+	order chan *job
+	wg    sync.WaitGroup
+	done  chan error
+}
+
+type job struct {
+	run func() result
+	out chan result
+}
+
+func (r *runner) newScanner() *scanner {
+	s := &scanner{r: r, work: make(chan *job), order: make(chan *job, 4*r.o.workers), done: make(chan error, 1)}
+	for range r.o.workers {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			for j := range s.work {
+				j.out <- j.run()
+			}
+		}()
+	}
+	go func() {
+		var err error
+		for j := range s.order {
+			res := <-j.out
+			if err != nil {
+				continue // drain: the workers must not block
+			}
+			err = s.print(res)
+		}
+		s.done <- err
+	}()
+	return s
+}
+
+func (s *scanner) print(res result) error {
+	for _, w := range res.warnings {
+		s.r.env.Warnf("%s", w)
+	}
+	if res.failed {
+		s.r.failed = true
+	}
+	for _, f := range res.findings {
+		s.r.found++
+		if err := s.r.env.Out.Write(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add queues a job; it returns the printing error that stopped the run,
+// if any.
+func (s *scanner) add(run func() result) error {
+	j := &job{run: run, out: make(chan result, 1)}
+	select {
+	case err := <-s.done:
+		s.done <- err
+		return err
+	case s.order <- j:
+	}
+	s.work <- j
+	return nil
+}
+
+// wait ends the scan and returns the printing error, if any.
+func (s *scanner) wait() error {
+	close(s.work)
+	close(s.order)
+	s.wg.Wait()
+	return <-s.done
+}
+
+// scan prints the findings of the inputs: stdin records, sessions, files,
+// or every session of the profiles.
+func (r *runner) scan(args []string) error {
+	s := r.newScanner()
+	err := r.scanInputs(s, args)
+	if werr := s.wait(); err == nil {
+		err = werr
+	}
+	var se *stopError
+	if errors.As(err, &se) {
+		err = se.err
+	}
+	if err != nil && r.env.Ctx.Err() != nil {
+		return nil // interrupted: what was found is printed
+	}
+	return err
+}
+
+func (r *runner) scanInputs(s *scanner, args []string) error {
+	switch {
+	case len(args) > 0:
+		for _, a := range args {
+			var err error
+			if a == "-" {
+				err = r.scanStdin(s, false)
+			} else {
+				err = r.scanSession(s, a, "")
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	case r.env.HasInput():
+		return r.scanStdin(s, true)
+	default:
+		return r.scanProfiles(s)
+	}
+}
+
+// scanProfiles scans every session of the selected profiles.
+func (r *runner) scanProfiles(s *scanner) error {
+	profs, warnings := profiles.Discover(profiles.NewEnv(r.o.sys.Home, r.o.sys.Getenv))
+	for _, w := range warnings {
+		r.env.Warnf("%v", w)
+	}
+	profs, err := profiles.Named(profs, r.o.profiles)
+	if err != nil {
+		return err
+	}
+	files, errs := sessions.Files(r.env.Ctx, sessions.ProjectsDirs(profs), nil)
+	for _, err := range errs {
+		r.fail("%v", err)
+	}
+	for _, f := range files {
+		if err := r.scanSession(s, f.TranscriptPath, f.SessionID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanSession queues every file of a session: the main transcript, its
+// subagents and tool-results. A path that is not a main transcript (a
+// subagent file, a text file) is scanned alone.
+func (r *runner) scanSession(s *scanner, path, id string) error {
+	if err := r.env.Ctx.Err(); err != nil {
+		return err
+	}
+	if r.seen[path] {
+		return nil
+	}
+	r.seen[path] = true
+	if id == "" {
+		id = sessionIDOf(path)
+	}
+	files, err := search.SessionFiles(path)
+	if err != nil {
+		r.fail("%v", err)
+	}
+	for _, f := range files {
+		if err := s.add(func() result { return r.scanFile(f.Path, id) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sessionIDOf names the session of a file: the transcript's name, or for
+// a file under <session>/subagents or <session>/tool-results, the
+// session dir's.
+func sessionIDOf(path string) string {
+	dir := filepath.Dir(path)
+	if b := filepath.Base(dir); b == "subagents" || b == "tool-results" {
+		return filepath.Base(filepath.Dir(dir))
+	}
+	return transcript.SessionID(path)
+}
+
+// isRecords tells a file of JSON lines from a text file (tool-results).
+func isRecords(path string) bool {
+	_, ok := transcript.TrimSuffix(path)
+	return ok
+}
+
+func (r *runner) scanFile(path, id string) result {
+	if isRecords(path) {
+		return r.scanRecords(path, id)
+	}
+	var res result
+	data, err := os.ReadFile(path)
+	if err != nil {
+		res.warnf("%v", err)
+		return res
+	}
+	line, last := 1, 0
+	for _, m := range r.set.Find(data) {
+		line += bytes.Count(data[last:m.Start], []byte("\n"))
+		last = m.Start
+		res.findings = append(res.findings, finding{SessionID: ptr(id), Path: ptr(path), Line: line, Kind: m.Kind})
+	}
+	return res
+}
+
+// scanRecords scans a transcript (plain, .gz or .zst) line by line. Only
+// lines holding a keyword are parsed; one that does not parse is scanned
+// as raw text and reported.
+func (r *runner) scanRecords(path, id string) result {
+	var res result
+	f, err := transcript.Open(path)
+	if err != nil {
+		res.warnf("%v", err)
+		return res
+	}
+	defer f.Close()
+	err = eachLine(r.env.Ctx, f, func(n int, msg string) { res.warnf("%s:%d: %s", path, n, msg) }, func(line []byte, n int, _ bool) error {
+		ms, err := r.set.ScanJSON(line)
+		if err != nil {
+			res.warnf("%s:%d: not a JSON record, scanned as text: %s", path, n, cli.Mask(err.Error()))
+		}
+		for _, m := range ms {
+			res.findings = append(res.findings, finding{SessionID: ptr(id), Path: ptr(path), Line: n, Field: ptr(m.Path), Kind: m.Kind})
+		}
+		return nil
+	})
+	var se *stopError
+	if err != nil && !errors.As(err, &se) {
+		res.warnf("%s: %v", path, err)
+	}
+	return res
+}
+
+// scanStdin scans stdin records; with sessions, session records stand for
+// all their files.
+func (r *runner) scanStdin(s *scanner, sessions bool) error {
+	w := &warner{r: r, name: "<stdin>"}
+	defer w.done()
+	err := eachLine(r.env.Ctx, r.env.Stdin, w.warn, func(line []byte, n int, _ bool) error {
+		if sessions {
+			if ref, ok := asSession(line); ok {
+				if err := r.scanSession(s, ref.path, ref.id); err != nil {
+					return &stopError{err}
+				}
+				return nil
+			}
+		}
+		ms, err := r.set.ScanJSON(line)
+		if err != nil {
+			w.warn(n, "not a JSON record, scanned as text: "+cli.Mask(err.Error()))
+		}
+		if len(ms) == 0 {
+			return nil
+		}
+		src := sourceOf(line, n)
+		var res result
+		for _, m := range ms {
+			res.findings = append(res.findings, finding{SessionID: ptr(src.SessionID), Path: ptr(src.Path), Line: src.Line, Field: ptr(m.Path), Kind: m.Kind})
+		}
+		if err := s.add(func() result { return res }); err != nil {
+			return &stopError{err}
+		}
+		return nil
+	})
+	var se *stopError
+	if errors.As(err, &se) {
+		return se.err
+	}
+	if err != nil {
+		r.fail("<stdin>: %v", err)
+	}
+	return nil
+}
+
+// source is where a stdin record comes from: its cc_source (cc-entries
+// --with-source), else its line on stdin and its own session id.
+type source struct {
+	Path      string `json:"path"`
+	Line      int    `json:"line"`
+	SessionID string `json:"session_id"`
+}
+
+func sourceOf(line []byte, n int) source {
+	var rec struct {
+		CCSource  *source `json:"cc_source"`
+		SessionID string  `json:"sessionId"`
+		Session   string  `json:"session_id"`
+	}
+	_ = json.Unmarshal(line, &rec) // fields of another type stay empty
+	if c := rec.CCSource; c != nil && c.Line > 0 {
+		return *c
+	}
+	id := rec.SessionID
+	if id == "" {
+		id = rec.Session
+	}
+	if strings.ContainsAny(id, "\n\r") {
+		id = ""
+	}
+	return source{Line: n, SessionID: id}
+}

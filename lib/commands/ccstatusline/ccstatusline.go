@@ -1,0 +1,472 @@
+// Package ccstatusline is the cc-statusline command: the program Claude
+// Code runs for its status line, printing model, cost, the 5-hour block and
+// the context use in one line.
+package ccstatusline
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/extract"
+	"github.com/ccpipe/ccpipe/lib/pricing"
+	"github.com/ccpipe/ccpipe/lib/sessions"
+)
+
+const help = `usage: cc-statusline [flags]
+
+The command Claude Code runs for its status line. Claude Code writes a JSON
+payload on its stdin on every refresh (session_id, transcript_path, model,
+cost, workspace, and rate_limits when the account has them); cc-statusline
+prints one line. Set it up in settings.json:
+
+  "statusLine": {"type": "command", "command": "cc-statusline"}
+
+The default line is
+
+  Opus 5.5 | $0.42 session | $3.10 block, 2h14m left | ctx 37%
+
+model is the payload's model.display_name; the session cost is the
+payload's cost.total_cost_usd (Claude Code's own figure). The block is
+ccusage's 5-hour billing window (see cc-extract usage --sum block) over
+every transcript of the config dir changed in the last 10 hours, priced as
+cc-extract usage --cost does; when the payload has rate_limits.five_hour,
+its used_percentage and resets_at are shown instead ("5h 42%, 2h14m left");
+with neither, the block part is left out.
+ctx is the prompt of the session's last main-thread response (input + cache
+read + cache write tokens) over the payload's context_window_size (else 200k,
+1M for a [1m] model), unless the payload gives context_window.used_percentage
+(Claude Code 2.1.328 does). rate_limits is read as Claude Code builds it:
+five_hour {used_percentage, resets_at in Unix seconds}; it is absent with an
+API key, so the contract suite could not capture it.
+
+Only what changed is read: each transcript's priced messages are cached in
+--cache-dir, keyed by the file's size and mtime; a grown transcript is read
+from where the last call stopped.
+
+Template and --jq data (one record, also what --jq sees):
+  model, model_id, session_id, session_cost_usd, block_cost_usd,
+  block_start, block_end, block_minutes_left, block_active,
+  block_unpriced (messages whose usage could not be priced),
+  five_hour_used_percent, context_tokens, context_window, context_percent,
+  rate_limits (the payload's, as given), payload (the whole payload).
+Template functions: usd (a number as $1.23, $0.0042 under a cent),
+duration (minutes as 2h14m), pct (a number rounded, no decimals).
+
+Examples:
+  # the default line
+  "statusLine": {"type": "command", "command": "cc-statusline"}
+
+  # a line of your own
+  cc-statusline --template '{{.model}} {{usd .session_cost_usd}}'
+
+  # with jq
+  cc-statusline --jq '"\(.model) \(.context_percent)%"' -r
+
+  # the block at your gateway's prices (cc-extract usage --prices rows)
+  cc-statusline --prices ~/.config/ccpipe/prices.yaml
+
+  # keep every payload Claude Code sent, for later
+  cc-statusline --log ~/.cache/statusline.ndjson
+
+Exit status: 0 ok, 1 the payload cannot be read (the line then says why), 2
+usage error (also a bad --prices file: file, line and field named).`
+
+// DefaultTemplate is the line printed without --template or --jq.
+const DefaultTemplate = `{{.model}} | {{usd .session_cost_usd}} session` +
+	`{{if .five_hour_used_percent}} | 5h {{pct .five_hour_used_percent}}%{{if .block_active}}, {{duration .block_minutes_left}} left{{end}}` +
+	`{{else if .block_active}} | {{usd .block_cost_usd}} block, {{duration .block_minutes_left}} left{{end}}` +
+	`{{if .context_percent}} | ctx {{pct .context_percent}}%{{end}}`
+
+type options struct {
+	tmpl     string
+	log      string
+	cacheDir string
+	now      string
+	prices   string
+}
+
+// Run runs cc-statusline with the process environment.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
+}
+
+// RunWith runs cc-statusline in the given System. Its clock comes from
+// --now in tests; the payload says the rest.
+func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{}
+	c := &cli.Command{
+		Name:     "cc-statusline",
+		Synopsis: "cc-statusline [--template TEXT | --jq EXPR] [--log FILE]",
+		Help:     help,
+		SetFlags: func(f *cli.Flags) {
+			f.StringVar(&o.tmpl, "template", "", "print the line from Go template `TEXT` (default: model, session cost, block, context)")
+			f.StringVar(&o.log, "log", "", "append each payload to `FILE` as one NDJSON line")
+			f.StringVar(&o.cacheDir, "cache-dir", "", "keep the per-transcript cache in `DIR` (default: the user cache dir's ccpipe/statusline)")
+			f.StringVar(&o.now, "now", "", "take `TIME` (RFC 3339) as now, for tests")
+			f.StringVar(&o.prices, "prices", "", "price the block with the override rows in `FILE`, as cc-extract usage --prices does")
+		},
+		Run: o.run,
+	}
+	return c.Main(args, stdin, stdout, stderr)
+}
+
+// Dollars formats a cost as the status line shows it.
+func Dollars(v float64) string {
+	if v != 0 && math.Abs(v) < 0.01 {
+		return fmt.Sprintf("$%.4f", v)
+	}
+	return fmt.Sprintf("$%.2f", v)
+}
+
+var funcs = template.FuncMap{
+	"usd": func(v any) string {
+		f, ok := v.(float64)
+		if !ok {
+			return "$?"
+		}
+		return Dollars(f)
+	},
+	"duration": func(v any) string {
+		f, _ := v.(float64)
+		m := int64(f)
+		if m >= 60 {
+			return fmt.Sprintf("%dh%02dm", m/60, m%60)
+		}
+		return fmt.Sprintf("%dm", m)
+	},
+	"pct": func(v any) string {
+		f, _ := v.(float64)
+		return fmt.Sprintf("%.0f", f)
+	},
+}
+
+func (o *options) run(env *cli.Env, args []string) error {
+	if len(args) > 0 {
+		return cli.Usagef("no arguments expected; the payload comes on stdin")
+	}
+	if o.tmpl != "" && env.Out.Filtering() {
+		return cli.Usagef("--template and --jq: give one")
+	}
+	text := o.tmpl
+	if text == "" {
+		text = DefaultTemplate
+	}
+	tm, err := template.New("line").Funcs(funcs).Option("missingkey=zero").Parse(text)
+	if err != nil {
+		return cli.Usagef("--template: %v", err)
+	}
+	now := time.Now()
+	if o.now != "" {
+		if now, err = time.Parse(time.RFC3339Nano, o.now); err != nil {
+			return cli.Usagef("--now: %v", err)
+		}
+	}
+	if o.cacheDir == "" {
+		d, err := os.UserCacheDir()
+		if err != nil {
+			return fmt.Errorf("no cache dir (use --cache-dir): %w", err)
+		}
+		o.cacheDir = filepath.Join(d, "ccpipe", "statusline")
+	}
+	var cat *pricing.Catalog // nil: the built-in table, loaded only if a line is priced
+	pricesKey := ""
+	if o.prices != "" {
+		data, err := os.ReadFile(o.prices)
+		if err != nil {
+			return cli.Usagef("--prices: %v", err)
+		}
+		rows, err := pricing.ParseOverrides(o.prices, data)
+		if err != nil {
+			return cli.Usagef("--prices %v", err)
+		}
+		cat = pricing.Embedded().WithOverrides(rows)
+		h := sha256.Sum256(data)
+		pricesKey = hex.EncodeToString(h[:8])
+	}
+	if !env.HasInput() {
+		return cli.Usagef("no payload on stdin (Claude Code pipes it; try: echo '{}' | cc-statusline)")
+	}
+	raw, err := io.ReadAll(io.LimitReader(env.Stdin, 16<<20))
+	if err != nil {
+		return err
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return cli.Usagef("no payload on stdin: an empty pipe (Claude Code pipes a JSON object)")
+	}
+	if o.log != "" {
+		if err := appendLog(o.log, raw); err != nil {
+			env.Warnf("--log: %v", err)
+		}
+	}
+	var p payload
+	if err := json.Unmarshal(raw, &p); err != nil {
+		fmt.Fprintln(env.Stdout, "cc-statusline: unreadable payload")
+		return fmt.Errorf("payload: %v", err)
+	}
+	rec, warn := status(&p, raw, o.cacheDir, now, cat, pricesKey)
+	if warn != "" {
+		env.Warnf("%s", warn)
+	}
+	if env.Out.Filtering() {
+		return env.Out.Write(rec)
+	}
+	// The template sees the record as JSON data, the same as --jq.
+	var data map[string]any
+	b, _ := json.Marshal(rec)
+	_ = json.Unmarshal(b, &data)
+	var out bytes.Buffer
+	if err := tm.Execute(&out, data); err != nil {
+		return fmt.Errorf("--template: %v", err)
+	}
+	line := strings.ReplaceAll(out.String(), "\n", " ")
+	_, err = fmt.Fprintln(env.Stdout, line)
+	return err
+}
+
+func appendLog(path string, raw []byte) error {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return fmt.Errorf("payload is not JSON, not logged: %v", err)
+	}
+	buf.WriteByte('\n')
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	// One write of one line: concurrent refreshes do not interleave.
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// payload is the part of Claude Code's statusLine JSON cc-statusline reads.
+type payload struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	Model          struct {
+		ID          string `json:"id"`
+		DisplayName string `json:"display_name"`
+	} `json:"model"`
+	Cost struct {
+		TotalCostUSD *float64 `json:"total_cost_usd"`
+	} `json:"cost"`
+	ContextWindow *struct {
+		UsedPercentage    *float64 `json:"used_percentage"`
+		ContextWindowSize *float64 `json:"context_window_size"`
+	} `json:"context_window"`
+	RateLimits json.RawMessage `json:"rate_limits"`
+}
+
+// Status is the record a template or --jq sees.
+type Status struct {
+	Model               string          `json:"model"`
+	ModelID             string          `json:"model_id"`
+	SessionID           string          `json:"session_id"`
+	SessionCostUSD      *float64        `json:"session_cost_usd"`
+	BlockCostUSD        *float64        `json:"block_cost_usd"`
+	BlockStart          *string         `json:"block_start"`
+	BlockEnd            *string         `json:"block_end"`
+	BlockMinutesLeft    *float64        `json:"block_minutes_left"`
+	BlockActive         bool            `json:"block_active"`
+	BlockUnpriced       int             `json:"block_unpriced"`
+	FiveHourUsedPercent *float64        `json:"five_hour_used_percent"`
+	ContextTokens       *int64          `json:"context_tokens"`
+	ContextWindow       *int64          `json:"context_window"`
+	ContextPercent      *float64        `json:"context_percent"`
+	RateLimits          json.RawMessage `json:"rate_limits"`
+	Payload             json.RawMessage `json:"payload"`
+}
+
+func status(p *payload, raw []byte, cacheDir string, now time.Time, cat *pricing.Catalog, pricesKey string) (*Status, string) {
+	s := &Status{Model: p.Model.DisplayName, ModelID: p.Model.ID, SessionID: p.SessionID,
+		SessionCostUSD: p.Cost.TotalCostUSD, RateLimits: p.RateLimits, Payload: raw}
+	if s.Model == "" {
+		s.Model = p.Model.ID
+	}
+	if len(s.RateLimits) == 0 {
+		s.RateLimits = json.RawMessage("null")
+	}
+	var warns []string
+	var own *ledger
+	if p.TranscriptPath != "" {
+		files := recentTranscripts(p.TranscriptPath, now)
+		ls := openLedgers(cacheDir, filepath.Dir(filepath.Dir(p.TranscriptPath)), cat, pricesKey)
+		seen := make(map[string]bool, len(files))
+		var msgs []msg
+		for _, f := range files {
+			seen[f.path] = true
+			l, err := ls.load(f, now)
+			if err != nil {
+				if f.path == p.TranscriptPath && !errors.Is(err, os.ErrNotExist) {
+					warns = append(warns, err.Error())
+				}
+				continue
+			}
+			if f.path == p.TranscriptPath {
+				own = l
+			}
+			msgs = append(msgs, l.Msgs...)
+		}
+		ls.save(seen)
+		blockOf(s, msgs, now)
+	}
+	rateLimits(s, p.RateLimits, now)
+	contextOf(s, p, own)
+	return s, strings.Join(warns, "; ")
+}
+
+// recentTranscripts lists the transcript itself and every other transcript
+// of its config dir (subagents' included) changed in the last 10 hours:
+// enough for the current 5-hour block. The directory listing gives each
+// file's size and mtime, so no file is opened or stat'ed twice.
+func recentTranscripts(path string, now time.Time) []fileInfo {
+	var out []fileInfo
+	if st, err := os.Stat(path); err == nil {
+		out = append(out, fileInfo{path, st.Size(), st.ModTime().UnixNano()})
+	}
+	projects := filepath.Dir(filepath.Dir(path))
+	dirs, err := os.ReadDir(projects)
+	if err != nil {
+		return out
+	}
+	cut := now.Add(-2 * extract.BlockDuration)
+	add := func(dir string, e os.DirEntry) bool {
+		info, err := e.Info()
+		if err != nil || info.ModTime().Before(cut) {
+			return false
+		}
+		if f := filepath.Join(dir, e.Name()); f != path {
+			out = append(out, fileInfo{f, info.Size(), info.ModTime().UnixNano()})
+		}
+		return true
+	}
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		pdir := filepath.Join(projects, d.Name())
+		ents, err := os.ReadDir(pdir)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if _, _, ok := sessions.TranscriptID(e.Name()); !ok || e.IsDir() || !add(pdir, e) {
+				continue
+			}
+			sub := filepath.Join(pdir, strings.TrimSuffix(e.Name(), ".jsonl"), "subagents")
+			subs, _ := os.ReadDir(sub)
+			for _, se := range subs {
+				if !se.IsDir() && strings.HasSuffix(se.Name(), ".jsonl") {
+					add(sub, se)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// fileInfo is a transcript with the size and mtime a ledger is keyed by.
+type fileInfo struct {
+	path    string
+	size    int64
+	mtimeNS int64
+}
+
+// blockOf finds the block holding the latest message.
+func blockOf(s *Status, msgs []msg, now time.Time) {
+	if len(msgs) == 0 {
+		return
+	}
+	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].TS < msgs[j].TS })
+	times := make([]time.Time, len(msgs))
+	for i, m := range msgs {
+		times[i] = time.UnixMilli(m.TS)
+	}
+	spans := extract.BlockSpans(times)
+	sp := spans[len(spans)-1]
+	end := sp.Start.Add(extract.BlockDuration)
+	last := times[sp.To-1]
+	s.BlockActive = now.Sub(last) < extract.BlockDuration && now.Before(end)
+	if !s.BlockActive {
+		zero := 0.0
+		s.BlockCostUSD = &zero
+		return
+	}
+	total := 0.0
+	for _, m := range msgs[sp.From:sp.To] {
+		if m.Unpriced {
+			s.BlockUnpriced++
+		}
+		total += m.USD
+	}
+	start, endS := sp.Start.Format(time.RFC3339), end.Format(time.RFC3339)
+	left := math.Floor(end.Sub(now).Minutes())
+	s.BlockCostUSD, s.BlockStart, s.BlockEnd, s.BlockMinutesLeft = &total, &start, &endS, &left
+}
+
+// rateLimits takes the payload's five-hour window when it has one: it is
+// the account's real window, better than the block estimate.
+func rateLimits(s *Status, raw json.RawMessage, now time.Time) {
+	var rl struct {
+		FiveHour *struct {
+			UsedPercentage *float64 `json:"used_percentage"`
+			ResetsAt       any      `json:"resets_at"`
+		} `json:"five_hour"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &rl) != nil || rl.FiveHour == nil {
+		return
+	}
+	s.FiveHourUsedPercent = rl.FiveHour.UsedPercentage
+	var reset time.Time
+	switch v := rl.FiveHour.ResetsAt.(type) {
+	case float64: // unix seconds
+		reset = time.Unix(int64(v), 0)
+	case string:
+		reset, _ = time.Parse(time.RFC3339Nano, v)
+	}
+	if !reset.IsZero() && reset.After(now) {
+		left := math.Floor(reset.Sub(now).Minutes())
+		e := reset.UTC().Format(time.RFC3339)
+		s.BlockMinutesLeft, s.BlockEnd, s.BlockActive = &left, &e, true
+	}
+}
+
+func contextOf(s *Status, p *payload, own *ledger) {
+	if cw := p.ContextWindow; cw != nil && cw.UsedPercentage != nil {
+		s.ContextPercent = cw.UsedPercentage
+		if cw.ContextWindowSize != nil {
+			n := int64(*cw.ContextWindowSize)
+			s.ContextWindow = &n
+		}
+		return
+	}
+	if own == nil || own.Context == 0 {
+		return
+	}
+	window := int64(200_000)
+	switch {
+	case p.ContextWindow != nil && p.ContextWindow.ContextWindowSize != nil && *p.ContextWindow.ContextWindowSize > 0:
+		window = int64(*p.ContextWindow.ContextWindowSize)
+	case strings.HasSuffix(own.ContextModel, "[1m]") || strings.HasSuffix(p.Model.ID, "[1m]"):
+		window = 1_000_000
+	}
+	tokens := own.Context
+	pct := math.Round(float64(tokens)*1000/float64(window)) / 10
+	s.ContextTokens, s.ContextWindow, s.ContextPercent = &tokens, &window, &pct
+}

@@ -1,0 +1,131 @@
+package ccstatusline
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// realPayload is the statusLine JSON Claude Code 2.1.328 sent (captured by
+// lib/internal/contract's TestStatuslinePayload), pointed at transcript.
+func realPayload(t *testing.T, transcript string, edit func(map[string]any)) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/payload-2.1.328.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	p["transcript_path"] = transcript
+	if edit != nil {
+		edit(p)
+	}
+	out, _ := json.Marshal(p)
+	return out
+}
+
+func assistant(id, ts, model string, in int) string {
+	return fmt.Sprintf(`{"type":"assistant","uuid":"u-%s","timestamp":"%s","sessionId":"s","requestId":"r-%s","requestedModel":"%s","message":{"id":"%s","model":"%s","content":[],"usage":{"input_tokens":%d,"output_tokens":0}}}`+"\n",
+		id, ts, id, model, id, model, in)
+}
+
+func run(t *testing.T, stdin []byte, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Run(args, bytes.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestStatusLine(t *testing.T) {
+	root := t.TempDir()
+	proj := filepath.Join(root, "projects", "-home-dev-p")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tr := filepath.Join(proj, "11111111-2222-4333-8444-555555555555.jsonl")
+	other := filepath.Join(proj, "21111111-2222-4333-8444-555555555555.jsonl")
+	// Two sessions in the same 5-hour block (10:00-15:00): $2.00 + $1.00
+	// at sonnet-5-5's $2/M input.
+	write := func(path, s string) {
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(tr, assistant("m1", "2026-05-02T10:30:00.000Z", "claude-sonnet-5-5", 1000000))
+	write(other, assistant("m2", "2026-05-02T11:00:00.000Z", "claude-sonnet-5-5", 500000))
+	cache := filepath.Join(root, "cache")
+	args := []string{"--cache-dir", cache, "--now", "2026-05-02T12:46:00Z"}
+	code, out, errs := run(t, realPayload(t, tr, nil), args...)
+	if code != 0 || out != "Opus 5.5 | $0.03 session | $3.00 block, 2h14m left | ctx 2%\n" {
+		t.Fatalf("exit %d, %q, %s", code, out, errs)
+	}
+	// Grown: only the tail is read, and the new message counts.
+	f, _ := os.OpenFile(tr, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(assistant("m3", "2026-05-02T12:40:00.000Z", "claude-sonnet-5-5", 250000))
+	f.Close()
+	code, out, _ = run(t, realPayload(t, tr, nil), append(args, "--jq", `[.block_cost_usd, .block_start, .block_minutes_left, .context_percent] | @json`, "-r")...)
+	if code != 0 || out != `[3.5,"2026-05-02T10:00:00Z",134,2]`+"\n" {
+		t.Fatalf("after append: exit %d, %q", code, out)
+	}
+	// The ledger cached the offset: a corrupted head is not read again.
+	data, _ := os.ReadFile(tr)
+	copy(data, bytes.Repeat([]byte("x"), 20))
+	write(tr, string(data)+assistant("m4", "2026-05-02T12:41:00.000Z", "claude-sonnet-5-5", 0))
+	code, out, _ = run(t, realPayload(t, tr, nil), append(args, "--template", `{{usd .block_cost_usd}}`)...)
+	if code != 0 || out != "$3.50\n" {
+		t.Fatalf("tail read: exit %d, %q", code, out)
+	}
+}
+
+func TestRateLimitsAndContextFallback(t *testing.T) {
+	root := t.TempDir()
+	tr := filepath.Join(root, "projects", "p", "11111111-2222-4333-8444-555555555555.jsonl")
+	os.MkdirAll(filepath.Dir(tr), 0o755)
+	os.WriteFile(tr, []byte(assistant("m1", "2026-05-02T10:30:00.000Z", "claude-opus-4-6[1m]", 250000)), 0o644)
+	p := realPayload(t, tr, func(p map[string]any) {
+		delete(p, "context_window")
+		p["model"] = map[string]any{"id": "claude-opus-4-6[1m]", "display_name": "Opus 4.6 (1M context)"}
+		p["rate_limits"] = map[string]any{"five_hour": map[string]any{"used_percentage": 41.6, "resets_at": 1777729560}}
+	})
+	code, out, errs := run(t, p, "--cache-dir", filepath.Join(root, "c"), "--now", "2026-05-02T12:46:00Z")
+	// resets_at 1777729560 is 2026-05-02T13:46:00Z: 60 minutes left.
+	if code != 0 || out != "Opus 4.6 (1M context) | $0.03 session | 5h 42%, 1h00m left | ctx 25%\n" {
+		t.Fatalf("exit %d, %q, %s", code, out, errs)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	code, out, errs := run(t, []byte("{not json"), "--cache-dir", t.TempDir())
+	if code != 1 || !strings.Contains(out, "unreadable payload") || !strings.HasPrefix(errs, "cc-statusline: payload:") {
+		t.Errorf("bad payload: exit %d, %q, %q", code, out, errs)
+	}
+	code, _, errs = run(t, []byte(`{}`), "--template", "{{.model", "--cache-dir", t.TempDir())
+	if code != 2 || !strings.HasPrefix(errs, "cc-statusline: --template:") {
+		t.Errorf("bad template: exit %d, %q", code, errs)
+	}
+	// A payload without a transcript still gives a line.
+	code, out, _ = run(t, []byte(`{"model":{"display_name":"M"},"cost":{"total_cost_usd":0.5}}`), "--cache-dir", t.TempDir())
+	if code != 0 || out != "M | $0.50 session\n" {
+		t.Errorf("no transcript: exit %d, %q", code, out)
+	}
+}
+
+func TestLog(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "p.ndjson")
+	for i := 0; i < 2; i++ {
+		if code, _, errs := run(t, []byte("{\n \"model\": {\"id\": \"x\"}\n}\n"), "--log", log, "--cache-dir", dir); code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+	}
+	b, _ := os.ReadFile(log)
+	if string(b) != "{\"model\":{\"id\":\"x\"}}\n{\"model\":{\"id\":\"x\"}}\n" {
+		t.Errorf("log %q", b)
+	}
+}

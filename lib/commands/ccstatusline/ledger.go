@@ -1,0 +1,245 @@
+package ccstatusline
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ccpipe/ccpipe/lib/pricing"
+)
+
+// A ledger is what cc-statusline remembers of one transcript: the priced
+// messages of the last keepWindow, and how far the file was read. It is
+// cached per transcript, keyed by the file's size and mtime: an unchanged
+// file is not opened, a grown one is read from where the last call
+// stopped, so a call costs the new tail only.
+
+// keepWindow bounds the messages a ledger keeps: enough to find the
+// current 5-hour block's start.
+const keepWindow = 24 * time.Hour
+
+// ledgerVersion changes when the cache format or the pricing changes.
+const ledgerVersion = "2/" + "claude-code-2.1.328"
+
+type ledger struct {
+	Path    string `json:"path"`
+	Size    int64  `json:"size"`
+	MtimeNS int64  `json:"mtime_ns"`
+	// Offset is the end of the last whole line read.
+	Offset int64 `json:"offset"`
+	Msgs   []msg `json:"msgs"`
+	// Context is the prompt size of the last main-thread response.
+	Context      int64  `json:"context"`
+	ContextModel string `json:"context_model"`
+}
+
+type msg struct {
+	Key string  `json:"k"`
+	TS  int64   `json:"t"` // unix ms
+	USD float64 `json:"usd"`
+	// Unpriced: the usage could not be priced (USD is 0 and must not be
+	// shown as a cost).
+	Unpriced bool `json:"unpriced,omitempty"`
+}
+
+// ledgers are the cached ledgers of one config dir's transcripts, kept in
+// one gob file (faster to read back than JSON) so that a call reads one
+// small file and lists the transcripts.
+type ledgers struct {
+	Version string             `json:"v"`
+	Files   map[string]*ledger `json:"files"`
+	path    string
+	dirty   bool
+	cat     *pricing.Catalog
+}
+
+// openLedgers reads the cache of a projects dir. pricesKey names the
+// prices the cached costs were computed with ("" for the built-in table):
+// other prices start the cache over.
+func openLedgers(cacheDir, projects string, cat *pricing.Catalog, pricesKey string) *ledgers {
+	h := sha256.Sum256([]byte(projects))
+	ls := &ledgers{path: filepath.Join(cacheDir, hex.EncodeToString(h[:12])+".gob"), cat: cat}
+	version := ledgerVersion + "/" + pricesKey
+	if b, err := os.ReadFile(ls.path); err != nil || gob.NewDecoder(bytes.NewReader(b)).Decode(ls) != nil || ls.Version != version {
+		ls.Files = nil
+	}
+	if ls.Files == nil {
+		ls.Files = map[string]*ledger{}
+	}
+	ls.Version = version
+	return ls
+}
+
+// load returns the ledger of a transcript, brought up to date.
+func (ls *ledgers) load(f fileInfo, now time.Time) (*ledger, error) {
+	path := f.path
+	l := ls.Files[path]
+	if l != nil && l.Size == f.size && l.MtimeNS == f.mtimeNS {
+		return l, nil
+	}
+	if l == nil || f.size < l.Offset {
+		l = &ledger{Path: path} // new, rewritten or truncated: from the start
+	}
+	if err := l.readFrom(path, ls.cat); err != nil {
+		return nil, err
+	}
+	l.Size, l.MtimeNS = f.size, f.mtimeNS
+	l.prune(now)
+	ls.Files[path], ls.dirty = l, true
+	return l, nil
+}
+
+// save writes the cache back when it changed, dropping the transcripts not
+// seen in this call (older than the window, or gone). A cache that cannot
+// be written only costs a full read next time.
+func (ls *ledgers) save(seen map[string]bool) {
+	for p := range ls.Files {
+		if !seen[p] {
+			delete(ls.Files, p)
+			ls.dirty = true
+		}
+	}
+	if !ls.dirty {
+		return
+	}
+	var b bytes.Buffer
+	if gob.NewEncoder(&b).Encode(ls) != nil || os.MkdirAll(filepath.Dir(ls.path), 0o700) != nil {
+		return
+	}
+	tmp := ls.path + ".tmp" + randSuffix()
+	if os.WriteFile(tmp, b.Bytes(), 0o600) == nil {
+		_ = os.Rename(tmp, ls.path)
+	}
+}
+
+func randSuffix() string {
+	return fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
+}
+
+var assistantNeedle = []byte(`"assistant"`)
+
+// maxLine bounds the line a ledger holds in memory; a longer one (tool
+// output, never a usage-bearing record in practice) is skipped.
+const maxLine = 64 << 20
+
+// line is the part of an assistant record a ledger reads.
+type line struct {
+	Type           string `json:"type"`
+	Timestamp      string `json:"timestamp"`
+	RequestID      string `json:"requestId"`
+	RequestedModel string `json:"requestedModel"`
+	IsSidechain    bool   `json:"isSidechain"`
+	IsAPIError     bool   `json:"isApiErrorMessage"`
+	Message        *struct {
+		ID    string          `json:"id"`
+		Model string          `json:"model"`
+		Usage json.RawMessage `json:"usage"`
+	} `json:"message"`
+}
+
+// readFrom reads the whole lines after Offset. A response's records
+// repeat its usage; the last one read wins, under one key.
+func (l *ledger) readFrom(path string, cat *pricing.Catalog) error {
+	if cat == nil {
+		cat = pricing.Embedded()
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.Seek(l.Offset, io.SeekStart); err != nil {
+		return err
+	}
+	index := map[string]int{}
+	for i, m := range l.Msgs {
+		index[m.Key] = i
+	}
+	br := bufio.NewReaderSize(f, 256<<10)
+	var long []byte   // a line longer than the buffer, so far
+	var pending int64 // its bytes read so far
+	skipping := false // it passed maxLine: skipped
+	for {
+		b, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			pending += int64(len(b))
+			if !skipping {
+				long = append(long, b...)
+				if len(long) > maxLine {
+					long, skipping = nil, true
+				}
+			}
+			continue
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil // a partial last line is read next time
+			}
+			return err
+		}
+		l.Offset += pending + int64(len(b))
+		pending = 0
+		if skipping {
+			skipping = false
+			continue
+		}
+		if long != nil {
+			b, long = append(long, b...), nil
+		}
+		if !bytes.Contains(b, assistantNeedle) {
+			continue
+		}
+		var r line
+		if json.Unmarshal(b, &r) != nil || r.Type != "assistant" || r.Message == nil || len(r.Message.Usage) == 0 ||
+			r.IsAPIError || r.Message.Model == "<synthetic>" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, r.Timestamp)
+		if err != nil {
+			continue
+		}
+		model := r.RequestedModel
+		if model == "" {
+			model = r.Message.Model
+		}
+		m := msg{Key: r.Message.ID + "\x00" + r.RequestID, TS: t.UnixMilli()}
+		u, perr := pricing.ParseUsage(r.Message.Usage)
+		if perr != nil {
+			m.Unpriced = true
+		} else {
+			m.USD = cat.Cost(model, &u).USD
+			if !r.IsSidechain {
+				l.Context = int64(u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens)
+				l.ContextModel = model
+			}
+		}
+		if i, ok := index[m.Key]; ok {
+			l.Msgs[i] = m
+		} else {
+			index[m.Key] = len(l.Msgs)
+			l.Msgs = append(l.Msgs, m)
+		}
+	}
+}
+
+// prune drops messages older than keepWindow.
+func (l *ledger) prune(now time.Time) {
+	cut := now.Add(-keepWindow).UnixMilli()
+	k := 0
+	for _, m := range l.Msgs {
+		if m.TS >= cut {
+			l.Msgs[k] = m
+			k++
+		}
+	}
+	l.Msgs = l.Msgs[:k]
+}

@@ -1,0 +1,196 @@
+package extract
+
+import (
+	"encoding/json"
+	"github.com/ccpipe/ccpipe/lib/pricing"
+	"sort"
+	"time"
+)
+
+// --sum block cuts the messages into ccusage's 5-hour billing windows: a
+// block starts at the hour (UTC) of its first message and lasts 5 hours;
+// a message past the block's end, or more than 5 hours after the previous
+// message, starts the next block.
+
+// BlockDuration is the length of a billing window.
+const BlockDuration = 5 * time.Hour
+
+// UsageBlock is a usage --sum block fact.
+type UsageBlock struct {
+	BlockStart string `json:"block_start"`
+	BlockEnd   string `json:"block_end"`
+	// ActualEnd is the timestamp of the block's last message.
+	ActualEnd string `json:"actual_end"`
+	// Active: the block has not ended and its last message is less than
+	// 5 hours old.
+	Active                   bool            `json:"active"`
+	InputTokens              int64           `json:"input_tokens"`
+	OutputTokens             int64           `json:"output_tokens"`
+	CacheReadInputTokens     int64           `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens int64           `json:"cache_creation_input_tokens"`
+	TotalTokens              int64           `json:"total_tokens"`
+	Messages                 int64           `json:"messages"`
+	Models                   []string        `json:"models"`
+	CostUSD                  json.RawMessage `json:"cost_usd,omitempty"`
+	UnpricedModels           *[]string       `json:"unpriced_models,omitempty"`
+	AssumedModels            *[]string       `json:"assumed_models,omitempty"`
+	UnpricedMessages         *int64          `json:"unpriced_messages,omitempty"`
+	// BurnRate and Projection are set on the active block only (and null
+	// when it has a single message, which gives no rate).
+	BurnRate   *BurnRate   `json:"burn_rate,omitempty"`
+	Projection *Projection `json:"projection,omitempty"`
+}
+
+// BurnRate is the active block's pace, from its first message to its last.
+type BurnRate struct {
+	TokensPerMinute float64  `json:"tokens_per_minute"`
+	CostPerHour     *float64 `json:"cost_per_hour,omitempty"`
+}
+
+// Projection is where the active block ends at its current pace.
+type Projection struct {
+	TotalTokens      int64    `json:"total_tokens"`
+	CostUSD          *float64 `json:"cost_usd,omitempty"`
+	RemainingMinutes int64    `json:"remaining_minutes"`
+}
+
+// blockMsg is what a block needs of a message, priced as it is read so
+// that the raw usage is not held until the end.
+type blockMsg struct {
+	t     time.Time
+	u     TokenUsage
+	model string
+	// With --cost: the charge, or unpriced with the model it was
+	// requested as; assumed lists the models priced as the default.
+	usd       float64
+	unpriced  bool
+	costModel string
+	assumed   []string
+}
+
+func (u *usageState) addBlockMsg(r *usageRec) {
+	t, err := time.Parse(time.RFC3339Nano, r.ts)
+	if err != nil {
+		u.x.opts.Warn("message " + r.msgID + ": timestamp " + r.ts + " does not parse, left out of --sum block")
+		return
+	}
+	m := blockMsg{t: t, u: r.u, model: r.model}
+	if u.x.opts.Prices != nil {
+		ch, model, err := u.costOf(r)
+		m.costModel = model
+		if err != nil {
+			m.unpriced = true
+		} else {
+			// A message with an advisor part sums its parts first (blocks
+			// are not compared with a Claude Code total).
+			for _, p := range ch.Parts {
+				m.usd += p.USD
+				if p.Basis == pricing.BasisAssumed {
+					m.assumed = append(m.assumed, p.Model)
+				}
+			}
+		}
+	}
+	u.blocks = append(u.blocks, m)
+}
+
+func (u *usageState) finishBlocks() error {
+	msgs := u.blocks
+	u.blocks = nil
+	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].t.Before(msgs[j].t) })
+	now := u.x.opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	times := make([]time.Time, len(msgs))
+	for i := range msgs {
+		times[i] = msgs[i].t
+	}
+	for _, sp := range BlockSpans(times) {
+		if err := u.x.emit(u.block(sp.Start, msgs[sp.From:sp.To], now)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BlockSpan is one billing window over sorted times: times[From:To]
+// fall in the block that starts at Start.
+type BlockSpan struct {
+	Start    time.Time
+	From, To int
+}
+
+// BlockSpans cuts sorted times into ccusage's 5-hour blocks.
+func BlockSpans(times []time.Time) []BlockSpan {
+	var out []BlockSpan
+	for i := 0; i < len(times); {
+		start := times[i].UTC().Truncate(time.Hour)
+		j := i + 1
+		for j < len(times) && times[j].Sub(start) <= BlockDuration && times[j].Sub(times[j-1]) <= BlockDuration {
+			j++
+		}
+		out = append(out, BlockSpan{Start: start, From: i, To: j})
+		i = j
+	}
+	return out
+}
+
+const tsLayout = "2006-01-02T15:04:05.000Z"
+
+func (u *usageState) block(start time.Time, msgs []blockMsg, now time.Time) *UsageBlock {
+	end := start.Add(BlockDuration)
+	last := msgs[len(msgs)-1].t
+	b := &UsageBlock{BlockStart: start.Format(tsLayout), BlockEnd: end.Format(tsLayout),
+		ActualEnd: last.UTC().Format(tsLayout), Active: now.Sub(last) < BlockDuration && now.Before(end), Models: []string{}}
+	s := &UsageSum{Messages: int64(len(msgs)), cost: &costSum{}}
+	cost := u.x.opts.Prices != nil
+	for i := range msgs {
+		m := &msgs[i]
+		b.InputTokens += m.u.InputTokens
+		b.OutputTokens += m.u.OutputTokens
+		b.CacheReadInputTokens += m.u.CacheReadInputTokens
+		b.CacheCreationInputTokens += m.u.CacheCreationInputTokens
+		b.TotalTokens += m.u.InputTokens + m.u.OutputTokens + m.u.CacheReadInputTokens + m.u.CacheCreationInputTokens
+		b.Messages++
+		if m.model != "" && !containsStr(b.Models, m.model) {
+			b.Models = append(b.Models, m.model)
+		}
+		if !cost {
+			continue
+		}
+		cs := s.cost
+		if m.unpriced {
+			cs.unpricedMessages++
+			if !containsStr(cs.unpriced, m.costModel) {
+				cs.unpriced = append(cs.unpriced, m.costModel)
+			}
+			continue
+		}
+		cs.total += m.usd
+		for _, a := range m.assumed {
+			if !containsStr(cs.assumed, a) {
+				cs.assumed = append(cs.assumed, a)
+			}
+		}
+	}
+	if cost {
+		s.finishCost()
+		b.CostUSD, b.UnpricedModels, b.AssumedModels, b.UnpricedMessages = s.CostUSD, s.UnpricedModels, s.AssumedModels, s.UnpricedMessages
+	}
+	if !b.Active {
+		return b
+	}
+	if minutes := last.Sub(msgs[0].t).Minutes(); len(msgs) > 1 && minutes > 0 {
+		br := &BurnRate{TokensPerMinute: float64(b.TotalTokens) / minutes}
+		remaining := max(0, end.Sub(now).Minutes())
+		p := &Projection{TotalTokens: b.TotalTokens + int64(br.TokensPerMinute*remaining+0.5), RemainingMinutes: int64(remaining + 0.5)}
+		if cost {
+			perHour := s.cost.total / minutes * 60
+			projected := s.cost.total + perHour/60*remaining
+			br.CostPerHour, p.CostUSD = &perHour, &projected
+		}
+		b.BurnRate, b.Projection = br, p
+	}
+	return b
+}

@@ -1,0 +1,158 @@
+package extract
+
+import (
+	"encoding/json"
+	"errors"
+	"sort"
+
+	"github.com/ccpipe/ccpipe/lib/pricing"
+)
+
+// The cost side of usage: with Options.Prices set, each message is priced
+// by lib/pricing from the request model and its whole usage object, which
+// the fast scanner does not read; costFields reads them from the line.
+
+// CostedUsage is a usage fact with its cost (usage --cost).
+type CostedUsage struct {
+	Usage
+	// RequestedModel is the model Claude Code asked for, which prices
+	// the message (message.model is what the API answered).
+	RequestedModel *string `json:"requested_model"`
+	// CostUSD is null when the usage cannot be priced (CostError says why).
+	CostUSD   *float64 `json:"cost_usd"`
+	CostBasis string   `json:"cost_basis"`
+	CostError *string  `json:"cost_error"`
+}
+
+// costOf prices one message; ok is false when its usage is out of range.
+func (u *usageState) costOf(r *usageRec) (ch pricing.Charge, model string, err error) {
+	model = r.reqModel
+	if model == "" {
+		model = r.model
+	}
+	pu, err := pricing.ParseUsage([]byte(r.usageRaw))
+	if err != nil {
+		var re *pricing.RangeError
+		if !errors.As(err, &re) {
+			return ch, model, errors.New("no usage object")
+		}
+		return ch, model, err
+	}
+	return u.x.opts.Prices.Cost(model, &pu), model, nil
+}
+
+// costedUsage is the --cost record of a message.
+func (u *usageState) costedUsage(r *usageRec, base Usage) CostedUsage {
+	ch, model, err := u.costOf(r)
+	c := CostedUsage{Usage: base, RequestedModel: str(r.reqModel)}
+	if err != nil {
+		c.CostBasis = "unpriced"
+		c.CostError = str(err.Error())
+		u.x.opts.Warn(r.uuid + ": " + model + ": " + err.Error() + ", not priced")
+		return c
+	}
+	c.CostUSD, c.CostBasis = &ch.USD, string(ch.Basis())
+	return c
+}
+
+// costSum is the cost side of one --sum group.
+type costSum struct {
+	total            float64
+	unpriced         []string
+	assumed          []string
+	unpricedMessages int64
+	// parts holds the charges of a session group, to be added in time
+	// order as Claude Code's ledger does (subagent messages come from
+	// their own files, after the main transcript).
+	parts []timedPart
+}
+
+type timedPart struct {
+	ts  string
+	usd float64
+}
+
+func (u *usageState) addCost(s *UsageSum, r *usageRec) {
+	if s.cost == nil {
+		s.cost = &costSum{}
+	}
+	cs := s.cost
+	ch, model, err := u.costOf(r)
+	if err != nil {
+		cs.unpricedMessages++
+		if !containsStr(cs.unpriced, model) {
+			cs.unpriced = append(cs.unpriced, model)
+		}
+		return
+	}
+	for _, p := range ch.Parts {
+		if p.Basis == pricing.BasisAssumed && !containsStr(cs.assumed, p.Model) {
+			cs.assumed = append(cs.assumed, p.Model)
+		}
+		if u.x.opts.Sum == "session" {
+			cs.parts = append(cs.parts, timedPart{r.ts, p.USD})
+		} else {
+			cs.total += p.USD
+		}
+	}
+}
+
+// finishCost fills a group's cost fields. cost_usd sums what could be
+// priced; unpriced_messages says how many could not.
+func (s *UsageSum) finishCost() {
+	cs := s.cost
+	if cs == nil {
+		cs = &costSum{}
+	}
+	if len(cs.parts) > 0 {
+		sort.SliceStable(cs.parts, func(i, j int) bool { return cs.parts[i].ts < cs.parts[j].ts })
+		for _, p := range cs.parts {
+			cs.total += p.usd
+		}
+		cs.parts = nil
+	}
+	s.CostUSD = costJSON(cs.total, cs.unpricedMessages > 0 && cs.unpricedMessages == s.Messages)
+	s.UnpricedModels, s.AssumedModels = nonNil(cs.unpriced), nonNil(cs.assumed)
+	s.UnpricedMessages = &cs.unpricedMessages
+}
+
+// costJSON is a cost as JSON: null when nothing could be priced (no cost,
+// not 0).
+func costJSON(v float64, none bool) json.RawMessage {
+	if none {
+		return json.RawMessage("null")
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+func nonNil(l []string) *[]string {
+	if l == nil {
+		l = []string{}
+	}
+	return &l
+}
+
+// costFields reads requestedModel and the raw message.usage object of an
+// assistant line. It decodes only those two fields (with encoding/json, so
+// that it does not depend on the fast scanner's internals); it runs only
+// with --cost.
+func costFields(line []byte) (reqModel, usage string) {
+	var r struct {
+		RequestedModel any `json:"requestedModel"`
+		Msg            *struct {
+			Usage json.RawMessage `json:"usage"`
+		} `json:"message"`
+	}
+	// A field of another type (message not an object) is a type error
+	// that leaves the other fields read; only a syntax error loses all.
+	var se *json.SyntaxError
+	if err := json.Unmarshal(line, &r); errors.As(err, &se) {
+		return "", ""
+	}
+	reqModel, _ = r.RequestedModel.(string)
+	if r.Msg != nil && len(r.Msg.Usage) > 0 && string(r.Msg.Usage) != "null" {
+		usage = string(r.Msg.Usage)
+	}
+	return reqModel, usage
+}

@@ -1,0 +1,602 @@
+package secrets
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/ccpipe/ccpipe/lib/bytescan"
+)
+
+// A JSONMatch is a secret in a string value of a JSON record: the jq path
+// of the string (.message.content[0].input.command) and the match, whose
+// offsets count bytes of the decoded string.
+type JSONMatch struct {
+	Path string
+	Match
+}
+
+// ScanJSON returns the secrets in the string values of one JSON value
+// (object keys are names, not scanned). Only a line holding a keyword is
+// parsed: one that does not parse is an error, and its secrets are still
+// returned as found in the raw bytes, with the path "".
+func (s *Set) ScanJSON(line []byte) ([]JSONMatch, error) {
+	var found []JSONMatch
+	_, err := s.redactJSON(nil, line, &found, false)
+	return found, err
+}
+
+// RedactJSON appends line to dst with each secret in its string values
+// replaced by [REDACTED:<kind>], and returns the secrets found. Only the
+// strings that hold a secret are re-encoded; every other byte is kept, so
+// a line without a secret comes back byte for byte. Every line is parsed:
+// one that does not parse gets its raw bytes replaced (see Replace) and an
+// error.
+func (s *Set) RedactJSON(dst, line []byte) ([]byte, []JSONMatch, error) {
+	var found []JSONMatch
+	out, err := s.redactJSON(dst, line, &found, true)
+	return out, found, err
+}
+
+// ErrNotJSON wraps the parse errors of ScanJSON and RedactJSON.
+var ErrNotJSON = errors.New("not valid JSON")
+
+func (s *Set) redactJSON(dst, line []byte, found *[]JSONMatch, write bool) ([]byte, error) {
+	w := walkers.Get().(*jsonWalker)
+	defer w.release()
+	if !s.rawHits(line, w) && len(s.unkeyed) == 0 && !write {
+		// No keyword anywhere, none hidden behind an escape: nothing to
+		// find. (RedactJSON still walks the line, to report bad JSON.)
+		return dst, nil
+	}
+	w.set, w.line, w.found, w.write, w.dst = s, line, found, write, dst
+	w.all = w.all || len(s.unkeyed) > 0
+	err := w.run()
+	if err != nil {
+		// Unparsable: the raw text is scanned as it is, so that no secret
+		// passes because its record is broken.
+		*found = (*found)[:0]
+		out, ms := s.Replace(line)
+		for _, m := range ms {
+			*found = append(*found, JSONMatch{Match: m})
+		}
+		if write {
+			dst = append(dst, out...)
+		}
+		return dst, fmt.Errorf("%w: %v", ErrNotJSON, err)
+	}
+	return w.dst, nil
+}
+
+// rawHits notes in w where keywords occur in a raw line, and whether a
+// string may hide one behind an escape (\u or \/; then every string
+// holding one of those is checked too). It reports whether there is
+// anything to check.
+func (s *Set) rawHits(line []byte, w *jsonWalker) bool {
+	s.eachHit(line, func(pos, kw int) bool {
+		if !inKey(line, pos+len(s.keywords[kw].lit)) {
+			w.hits = append(w.hits, hit{pos, kw})
+		}
+		return true
+	})
+	w.all = bytescan.IndexPair(line, 1, '\\', 'u', 0, 0) >= 0 || bytescan.IndexPair(line, 1, '\\', '/', 0, 0) >= 0
+	return len(w.hits) > 0 || w.all
+}
+
+type hit struct{ pos, kw int }
+
+// inKey reports whether a keyword ending at i is in an object key, such
+// as "input_tokens": word bytes, a quote, white space and a colon follow.
+// The quote closes the string holding the keyword (a word byte precedes
+// it, so it is not escaped), and a string followed by a colon is a key.
+// Keys are not scanned, so their hits need no parse.
+func inKey(line []byte, i int) bool {
+	for i < len(line) && isWord(line[i]) {
+		i++
+	}
+	if i == len(line) || line[i] != '"' {
+		return false
+	}
+	for i++; i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r'); i++ {
+	}
+	return i < len(line) && line[i] == ':'
+}
+
+var walkers = sync.Pool{New: func() any { return new(jsonWalker) }}
+
+func (w *jsonWalker) release() {
+	if cap(w.buf) > 1<<20 {
+		w.buf = nil
+	}
+	*w = jsonWalker{hits: w.hits[:0], path: w.path[:0], buf: w.buf[:0]}
+	walkers.Put(w)
+}
+
+// jsonWalker walks one JSON value, keeping the path to the current value,
+// and checks the strings that hold a keyword hit.
+type jsonWalker struct {
+	set   *Set
+	line  []byte
+	hits  []hit
+	all   bool // some string may hide a keyword behind an escape
+	next  int  // index of the first hit not yet passed
+	i     int
+	path  []pathElem
+	found *[]JSONMatch
+	write bool
+	dst   []byte
+	last  int // line bytes before this are in dst
+	buf   []byte
+}
+
+type pathElem struct {
+	key   []byte // raw key bytes (between the quotes), nil in an array
+	index int
+}
+
+const maxDepth = 10000
+
+func (w *jsonWalker) run() error {
+	w.ws()
+	if err := w.value(0); err != nil {
+		return err
+	}
+	w.ws()
+	if w.i != len(w.line) {
+		return w.errorf("data after the value")
+	}
+	if w.write {
+		w.dst = append(w.dst, w.line[w.last:]...)
+	}
+	return nil
+}
+
+func (w *jsonWalker) errorf(format string, a ...any) error {
+	return fmt.Errorf("offset %d: %s", w.i, fmt.Sprintf(format, a...))
+}
+
+func (w *jsonWalker) ws() {
+	for w.i < len(w.line) {
+		switch w.line[w.i] {
+		case ' ', '\t', '\n', '\r':
+			w.i++
+		default:
+			return
+		}
+	}
+}
+
+func (w *jsonWalker) value(depth int) error {
+	if depth > maxDepth {
+		return w.errorf("nested more than %d deep", maxDepth)
+	}
+	if w.i >= len(w.line) {
+		return w.errorf("unexpected end")
+	}
+	switch c := w.line[w.i]; {
+	case c == '{':
+		return w.object(depth)
+	case c == '[':
+		return w.array(depth)
+	case c == '"':
+		start := w.i
+		end, err := w.str()
+		if err != nil {
+			return err
+		}
+		return w.checkString(start, end)
+	case c == 't':
+		return w.literal("true")
+	case c == 'f':
+		return w.literal("false")
+	case c == 'n':
+		return w.literal("null")
+	case c == '-' || '0' <= c && c <= '9':
+		return w.number()
+	default:
+		return w.errorf("unexpected %q", c)
+	}
+}
+
+func (w *jsonWalker) object(depth int) error {
+	w.i++
+	w.path = append(w.path, pathElem{})
+	top := len(w.path) - 1
+	w.ws()
+	if w.i < len(w.line) && w.line[w.i] == '}' {
+		w.i++
+		w.path = w.path[:top]
+		return nil
+	}
+	for {
+		w.ws()
+		if w.i >= len(w.line) || w.line[w.i] != '"' {
+			return w.errorf("want a key")
+		}
+		start := w.i
+		end, err := w.str()
+		if err != nil {
+			return err
+		}
+		w.path[top].key = w.line[start+1 : end-1]
+		w.skipHits(end)
+		w.ws()
+		if w.i >= len(w.line) || w.line[w.i] != ':' {
+			return w.errorf("want ':'")
+		}
+		w.i++
+		w.ws()
+		if err := w.value(depth + 1); err != nil {
+			return err
+		}
+		w.ws()
+		if w.i >= len(w.line) {
+			return w.errorf("unexpected end in an object")
+		}
+		switch w.line[w.i] {
+		case ',':
+			w.i++
+		case '}':
+			w.i++
+			w.path = w.path[:top]
+			return nil
+		default:
+			return w.errorf("want ',' or '}'")
+		}
+	}
+}
+
+func (w *jsonWalker) array(depth int) error {
+	w.i++
+	w.path = append(w.path, pathElem{index: 0})
+	top := len(w.path) - 1
+	w.ws()
+	if w.i < len(w.line) && w.line[w.i] == ']' {
+		w.i++
+		w.path = w.path[:top]
+		return nil
+	}
+	for {
+		w.ws()
+		if err := w.value(depth + 1); err != nil {
+			return err
+		}
+		w.ws()
+		if w.i >= len(w.line) {
+			return w.errorf("unexpected end in an array")
+		}
+		switch w.line[w.i] {
+		case ',':
+			w.i++
+			w.path[top].index++
+		case ']':
+			w.i++
+			w.path = w.path[:top]
+			return nil
+		default:
+			return w.errorf("want ',' or ']'")
+		}
+	}
+}
+
+func (w *jsonWalker) literal(lit string) error {
+	if !bytes.HasPrefix(w.line[w.i:], []byte(lit)) {
+		return w.errorf("bad literal")
+	}
+	w.i += len(lit)
+	return nil
+}
+
+func (w *jsonWalker) number() error {
+	start := w.i
+	for w.i < len(w.line) {
+		c := w.line[w.i]
+		if c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' || '0' <= c && c <= '9' {
+			w.i++
+			continue
+		}
+		break
+	}
+	if _, err := strconv.ParseFloat(string(w.line[start:w.i]), 64); err != nil && !errors.Is(err, strconv.ErrRange) {
+		return w.errorf("bad number")
+	}
+	return nil
+}
+
+// str moves past the string starting at w.i and returns its end (past the
+// closing quote).
+func (w *jsonWalker) str() (int, error) {
+	j := w.i + 1
+	for {
+		k := bytes.IndexByte(w.line[j:], '"')
+		if k < 0 {
+			return 0, w.errorf("unterminated string")
+		}
+		q := j + k
+		n := 0
+		for q-1-n > w.i && w.line[q-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			w.i = q + 1
+			return q + 1, nil
+		}
+		j = q + 1
+	}
+}
+
+// skipHits passes the hits before end (they were in a key).
+func (w *jsonWalker) skipHits(end int) {
+	for w.next < len(w.hits) && w.hits[w.next].pos < end {
+		w.next++
+	}
+}
+
+// checkString scans the string value at line[start:end] (quotes included)
+// when a keyword hit lies in it, an escape may hide one, or the set has
+// rules without keywords.
+func (w *jsonWalker) checkString(start, end int) error {
+	first := w.next
+	w.skipHits(end)
+	hits := w.hits[first:w.next]
+	raw := w.line[start+1 : end-1]
+	if len(hits) == 0 && !w.all {
+		return nil
+	}
+	esc := bytes.IndexByte(raw, '\\') >= 0
+	hidden := len(w.set.unkeyed) > 0 ||
+		esc && w.all && (bytescan.IndexPair(raw, 1, '\\', 'u', 0, 0) >= 0 || bytescan.IndexPair(raw, 1, '\\', '/', 0, 0) >= 0)
+	if !hidden && (len(hits) == 0 || esc && !w.maybe(raw, start+1, hits)) {
+		return nil
+	}
+	text := raw
+	if esc {
+		var err error
+		if w.buf, err = unquote(w.buf[:0], raw, -1); err != nil {
+			w.i = start
+			return w.errorf("%v", err)
+		}
+		text = w.buf
+	}
+	ms := w.set.Find(text)
+	if len(ms) == 0 {
+		return nil
+	}
+	path := w.pathString()
+	for _, m := range ms {
+		*w.found = append(*w.found, JSONMatch{Path: path, Match: m})
+	}
+	if w.write {
+		w.dst = append(w.dst, w.line[w.last:start]...)
+		w.dst = appendQuoted(w.dst, text, ms)
+		w.last = end
+	}
+	return nil
+}
+
+// maybe reports whether a rule could match at one of the hits of an
+// escaped string (raw starts at line offset base), decoding only a
+// window at each hit: as much as the rule reads there. Where it cannot
+// tell, it says yes; the whole string is then decoded and searched.
+func (w *jsonWalker) maybe(raw []byte, base int, hits []hit) bool {
+	s := w.set
+	for _, h := range hits {
+		p := h.pos - base
+		if p < 0 {
+			continue
+		}
+		n := 0
+		for p-1-n >= 0 && raw[p-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 1 {
+			return true // the hit is inside an escape such as \n
+		}
+		text, err := unquote(w.buf[:0], raw[p:], s.keywords[h.kw].span)
+		w.buf = text
+		if err != nil {
+			return true
+		}
+		for _, ri := range s.keywords[h.kw].rules {
+			r := s.rules[ri]
+			if r.guard != nil && !r.guard(text) {
+				continue
+			}
+			t := text[:min(len(text), r.span())]
+			loc := s.anchored[ri].FindSubmatchIndex(t)
+			if loc == nil {
+				continue
+			}
+			if loc[1] == len(t) || s.check(ri, t, loc, 0, func(candidate) {}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pathString renders the current path as jq does: .a.b[0]["odd key"].
+func (w *jsonWalker) pathString() string {
+	if len(w.path) == 0 {
+		return "."
+	}
+	var b []byte
+	for i, e := range w.path {
+		if e.key == nil {
+			if i == 0 {
+				b = append(b, '.')
+			}
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(e.index), 10)
+			b = append(b, ']')
+			continue
+		}
+		key := e.key
+		if bytes.IndexByte(key, '\\') >= 0 {
+			if k, err := unquote(nil, key, -1); err == nil {
+				key = k
+			}
+		}
+		switch {
+		case isIdent(key):
+			b = append(b, '.')
+			b = append(b, key...)
+		default:
+			if i == 0 {
+				b = append(b, '.')
+			}
+			b = append(b, '[')
+			b = appendQuoted(b, key, nil)
+			b = append(b, ']')
+		}
+	}
+	return string(b)
+}
+
+func isIdent(k []byte) bool {
+	if len(k) == 0 {
+		return false
+	}
+	for i, c := range k {
+		if !(c == '_' || 'a' <= fold[c] && fold[c] <= 'z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// unquote appends the decoded JSON string body raw (no quotes) to dst.
+// A lone surrogate becomes U+FFFD, as encoding/json does. With limit >= 0
+// it stops once limit bytes are decoded (at least), and an escape cut by
+// the end of raw is not an error then.
+func unquote(dst, raw []byte, limit int) ([]byte, error) {
+	n0 := len(dst)
+	for i := 0; i < len(raw); {
+		if limit >= 0 && len(dst)-n0 >= limit {
+			return dst, nil
+		}
+		k := bytes.IndexByte(raw[i:], '\\')
+		if k < 0 {
+			k = len(raw) - i
+		}
+		if limit >= 0 {
+			k = min(k, limit-(len(dst)-n0))
+		}
+		dst = append(dst, raw[i:i+k]...)
+		i += k
+		if i == len(raw) || raw[i] != '\\' {
+			continue
+		}
+		if i+1 >= len(raw) {
+			return dst, errors.New("bad escape")
+		}
+		c := raw[i+1]
+		i += 2
+		switch c {
+		case '"', '\\', '/':
+			dst = append(dst, c)
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r, ok := hex4(raw[i:])
+			if !ok {
+				return dst, errors.New("bad \\u escape")
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				r2, ok := rune(-1), false
+				if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+					r2, ok = hex4(raw[i+2:])
+				}
+				if d := utf16.DecodeRune(r, r2); ok && d != utf8.RuneError {
+					i += 6
+					r = d
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+		default:
+			return dst, fmt.Errorf("bad escape \\%c", c)
+		}
+	}
+	return dst, nil
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= fold[c] && fold[c] <= 'f':
+			c = fold[c] - 'a' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// appendQuoted appends text as a JSON string, with the matches replaced
+// by [REDACTED:<kind>]. Only what JSON requires is escaped (quote,
+// backslash, control characters), as JSON.stringify does; other bytes are
+// kept as they are.
+func appendQuoted(dst, text []byte, ms []Match) []byte {
+	dst = append(dst, '"')
+	last := 0
+	for _, m := range ms {
+		dst = appendEscaped(dst, text[last:m.Start])
+		dst = append(dst, "[REDACTED:"...)
+		dst = appendEscaped(dst, []byte(m.Kind))
+		dst = append(dst, ']')
+		last = m.End
+	}
+	dst = appendEscaped(dst, text[last:])
+	return append(dst, '"')
+}
+
+func appendEscaped(dst, s []byte) []byte {
+	const hexDigits = "0123456789abcdef"
+	start := 0
+	for i, c := range s {
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
+		}
+		start = i + 1
+	}
+	return append(dst, s[start:]...)
+}
