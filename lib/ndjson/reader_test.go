@@ -212,7 +212,7 @@ func FuzzReader(f *testing.F) {
 		ra.UseReaderAt(bytes.NewReader(data))
 		sameEvents(t, "read back", events(t, ra, max), want)
 		wa := NewReaderSize(bytes.NewReader(data[cut:]), 3)
-		wa.UseWindows(&sliceWindows{data: data[:cut], size: 1 + max%7})
+		wa.UseWindowSource(&sliceWindows{data: data[:cut], size: 1 + max%7})
 		wa.UseReaderAt(bytes.NewReader(data))
 		sameEvents(t, "windows, read back", events(t, wa, max), want)
 
@@ -358,7 +358,7 @@ func TestReaderWindows(t *testing.T) {
 				r.UseWindowSource(&sliceWindows{data: data[:cut], size: size})
 				sameEvents(t, fmt.Sprintf("%q windows of %d to %d", tt.in, size, cut), events(t, r, tt.maxLine), want)
 				r = NewReaderSize(iotest.OneByteReader(bytes.NewReader(data[cut:])), size)
-				r.UseWindows(&sliceWindows{data: data[:cut], size: size})
+				r.UseWindowSource(&sliceWindows{data: data[:cut], size: size})
 				r.UseReaderAt(bytes.NewReader(data))
 				sameEvents(t, fmt.Sprintf("%q windows of %d to %d, read back", tt.in, size, cut), events(t, r, tt.maxLine), want)
 			}

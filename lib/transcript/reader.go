@@ -341,9 +341,12 @@ func ReadMapped(in io.Reader, lr *ndjson.Reader, read func() error) error {
 	if !ok {
 		return read()
 	}
-	// A plain file read from its start: a line longer than the buffer is
-	// read back at its size, not assembled (1x the line, not 2x).
-	r.lr.UseReaderAt(f)
+	// A regular file read from its start: a line longer than the buffer
+	// is read back at its size, not assembled (1x the line, not 2x). A
+	// pipe or device cannot be read back.
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		lr.UseReaderAt(f)
+	}
 	w := mapFile(f)
 	if w == nil {
 		return read()
