@@ -12,6 +12,10 @@ import (
 // without newlines cannot exhaust memory unnoticed.
 const DefaultMaxLine = 1 << 30
 
+// ErrSkipped is returned by Next for a line read back (UseReaderAt) that
+// holds none of SkipUnless: it was measured, not read.
+var ErrSkipped = errors.New("line without the wanted bytes, skipped")
+
 // ErrLineTooLong is wrapped by the error Next returns for a line over the
 // Reader's MaxLine; the reader skips the rest of that line and can go on.
 var ErrLineTooLong = errors.New("line too long")
@@ -57,6 +61,12 @@ type Reader struct {
 	// off is the input offset of buf[0].
 	ra  io.ReaderAt
 	off int64
+
+	// SkipUnless, when set with UseReaderAt, makes a line longer than the
+	// buffer that holds none of these byte strings come out as ErrSkipped
+	// instead of being read back: the search goes first, as on the usage
+	// path, so a huge line of an unwanted type costs no memory.
+	SkipUnless [][]byte
 
 	// MaxLine bounds one line (without its newline); a longer one is
 	// skipped and reported.
@@ -280,11 +290,16 @@ var errShrank = errors.New("input shrank while it was read")
 func (r *Reader) longLineAt() ([]byte, error) {
 	from := r.off + int64(r.start)
 	size := int64(0)
+	found := len(r.SkipUnless) == 0
+	var carry []byte // the end of the pieces searched so far
 	for {
 		piece := r.buf[r.start:r.end]
 		i := bytes.IndexByte(piece, '\n')
 		if i >= 0 {
 			piece = piece[:i+1]
+		}
+		if !found {
+			found, carry = r.holdsNeedle(carry, piece)
 		}
 		size += int64(len(piece))
 		r.start += len(piece)
@@ -299,6 +314,10 @@ func (r *Reader) longLineAt() ([]byte, error) {
 			}
 			if size > int64(r.MaxLine)+1 {
 				return nil, r.tooLong()
+			}
+			if !found {
+				r.partial = false
+				return nil, ErrSkipped
 			}
 			if cap(r.long) < int(size) {
 				r.long = make([]byte, size)
@@ -363,6 +382,25 @@ func (r *Reader) joined() []byte {
 
 // Line is the 1-based number of the line Next returned last.
 func (r *Reader) Line() int { return r.line }
+
+// holdsNeedle reports whether piece, or carry followed by piece, holds one
+// of SkipUnless, and returns what to carry into the next piece.
+func (r *Reader) holdsNeedle(carry, piece []byte) (bool, []byte) {
+	longest := 0
+	for _, n := range r.SkipUnless {
+		longest = max(longest, len(n))
+	}
+	joint := append(carry, piece[:min(len(piece), longest)]...)
+	for _, n := range r.SkipUnless {
+		if bytes.Contains(joint, n) || bytes.Contains(piece, n) {
+			return true, carry
+		}
+	}
+	if len(piece) >= longest {
+		return false, append(carry[:0], piece[len(piece)-longest:]...)
+	}
+	return false, append(carry[:0], joint[max(0, len(joint)-longest):]...)
+}
 
 // Owned reports whether the line Next returned last is the caller's to
 // keep: a long line, which the reader allocated for it alone and forgets.

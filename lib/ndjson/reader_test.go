@@ -392,6 +392,42 @@ func TestReaderOwned(t *testing.T) {
 	}
 }
 
+// With SkipUnless, a long line holding none of the byte strings comes out
+// as ErrSkipped (its number counted); every other line as without it, a
+// needle cut across two reads included.
+func TestReaderSkipUnless(t *testing.T) {
+	for _, size := range []int{3, 4, 5, 7, 16} {
+		for cut := 0; cut < 12; cut++ {
+			long := strings.Repeat("x", cut) + `"wanted"` + strings.Repeat("y", 20)
+			data := []byte("{}\n" + long + "\n" + strings.Repeat("z", 40) + "\n\"wanted\"\n" + strings.Repeat("q", 30))
+			want := events(t, NewReader(bytes.NewReader(data)), 0)
+			r := NewReaderSize(bytes.NewReader(data), size)
+			r.UseReaderAt(bytes.NewReader(data))
+			r.SkipUnless = [][]byte{[]byte(`"nope"`), []byte(`"wanted"`)}
+			var got []event
+			for {
+				l, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err == ErrSkipped {
+					got = append(got, event{"", true, r.Line(), false})
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, event{string(l), false, r.Line(), r.Partial()})
+			}
+			// The z and q lines are longer than every buffer size here and
+			// lack the needle; the others pass.
+			want[2] = event{"", true, 3, false}
+			want[4] = event{"", true, 5, false}
+			sameEvents(t, fmt.Sprintf("buffer %d, needle at %d", size, cut), got, want)
+		}
+	}
+}
+
 // A line read back from an input that shrank since it was measured is an
 // error, not a line of zeros.
 func TestReaderReadBackShrank(t *testing.T) {

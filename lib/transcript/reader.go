@@ -153,6 +153,7 @@ func NewReader(r io.Reader, opts Options) *Reader {
 			rd.want[t] = true
 			rd.needles = append(rd.needles, []byte(`"`+t+`"`))
 		}
+		lr.SkipUnless = rd.needles
 	}
 	return rd
 }
@@ -168,6 +169,12 @@ func (r *Reader) Next() (*Line, error) {
 		b, err := r.lr.Next()
 		if err == io.EOF {
 			return nil, io.EOF
+		}
+		if err == ndjson.ErrSkipped {
+			// A long line the reader searched and did not read back.
+			r.diag.Lines++
+			r.diag.Prefiltered++
+			continue
 		}
 		if err != nil {
 			if errors.Is(err, ndjson.ErrLineTooLong) {
