@@ -366,20 +366,12 @@ func (s *sess) run(first bool) {
 	o.str("lastPrompt", s.lastPrompt)
 	o.str("leafUuid", s.parent)
 	s.metaEnd(o)
-	if s.customTitle != "" {
-		o = s.metaHead("custom-title")
-		o.str("customTitle", s.customTitle)
-		s.metaEnd(o)
-	}
-	if s.aiTitle != "" {
-		o = s.metaHead("ai-title")
-		o.str("aiTitle", s.aiTitle)
-		s.metaEnd(o)
-	}
-	if s.customTitle != "" {
-		o = s.metaHead("agent-name")
-		o.str("agentName", s.customTitle)
-		s.metaEnd(o)
+	for _, m := range [][3]string{{"custom-title", "customTitle", s.customTitle}, {"ai-title", "aiTitle", s.aiTitle}, {"agent-name", "agentName", s.customTitle}} {
+		if m[2] != "" {
+			o = s.metaHead(m[0])
+			o.str(m[1], m[2])
+			s.metaEnd(o)
+		}
 	}
 	o = s.metaHead("tools-used")
 	o.arr("tools")
