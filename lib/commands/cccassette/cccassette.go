@@ -65,11 +65,16 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // subcommandNames are the subcommands, in the order of the help.
-var subcommandNames = []string{"import", "verify", "diff", "assert", "show", "convert"}
+var subcommandNames = []string{"import", "verify", "diff", "assert", "show", "convert", "record", "replay", "fork"}
 
 // subcommandOf builds the named subcommand.
 func subcommandOf(name string, getenv func(string) string) (subcommand, bool) {
 	switch name {
+	case "record", "replay", "fork":
+		// For docs and completion only: a run builds these around its
+		// own arguments (proxyCommand splits off the child command).
+		sub, _ := proxyCommand(proxy.Mode(name), nil, nil, nil, nil)
+		return sub, true
 	case "import":
 		return importCommand(getenv), true
 	case "verify":
