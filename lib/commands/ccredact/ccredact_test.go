@@ -310,7 +310,7 @@ func TestUsage(t *testing.T) {
 	}{
 		{nil, 2, "cc-redact: no input"},
 		{[]string{"--profile", "x"}, 2, "--profile picks"},
-		{[]string{"--scan", "--profile", "nope"}, 1, `cc-redact: no profile named "nope"`},
+		{[]string{"--scan", "--profile", "nope"}, 2, `cc-redact: no profile named "nope" (known: `},
 		{[]string{"-", "-"}, 2, `"-" (stdin) can be given once`},
 		{[]string{"--scan", "--workers", "0"}, 2, "--workers must be 1 or more"},
 		{[]string{"/no/such/file.jsonl"}, 1, "cc-redact: open /no/such/file.jsonl"},

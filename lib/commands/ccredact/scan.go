@@ -171,11 +171,18 @@ func (r *runner) scanInputs(s *scanner, args []string) error {
 // scanProfiles scans every session of the selected profiles.
 func (r *runner) scanProfiles(s *scanner) error {
 	profs, warnings := profiles.Discover(r.o.deps.Profiles)
+	if err := profiles.NoHome(warnings); err != nil {
+		return err
+	}
 	for _, w := range warnings {
 		r.env.Warnf("%v", w)
 	}
 	profs, err := profiles.Named(profs, r.o.profiles)
-	if err != nil {
+	// A name no profile has is a usage error, as in cc-profiles.
+	var upe *profiles.UnknownProfileError
+	if errors.As(err, &upe) {
+		return cli.Usagef("%s", upe.Usage())
+	} else if err != nil {
 		return err
 	}
 	files, errs := sessions.Files(r.env.Ctx, sessions.ProjectsDirs(profs), nil)
