@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/secrets"
@@ -355,5 +357,43 @@ func TestBigFileThroughMaps(t *testing.T) {
 	code, out, errs = run(t, deps, "", path)
 	if code != 0 || !strings.HasPrefix(out, clean) || strings.Contains(out, ps[4].secret) || errs != "" {
 		t.Errorf("redact: exit %d, stderr %q", code, errs)
+	}
+}
+
+// A symlink to a FIFO among a session's tool-results (the listing lets
+// symlinks through) is named and skipped, not opened for a read that
+// would block forever; the other files are still scanned.
+func TestScanSkipsFIFO(t *testing.T) {
+	deps, proj, _ := machine(t)
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	link := filepath.Join(proj, "11111111-2222-4333-8444-555555555555", "tool-results", "fifo.txt")
+	if err := os.Symlink(fifo, link); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var code int
+	var out, errs string
+	go func() {
+		defer close(done)
+		code, out, errs = run(t, deps, "", "--scan")
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		// Unblock the read so the test ends.
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		<-done
+		t.Fatal("--scan blocked on a FIFO")
+	}
+	if code != 1 || !strings.Contains(errs, "fifo.txt: skipped: a named pipe (FIFO), not a regular file") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if !strings.Contains(out, "abc123xyz.txt") {
+		t.Errorf("the other files were not scanned: %s", out)
 	}
 }

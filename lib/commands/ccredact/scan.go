@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/regular"
 	"github.com/ccpipe/ccpipe/lib/search"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 	"github.com/ccpipe/ccpipe/lib/transcript"
@@ -245,9 +246,17 @@ func (r *runner) scanFile(path, id string) result {
 		return r.scanRecords(path, id)
 	}
 	var res result
-	data, err := os.ReadFile(path)
+	// A FIFO or a device planted among a session's files would block the
+	// read or never end: only a regular file is read.
+	f, err := regular.Open(path)
 	if err != nil {
 		res.warnf("%v", err)
+		return res
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		res.warnf("%s: %v", path, err)
 		return res
 	}
 	line, last := 1, 0
