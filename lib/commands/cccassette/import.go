@@ -171,12 +171,23 @@ func (o *importOptions) session(env *cli.Env, path string) error {
 	return nil
 }
 
+// maxFileWarnings is how many skipped lines of one file are named.
+const maxFileWarnings = 10
+
 // file imports one transcript file; a failure is reported and counted.
 func (o *importOptions) file(env *cli.Env, path string) {
 	im := cassette.NewClaudeCodeImporter(o.importOpts(o.idFor(path)))
+	warned := 0 // the first ten lines named, the rest counted
 	opts := transcript.Options{MaxLine: o.maxLine, Warn: func(line int, err error) {
-		env.Warnf("%s:%d: skipped: %v", path, line, err)
+		if warned++; warned <= maxFileWarnings {
+			env.Warnf("%s:%d: skipped: %v", path, line, err)
+		}
 	}}
+	defer func() {
+		if warned > maxFileWarnings {
+			env.Warnf("%s: %d more skipped lines not shown (%d in all)", path, warned-maxFileWarnings, warned)
+		}
+	}()
 	var addErr error
 	_, err := transcript.ReadFile(path, opts, func(l *transcript.Line) error {
 		if err := im.Add(l.Bytes, l.Number); err != nil {
@@ -221,10 +232,11 @@ func (o *importOptions) stdin(env *cli.Env) error {
 			break
 		}
 		if err != nil {
-			env.Warnf("<stdin>:%d: skipped: %v", rd.Line(), err)
 			if errors.Is(err, ndjson.ErrLineTooLong) {
+				env.SkipInput(rd.Line(), "skipped: %v", err)
 				continue
 			}
+			env.Warnf("<stdin>:%d: skipped: %v", rd.Line(), err)
 			o.failed = true
 			break
 		}
@@ -234,9 +246,9 @@ func (o *importOptions) stdin(env *cli.Env) error {
 		v, err := cassette.Parse(line)
 		if err != nil || v.Kind() != cassette.Object {
 			if rd.Partial() {
-				env.Warnf("<stdin>:%d: skipped: the last line is incomplete", rd.Line())
+				env.SkipInput(rd.Line(), "skipped: the last line is incomplete")
 			} else {
-				env.Warnf("<stdin>:%d: skipped: not a JSON object", rd.Line())
+				env.SkipInput(rd.Line(), "skipped: not a JSON object")
 			}
 			continue
 		}
