@@ -330,3 +330,16 @@ func TestImportWarningsCapped(t *testing.T) {
 		t.Errorf("file: %d named, stderr:\n%s", n, errs)
 	}
 }
+
+// import without input names what it wants (transcripts, not cassettes)
+// and, being a usage error, creates no --out-dir.
+func TestImportNoInput(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, errs := run(t, "", "import", "--out-dir", dir)
+	if code != 2 || !strings.Contains(errs, "cc-cassette: no transcript given") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("--out-dir created on a usage error: %v", err)
+	}
+}

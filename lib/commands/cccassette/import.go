@@ -115,14 +115,19 @@ func (o *importOptions) run(env *cli.Env, args []string) error {
 			o.keyNames = append(o.keyNames, name)
 		}
 	}
+	what := "transcript"
+	if o.from == "chat-json" {
+		what = "chat JSON file"
+	}
+	// Usage first: a usage error creates no --out-dir.
+	names, err := inputs(env, args, what)
+	if err != nil {
+		return err
+	}
 	if o.outDir != "" {
 		if err := os.MkdirAll(o.outDir, 0o755); err != nil {
 			return err
 		}
-	}
-	names, err := inputs(env, args)
-	if err != nil {
-		return err
 	}
 	for _, name := range names {
 		var err error
