@@ -407,3 +407,21 @@ func configDir(dir string) cli.System {
 		return ""
 	}}
 }
+
+// --scan names ten bad lines of a file, then counts the rest with the
+// file's name (it said only "more bad lines not shown").
+func TestScanWarningsCounted(t *testing.T) {
+	deps, _, ps := machine(t)
+	path := filepath.Join(t.TempDir(), "31111111-2222-4333-8444-555555555555.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Repeat("not json: "+ps[0].text()+"\n", 15)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, deps, "", "--scan", path)
+	if n := strings.Count(errs, "not a JSON record, scanned as text"); code != 1 || n != 10 ||
+		!strings.Contains(errs, path+": 5 more warnings not shown (15 in all)") {
+		t.Errorf("exit %d, %d named, stderr:\n%s", code, n, errs)
+	}
+	if strings.Count(out, "\n") != 15 {
+		t.Errorf("findings: %s", out)
+	}
+}

@@ -37,8 +37,10 @@ func ptr(s string) *string {
 // result is what one scan job produced: its findings and its warnings, in
 // order, printed by the main goroutine.
 type result struct {
+	path     string // the file scanned, named in the count of the rest
 	findings []finding
 	warnings []string
+	more     int // warnings past the first maxWarnings
 	failed   bool
 }
 
@@ -46,8 +48,8 @@ func (res *result) warnf(format string, a ...any) {
 	res.failed = true
 	if len(res.warnings) < maxWarnings {
 		res.warnings = append(res.warnings, fmt.Sprintf(format, a...))
-	} else if len(res.warnings) == maxWarnings {
-		res.warnings = append(res.warnings, "more bad lines not shown")
+	} else {
+		res.more++
 	}
 }
 
@@ -94,6 +96,9 @@ func (r *runner) newScanner() *scanner {
 func (s *scanner) print(res result) error {
 	for _, w := range res.warnings {
 		s.r.env.Warnf("%s", w)
+	}
+	if res.more > 0 {
+		s.r.env.Warnf("%s: %d more warnings not shown (%d in all)", res.path, res.more, res.more+len(res.warnings))
 	}
 	if res.failed {
 		s.r.failed = true
@@ -245,7 +250,7 @@ func (r *runner) scanFile(path, id string) result {
 	if isRecords(path) {
 		return r.scanRecords(path, id)
 	}
-	var res result
+	res := result{path: path}
 	// A FIFO or a device planted among a session's files would block the
 	// read or never end: only a regular file is read.
 	f, err := regular.Open(path)
@@ -272,7 +277,7 @@ func (r *runner) scanFile(path, id string) result {
 // lines holding a keyword are parsed; one that does not parse is scanned
 // as raw text and reported.
 func (r *runner) scanRecords(path, id string) result {
-	var res result
+	res := result{path: path}
 	f, err := transcript.Open(path)
 	if err != nil {
 		res.warnf("%v", err)
