@@ -32,12 +32,16 @@ func containsAny(b []byte, needles [][]byte) bool {
 // only the fields a call's join uses (transcript.DecodeTools), and decode
 // the whole line only when that read gives up on it.
 func (x *Extractor) Decode(line []byte) (*transcript.Entry, error) {
+	return x.decode(&transcript.Line{Bytes: line})
+}
+
+func (x *Extractor) decode(l *transcript.Line) (*transcript.Entry, error) {
 	if x.lazyTools {
-		if e, ok := transcript.DecodeTools(line); ok {
+		if e, ok := l.DecodeTools(); ok {
 			return e, nil
 		}
 	}
-	return transcript.Decode(line)
+	return l.Decode()
 }
 
 // file is one transcript to read: a main transcript or one of its
@@ -119,7 +123,7 @@ func (x *Extractor) readFile(ctx context.Context, f file) error {
 		if x.needles != nil && !containsAny(l.Bytes, x.needles) {
 			return nil
 		}
-		e, err := x.Decode(l.Bytes)
+		e, err := x.decode(l)
 		if err != nil {
 			// Scan accepted the line, so this is not expected; say so.
 			warn(l.Number, err)

@@ -340,7 +340,9 @@ func (f *lineFinder) find(buf []byte) ([]byte, error) {
 	}
 	f.buf, f.lost = buf[:cap(buf)], -1
 	r := f.r
-	if ra, ok := r.(io.ReaderAt); ok {
+	if rb, ok := r.(*readBack); ok {
+		f.ra = rb
+	} else if ra, ok := r.(io.ReaderAt); ok {
 		if _, ok := r.(io.Seeker); ok {
 			f.ra = ra
 		}
@@ -528,6 +530,48 @@ func (f *lineFinder) refill() error {
 	return nil
 }
 
+// readBack is a compressed transcript's stream with a ReadAt that
+// decompresses the file a second time: lines are read back in file order,
+// so the second decompression only moves forward (reopened if asked to go
+// back) and costs at most one more pass over the file.
+type readBack struct {
+	io.Reader
+	path string
+	rc   io.ReadCloser // the second decompression, at pos
+	pos  int64
+}
+
+func (b *readBack) ReadAt(p []byte, off int64) (int, error) {
+	if b.rc == nil || off < b.pos {
+		b.Close()
+		rc, err := transcript.Open(b.path)
+		if err != nil {
+			return 0, err
+		}
+		b.rc, b.pos = rc, 0
+	}
+	n, err := io.CopyN(io.Discard, b.rc, off-b.pos)
+	b.pos += n
+	if err != nil {
+		return 0, err
+	}
+	m, err := io.ReadFull(b.rc, p)
+	b.pos += int64(m)
+	if err == io.ErrUnexpectedEOF {
+		err = io.EOF
+	}
+	return m, err
+}
+
+func (b *readBack) Close() error {
+	if b.rc == nil {
+		return nil
+	}
+	err := b.rc.Close()
+	b.rc = nil
+	return err
+}
+
 // errShrank is returned when a file got shorter than what was already
 // read from it: the lines read are not the file's.
 var errShrank = errors.New("file shrank while it was read")
@@ -568,6 +612,14 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 		return nil, buf, st, err
 	}
 	defer rc.Close()
+	var in io.Reader = rc
+	if _, ok := rc.(io.ReaderAt); !ok {
+		// Compressed: a long line is found again by decompressing a
+		// second time, so what is held stays keepLimit, not the line cap.
+		rb := &readBack{Reader: rc, path: f.path}
+		defer rb.Close()
+		in = rb
+	}
 	var recs []usageRec
 	g := grouper{out: func(r *usageRec, _ uint64) error {
 		recs = append(recs, *r)
@@ -588,7 +640,7 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 			st.tooLong = append(st.tooLong, n)
 		}
 	}
-	lf := &lineFinder{r: rc, pat: assistantType, keep: keepLimit, skipped: tooLong, other: st.other}
+	lf := &lineFinder{r: in, pat: assistantType, keep: keepLimit, skipped: tooLong, other: st.other}
 	lf.fn = func(line []byte, n int, partial bool) error {
 		if err := scanUsageLine(line, &l); err != nil {
 			if len(bytes.TrimSpace(line)) > 0 {
