@@ -166,12 +166,13 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 
 // inputs opens the paths, or stdin when there are none (and stdin is a
 // pipe or a file).
-func inputs(env *cli.Env, args []string) ([]string, error) {
+// what names what is expected: "cassette", or "transcript" for import.
+func inputs(env *cli.Env, args []string, what string) ([]string, error) {
 	if len(args) > 0 {
 		return args, nil
 	}
 	if !env.HasInput() {
-		return nil, cli.Usagef("no cassette given: name a file or pipe one in")
+		return nil, cli.Usagef("no %s given: name a file or pipe one in", what)
 	}
 	return []string{"-"}, nil
 }

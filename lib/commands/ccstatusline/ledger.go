@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/pricing"
+	"github.com/ccpipe/ccpipe/lib/regular"
 )
 
 // A ledger is what cc-statusline remembers of one transcript: the priced
@@ -152,7 +153,9 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog) error {
 	if cat == nil {
 		cat = pricing.Embedded()
 	}
-	f, err := os.Open(path)
+	// A FIFO or device named like a transcript would block the statusline
+	// forever: only a regular file is read.
+	f, err := regular.Open(path)
 	if err != nil {
 		return err
 	}
