@@ -118,12 +118,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // Dollars formats a cost as the status line shows it.
-func Dollars(v float64) string {
-	if v != 0 && math.Abs(v) < 0.01 {
-		return fmt.Sprintf("$%.4f", v)
-	}
-	return fmt.Sprintf("$%.2f", v)
-}
+func Dollars(v float64) string { return pricing.Dollars(v) }
 
 var funcs = template.FuncMap{
 	"usd": func(v any) string {
