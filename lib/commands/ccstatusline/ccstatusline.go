@@ -8,13 +8,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/template"
 	"time"
@@ -54,7 +52,13 @@ API key, so the contract suite could not capture it.
 
 Only what changed is read: each transcript's priced messages are cached in
 --cache-dir, keyed by the file's size and mtime; a grown transcript is read
-from where the last call stopped.
+from where the last call stopped. A warm call reads one small summary file
+and stats the transcript of the payload and the project directories: when
+none changed, the line comes from the summary alone; when only that
+transcript grew, its new tail is read. Every --recheck (default 5s) all
+transcripts are listed again: a message appended to another session's
+transcript (whose directory does not change) counts in the block from then
+on, a new transcript at once.
 
 Template and --jq data (one record, also what --jq sees):
   model, model_id, session_id, session_cost_usd, block_cost_usd,
@@ -92,6 +96,7 @@ const DefaultTemplate = `{{.model}} | {{usd .session_cost_usd}} session` +
 
 type options struct {
 	tmpl     string
+	recheck  time.Duration
 	log      string
 	cacheDir string
 	now      string
@@ -107,6 +112,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
 			f.StringVar(&o.tmpl, "template", "", "print the line from Go template `TEXT` (default: model, session cost, block, context)")
+			f.DurationVar(&o.recheck, "recheck", 5*time.Second, "list every transcript again after `DURATION`; in between, only the asking transcript and the directories are checked")
 			f.StringVar(&o.log, "log", "", "append each payload to `FILE` as one NDJSON line")
 			f.StringVar(&o.cacheDir, "cache-dir", "", "keep the per-transcript cache in `DIR` (default: the user cache dir's ccpipe/statusline)")
 			f.StringVar(&o.now, "now", "", "take `TIME` (RFC 3339) as now, for tests")
@@ -206,7 +212,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		fmt.Fprintln(env.Stdout, "cc-statusline: unreadable payload")
 		return fmt.Errorf("payload: %v", err)
 	}
-	rec, warn := status(&p, raw, o.cacheDir, now, cat, pricesKey)
+	rec, warn := status(&p, raw, o.cacheDir, now, cat, pricesKey, o.recheck)
 	if warn != "" {
 		env.Warnf("%s", warn)
 	}
@@ -282,7 +288,7 @@ type Status struct {
 	Payload             json.RawMessage `json:"payload"`
 }
 
-func status(p *payload, raw []byte, cacheDir string, now time.Time, cat *pricing.Catalog, pricesKey string) (*Status, string) {
+func status(p *payload, raw []byte, cacheDir string, now time.Time, cat *pricing.Catalog, pricesKey string, recheck time.Duration) (*Status, string) {
 	s := &Status{Model: p.Model.DisplayName, ModelID: p.Model.ID, SessionID: p.SessionID,
 		SessionCostUSD: p.Cost.TotalCostUSD, RateLimits: p.RateLimits, Payload: raw}
 	if s.Model == "" {
@@ -292,28 +298,9 @@ func status(p *payload, raw []byte, cacheDir string, now time.Time, cat *pricing
 		s.RateLimits = json.RawMessage("null")
 	}
 	var warns []string
-	var own *ledger
+	var own *ownStat
 	if p.TranscriptPath != "" {
-		files := recentTranscripts(p.TranscriptPath, now)
-		ls := openLedgers(cacheDir, filepath.Dir(filepath.Dir(p.TranscriptPath)), cat, pricesKey)
-		seen := make(map[string]bool, len(files))
-		var msgs []msg
-		for _, f := range files {
-			seen[f.path] = true
-			l, err := ls.load(f, now)
-			if err != nil {
-				if f.path == p.TranscriptPath && !errors.Is(err, os.ErrNotExist) {
-					warns = append(warns, err.Error())
-				}
-				continue
-			}
-			if f.path == p.TranscriptPath {
-				own = l
-			}
-			msgs = append(msgs, l.Msgs...)
-		}
-		ls.save(seen)
-		blockOf(s, msgs, now)
+		own, warns = blockAndContext(s, p.TranscriptPath, cacheDir, now, cat, pricesKey, recheck)
 	}
 	rateLimits(s, p.RateLimits, now)
 	contextOf(s, p, own)
@@ -324,15 +311,29 @@ func status(p *payload, raw []byte, cacheDir string, now time.Time, cat *pricing
 // of its config dir (subagents' included) changed in the last 10 hours:
 // enough for the current 5-hour block. The directory listing gives each
 // file's size and mtime, so no file is opened or stat'ed twice.
-func recentTranscripts(path string, now time.Time) []fileInfo {
-	var out []fileInfo
+//
+// It also stamps each directory it reads (the mtime taken before reading,
+// so that a change while reading shows next time): the summary's check
+// for new transcripts.
+func recentTranscripts(path string, now time.Time) (out []fileInfo, stamps []stamp) {
 	if st, err := os.Stat(path); err == nil {
 		out = append(out, fileInfo{path, st.Size(), st.ModTime().UnixNano()})
 	}
+	stampDir := func(d string) bool {
+		st, err := os.Stat(d)
+		if err != nil {
+			return false
+		}
+		stamps = append(stamps, stamp{d, st.ModTime().UnixNano()})
+		return true
+	}
 	projects := filepath.Dir(filepath.Dir(path))
+	if !stampDir(projects) {
+		return out, stamps
+	}
 	dirs, err := os.ReadDir(projects)
 	if err != nil {
-		return out
+		return out, stamps
 	}
 	cut := now.Add(-2 * extract.BlockDuration)
 	add := func(dir string, e os.DirEntry) bool {
@@ -350,6 +351,9 @@ func recentTranscripts(path string, now time.Time) []fileInfo {
 			continue
 		}
 		pdir := filepath.Join(projects, d.Name())
+		if !stampDir(pdir) {
+			continue
+		}
 		ents, err := os.ReadDir(pdir)
 		if err != nil {
 			continue
@@ -359,6 +363,9 @@ func recentTranscripts(path string, now time.Time) []fileInfo {
 				continue
 			}
 			sub := filepath.Join(pdir, strings.TrimSuffix(e.Name(), ".jsonl"), "subagents")
+			if !stampDir(sub) {
+				continue
+			}
 			subs, _ := os.ReadDir(sub)
 			for _, se := range subs {
 				if !se.IsDir() && strings.HasSuffix(se.Name(), ".jsonl") {
@@ -367,7 +374,7 @@ func recentTranscripts(path string, now time.Time) []fileInfo {
 			}
 		}
 	}
-	return out
+	return out, stamps
 }
 
 // fileInfo is a transcript with the size and mtime a ledger is keyed by.
@@ -377,36 +384,24 @@ type fileInfo struct {
 	mtimeNS int64
 }
 
-// blockOf finds the block holding the latest message.
-func blockOf(s *Status, msgs []msg, now time.Time) {
-	if len(msgs) == 0 {
+// blockOf shows the latest block, if it is still running at now.
+func blockOf(s *Status, b blockSum, now time.Time) {
+	if !b.Has {
 		return
 	}
-	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].TS < msgs[j].TS })
-	times := make([]time.Time, len(msgs))
-	for i, m := range msgs {
-		times[i] = time.UnixMilli(m.TS)
-	}
-	spans := extract.BlockSpans(times)
-	sp := spans[len(spans)-1]
-	end := sp.Start.Add(extract.BlockDuration)
-	last := times[sp.To-1]
-	s.BlockActive = now.Sub(last) < extract.BlockDuration && now.Before(end)
+	start := time.UnixMilli(b.Start).UTC()
+	end := start.Add(extract.BlockDuration)
+	s.BlockActive = now.Sub(time.UnixMilli(b.Last)) < extract.BlockDuration && now.Before(end)
 	if !s.BlockActive {
 		zero := 0.0
 		s.BlockCostUSD = &zero
 		return
 	}
-	total := 0.0
-	for _, m := range msgs[sp.From:sp.To] {
-		if m.Unpriced {
-			s.BlockUnpriced++
-		}
-		total += m.USD
-	}
-	start, endS := sp.Start.Format(time.RFC3339), end.Format(time.RFC3339)
+	total := b.USD
+	s.BlockUnpriced = b.Unpriced
+	startS, endS := start.Format(time.RFC3339), end.Format(time.RFC3339)
 	left := math.Floor(end.Sub(now).Minutes())
-	s.BlockCostUSD, s.BlockStart, s.BlockEnd, s.BlockMinutesLeft = &total, &start, &endS, &left
+	s.BlockCostUSD, s.BlockStart, s.BlockEnd, s.BlockMinutesLeft = &total, &startS, &endS, &left
 }
 
 // rateLimits takes the payload's five-hour window when it has one: it is
@@ -436,7 +431,7 @@ func rateLimits(s *Status, raw json.RawMessage, now time.Time) {
 	}
 }
 
-func contextOf(s *Status, p *payload, own *ledger) {
+func contextOf(s *Status, p *payload, own *ownStat) {
 	if cw := p.ContextWindow; cw != nil && cw.UsedPercentage != nil {
 		s.ContextPercent = cw.UsedPercentage
 		if cw.ContextWindowSize != nil {

@@ -129,3 +129,71 @@ func TestLog(t *testing.T) {
 		t.Errorf("log %q", b)
 	}
 }
+
+// TestSummary checks the warm path's cache: an unchanged transcript is
+// answered from the summary alone (the ledgers are not read), a new
+// transcript in a project dir is seen at once (its dir's mtime changed), a
+// message appended to another session only after --recheck.
+func TestSummary(t *testing.T) {
+	root := t.TempDir()
+	proj := filepath.Join(root, "projects", "-home-dev-p")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tr := filepath.Join(proj, "11111111-2222-4333-8444-555555555555.jsonl")
+	other := filepath.Join(proj, "21111111-2222-4333-8444-555555555555.jsonl")
+	write := func(path, s string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(tr, assistant("m1", "2026-05-02T10:30:00.000Z", "claude-sonnet-5-5", 1000000))
+	cache := filepath.Join(root, "cache")
+	block := func(extra ...string) string {
+		t.Helper()
+		args := append([]string{"--cache-dir", cache, "--now", "2026-05-02T12:46:00Z", "--template", "{{usd .block_cost_usd}}"}, extra...)
+		code, out, errs := run(t, realPayload(t, tr, nil), args...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		return strings.TrimSpace(out)
+	}
+	if got := block(); got != "$2.00" {
+		t.Fatalf("first call: %s", got)
+	}
+	gobs, _ := filepath.Glob(filepath.Join(cache, "*.gob"))
+	if len(gobs) != 1 {
+		t.Fatalf("ledger files %v", gobs)
+	}
+	// The ledgers made unreadable: the summary answers alone.
+	write(gobs[0], "garbage")
+	if got := block(); got != "$2.00" {
+		t.Errorf("from the summary: %s", got)
+	}
+	// A new session's transcript: the project dir changed.
+	write(other, assistant("m2", "2026-05-02T11:00:00.000Z", "claude-sonnet-5-5", 500000))
+	if got := block(); got != "$3.00" {
+		t.Errorf("after a new transcript: %s", got)
+	}
+	// Appended to the other session: seen at the next full listing.
+	f, err := os.OpenFile(other, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(assistant("m3", "2026-05-02T12:00:00.000Z", "claude-sonnet-5-5", 500000))
+	f.Close()
+	if got := block(); got != "$3.00" {
+		t.Errorf("appended, before --recheck: %s (the summary holds until the next listing)", got)
+	}
+	if got := block("--recheck", "0s"); got != "$4.00" {
+		t.Errorf("appended, with --recheck 0s: %s", got)
+	}
+	// The asking transcript grew: its tail is read without a listing.
+	f, _ = os.OpenFile(tr, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(assistant("m4", "2026-05-02T12:10:00.000Z", "claude-sonnet-5-5", 250000))
+	f.Close()
+	if got := block(); got != "$4.50" {
+		t.Errorf("own transcript grown: %s", got)
+	}
+}

@@ -66,8 +66,7 @@ type ledgers struct {
 // prices the cached costs were computed with ("" for the built-in table):
 // other prices start the cache over.
 func openLedgers(cacheDir, projects string, cat *pricing.Catalog, pricesKey string) *ledgers {
-	h := sha256.Sum256([]byte(projects))
-	ls := &ledgers{path: filepath.Join(cacheDir, hex.EncodeToString(h[:12])+".gob"), cat: cat}
+	ls := &ledgers{path: cachePath(cacheDir, projects) + ".gob", cat: cat}
 	version := ledgerVersion + "/" + pricesKey
 	if b, err := os.ReadFile(ls.path); err != nil || gob.NewDecoder(bytes.NewReader(b)).Decode(ls) != nil || ls.Version != version {
 		ls.Files = nil
@@ -119,6 +118,12 @@ func (ls *ledgers) save(seen map[string]bool) {
 	if os.WriteFile(tmp, b.Bytes(), 0o600) == nil {
 		_ = os.Rename(tmp, ls.path)
 	}
+}
+
+// cachePath names a projects dir's cache files, without the extension.
+func cachePath(cacheDir, projects string) string {
+	h := sha256.Sum256([]byte(projects))
+	return filepath.Join(cacheDir, hex.EncodeToString(h[:12]))
 }
 
 func randSuffix() string {
