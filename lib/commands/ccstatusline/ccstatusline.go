@@ -18,9 +18,8 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
-	"github.com/ccpipe/ccpipe/lib/extract"
 	"github.com/ccpipe/ccpipe/lib/pricing"
-	"github.com/ccpipe/ccpipe/lib/sessions"
+	"github.com/ccpipe/ccpipe/lib/sessionid"
 )
 
 const help = `usage: cc-statusline [flags]
@@ -335,7 +334,7 @@ func recentTranscripts(path string, now time.Time) (out []fileInfo, stamps []sta
 	if err != nil {
 		return out, stamps
 	}
-	cut := now.Add(-2 * extract.BlockDuration)
+	cut := now.Add(-2 * pricing.BlockDuration)
 	add := func(dir string, e os.DirEntry) bool {
 		info, err := e.Info()
 		if err != nil || info.ModTime().Before(cut) {
@@ -359,7 +358,7 @@ func recentTranscripts(path string, now time.Time) (out []fileInfo, stamps []sta
 			continue
 		}
 		for _, e := range ents {
-			if _, _, ok := sessions.TranscriptID(e.Name()); !ok || e.IsDir() || !add(pdir, e) {
+			if _, _, ok := sessionid.Transcript(e.Name()); !ok || e.IsDir() || !add(pdir, e) {
 				continue
 			}
 			sub := filepath.Join(pdir, strings.TrimSuffix(e.Name(), ".jsonl"), "subagents")
@@ -390,8 +389,8 @@ func blockOf(s *Status, b blockSum, now time.Time) {
 		return
 	}
 	start := time.UnixMilli(b.Start).UTC()
-	end := start.Add(extract.BlockDuration)
-	s.BlockActive = now.Sub(time.UnixMilli(b.Last)) < extract.BlockDuration && now.Before(end)
+	end := start.Add(pricing.BlockDuration)
+	s.BlockActive = now.Sub(time.UnixMilli(b.Last)) < pricing.BlockDuration && now.Before(end)
 	if !s.BlockActive {
 		zero := 0.0
 		s.BlockCostUSD = &zero

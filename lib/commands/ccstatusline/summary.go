@@ -8,7 +8,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/ccpipe/ccpipe/lib/extract"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 )
 
@@ -115,7 +114,7 @@ func latestBlock(msgs []msg) blockSum {
 	for i, m := range msgs {
 		times[i] = time.UnixMilli(m.TS)
 	}
-	spans := extract.BlockSpans(times)
+	spans := pricing.BlockSpans(times)
 	sp := spans[len(spans)-1]
 	b := blockSum{Has: true, Start: sp.Start.UnixMilli(), Last: msgs[sp.To-1].TS}
 	for _, m := range msgs[sp.From:sp.To] {
