@@ -57,12 +57,17 @@ none changed, the line comes from the summary alone; when only that
 transcript grew, its new tail is read. Every --recheck (default 5s) all
 transcripts are listed again: a message appended to another session's
 transcript (whose directory does not change) counts in the block from then
-on, a new transcript at once.
+on, a new transcript at once. The first call on a big config dir has to
+read every recent transcript: after --budget (default 300ms) it prints the
+line with what it has read (a + after the block cost) and the next calls
+read on from where it stopped, so Claude Code is never kept waiting long.
 
 Template and --jq data (one record, also what --jq sees):
   model, model_id, session_id, session_cost_usd, block_cost_usd,
   block_start, block_end, block_minutes_left, block_active,
   block_unpriced (messages whose usage could not be priced),
+  block_partial (true when --budget ran out before every transcript was
+  read: the block cost counts what was read so far),
   five_hour_used_percent, context_tokens, context_window, context_percent,
   rate_limits (the payload's, as given), payload (the whole payload).
 Template functions: usd (a number as $1.23, $0.0042 under a cent),
@@ -90,12 +95,13 @@ usage error (also a bad --prices file: file, line and field named).`
 // DefaultTemplate is the line printed without --template or --jq.
 const DefaultTemplate = `{{.model}} | {{usd .session_cost_usd}} session` +
 	`{{if .five_hour_used_percent}} | 5h {{pct .five_hour_used_percent}}%{{if .block_active}}, {{duration .block_minutes_left}} left{{end}}` +
-	`{{else if .block_active}} | {{usd .block_cost_usd}} block, {{duration .block_minutes_left}} left{{end}}` +
+	`{{else if .block_active}} | {{usd .block_cost_usd}}{{if .block_partial}}+{{end}} block, {{duration .block_minutes_left}} left{{end}}` +
 	`{{if .context_percent}} | ctx {{pct .context_percent}}%{{end}}`
 
 type options struct {
 	tmpl     string
 	recheck  time.Duration
+	budget   time.Duration
 	log      string
 	cacheDir string
 	now      string
@@ -112,6 +118,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		SetFlags: func(f *cli.Flags) {
 			f.StringVar(&o.tmpl, "template", "", "print the line from Go template `TEXT` (default: model, session cost, block, context)")
 			f.DurationVar(&o.recheck, "recheck", 5*time.Second, "list every transcript again after `DURATION`; in between, only the asking transcript and the directories are checked")
+			f.DurationVar(&o.budget, "budget", 300*time.Millisecond, "stop reading transcripts after `DURATION` and print what was read (the block then shows a +); the next call reads on")
 			f.StringVar(&o.log, "log", "", "append each payload to `FILE` as one NDJSON line")
 			f.StringVar(&o.cacheDir, "cache-dir", "", "keep the per-transcript cache in `DIR` (default: the user cache dir's ccpipe/statusline)")
 			f.StringVar(&o.now, "now", "", "take `TIME` (RFC 3339) as now, for tests")
@@ -148,6 +155,7 @@ var funcs = template.FuncMap{
 }
 
 func (o *options) run(env *cli.Env, args []string) error {
+	start := time.Now()
 	if len(args) > 0 {
 		return cli.Usagef("no arguments expected; the payload comes on stdin")
 	}
@@ -211,7 +219,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		fmt.Fprintln(env.Stdout, "cc-statusline: unreadable payload")
 		return fmt.Errorf("payload: %v", err)
 	}
-	rec, warn := status(&p, raw, o.cacheDir, now, cat, pricesKey, o.recheck)
+	rec, warn := status(&p, raw, o.cacheDir, now, cat, pricesKey, o.recheck, start.Add(o.budget))
 	if warn != "" {
 		env.Warnf("%s", warn)
 	}
@@ -279,6 +287,7 @@ type Status struct {
 	BlockMinutesLeft    *float64        `json:"block_minutes_left"`
 	BlockActive         bool            `json:"block_active"`
 	BlockUnpriced       int             `json:"block_unpriced"`
+	BlockPartial        bool            `json:"block_partial"`
 	FiveHourUsedPercent *float64        `json:"five_hour_used_percent"`
 	ContextTokens       *int64          `json:"context_tokens"`
 	ContextWindow       *int64          `json:"context_window"`
@@ -287,7 +296,7 @@ type Status struct {
 	Payload             json.RawMessage `json:"payload"`
 }
 
-func status(p *payload, raw []byte, cacheDir string, now time.Time, cat *pricing.Catalog, pricesKey string, recheck time.Duration) (*Status, string) {
+func status(p *payload, raw []byte, cacheDir string, now time.Time, cat *pricing.Catalog, pricesKey string, recheck time.Duration, deadline time.Time) (*Status, string) {
 	s := &Status{Model: p.Model.DisplayName, ModelID: p.Model.ID, SessionID: p.SessionID,
 		SessionCostUSD: p.Cost.TotalCostUSD, RateLimits: p.RateLimits, Payload: raw}
 	if s.Model == "" {
@@ -299,7 +308,7 @@ func status(p *payload, raw []byte, cacheDir string, now time.Time, cat *pricing
 	var warns []string
 	var own *ownStat
 	if p.TranscriptPath != "" {
-		own, warns = blockAndContext(s, p.TranscriptPath, cacheDir, now, cat, pricesKey, recheck)
+		own, warns = blockAndContext(s, p.TranscriptPath, cacheDir, now, cat, pricesKey, recheck, deadline)
 	}
 	rateLimits(s, p.RateLimits, now)
 	contextOf(s, p, own)

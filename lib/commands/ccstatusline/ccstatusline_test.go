@@ -197,3 +197,40 @@ func TestSummary(t *testing.T) {
 		t.Errorf("own transcript grown: %s", got)
 	}
 }
+
+// TestBudget: out of time, the line shows what was read (a + after the
+// block cost) and the next calls read on until the block is whole.
+func TestBudget(t *testing.T) {
+	root := t.TempDir()
+	proj := filepath.Join(root, "projects", "p")
+	os.MkdirAll(proj, 0o755)
+	tr := filepath.Join(proj, "11111111-2222-4333-8444-555555555555.jsonl")
+	other := filepath.Join(proj, "21111111-2222-4333-8444-555555555555.jsonl")
+	var b strings.Builder
+	for i := 0; i < 500; i++ {
+		b.WriteString(assistant(fmt.Sprint("m", i), "2026-05-02T10:30:00.000Z", "claude-sonnet-5-5", 10000))
+	}
+	os.WriteFile(tr, []byte(b.String()), 0o644)
+	os.WriteFile(other, []byte(assistant("o1", "2026-05-02T11:00:00.000Z", "claude-sonnet-5-5", 500000)), 0o644)
+	args := []string{"--cache-dir", filepath.Join(root, "c"), "--now", "2026-05-02T12:46:00Z", "--budget", "0s",
+		"--jq", `"\(.block_cost_usd*100|round) \(.block_partial)"`, "-r"}
+	var outs []string
+	for i := 0; i < 20; i++ {
+		code, out, errs := run(t, realPayload(t, tr, nil), args...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		outs = append(outs, strings.TrimSpace(out))
+		if !strings.HasSuffix(out, "true\n") {
+			break
+		}
+	}
+	// 500 × 10k tokens at $2/M is $10, the other session $1.
+	if len(outs) < 3 || !strings.HasSuffix(outs[0], " true") || outs[len(outs)-1] != "1100 false" {
+		t.Errorf("calls under a zero budget: %q; want partial lines, then 1100 false", outs)
+	}
+	code, out, _ := run(t, realPayload(t, tr, nil), "--cache-dir", filepath.Join(root, "c"), "--now", "2026-05-02T12:46:00Z")
+	if code != 0 || !strings.Contains(out, "| $11.00 block,") {
+		t.Errorf("after: %q", out)
+	}
+}

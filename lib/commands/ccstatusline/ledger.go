@@ -78,23 +78,29 @@ func openLedgers(cacheDir, projects string, cat *pricing.Catalog, pricesKey stri
 	return ls
 }
 
-// load returns the ledger of a transcript, brought up to date.
-func (ls *ledgers) load(f fileInfo, now time.Time) (*ledger, error) {
+// load returns the ledger of a transcript, brought up to date, or as far
+// as it could be read by deadline (partial): then it is kept with no size,
+// so that the next call reads on from where this one stopped.
+func (ls *ledgers) load(f fileInfo, now, deadline time.Time) (l *ledger, partial bool, err error) {
 	path := f.path
-	l := ls.Files[path]
+	l = ls.Files[path]
 	if l != nil && l.Size == f.size && l.MtimeNS == f.mtimeNS {
-		return l, nil
+		return l, false, nil
 	}
 	if l == nil || f.size < l.Offset {
 		l = &ledger{Path: path} // new, rewritten or truncated: from the start
 	}
-	if err := l.readFrom(path, ls.cat); err != nil {
-		return nil, err
+	done, err := l.readFrom(path, ls.cat, deadline)
+	if err != nil {
+		return nil, false, err
 	}
 	l.Size, l.MtimeNS = f.size, f.mtimeNS
+	if !done {
+		l.Size = -1
+	}
 	l.prune(now)
 	ls.Files[path], ls.dirty = l, true
-	return l, nil
+	return l, !done, nil
 }
 
 // save writes the cache back when it changed, dropping the transcripts not
@@ -151,19 +157,20 @@ type line struct {
 	} `json:"message"`
 }
 
-// readFrom reads the whole lines after Offset. A response's records
-// repeat its usage; the last one read wins, under one key.
-func (l *ledger) readFrom(path string, cat *pricing.Catalog) error {
+// readFrom reads the whole lines after Offset, until the end or the
+// deadline (done false). A response's records repeat its usage; the last
+// one read wins, under one key.
+func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time) (done bool, err error) {
 	if cat == nil {
 		cat = pricing.Embedded()
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer f.Close()
 	if _, err := f.Seek(l.Offset, io.SeekStart); err != nil {
-		return err
+		return false, err
 	}
 	index := map[string]int{}
 	for i, m := range l.Msgs {
@@ -173,7 +180,10 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog) error {
 	var long []byte   // a line longer than the buffer, so far
 	var pending int64 // its bytes read so far
 	skipping := false // it passed maxLine: skipped
-	for {
+	for n := 0; ; n++ {
+		if n%64 == 63 && time.Now().After(deadline) {
+			return false, nil
+		}
 		b, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			pending += int64(len(b))
@@ -187,9 +197,9 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog) error {
 		}
 		if err != nil {
 			if err == io.EOF {
-				return nil // a partial last line is read next time
+				return true, nil // a partial last line is read next time
 			}
-			return err
+			return false, err
 		}
 		l.Offset += pending + int64(len(b))
 		pending = 0

@@ -130,7 +130,7 @@ func latestBlock(msgs []msg) blockSum {
 // from the ledgers: when only the asking transcript changed, its tail is
 // read and the other ledgers are taken as they are; past --recheck or
 // when a directory changed, every transcript is listed again.
-func blockAndContext(s *Status, path, cacheDir string, now time.Time, cat *pricing.Catalog, pricesKey string, recheck time.Duration) (*ownStat, []string) {
+func blockAndContext(s *Status, path, cacheDir string, now time.Time, cat *pricing.Catalog, pricesKey string, recheck time.Duration, deadline time.Time) (*ownStat, []string) {
 	projects := filepath.Dir(filepath.Dir(path))
 	version := ledgerVersion + "/" + pricesKey
 	sp := summaryPath(cacheDir, projects)
@@ -170,10 +170,24 @@ func blockAndContext(s *Status, path, cacheDir string, now time.Time, cat *prici
 	var warns []string
 	var ownL *ledger
 	seen := make(map[string]bool, len(files))
+	loaded := false
 	var msgs []msg
 	for _, f := range files {
 		seen[f.path] = true
-		l, err := ls.load(f, now)
+		old := ls.Files[f.path]
+		stale := old == nil || old.Size != f.size || old.MtimeNS != f.mtimeNS
+		if stale && loaded && time.Now().After(deadline) {
+			// Out of time: what was read of it so far counts; the
+			// next call reads on.
+			s.BlockPartial = true
+			if old != nil {
+				msgs = append(msgs, old.Msgs...)
+			}
+			continue
+		}
+		l, partial, err := ls.load(f, now, deadline)
+		loaded = loaded || stale // at least one file read a call: the reading moves on
+		s.BlockPartial = s.BlockPartial || partial
 		if err != nil {
 			if f.path == path && !errors.Is(err, os.ErrNotExist) {
 				warns = append(warns, err.Error())
@@ -194,16 +208,25 @@ func blockAndContext(s *Status, path, cacheDir string, now time.Time, cat *prici
 	if sum.Own == nil {
 		sum.Own = map[string]ownStat{}
 	}
+	if s.BlockPartial {
+		return ownOf(ownL, now), warns // the summary waits for a whole read
+	}
 	sum.V, sum.Checked, sum.Dirs, sum.Block = version, checked, dirs, b
-	var own *ownStat
-	if ownL != nil {
-		o := ownStat{Size: ownL.Size, MtimeNS: ownL.MtimeNS, Context: ownL.Context, ContextModel: ownL.ContextModel, Used: now.UnixNano()}
-		sum.Own[path], own = o, &o
+	own := ownOf(ownL, now)
+	if own != nil {
+		sum.Own[path] = *own
 	} else {
 		delete(sum.Own, path)
 	}
 	sum.write(sp)
 	return own, warns
+}
+
+func ownOf(l *ledger, now time.Time) *ownStat {
+	if l == nil {
+		return nil
+	}
+	return &ownStat{Size: l.Size, MtimeNS: l.MtimeNS, Context: l.Context, ContextModel: l.ContextModel, Used: now.UnixNano()}
 }
 
 func (s *summary) own(path string) (ownStat, bool) {
