@@ -42,21 +42,29 @@ func run(t *testing.T, stdin []byte, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-func TestStatusLine(t *testing.T) {
-	root := t.TempDir()
+// twoSessions makes a config dir with one project dir for two sessions'
+// transcripts (not written yet) and returns write, which writes a file.
+func twoSessions(t *testing.T) (root, tr, other string, write func(path, s string)) {
+	root = t.TempDir()
 	proj := filepath.Join(root, "projects", "-home-dev-p")
 	if err := os.MkdirAll(proj, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tr := filepath.Join(proj, "11111111-2222-4333-8444-555555555555.jsonl")
-	other := filepath.Join(proj, "21111111-2222-4333-8444-555555555555.jsonl")
-	// Two sessions in the same 5-hour block (10:00-15:00): $2.00 + $1.00
-	// at sonnet-5-5's $2/M input.
-	write := func(path, s string) {
+	tr = filepath.Join(proj, "11111111-2222-4333-8444-555555555555.jsonl")
+	other = filepath.Join(proj, "21111111-2222-4333-8444-555555555555.jsonl")
+	write = func(path, s string) {
+		t.Helper()
 		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return root, tr, other, write
+}
+
+func TestStatusLine(t *testing.T) {
+	root, tr, other, write := twoSessions(t)
+	// Two sessions in the same 5-hour block (10:00-15:00): $2.00 + $1.00
+	// at sonnet-5-5's $2/M input.
 	write(tr, assistant("m1", "2026-05-02T10:30:00.000Z", "claude-sonnet-5-5", 1000000))
 	write(other, assistant("m2", "2026-05-02T11:00:00.000Z", "claude-sonnet-5-5", 500000))
 	cache := filepath.Join(root, "cache")
@@ -135,19 +143,7 @@ func TestLog(t *testing.T) {
 // transcript in a project dir is seen at once (its dir's mtime changed), a
 // message appended to another session only after --recheck.
 func TestSummary(t *testing.T) {
-	root := t.TempDir()
-	proj := filepath.Join(root, "projects", "-home-dev-p")
-	if err := os.MkdirAll(proj, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tr := filepath.Join(proj, "11111111-2222-4333-8444-555555555555.jsonl")
-	other := filepath.Join(proj, "21111111-2222-4333-8444-555555555555.jsonl")
-	write := func(path, s string) {
-		t.Helper()
-		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root, tr, other, write := twoSessions(t)
 	write(tr, assistant("m1", "2026-05-02T10:30:00.000Z", "claude-sonnet-5-5", 1000000))
 	cache := filepath.Join(root, "cache")
 	block := func(extra ...string) string {
