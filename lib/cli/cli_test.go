@@ -47,7 +47,7 @@ func TestMainRecordsAndFlags(t *testing.T) {
 		{"jq raw", []string{"x", "--jq", ".args[0]", "-r"}, 0, "x\n", "", []string{"x"}, false},
 		{"jq arg", []string{"--jq", "$a + .t", "--arg", "a", "1"}, 0, "\"1<&>\"\n", "", nil, false},
 		{"single dash long flag", []string{"-jq", ".t", "-raw-output"}, 0, "<&>\n", "", nil, false},
-		{"unknown flag", []string{"--nope"}, 2, "", "cc-test: unknown flag -nope\nusage: cc-test [flags] ARG...\nRun 'cc-test -h' for help.\n", nil, false},
+		{"unknown flag", []string{"--nope"}, 2, "", "cc-test: unknown flag --nope\nusage: cc-test [flags] ARG...\nRun 'cc-test -h' for help.\n", nil, false},
 		{"arg missing value", []string{"--jq", ".", "--arg", "a"}, 2, "", "cc-test: --arg needs a NAME and a VALUE\nusage: cc-test [flags] ARG...\nRun 'cc-test -h' for help.\n", nil, false},
 		{"raw without jq", []string{"-r"}, 2, "", "cc-test: --raw-output and --arg need --jq\nusage: cc-test [flags] ARG...\nRun 'cc-test -h' for help.\n", nil, false},
 		{"bad jq", []string{"-q", ".a |"}, 2, "", "cc-test: --jq: invalid jq expression: unexpected EOF\n    .a |\n        ^\nusage: cc-test [flags] ARG...\nRun 'cc-test -h' for help.\n", nil, false},

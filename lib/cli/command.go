@@ -39,6 +39,8 @@ type Env struct {
 	Stderr io.Writer // safe for concurrent use: one Write is one whole message
 	Out    *Output
 	Flags  *Flags
+
+	skipCounter
 }
 
 // HasInput reports whether stdin holds records to read (see HasInput).
@@ -83,10 +85,13 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 		signal.Notify(ch, syscall.SIGPIPE)
 		defer signal.Stop(ch)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	env := &Env{Ctx: ctx, Name: c.Name, Stdin: stdin, Stdout: stdout, Stderr: &syncWriter{w: stderr}, Out: out, Flags: f}
-	err = c.Run(env, pos)
+	code, err := runInterruptible(func(ctx context.Context) error {
+		env := &Env{Ctx: ctx, Name: c.Name, Stdin: stdin, Stdout: stdout, Stderr: &syncWriter{w: stderr}, Out: out, Flags: f}
+		return c.Run(env, pos)
+	})
+	if code >= 0 {
+		return code // a signal: buffered output is dropped, not half-written
+	}
 	if ferr := out.Flush(); err == nil {
 		err = ferr
 	}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -111,11 +112,7 @@ func (f *Flags) parse(args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := f.fs.Parse(args); err != nil {
-			msg := err.Error()
-			if rest, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-				msg = "unknown flag " + rest
-			}
-			return nil, &UsageError{Msg: msg}
+			return nil, &UsageError{Msg: flagMessage(err.Error())}
 		}
 		if f.fs.NArg() == 0 {
 			break
@@ -178,4 +175,33 @@ func (f *Flags) printDefaults(w io.Writer) {
 	for _, l := range lines {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, l[0], l[1])
 	}
+}
+
+var (
+	// flagSpelling is how the flag package names a flag in its errors:
+	// one dash, whatever the user typed.
+	flagSpelling = regexp.MustCompile(`(provided but not defined: |needs an argument: )-([\w-]+)`)
+	flagValue    = regexp.MustCompile(`^invalid value ("(?:[^"\\]|\\.)*") for flag -([\w-]+): (.*)$`)
+)
+
+// flagMessage rewrites a flag package error the way the flags are written
+// in the help: --name (-x for a one-letter alias).
+func flagMessage(msg string) string {
+	dashed := func(name string) string {
+		if len(name) == 1 {
+			return "-" + name
+		}
+		return "--" + name
+	}
+	if m := flagValue.FindStringSubmatch(msg); m != nil {
+		if strings.Contains(m[3], m[1]) {
+			return dashed(m[2]) + ": " + m[3] // the message quotes the value already
+		}
+		return dashed(m[2]) + " " + m[1] + ": " + m[3]
+	}
+	msg = flagSpelling.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := flagSpelling.FindStringSubmatch(m)
+		return sub[1] + dashed(sub[2])
+	})
+	return strings.Replace(msg, "flag provided but not defined: ", "unknown flag ", 1)
 }

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/transcript"
@@ -36,9 +37,15 @@ const maxPendingNames = 10000
 type failures struct {
 	x     *Extractor
 	names map[string]string // tool_use_id -> tool name, until the result
+	// hookErrs counts the hook error attachments per toolUseID: a Stop
+	// hook's failure is written both as an attachment and in the
+	// stop_hook_summary with the same toolUseID, and is one failure.
+	hookErrs map[string]int
 }
 
-func newFailures(x *Extractor) *failures { return &failures{x: x, names: map[string]string{}} }
+func newFailures(x *Extractor) *failures {
+	return &failures{x: x, names: map[string]string{}, hookErrs: map[string]int{}}
+}
 
 func (h *failures) entry(o *Origin, e *transcript.Entry) error {
 	switch e.Type {
@@ -157,9 +164,24 @@ func (h *failures) system(o *Origin, e *transcript.Entry) error {
 	case "stop_hook_summary":
 		var r struct {
 			HookErrors []json.RawMessage `json:"hookErrors"`
+			// Failed lists the indexes of hookErrors that are failed hooks;
+			// the others are blocks (exit 2), whose reason is also the
+			// "Stop hook feedback" meta prompt (counted there). Without
+			// the field every entry is taken as an error.
+			Failed    *[]int `json:"failedHookErrorIndexes"`
+			ToolUseID string `json:"toolUseID"`
 		}
 		decodeObject(e.Raw, &r)
-		for _, he := range r.HookErrors {
+		seen := h.hookErrs[r.ToolUseID] // already counted from attachments
+		delete(h.hookErrs, r.ToolUseID)
+		for i, he := range r.HookErrors {
+			if r.Failed != nil && !slices.Contains(*r.Failed, i) {
+				continue
+			}
+			if seen > 0 && r.ToolUseID != "" {
+				seen--
+				continue
+			}
 			msg := rawText(he)
 			if msg == "" {
 				msg = string(he)
@@ -209,11 +231,15 @@ func (h *failures) attachment(o *Origin, e *transcript.Entry) error {
 	if hook == "" {
 		hook = a.HookEvent
 	}
+	if kind == "hook_error" && a.ToolUseID != "" && len(h.hookErrs) < maxPendingNames && (a.HookEvent == "Stop" || a.HookEvent == "SubagentStop") {
+		h.hookErrs[a.ToolUseID]++
+	}
 	return h.x.emit(Failure{Base: base(o, e), Kind: kind, Message: msg, Hook: str(hook), ToolUseID: str(a.ToolUseID)})
 }
 
 func (h *failures) endFile() error {
 	clear(h.names)
+	clear(h.hookErrs)
 	return nil
 }
 

@@ -2,6 +2,8 @@ package extract
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/transcript"
@@ -20,6 +22,7 @@ type call struct {
 // result is a tool_result block with what its record says about it.
 type result struct {
 	base       Base
+	path       string // the transcript it was read from ("" on stdin without cc_source)
 	text       string
 	isError    bool
 	tur        json.RawMessage // the record's toolUseResult
@@ -181,7 +184,7 @@ func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
 				delete(j.ignored, b.ToolUseID)
 				continue
 			}
-			r := &result{base: base(o, e), text: transcript.Text(b.Content), isError: b.IsError}
+			r := &result{base: base(o, e), path: o.Path, text: transcript.Text(b.Content), isError: b.IsError}
 			if e.User != nil {
 				r.tur, r.denialKind, r.decision = e.User.ToolUseResult, e.User.ToolDenialKind, e.User.PermissionDecision
 			}
@@ -224,4 +227,27 @@ func (j *joiner) flush() error {
 	clear(j.early)
 	clear(j.ignored)
 	return err
+}
+
+// localPersistedPath is persistedPath found beside the transcript that was
+// read: the recorded path names the config dir of the machine and moment it
+// was written, which a moved config dir or an archive no longer matches.
+// It is the session dir's tool-results/<name> (or <name>.zst, as
+// cc-entries --archive stores it), or nil when no such file exists.
+func (r *result) localPersistedPath() *string {
+	rec := r.persistedPath()
+	if rec == nil || r.path == "" {
+		return nil
+	}
+	dir := transcript.SessionDir(r.path)
+	if filepath.Base(filepath.Dir(r.path)) == "subagents" {
+		dir = filepath.Dir(filepath.Dir(r.path)) // a subagent's results are its session's
+	}
+	local := filepath.Join(dir, "tool-results", filepath.Base(*rec))
+	for _, p := range []string{local, local + ".zst"} {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return &p
+		}
+	}
+	return nil
 }

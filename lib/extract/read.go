@@ -105,8 +105,13 @@ func (x *Extractor) readFile(ctx context.Context, f file) error {
 	o := f.origin
 	n := 0
 	var ferr error // an error of the extraction, not of the read
-	warn := func(line int, err error) { x.opts.Warn(fmt.Sprintf("%s:%d: %v", f.path, line, err)) }
-	_, err := transcript.ReadFile(f.path, transcript.Options{Types: x.types, Warn: warn}, func(l *transcript.Line) error {
+	warned := 0    // per file: the first ten lines named, the rest counted
+	warn := func(line int, err error) {
+		if warned++; warned <= maxFileWarnings {
+			x.opts.Warn(fmt.Sprintf("%s:%d: %v", f.path, line, err))
+		}
+	}
+	d, err := transcript.ReadFile(f.path, transcript.Options{Types: x.types, Warn: warn}, func(l *transcript.Line) error {
 		if n++; n%1024 == 0 && ctx.Err() != nil {
 			ferr = ctx.Err()
 			return ferr
@@ -130,12 +135,28 @@ func (x *Extractor) readFile(ctx context.Context, f file) error {
 	if ferr != nil {
 		return ferr
 	}
+	if warned > maxFileWarnings {
+		x.opts.Warn(fmt.Sprintf("%s: %d more warnings not shown (%d in all)", f.path, warned-maxFileWarnings, warned))
+	}
+	if err == nil && d.NotEntries() > 0 {
+		if !d.SawEntry() {
+			err = fmt.Errorf("%s: not a transcript: %d records without a \"type\" (cc-extract output, or another tool's NDJSON?)", f.path, d.NotEntries())
+		} else {
+			x.opts.Warn(fmt.Sprintf("%s: %d records are not transcript entries (no \"type\"), skipped", f.path, d.NotEntries()))
+		}
+	}
+	if err == nil && !d.SawEntry() && d.Malformed > 0 {
+		err = fmt.Errorf("%s: not a transcript: no valid line", f.path)
+	}
 	if err != nil {
 		x.unreadable++
 		x.opts.Warn(err.Error())
 	}
 	return x.h.endFile()
 }
+
+// maxFileWarnings is how many lines of one file are named in warnings.
+const maxFileWarnings = 10
 
 // usageJob is one transcript read on the fast path.
 type usageJob struct {
@@ -208,7 +229,10 @@ func (x *Extractor) readUsage(ctx context.Context, produce func(add func(string)
 	if err != nil {
 		cancel()
 	}
-	if gerr := g.Wait(); err == nil && !errors.Is(gerr, context.Canceled) {
+	// The cause beats its symptom: a producer's error (a dir that cannot
+	// be listed) cancels gctx, and consume then sees only "context
+	// canceled".
+	if gerr := g.Wait(); gerr != nil && !errors.Is(gerr, context.Canceled) && (err == nil || errors.Is(err, context.Canceled)) {
 		err = gerr
 	}
 	return err

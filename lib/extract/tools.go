@@ -22,8 +22,11 @@ type Tool struct {
 	// PersistedOutputPath is the file under tool-results/ holding an
 	// output too large to keep inline.
 	PersistedOutputPath *string `json:"persisted_output_path"`
-	ResultUUID          *string `json:"result_uuid"`
-	ResultTimestamp     *string `json:"result_timestamp"`
+	// PersistedOutputLocalPath is that file beside the transcript read
+	// (moved config dirs, archives); null when not there.
+	PersistedOutputLocalPath *string `json:"persisted_output_local_path"`
+	ResultUUID               *string `json:"result_uuid"`
+	ResultTimestamp          *string `json:"result_timestamp"`
 }
 
 // Shell is a shell fact: a Bash or PowerShell call.
@@ -36,15 +39,16 @@ type Shell struct {
 	// ExitCode is 0 on success, N from the "Exit code N" line of a
 	// failure, null when unknown (no result, denied, interrupted, running
 	// in the background, or an error without the line).
-	ExitCode            *int    `json:"exit_code"`
-	IsError             bool    `json:"is_error"`
-	Output              *string `json:"output"`
-	Background          bool    `json:"background"`
-	BackgroundTaskID    *string `json:"background_task_id"`
-	Denied              *Denial `json:"denied"`
-	Interrupted         bool    `json:"interrupted"`
-	PersistedOutputPath *string `json:"persisted_output_path"`
-	ResultUUID          *string `json:"result_uuid"`
+	ExitCode                 *int    `json:"exit_code"`
+	IsError                  bool    `json:"is_error"`
+	Output                   *string `json:"output"`
+	Background               bool    `json:"background"`
+	BackgroundTaskID         *string `json:"background_task_id"`
+	Denied                   *Denial `json:"denied"`
+	Interrupted              bool    `json:"interrupted"`
+	PersistedOutputPath      *string `json:"persisted_output_path"`
+	PersistedOutputLocalPath *string `json:"persisted_output_local_path"`
+	ResultUUID               *string `json:"result_uuid"`
 }
 
 // File is a files fact: one file a tool read or changed.
@@ -119,7 +123,7 @@ func (h *toolsKind) tool(c *call) error {
 	if r := c.res; r != nil {
 		t.Result = new(r.text)
 		t.IsError, t.Denied, t.Interrupted = r.isError, r.denial(), r.interrupted()
-		t.PersistedOutputPath = r.persistedPath()
+		t.PersistedOutputPath, t.PersistedOutputLocalPath = r.persistedPath(), r.localPersistedPath()
 		t.ResultUUID, t.ResultTimestamp = r.base.UUID, r.base.Timestamp
 	}
 	return h.x.emit(t)
@@ -150,6 +154,7 @@ func (h *toolsKind) shell(c *call) error {
 		info := r.info()
 		s.IsError, s.Denied, s.Interrupted = r.isError, r.denial(), r.interrupted()
 		s.PersistedOutputPath, s.ResultUUID = r.persistedPath(), r.base.UUID
+		s.PersistedOutputLocalPath = r.localPersistedPath()
 		s.BackgroundTaskID = str(info.BackgroundTaskID)
 		if s.BackgroundTaskID != nil {
 			s.Background = true

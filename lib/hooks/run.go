@@ -58,9 +58,9 @@ type Runner struct {
 // replies, writes the reply and returns the exit code to end with. It never
 // returns 2 except for an exit-2 reply (a deliberate block).
 func (r Runner) Run(ctx context.Context, handlers ...Handler) int {
-	data, err := io.ReadAll(r.Stdin)
+	data, err := ReadPayload(r.Stdin)
 	if err != nil {
-		return r.fail("", fmt.Errorf("reading the payload: %w", err))
+		return r.fail("", err)
 	}
 	if len(strings.TrimSpace(string(data))) == 0 {
 		return r.fail("", ErrNoPayload)
@@ -142,3 +142,20 @@ func (r Runner) fail(event string, err error) int {
 
 // ErrNoPayload is returned for an empty stdin.
 var ErrNoPayload = errors.New("no payload on stdin")
+
+// MaxPayload bounds a hook payload. Claude Code's are small (a tool call
+// and its result; a Write of a large file is the big case); a larger one
+// is refused, not read until memory runs out.
+const MaxPayload = 32 << 20
+
+// ReadPayload reads a payload of at most MaxPayload bytes from r.
+func ReadPayload(r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxPayload+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the payload: %w", err)
+	}
+	if len(data) > MaxPayload {
+		return nil, fmt.Errorf("payload over %d MiB: refused", MaxPayload>>20)
+	}
+	return data, nil
+}

@@ -8,6 +8,7 @@ package jq
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -78,7 +79,13 @@ func Compile(expr string, vars [][2]string) (*Filter, error) {
 // Run applies the filter to v (a plain JSON tree: map[string]any, []any,
 // string, json.Number, bool, nil) and calls emit for each result.
 func (f *Filter) Run(v any, emit func(any) error) error {
-	iter := f.code.Run(v, f.values...)
+	return f.RunContext(context.Background(), v, emit)
+}
+
+// RunContext is Run stopped by ctx: gojq checks it at every step, so a
+// runaway expression ends when ctx does, with ctx's cause as the error.
+func (f *Filter) RunContext(ctx context.Context, v any, emit func(any) error) error {
+	iter := f.code.RunWithContext(ctx, v, f.values...)
 	for {
 		r, ok := iter.Next()
 		if !ok {
@@ -90,6 +97,9 @@ func (f *Filter) Run(v any, emit func(any) error) error {
 				if he.Value() == nil {
 					return ErrHalt
 				}
+			}
+			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+				return context.Cause(ctx)
 			}
 			return fmt.Errorf("jq: %w", err)
 		}

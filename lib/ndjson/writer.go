@@ -31,6 +31,7 @@ func (w *Writer) WriteLine(b []byte) error {
 	if w.err != nil {
 		return w.err
 	}
+	w.room(len(b) + 1)
 	if _, err := w.bw.Write(b); err != nil {
 		w.err = err
 		return err
@@ -50,10 +51,20 @@ func (w *Writer) Encode(v any) error {
 	if err := w.enc.Encode(v); err != nil {
 		return err
 	}
+	w.room(w.buf.Len())
 	if _, err := w.bw.Write(w.buf.Bytes()); err != nil {
 		w.err = err
 	}
 	return w.err
+}
+
+// room flushes the buffered lines when a line of n bytes does not fit
+// after them, so that the buffer goes out at line boundaries: a command
+// stopped by a signal leaves whole lines behind, never half of one.
+func (w *Writer) room(n int) {
+	if w.bw.Buffered() > 0 && n > w.bw.Available() {
+		w.err = w.bw.Flush()
+	}
 }
 
 // Flush writes out what is buffered.

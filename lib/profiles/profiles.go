@@ -11,11 +11,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/regular"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -49,9 +51,45 @@ type Env struct {
 }
 
 // EnvFromOS reads Env from the process environment.
+// With HOME unset (a cron job, an env -i), the home dir is the one the
+// passwd entry gives, as a shell's ~ would be.
 func EnvFromOS() Env {
 	home, _ := os.UserHomeDir()
+	if home == "" {
+		home = passwdHome("/etc/passwd", os.Getuid())
+	}
 	return Env{Home: home, ClaudeConfigDir: os.Getenv("CLAUDE_CONFIG_DIR")}
+}
+
+// passwdHome reads the home dir of uid from a passwd file, or "". (Not
+// os/user: with cgo it links the C library, and cc-* stays pure Go.)
+func passwdHome(file string, uid int) string {
+	data, err := regular.ReadFile(file, 16<<20)
+	if err != nil || uid < 0 {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Split(line, ":")
+		if len(f) >= 6 && f[2] == strconv.Itoa(uid) && filepath.IsAbs(f[5]) {
+			return f[5]
+		}
+	}
+	return ""
+}
+
+// ErrNoHome is the Warning Discover gives when neither a home dir nor
+// CLAUDE_CONFIG_DIR is known: there is nowhere to look (see NoHome).
+var ErrNoHome = errors.New("no home directory ($HOME is unset and the passwd entry names none): set HOME or CLAUDE_CONFIG_DIR")
+
+// NoHome returns ErrNoHome when warnings hold it: a command then fails
+// with that one line instead of listing nothing with exit 0.
+func NoHome(warnings []Warning) error {
+	for _, w := range warnings {
+		if errors.Is(w.Err, ErrNoHome) {
+			return ErrNoHome
+		}
+	}
+	return nil
 }
 
 // Warning is a problem that did not stop discovery (a broken YAML file).
@@ -62,6 +100,9 @@ type Warning struct {
 }
 
 func (w Warning) Error() string {
+	if w.File == "" {
+		return w.Err.Error()
+	}
 	if w.Line > 0 {
 		return fmt.Sprintf("%s:%d: %v", w.File, w.Line, w.Err)
 	}
@@ -83,7 +124,7 @@ func Named(list []Profile, names []string) ([]Profile, error) {
 			}
 		}
 		if len(out) == n {
-			return nil, fmt.Errorf("no profile named %q", name)
+			return nil, &UnknownProfileError{Name: name, Known: list}
 		}
 	}
 	return out, nil
@@ -93,6 +134,9 @@ func Named(list []Profile, names []string) ([]Profile, error) {
 // config files become warnings and the other profiles are still listed.
 func Discover(env Env) ([]Profile, []Warning) {
 	var c collector
+	if env.Home == "" && env.ClaudeConfigDir == "" {
+		return nil, []Warning{{Err: ErrNoHome}}
+	}
 	if env.Home != "" {
 		c.add(SourceDefault, "default", filepath.Join(env.Home, ".claude"), "", "")
 		c.authSwitch(env.Home)
@@ -141,6 +185,9 @@ func (c *collector) add(source, name, given, desc, file string) {
 	})
 }
 
+// maxConfigFile bounds a profiles config file (a few lines when real).
+const maxConfigFile = 1 << 20
+
 // authSwitch reads ~/.claude/auth-switch.yaml, else the legacy
 // ~/.claude-profiles/config.yaml, then adds config dirs left in the
 // profiles dirs that no file names.
@@ -149,7 +196,7 @@ func (c *collector) authSwitch(home string) {
 	legacy := filepath.Join(home, ".claude-profiles", "config.yaml")
 	var scan []string
 	for _, cf := range []struct{ file, source string }{{current, SourceAuthSwitch}, {legacy, SourceLegacy}} {
-		data, err := os.ReadFile(cf.file)
+		data, err := regular.ReadFile(cf.file, maxConfigFile)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -314,3 +361,26 @@ func FromRecord(line []byte) (Profile, error) {
 	}
 	return p, nil
 }
+
+// UnknownName is the message for a --profile that names none of list.
+func UnknownName(name string, list []Profile) string {
+	names := make([]string, len(list))
+	for i, p := range list {
+		names[i] = p.Name
+	}
+	if len(names) == 0 {
+		return fmt.Sprintf("no profile named %q (no profiles found)", name)
+	}
+	return fmt.Sprintf("no profile named %q (known: %s)", name, strings.Join(names, ", "))
+}
+
+// UnknownProfileError is Named's error for a name no profile has.
+type UnknownProfileError struct {
+	Name  string
+	Known []Profile
+}
+
+func (e *UnknownProfileError) Error() string { return fmt.Sprintf("no profile named %q", e.Name) }
+
+// Usage is the message for a usage error: the name and the known ones.
+func (e *UnknownProfileError) Usage() string { return UnknownName(e.Name, e.Known) }

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/ccpipe/ccpipe/lib/regular"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -138,19 +138,11 @@ func ReadFile(path string, pid int) (Record, error) {
 }
 
 func readCapped(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
+	data, err := regular.ReadFile(path, limit)
+	if errors.Is(err, regular.ErrTooLarge) {
 		return nil, fmt.Errorf("%s: skipped: larger than %d bytes", path, limit)
 	}
-	return data, nil
+	return data, err
 }
 
 // Parse reads a record's bytes. pid is the one the file name gives (0 to

@@ -2,6 +2,7 @@ package search
 
 import (
 	"errors"
+	"github.com/ccpipe/ccpipe/lib/regular"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -53,10 +54,14 @@ func SessionFiles(transcriptPath string) ([]File, error) {
 			return
 		}
 		for _, e := range entries {
+			if e.IsDir() || !keep(e.Name()) {
+				continue
+			}
+			p := filepath.Join(dir, sub, e.Name())
 			if e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0 {
-				if keep(e.Name()) {
-					files = append(files, File{Path: filepath.Join(dir, sub, e.Name()), Kind: kind})
-				}
+				files = append(files, File{Path: p, Kind: kind}) // a symlink is checked when opened
+			} else {
+				errs = append(errs, &regular.NotRegularError{Path: p, Mode: e.Type()})
 			}
 		}
 	}

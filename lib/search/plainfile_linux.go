@@ -1,6 +1,7 @@
 package search
 
 import (
+	"github.com/ccpipe/ccpipe/lib/regular"
 	"io"
 	"os"
 	"syscall"
@@ -19,20 +20,30 @@ func openPlain(path string) (*plainFile, error) {
 	var fd int
 	var err error
 	for {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		// O_NONBLOCK: a FIFO without a writer must not block the open;
+		// it is refused below (and the flag does nothing to a regular
+		// file's reads).
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 		if err != syscall.EINTR {
 			break
 		}
 	}
 	if err != nil {
+		if err := regular.Check(path); err != nil {
+			return nil, err // a socket: ENXIO says little
+		}
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	f := &plainFile{fd: fd, size: -1}
 	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG {
-		f.size = st.Size
+	if err := syscall.Fstat(fd, &st); err != nil {
+		syscall.Close(fd)
+		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
 	}
-	return f, nil
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		syscall.Close(fd)
+		return nil, regular.Check(path)
+	}
+	return &plainFile{fd: fd, size: st.Size}, nil
 }
 
 // Read reads on to the size the file had when opened (a file growing

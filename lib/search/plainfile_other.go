@@ -2,7 +2,11 @@
 
 package search
 
-import "os"
+import (
+	"os"
+
+	"github.com/ccpipe/ccpipe/lib/regular"
+)
 
 // Elsewhere a plain file is an os.File (the bare system calls of the
 // Linux version save little there).
@@ -12,12 +16,12 @@ type plainFile struct {
 }
 
 func openPlain(path string) (*plainFile, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	pf := &plainFile{File: f, size: -1}
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+	if fi, err := f.Stat(); err == nil {
 		pf.size = fi.Size()
 	}
 	return pf, nil

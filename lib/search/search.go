@@ -106,7 +106,9 @@ func (s *Searcher) NewScanner() *Scanner {
 func (sc *Scanner) Session(ctx context.Context, transcriptPath string) Result {
 	files, err := SessionFiles(transcriptPath)
 	res := sc.Files(ctx, files)
-	if err != nil {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		res.Errs = append(res.Errs, j.Unwrap()...) // one warning line each
+	} else if err != nil {
 		res.Errs = append(res.Errs, err)
 	}
 	return res

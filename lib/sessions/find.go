@@ -14,9 +14,19 @@ import (
 )
 
 // NotFoundError means no session matches the query.
-type NotFoundError struct{ Query string }
+type NotFoundError struct {
+	Query string
+	// ByName is set when the query could only have been a name or an id
+	// prefix: names are those of running sessions, and the message says so.
+	ByName bool
+}
 
-func (e *NotFoundError) Error() string { return fmt.Sprintf("no session matches %q", e.Query) }
+func (e *NotFoundError) Error() string {
+	if e.ByName {
+		return fmt.Sprintf("no session matches %q (names match running sessions only; find an ended session by its id or an id prefix)", e.Query)
+	}
+	return fmt.Sprintf("no session matches %q", e.Query)
+}
 
 // AmbiguousError means several sessions match the query (names are not
 // unique); Candidates lists them.
@@ -90,7 +100,8 @@ func Find(ctx context.Context, query string, profs []profiles.Profile, opt FindO
 		}
 		return sessionAt(ctx, path, profs, nil, opt)
 	}
-	if prof, name, ok := strings.Cut(query, "/"); ok {
+	if prof, name, ok := strings.Cut(query, "/"); ok && name != "" {
+		// (an empty name is no address: unnamed sessions have Name "")
 		for _, a := range actives {
 			if a.Profile == prof && a.Name == name {
 				hits = append(hits, a)
@@ -101,7 +112,7 @@ func Find(ctx context.Context, query string, profs []profiles.Profile, opt FindO
 		}
 	}
 	for _, a := range actives {
-		if a.Name == query {
+		if a.Name != "" && a.Name == query {
 			hits = append(hits, a)
 		}
 	}
@@ -142,7 +153,7 @@ func withTranscript(ctx context.Context, a Active, profs []profiles.Profile, opt
 func findPrefix(ctx context.Context, query string, actives []Active, profs []profiles.Profile, opt FindOptions) (Session, error) {
 	q := strings.ToLower(query)
 	if !isIDPrefix(q) {
-		return Session{}, &NotFoundError{Query: query}
+		return Session{}, &NotFoundError{Query: query, ByName: true}
 	}
 	ids := map[string]bool{}
 	var order []string
@@ -181,7 +192,7 @@ func findPrefix(ctx context.Context, query string, actives []Active, profs []pro
 	}
 	switch len(order) {
 	case 0:
-		return Session{}, &NotFoundError{Query: query}
+		return Session{}, &NotFoundError{Query: query, ByName: true}
 	case 1:
 		return resolveID(order[0]), nil
 	}

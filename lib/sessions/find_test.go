@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"testing"
 
 	"github.com/ccpipe/ccpipe/lib/profiles"
@@ -204,4 +205,30 @@ func FuzzFromRecord(f *testing.F) {
 			t.Fatal("a Ref with nothing in it")
 		}
 	})
+}
+
+// TestFindEmptyNameMatchesNothing is issue 13 item 20: "p/" is no address,
+// and an unnamed running session is not found by it (nor by ""); item 19:
+// a name that matches nothing says names are those of running sessions.
+func TestFindEmptyNameMatchesNothing(t *testing.T) {
+	profs, actives := findTree(t)
+	actives = append(actives, Active{Address: "p/", Profile: "p", Pid: 13, SessionID: idC, Name: "", Liveness: "alive"})
+	opt := FindOptions{Active: actives}
+	for _, q := range []string{"p/", ""} {
+		s, err := Find(context.Background(), q, profs, opt)
+		var nf *NotFoundError
+		if !errors.As(err, &nf) {
+			t.Errorf("Find(%q) = %v, %v; want not found", q, s.SessionID, err)
+		}
+	}
+	_, err := Find(context.Background(), "some old title", profs, opt)
+	var nf *NotFoundError
+	if !errors.As(err, &nf) || !nf.ByName || !regexpMatch(`names match running sessions only`, err.Error()) {
+		t.Errorf("Find(title) = %v", err)
+	}
+}
+
+func regexpMatch(pat, s string) bool {
+	ok, _ := regexp.MatchString(pat, s)
+	return ok
 }

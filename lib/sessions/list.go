@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/regular"
 	"os"
 	"path/filepath"
 	"sort"
@@ -96,10 +97,8 @@ func Files(ctx context.Context, dirs []ProjectsDir, cwdWithin []string) ([]Sessi
 			if !isDir(e, projectDir) {
 				continue
 			}
-			found, err := projectFiles(projectDir, pd.Profiles)
-			if err != nil {
-				errs = append(errs, err)
-			}
+			found, ferrs := projectFiles(projectDir, pd.Profiles)
+			errs = append(errs, ferrs...)
 			out = append(out, found...)
 		}
 	}
@@ -117,11 +116,15 @@ func isDir(e os.DirEntry, path string) bool {
 	return err == nil && fi.IsDir()
 }
 
-func projectFiles(projectDir string, profs []string) ([]Session, error) {
+// projectFiles lists one project dir's transcripts. A transcript name
+// that is not a regular file (a FIFO, a socket, a device, a symlink to
+// one) is reported and skipped: reading it would block or never end.
+func projectFiles(projectDir string, profs []string) ([]Session, []error) {
 	ents, err := os.ReadDir(projectDir)
 	if err != nil {
-		return nil, fmt.Errorf("listing %s: %w", projectDir, err)
+		return nil, []error{fmt.Errorf("listing %s: %w", projectDir, err)}
 	}
+	var errs []error
 	dirs := map[string]bool{}
 	for _, e := range ents {
 		if e.IsDir() && IsSessionID(e.Name()) {
@@ -136,7 +139,11 @@ func projectFiles(projectDir string, profs []string) ([]Session, error) {
 		}
 		path := filepath.Join(projectDir, e.Name())
 		fi, err := os.Stat(path) // follows a symlinked transcript
-		if err != nil || !fi.Mode().IsRegular() {
+		if err != nil {
+			continue // a dangling symlink, or gone since the listing
+		}
+		if !fi.Mode().IsRegular() {
+			errs = append(errs, &regular.NotRegularError{Path: path, Mode: fi.Mode()})
 			continue
 		}
 		out = append(out, Session{
@@ -145,7 +152,7 @@ func projectFiles(projectDir string, profs []string) ([]Session, error) {
 			Compressed: compressed, Mtime: fi.ModTime(), noDir: !dirs[id],
 		})
 	}
-	return out, nil
+	return out, errs
 }
 
 // List lists every session of the profiles: each transcript (head and tail

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/regular"
 	"io"
 	"os"
 	"strings"
@@ -47,7 +48,7 @@ func readSummary(path string, size int64, compressed bool, head, tail int64) (su
 	if compressed {
 		return readCompressed(path, head, tail)
 	}
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return summary{}, err
 	}
@@ -308,12 +309,7 @@ func contentText(raw json.RawMessage) string {
 // customTitleFile reads <session dir>/custom-title.json, written with
 // every user-set title.
 func customTitleFile(sessDir string) string {
-	f, err := os.Open(sessDir + "/custom-title.json")
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	data, err := regular.ReadFile(sessDir+"/custom-title.json", 64<<10)
 	if err != nil {
 		return ""
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/regular"
 	"io"
 	"io/fs"
 	"os"
@@ -25,8 +27,9 @@ type ArchiveResult struct {
 }
 
 // ErrArchiveInConfigDir is wrapped by Archive's error when the archive
-// dir lies inside the source's config dir: ccpipe never writes there, and
-// the refusal holds for every session of that config dir alike.
+// dir lies inside a config dir or a projects tree (see CheckArchiveDir):
+// ccpipe never writes there, and the refusal holds for every session
+// alike.
 var ErrArchiveInConfigDir = errors.New("refusing to archive into a config dir")
 
 // Archive writes zstd copies of a session's files into dir, so they
@@ -47,13 +50,20 @@ func Archive(ctx context.Context, transcriptPath, dir string, fn func(ArchiveRes
 	if err != nil {
 		return err
 	}
-	if cfg := ConfigDirOf(src); cfg != "" && within(dst, cfg) {
-		return fmt.Errorf("%w: %s is inside the config dir %s", ErrArchiveInConfigDir, dir, cfg)
+	var own []string
+	if cfg := ConfigDirOf(profiles.Resolve(src)); cfg != "" {
+		own = append(own, cfg)
+	}
+	if cfg := ConfigDirOf(src); cfg != "" {
+		own = append(own, cfg)
+	}
+	if err := CheckArchiveDir(dir, own); err != nil {
+		return err
 	}
 	project := filepath.Base(filepath.Dir(src))
 	base, _ := TrimSuffix(filepath.Base(src))
 	out := filepath.Join(dst, project)
-	res, err := archiveFile(src, filepath.Join(out, base+".jsonl.zst"))
+	res, err := archiveFile(ctx, src, filepath.Join(out, base+".jsonl.zst"))
 	if err != nil {
 		return err
 	}
@@ -86,7 +96,7 @@ func Archive(ctx context.Context, transcriptPath, dir string, fn func(ArchiveRes
 		default:
 			target += ".zst"
 		}
-		res, err := archiveFile(p, target)
+		res, err := archiveFile(ctx, p, target)
 		if err != nil {
 			return err
 		}
@@ -105,14 +115,56 @@ func ConfigDirOf(path string) string {
 	return ""
 }
 
+// CheckArchiveDir returns an error wrapping ErrArchiveInConfigDir when
+// dir, with every symlink resolved (dir need not exist yet), lies inside
+// one of configDirs (resolved too) or inside a Claude Code projects tree
+// (a dir named projects that holds project dirs, "-home-..."): a copy
+// there is a second transcript to Claude Code and to cc-sessions.
+func CheckArchiveDir(dir string, configDirs []string) error {
+	dst := profiles.Resolve(dir)
+	for _, cfg := range configDirs {
+		if cfg == "" {
+			continue
+		}
+		if within(dst, profiles.Resolve(cfg)) {
+			return fmt.Errorf("%w: %s is inside the config dir %s", ErrArchiveInConfigDir, dir, cfg)
+		}
+	}
+	for d := dst; d != filepath.Dir(d); d = filepath.Dir(d) {
+		if filepath.Base(d) == "projects" && holdsProjectDirs(d) {
+			return fmt.Errorf("%w: %s is inside the projects dir %s", ErrArchiveInConfigDir, dir, d)
+		}
+	}
+	return nil
+}
+
+// holdsProjectDirs reports whether dir looks like a config dir's
+// projects/: a project dir is named after its cwd, "/" turned to "-", or
+// the dir sits beside a sessions dir or a .claude.json.
+func holdsProjectDirs(dir string) bool {
+	for _, m := range []string{"sessions", ".claude.json", "settings.json"} {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(dir), m)); err == nil {
+			return true
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.IsDir() && strings.HasPrefix(e.Name(), "-") {
+			return true
+		}
+	}
+	return false
+}
+
 func within(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // archiveFile writes one copy through a temporary file and a rename, so a
-// reader never sees half a copy.
-func archiveFile(src, dst string) (ArchiveResult, error) {
+// reader never sees half a copy; a cancelled ctx (a signal) stops the copy
+// and removes the temporary file.
+func archiveFile(ctx context.Context, src, dst string) (ArchiveResult, error) {
 	res := ArchiveResult{Path: src, ArchivePath: dst}
 	sfi, err := os.Stat(src)
 	if err != nil {
@@ -131,7 +183,7 @@ func archiveFile(src, dst string) (ArchiveResult, error) {
 		return res, err
 	}
 	defer os.Remove(tmp.Name()) // a no-op after the rename
-	if err := writeCopy(src, dst, tmp); err != nil {
+	if err := writeCopy(src, dst, ctxWriter{ctx, tmp}); err != nil {
 		tmp.Close()
 		return res, fmt.Errorf("archiving %s: %w", src, err)
 	}
@@ -153,7 +205,7 @@ func archiveFile(src, dst string) (ArchiveResult, error) {
 
 func writeCopy(src, dst string, w io.Writer) error {
 	if !strings.HasSuffix(dst, ".zst") || CompressionOf(src) == Zstd {
-		f, err := os.Open(src)
+		f, err := regular.Open(src)
 		if err != nil {
 			return err
 		}
@@ -175,4 +227,17 @@ func writeCopy(src, dst string, w io.Writer) error {
 		return err
 	}
 	return zw.Close()
+}
+
+// ctxWriter fails its writes once ctx is done.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
 }

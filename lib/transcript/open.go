@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/regular"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
@@ -53,7 +53,7 @@ func CompressionOf(path string) Compression {
 // checked for the gzip or zstd magic bytes, so a renamed archive still
 // reads. Close releases the decoder and the file.
 func Open(path string) (io.ReadCloser, error) {
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return nil, err
 	}

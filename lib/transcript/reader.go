@@ -58,7 +58,22 @@ type Diagnostics struct {
 	TypeMismatches     map[string]int `json:"type_mismatches"`
 	Decoded            bool           `json:"decoded"`
 	Aligned            bool           `json:"aligned"`
+
+	// notEntries counts JSON objects without a "type": not transcript
+	// entries (a cc-extract fact, another tool's NDJSON). See NotEntries.
+	notEntries int
+	// sawEntry is set once a line looked like an entry: from then on a
+	// line the prefilter skips is not examined further.
+	sawEntry bool
 }
+
+// NotEntries is the number of records that are not transcript entries
+// (JSON objects without a "type"); with a prefilter, only those before
+// the first line that looks like an entry are counted.
+func (d Diagnostics) NotEntries() int { return d.notEntries }
+
+// SawEntry reports whether any line looked like a transcript entry.
+func (d Diagnostics) SawEntry() bool { return d.sawEntry }
 
 // NewDiagnostics returns empty diagnostics (aligned until shown otherwise).
 func NewDiagnostics() Diagnostics {
@@ -72,6 +87,8 @@ func NewDiagnostics() Diagnostics {
 func (d *Diagnostics) Add(o Diagnostics) {
 	d.Lines += o.Lines
 	d.Records += o.Records
+	d.notEntries += o.notEntries
+	d.sawEntry = d.sawEntry || o.sawEntry
 	d.Prefiltered += o.Prefiltered
 	d.Blank += o.Blank
 	d.Malformed += o.Malformed
@@ -153,9 +170,17 @@ func (r *Reader) Next() (*Line, error) {
 		}
 		r.diag.Lines++
 		if r.needles != nil && !containsAny(b, r.needles) {
-			if len(bytes.TrimSpace(b)) == 0 {
+			switch t := bytes.TrimSpace(b); {
+			case len(t) == 0:
 				r.diag.Blank++
-			} else {
+			case t[0] != '{':
+				// Malformed whatever the prefilter looks for: a byte check.
+				r.skipBad(b, errNotObject)
+			case !r.diag.sawEntry && !bytes.Contains(b, typeKey):
+				r.diag.notEntries++
+				r.diag.Prefiltered++
+			default:
+				r.diag.sawEntry = true
 				r.diag.Prefiltered++
 			}
 			continue
@@ -167,6 +192,11 @@ func (r *Reader) Next() (*Line, error) {
 			continue
 		}
 		typ := l.Header.Type
+		if len(typ) == 0 {
+			r.diag.notEntries++
+		} else {
+			r.diag.sawEntry = true
+		}
 		if !KnownTypes[string(typ)] {
 			r.countUnknownType(typ)
 		}
@@ -187,6 +217,11 @@ func (r *Reader) Next() (*Line, error) {
 		return l, nil
 	}
 }
+
+var (
+	errNotObject = errors.New("not a JSON object")
+	typeKey      = []byte(`"type"`)
+)
 
 func (r *Reader) skipBad(b []byte, err error) {
 	switch {

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"encoding/json"
+	"sort"
 	"time"
 )
 
@@ -200,4 +201,14 @@ var KnownTypes = map[string]bool{
 	"last-prompt": true, "content-replacement": true, "memory-mode": true,
 	"artifact-comment-monitor": true, "artifact-autoreact-ledger": true,
 	"fork-context-ref": true, "repl-mode": true,
+}
+
+// SortedKnownTypes lists KnownTypes in order, for messages.
+func SortedKnownTypes() []string {
+	out := make([]string, 0, len(KnownTypes))
+	for t := range KnownTypes {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
 }

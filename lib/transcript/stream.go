@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/regular"
 	"io"
-	"os"
 	"time"
 )
 
@@ -71,7 +71,7 @@ func Stream(ctx context.Context, src Source, opts Options, sel Select, fn func(*
 		if CompressionOf(src.Path) != Plain {
 			return diag, fmt.Errorf("%s: a compressed transcript cannot be followed", src.Path)
 		}
-		f, err := os.Open(src.Path)
+		f, err := regular.Open(src.Path)
 		if err != nil {
 			return diag, err
 		}

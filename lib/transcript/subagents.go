@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/ccpipe/ccpipe/lib/regular"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -109,9 +110,12 @@ func Subagents(transcriptPath string) ([]Subagent, error) {
 	return out, nil
 }
 
+// maxMeta bounds a subagent .meta.json (a few hundred bytes when real).
+const maxMeta = 1 << 20
+
 // readMeta reads a .meta.json tolerantly; a missing file gives "", nil.
 func readMeta(path string) (string, *SubagentMeta) {
-	b, err := os.ReadFile(path)
+	b, err := regular.ReadFile(path, maxMeta)
 	if err != nil {
 		return "", nil
 	}

@@ -3,6 +3,7 @@
 package ccentries
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -14,7 +15,8 @@ import (
 const help = `usage: cc-entries [flags] [TRANSCRIPT... | -]
 
 Streams the records of Claude Code transcripts, one JSON record per line,
-byte for byte as Claude Code wrote them (no re-encoding) unless --jq is
+byte for byte as Claude Code wrote them (no re-encoding; only a CRLF
+line end is written as LF) unless --jq is
 given. Transcripts come from session records on stdin (any record with a
 transcript_path, such as cc-sessions output), from paths given as
 arguments, or, with "-", as raw transcript lines on stdin. .jsonl.gz and
@@ -50,7 +52,9 @@ Examples:
   $ cc-sessions | cc-entries --archive ~/claude-archive
 
 Exit status: 0 ok, 1 a transcript could not be read (the rest are still
-printed) or another failure, 2 usage error.`
+printed), a stdin line was not a session record (malformed JSON or no
+transcript_path: each is named on stderr, the first ten one by one, and the
+other records are still read), or another failure, 2 usage error.`
 
 type options struct {
 	types       []string
@@ -84,9 +88,16 @@ func (o *options) command() *cli.Command {
 		Synopsis: "cc-entries [--types T,...] [--follow] [--branch] [--subagents] [TRANSCRIPT... | -]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
-			f.Func("types", "keep only records of these `TYPES` (comma-separated, repeatable)", func(s string) error {
+			f.Func("types", "keep only records of these `TYPES` (comma-separated, repeatable; +NAME for a type this version does not know)", func(s string) error {
 				for _, t := range strings.Split(s, ",") {
-					if t = strings.TrimSpace(t); t != "" {
+					t = strings.TrimSpace(t)
+					if name, ok := strings.CutPrefix(t, "+"); ok {
+						t = name // a newer Claude Code's type, taken as given
+					} else if t != "" && !transcript.KnownTypes[t] {
+						return fmt.Errorf("unknown record type %q (a type this version does not know is given as +%s); known types: %s",
+							t, t, strings.Join(transcript.SortedKnownTypes(), ", "))
+					}
+					if t != "" {
 						o.types = append(o.types, t)
 					}
 				}
@@ -95,7 +106,7 @@ func (o *options) command() *cli.Command {
 			f.BoolVar(&o.withSource, "with-source", false, `add "cc_source":{path,line,session_id,agent_id} as each record's first key`)
 			f.BoolVar(&o.subagents, "subagents", false, "also the sessions' subagent transcripts (implies --with-source)")
 			f.StringVar(&o.since, "since", "", "only records at or after `TIME` (RFC 3339, a date, or a duration ago such as 2h)")
-			f.StringVar(&o.until, "until", "", "only records at or before `TIME`")
+			f.StringVar(&o.until, "until", "", "only records at or before `TIME` (a date alone is the whole day, a time without seconds the whole minute)")
 			f.IntVarP(&o.tail, "tail", "n", -1, "only the last `N` records of each transcript (with --follow, 0 prints only new records)")
 			f.StringVar(&o.archive, "archive", "", "write zstd copies of the transcripts (and their subagents, tool results) under `DIR`, print what was written")
 			f.BoolVarP(&o.follow, "follow", "f", false, "keep printing records as they are appended, until the session ends or a signal")

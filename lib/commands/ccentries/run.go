@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/profiles"
 	"sync"
 	"time"
 
@@ -52,6 +53,18 @@ func (o *options) run(env *cli.Env, args []string) error {
 	r.topts = transcript.Options{Types: o.types, Decode: o.diagnostics, MaxLine: o.maxLine}
 	if o.subagents {
 		o.withSource = true
+	}
+	if o.archive != "" {
+		// Refused up front for every config dir known, not only the
+		// sources' own: a copy inside any of them is a second transcript.
+		profs, _ := profiles.Discover(profiles.EnvFromOS())
+		var dirs []string
+		for _, p := range profs {
+			dirs = append(dirs, p.ConfigDir, p.ProjectsDir)
+		}
+		if err := transcript.CheckArchiveDir(o.archive, dirs); err != nil {
+			return fmt.Errorf("--archive: %w", err)
+		}
 	}
 
 	var srcs []source
@@ -144,7 +157,7 @@ func (o *options) selection() (transcript.Select, error) {
 		}
 	}
 	if o.until != "" {
-		if sel.Until, err = parseTime(o.until, o.now()); err != nil {
+		if sel.Until, err = parseUntil(o.until, o.now()); err != nil {
 			return sel, cli.Usagef("--until: %v", err)
 		}
 	}
@@ -159,6 +172,20 @@ func (o *options) selection() (transcript.Select, error) {
 	}
 	sel.Branch = o.branch
 	return sel, nil
+}
+
+// parseUntil is parseTime for an upper bound: a time given to the day,
+// minute or second covers all of it (--until 2026-11-30 keeps that day).
+func parseUntil(s string, now time.Time) (time.Time, error) {
+	for _, l := range []struct {
+		layout string
+		span   time.Duration
+	}{{"2006-01-02", 24 * time.Hour}, {"2006-01-02T15:04", time.Minute}, {"2006-01-02T15:04:05", time.Second}} {
+		if t, err := time.Parse(l.layout, s); err == nil {
+			return t.Add(l.span - time.Nanosecond), nil
+		}
+	}
+	return parseTime(s, now)
 }
 
 // parseTime reads RFC 3339 (with or without a zone, UTC assumed), a date,
@@ -188,7 +215,7 @@ func (r *runner) sessionRecords(fn func(source) error) ([]source, error) {
 				msg += ` (for raw transcript lines on stdin, give "-")`
 				hinted = true
 			}
-			r.env.Warnf("<stdin>:%d: %s", n, msg)
+			r.env.SkipInput(n, "%s", msg)
 			r.failed = true
 			return nil
 		}
@@ -206,6 +233,9 @@ func (r *runner) sessionRecords(fn func(source) error) ([]source, error) {
 		srcs = append(srcs, s)
 		return nil
 	})
+	if r.env.SkippedInput() > 0 {
+		r.failed = true // one rule: a stdin line that was not a session record
+	}
 	return srcs, err
 }
 

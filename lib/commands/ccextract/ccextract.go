@@ -40,11 +40,15 @@ Kinds:
   texts         assistant text blocks: text, kind, message_id, model
   tools         tool calls joined with their results: tool_use_id, name,
                 input, result, is_error, denied, interrupted,
-                persisted_output_path, result_uuid, result_timestamp
+                persisted_output_path (as recorded),
+                persisted_output_local_path (that file found beside the
+                transcript read: moved config dirs, archives; else null),
+                result_uuid, result_timestamp
   shell         Bash and PowerShell calls: tool_use_id, tool, command,
                 description, exit_code, is_error, output, background,
                 background_task_id, denied, interrupted,
-                persisted_output_path, result_uuid
+                persisted_output_path, persisted_output_local_path,
+                result_uuid
   files         files read or changed: path, operation (read | edit |
                 write | create | notebook-edit), tool, tool_use_id, is_error
   subagents     subagent runs: subagent_id, agent_type, description, prompt,
@@ -210,7 +214,13 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	switch {
 	case len(paths) > 0:
-		err = x.ReadTranscripts(env.Ctx, func(add func(string) error) error { return addPaths(paths, add) })
+		skipped := 0
+		err = x.ReadTranscripts(env.Ctx, func(add func(string) error) error {
+			return addPaths(paths, add, func(err error) { skipped++; env.Warnf("%v: skipped", err) })
+		})
+		if err == nil && skipped > 0 {
+			err = &cli.ExitError{Code: cli.ExitFail, Err: fmt.Errorf("%d unreadable dirs skipped", skipped)}
+		}
 	case env.HasInput():
 		err = o.readStdin(env, x)
 	default:
@@ -223,8 +233,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 }
 
 // addPaths adds each path; a directory adds every session transcript
-// under it, in name order.
-func addPaths(paths []string, add func(string) error) error {
+// under it, in name order. A dir that cannot be listed goes to skip and
+// the walk goes on: the rest is still read.
+func addPaths(paths []string, add func(string) error, skip func(error)) error {
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil || !st.IsDir() {
@@ -236,7 +247,11 @@ func addPaths(paths []string, add func(string) error) error {
 		}
 		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
-				return err
+				skip(fmt.Errorf("listing %s: %w", path, err))
+				if d != nil && d.IsDir() && path != p {
+					return filepath.SkipDir
+				}
+				return nil
 			}
 			if d.IsDir() {
 				if path != p && (d.Name() == "subagents" || d.Name() == "tool-results" || d.Name() == "memory") {
@@ -315,7 +330,7 @@ func (o *options) readStdin(env *cli.Env, x *extract.Extractor) error {
 			_, err := env.EachInput(func(line []byte, n int) error {
 				var p probe
 				if json.Unmarshal(line, &p) != nil || p.path() == "" {
-					env.Warnf("<stdin>:%d: no transcript_path, record skipped", n)
+					env.SkipInput(n, "no transcript_path, record skipped")
 					return nil
 				}
 				return add(p.path())
@@ -355,7 +370,14 @@ func sourceOf(line []byte) (source, bool) {
 
 func readEntries(env *cli.Env, x *extract.Extractor) error {
 	lastPath := ""
+	entries := 0
 	_, err := env.EachInput(func(line []byte, n int) error {
+		if !bytes.Contains(line, []byte(`"type"`)) {
+			// A fact piped back in, or another tool's record.
+			env.SkipInput(n, `not a transcript entry (no "type"), skipped`)
+			return nil
+		}
+		entries++
 		if !x.Wants(line) {
 			return nil
 		}
@@ -371,13 +393,16 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 		}
 		e, err := x.Decode(line)
 		if err != nil {
-			env.Warnf("<stdin>:%d: %v, line skipped", n, err)
+			env.SkipInput(n, "%v, line skipped", err)
 			return nil
 		}
 		if msg := extract.Mismatches(e); msg != "" {
-			env.Warnf("<stdin>:%d: %s", n, msg)
+			env.SkipInput(n, "%s", msg)
 		}
 		return x.Entry(o, e)
 	})
+	if err == nil && entries == 0 && env.SkippedInput() > 0 {
+		return &cli.ExitError{Code: cli.ExitFail, Err: errors.New("<stdin>: no transcript entry read")}
+	}
 	return err
 }

@@ -1,6 +1,7 @@
 package ccextract
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -41,7 +42,7 @@ func withSource(path string) string {
 
 const (
 	usageLine  = `{"session_id":"` + sid + `","agent_id":null,"uuid":"a1","timestamp":"2026-05-02T10:00:01.000Z","message_id":"msg_1","request_id":"req_1","request_ref":null,"model":"m1","input_tokens":10,"output_tokens":5,"cache_read_input_tokens":100,"cache_creation_input_tokens":1}` + "\n"
-	shellLine  = `{"session_id":"` + sid + `","agent_id":null,"uuid":"a2","timestamp":"2026-05-02T10:00:02.000Z","tool_use_id":"toolu_1","tool":"Bash","command":"make","description":null,"exit_code":2,"is_error":true,"output":"make: *** no rule","background":false,"background_task_id":null,"denied":null,"interrupted":false,"persisted_output_path":null,"result_uuid":"r1"}` + "\n"
+	shellLine  = `{"session_id":"` + sid + `","agent_id":null,"uuid":"a2","timestamp":"2026-05-02T10:00:02.000Z","tool_use_id":"toolu_1","tool":"Bash","command":"make","description":null,"exit_code":2,"is_error":true,"output":"make: *** no rule","background":false,"background_task_id":null,"denied":null,"interrupted":false,"persisted_output_path":null,"persisted_output_local_path":null,"result_uuid":"r1"}` + "\n"
 	promptLine = `{"session_id":"` + sid + `","agent_id":null,"uuid":"u1","timestamp":"2026-05-02T10:00:00.000Z","text":"fix <it> & go","origin":"human","queued":false,"kind":"prompt","prompt_id":"p1"}` + "\n"
 	usageHelp  = "usage: cc-extract KIND [flags] [TRANSCRIPT|DIR...]\nRun 'cc-extract -h' for help.\n"
 )
@@ -136,8 +137,12 @@ func TestProbeBounded(t *testing.T) {
 	if code := Run([]string{"prompts"}, in, &out, errw); code != 0 || out.String() != promptLine {
 		t.Fatalf("exit %d out %q", code, out.String())
 	}
-	if got := strings.Count(errw.String(), ": malformed JSON, line skipped\n"); got != 4*maxProbe {
-		t.Errorf("%d malformed lines named, want %d", got, 4*maxProbe)
+	// the first ten are named, the rest counted (issue 13 item 16)
+	if got := strings.Count(errw.String(), ": malformed JSON, line skipped\n"); got != 10 {
+		t.Errorf("%d malformed lines named, want 10", got)
+	}
+	if want := fmt.Sprintf("<stdin>: %d more warnings about stdin lines not shown (%d in all)\n", 4*maxProbe-10, 4*maxProbe); !strings.Contains(errw.String(), want) {
+		t.Errorf("no count line %q in %q", want, errw.String()[max(0, errw.Len()-300):])
 	}
 	if limit := maxProbe*1024 + 256<<10; errw.at > limit {
 		t.Errorf("%d bytes read before the first warning, want at most %d", errw.at, limit)
@@ -153,5 +158,28 @@ func TestHelp(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q", want)
 		}
+	}
+}
+
+// TestAddPathsSkipsUnreadableDirs: a dir that cannot be listed is named
+// and skipped; the walk goes on (issue 13 item 6).
+func TestAddPathsSkipsUnreadableDirs(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads a mode-000 dir")
+	}
+	root := t.TempDir()
+	for _, d := range []string{"a", "b", "c"} {
+		os.MkdirAll(filepath.Join(root, d), 0o755)
+		os.WriteFile(filepath.Join(root, d, "aaaaaaaa-0000-4000-8000-000000000001.jsonl"), nil, 0o644)
+	}
+	if err := os.Chmod(filepath.Join(root, "b"), 0); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(filepath.Join(root, "b"), 0o755)
+	var added []string
+	var skipped []error
+	err := addPaths([]string{root}, func(p string) error { added = append(added, p); return nil }, func(err error) { skipped = append(skipped, err) })
+	if err != nil || len(added) != 2 || len(skipped) != 1 {
+		t.Errorf("err %v, added %v, skipped %v", err, added, skipped)
 	}
 }

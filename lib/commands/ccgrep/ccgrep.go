@@ -8,8 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
@@ -105,6 +108,9 @@ func (o *options) run(env *cli.Env, terms []string) error {
 	}
 	if o.workers < 1 {
 		return cli.Usagef("--workers must be 1 or more, not %d", o.workers)
+	}
+	if err := checkTerms(env, terms); err != nil {
+		return err
 	}
 	s, err := search.New(search.Options{Terms: terms, Any: o.any, Matches: o.matches})
 	if err != nil {
@@ -213,11 +219,17 @@ var errStopped = errors.New("search stopped")
 // as cc-sessions orders them.
 func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	profs, warnings := profiles.Discover(o.deps.Profiles)
+	if err := profiles.NoHome(warnings); err != nil {
+		return 0, err
+	}
 	for _, w := range warnings {
 		env.Warnf("%v", w)
 	}
 	profs, perr := profiles.Named(profs, o.profiles)
-	if perr != nil {
+	var upe *profiles.UnknownProfileError
+	if errors.As(perr, &upe) {
+		return 0, cli.Usagef("%s", upe.Usage())
+	} else if perr != nil {
 		return 0, perr
 	}
 	files, errs := sessions.Files(env.Ctx, sessions.ProjectsDirs(profs), o.cwdWithin)
@@ -285,4 +297,21 @@ func inProfiles(line []byte, ref sessions.Ref, names []string) bool {
 		}
 	}
 	return false
+}
+
+// checkTerms refuses terms that cannot mean what was typed, and hints when
+// a term names a path (a grep habit: `cc-grep x DIR` searches for "DIR").
+func checkTerms(env *cli.Env, terms []string) error {
+	for _, t := range terms {
+		switch {
+		case t != "" && strings.TrimSpace(t) == "":
+			return cli.Usagef("TERM %q is empty or only whitespace: it would match nearly every session", t)
+		case strings.ContainsAny(t, "\n\r"):
+			return cli.Usagef("TERM %q holds a line break, which a transcript's raw bytes never do (JSON writes it as \\n)", t)
+		}
+		if fi, err := os.Stat(t); err == nil && (fi.IsDir() || strings.ContainsRune(t, filepath.Separator)) {
+			env.Warnf("note: TERM %q is also a path; it is searched for as text. cc-grep reads sessions, not files: to search one dir's sessions, pipe `cc-sessions --cwd-within DIR` in", t)
+		}
+	}
+	return nil
 }

@@ -70,7 +70,7 @@ func TestRun(t *testing.T) {
 		{"any", "", []string{"--any", "segfault", "race", "-q", ".session_id", "-r"}, 0, idNew + "\n" + idOld + "\n", ""},
 		{"no match", "", []string{"nowhere"}, 1, "", ""},
 		{"cwd elsewhere", "", []string{"flaky", "--cwd-within", "/srv"}, 1, "", ""},
-		{"unknown profile", "", []string{"flaky", "--profile", "work"}, 1, "", "cc-grep: no profile named \"work\"\n"},
+		{"unknown profile", "", []string{"flaky", "--profile", "work"}, 2, "", "cc-grep: no profile named \"work\" (known: default)\nusage: cc-grep [--any] [--matches] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...\nRun 'cc-grep -h' for help.\n"},
 		{"stdin keeps input order and bytes", rec(oldPath) + "\n" + rec(newPath) + "\n", []string{"flaky"}, 0, rec(oldPath) + "\n" + rec(newPath) + "\n", ""},
 		{"stdin each transcript once", rec(oldPath) + "\n" + rec(oldPath) + "\n", []string{"flaky"}, 0, rec(oldPath) + "\n", ""},
 		{"stdin profile filter", rec(oldPath) + "\n", []string{"flaky", "--profile", "work"}, 1, "", ""},
@@ -144,6 +144,18 @@ func TestListingAsCCSessions(t *testing.T) {
 	for _, want := range []string{`"cwd":"/home/dev/a&b"`, `"first_prompt":"fix <div> & go"`, `"path":"` + tool + `"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+// TestTermChecks: a term with a line break can never match raw transcript
+// bytes (JSON escapes it): a usage error, like a whitespace-only one.
+func TestTermChecks(t *testing.T) {
+	for _, term := range []string{"a\nb", "x\r", "\t", "  "} {
+		var out, errb strings.Builder
+		code := RunWith(Deps{}, []string{term}, strings.NewReader(""), &out, &errb)
+		if code != 2 || !strings.HasPrefix(errb.String(), "cc-grep: TERM ") {
+			t.Errorf("term %q: exit %d, stderr %q", term, code, errb.String())
 		}
 	}
 }

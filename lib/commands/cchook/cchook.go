@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -60,6 +61,15 @@ Examples:
   # does my hook's output do what I think?
   $ ./my-hook < payload.json | cc-hook check --event PreToolUse
 
+Limits (so that no failure ends as an accidental exit 2): a payload over
+32 MiB is refused; a rule's "if" condition is stopped after 5 s, over 256 MiB
+of memory, or near an address-space limit (ulimit -v); an "unless" command is
+killed, with everything it started, after 9 minutes, and only the tail of its
+output is kept. Each of these is a failure of the rule file: --on-error
+applies. A rule file must be a regular file of at most 4 MiB. The Go runtime
+itself needs about 800 MB of address space: under a lower ulimit -v it exits
+2 before cc-hook starts.
+
 Exit status: 0 ok (a reply, or no opinion); 1 usage error, bad input or
 any failure; 2 only as a deliberate block of an event that reads nothing
 else (TaskCreated, TaskCompleted, TeammateIdle, ConfigChange). Unlike the
@@ -82,6 +92,9 @@ type options struct {
 	exit2 bool
 }
 
+// memoryLimit is cc-hook's soft memory limit (debug.SetMemoryLimit).
+const memoryLimit = 512 << 20
+
 // Run runs cc-hook.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := &options{}
@@ -101,6 +114,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		},
 		Run: o.run,
 	}
+	// The GC works harder near this bound instead of growing the heap
+	// towards an out-of-memory exit (status 2, a block to Claude Code).
+	debug.SetMemoryLimit(memoryLimit)
 	code := c.Main(args, stdin, stdout, stderr)
 	if code == cli.ExitUsage && !o.exit2 {
 		return cli.ExitFail
@@ -180,8 +196,8 @@ func (o *options) runRules(env *cli.Env, args []string) error {
 	runner := hooks.Runner{Stdout: env.Stdout, Stderr: env.Stderr, OnError: policy, Name: "cc-hook", Mask: cli.Mask}
 	var payload []byte
 	if env.HasInput() {
-		if payload, err = io.ReadAll(env.Stdin); err != nil {
-			return o.exit(runner.Fail("", fmt.Errorf("reading the payload: %w", err)))
+		if payload, err = hooks.ReadPayload(env.Stdin); err != nil {
+			return o.exit(runner.Fail("", err))
 		}
 	}
 	if len(strings.TrimSpace(string(payload))) == 0 {
@@ -218,7 +234,7 @@ func (o *options) parse(env *cli.Env, args []string) error {
 		ev, err := hooks.Parse(line)
 		if err != nil {
 			bad++
-			env.Warnf("<stdin>:%d: %v", lineno, err)
+			env.SkipInput(lineno, "%v", err)
 			return nil
 		}
 		return env.Out.WriteJSON(hooks.Record(ev))

@@ -59,7 +59,7 @@ func TestCommand(t *testing.T) {
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"cc-hook failed, blocking (on-error block): ` + leaky + `: rule at line 2: if: jq: test(1; null) cannot be applied to: string (\"***\")"}}` + "\n",
 			"cc-hook: " + leaky + ": rule at line 2: if: jq: test(1; null) cannot be applied to: string (\"***\")\n"},
 		{"run usage error is exit 1", pre, []string{"run"}, 1, "", "cc-hook: run needs one rule file\nusage: cc-hook run|parse|reply|check|settings ...\nRun 'cc-hook -h' for help.\n"},
-		{"unknown flag is exit 1", pre, []string{"run", rules, "--nope"}, 1, "", "cc-hook: unknown flag -nope\nusage: cc-hook run|parse|reply|check|settings ...\nRun 'cc-hook -h' for help.\n"},
+		{"unknown flag is exit 1", pre, []string{"run", rules, "--nope"}, 1, "", "cc-hook: unknown flag --nope\nusage: cc-hook run|parse|reply|check|settings ...\nRun 'cc-hook -h' for help.\n"},
 		{"bad policy is exit 1", pre, []string{"run", rules, "--on-error", "deny"}, 1, "", "cc-hook: unknown failure policy \"deny\" (want pass, block or ask)\nusage: cc-hook run|parse|reply|check|settings ...\nRun 'cc-hook -h' for help.\n"},
 		{"no subcommand", "", nil, 1, "", "cc-hook: missing subcommand (run, parse, reply, check or settings)\nusage: cc-hook run|parse|reply|check|settings ...\nRun 'cc-hook -h' for help.\n"},
 		{"flag of another subcommand", "", []string{"parse", "--reason", "x"}, 1, "", "cc-hook: --reason is not a flag of parse\nusage: cc-hook run|parse|reply|check|settings ...\nRun 'cc-hook -h' for help.\n"},

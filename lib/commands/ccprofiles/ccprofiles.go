@@ -3,7 +3,6 @@
 package ccprofiles
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -62,6 +61,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return cli.Usagef("unexpected argument %q", args[0])
 	}
 	list, warnings := profiles.Discover(o.env)
+	if err := profiles.NoHome(warnings); err != nil {
+		return err
+	}
 	for _, w := range warnings {
 		env.Warnf("%v", w)
 	}
@@ -76,7 +78,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		}
 	}
 	if o.profile != "" && !found {
-		return fmt.Errorf("no profile named %q", o.profile)
+		return cli.Usagef("%s", profiles.UnknownName(o.profile, list))
 	}
 	return nil
 }

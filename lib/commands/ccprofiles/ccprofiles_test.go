@@ -44,7 +44,7 @@ func TestRun(t *testing.T) {
 			"default\tdefault\ttrue\nwork\tauth-switch-legacy\ttrue\npersonal\tauth-switch-legacy\tfalse\nold\tleftover\ttrue\n" + clash + "\tenv\ttrue\n", ""},
 		{"one profile", []string{"--profile", "work"}, 0,
 			`{"name":"work","source":"auth-switch-legacy","config_dir":"$HOME/.claude-profiles/work","config_dir_given":"$HOME/.claude-profiles/work","exists":true,"projects_dir":"$HOME/.claude-profiles/work/projects","sessions_dir":"$HOME/.claude-profiles/work/sessions","description":"day job","config_file":"$HOME/.claude-profiles/config.yaml"}` + "\n", ""},
-		{"unknown profile", []string{"--profile", "nope"}, 1, "", "cc-profiles: no profile named \"nope\"\n"},
+		{"unknown profile is a usage error", []string{"--profile", "nope"}, 2, "", "cc-profiles: no profile named \"nope\" (known: default, work, personal, old, " + clash + ")\nusage: cc-profiles [--profile NAME] [--jq EXPR]\nRun 'cc-profiles -h' for help.\n"},
 		{"stray argument", []string{"extra"}, 2, "", "cc-profiles: unexpected argument \"extra\"\nusage: cc-profiles [--profile NAME] [--jq EXPR]\nRun 'cc-profiles -h' for help.\n"},
 	}
 	for _, tt := range tests {
@@ -72,5 +72,15 @@ func TestBrokenYAMLWarnsOnce(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "default\n") || !strings.Contains(out.String(), "work\n") {
 		t.Errorf("other profiles must still be listed: %q", out.String())
+	}
+}
+
+// TestNoHomeFails is issue 13 item 14: with HOME unset and no passwd home,
+// cc-profiles says so on one line and exits 1 instead of printing nothing.
+func TestNoHomeFails(t *testing.T) {
+	var stdout, stderr strings.Builder
+	code := RunEnv(profiles.Env{}, nil, strings.NewReader(""), &stdout, &stderr)
+	if code != 1 || stdout.Len() != 0 || stderr.String() != "cc-profiles: "+profiles.ErrNoHome.Error()+"\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
 }

@@ -178,7 +178,7 @@ func (o *options) loadProfiles(env *cli.Env) ([]profiles.Profile, error) {
 		_, err := env.EachInput(func(line []byte, lineno int) error {
 			p, err := profiles.FromRecord(line)
 			if err != nil {
-				env.Warnf("<stdin>:%d: not a profile record, skipped: %v", lineno, err)
+				env.SkipInput(lineno, "not a profile record, skipped: %v", err)
 				skipped++
 				return nil
 			}
@@ -197,11 +197,19 @@ func (o *options) loadProfiles(env *cli.Env) ([]profiles.Profile, error) {
 	} else {
 		var warnings []profiles.Warning
 		profs, warnings = profiles.Discover(o.deps.Profiles)
+		if err := profiles.NoHome(warnings); err != nil {
+			return nil, err
+		}
 		for _, w := range warnings {
 			env.Warnf("%v", w)
 		}
 	}
-	return profiles.Named(profs, o.profiles)
+	named, err := profiles.Named(profs, o.profiles)
+	var upe *profiles.UnknownProfileError
+	if errors.As(err, &upe) {
+		return nil, cli.Usagef("%s", upe.Usage())
+	}
+	return named, err
 }
 
 func (o *options) listActive(env *cli.Env, profs []profiles.Profile) error {

@@ -254,3 +254,12 @@ func TestCorpus(t *testing.T) {
 		golden.Check(t, filepath.Join("testdata", tt.name+".golden"), got)
 	}
 }
+
+// TestNoHomeFails is issue 13 item 14 for cc-sessions.
+func TestNoHomeFails(t *testing.T) {
+	var stdout, stderr strings.Builder
+	code := RunWith(Deps{Getenv: func(string) string { return "" }}, nil, nil, &stdout, &stderr)
+	if code != 1 || stdout.Len() != 0 || !strings.Contains(stderr.String(), "no home directory") || strings.Count(stderr.String(), "\n") != 1 {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+}

@@ -10,12 +10,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/regular"
 	"io"
-	"os"
 	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -58,10 +60,14 @@ func (r *Rule) Label() string {
 	return fmt.Sprintf("rule at line %d", r.line)
 }
 
+// MaxFileSize bounds a rule file: a FIFO, /dev/zero or a huge file is
+// refused, not read until memory runs out.
+const MaxFileSize = 4 << 20
+
 // LoadFile reads and checks a rule file's shape (not yet its conditions:
 // see Validate).
 func LoadFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path, MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("reading rules: %w", err)
 	}
@@ -247,7 +253,9 @@ func (f *File) Eval(ctx context.Context, ev hooks.Event, payload []byte) (*Match
 				}
 				decoded = true
 			}
-			ok, err := truthy(r.cond, doc)
+			cctx, stop := CondBudget.Watch(ctx)
+			ok, err := truthy(cctx, r.cond, doc)
+			stop()
 			if err != nil {
 				return nil, fmt.Errorf("%s: if: %w", r.Label(), err)
 			}
@@ -279,10 +287,10 @@ func (f *File) Eval(ctx context.Context, ev hooks.Event, payload []byte) (*Match
 
 // truthy reports whether the condition's first result is neither false
 // nor null; no result at all is false.
-func truthy(f *jq.Filter, doc any) (bool, error) {
+func truthy(ctx context.Context, f *jq.Filter, doc any) (bool, error) {
 	stop := errors.New("stop")
 	result := false
-	err := f.Run(doc, func(v any) error {
+	err := f.RunContext(ctx, doc, func(v any) error {
 		result = v != nil && v != false
 		return stop
 	})
@@ -296,22 +304,76 @@ func truthy(f *jq.Filter, doc any) (bool, error) {
 // appended to the reason.
 const outputTail = 2000
 
+// CondBudget bounds each rule's jq condition: a condition tests a
+// payload in microseconds, and one that loops or grows without end is a
+// broken rule (an error, so the failure policy applies), never the Go
+// runtime's out-of-memory exit 2, which Claude Code would read as a block.
+var CondBudget = jq.Budget{Timeout: 5 * time.Second, MaxHeap: 256 << 20}
+
+// UnlessTimeout bounds an unless command: it is killed (with everything
+// it started) and the rule file fails, before Claude Code's own 600 s
+// hook timeout kills cc-hook without a word.
+var UnlessTimeout = 9 * time.Minute
+
+// unlessOutputCap bounds what is kept of an unless command's output (its
+// tail): a command printing without end costs no memory.
+const unlessOutputCap = 64 << 10
+
 // runUnless runs cmd with sh -c, the payload on stdin. It reports whether
 // the command succeeded and the tail of its combined output.
 func runUnless(ctx context.Context, cmd string, payload []byte) (bool, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, UnlessTimeout)
+	defer cancel()
 	c := exec.CommandContext(ctx, "sh", "-c", cmd)
 	c.Stdin = bytes.NewReader(payload)
-	var out bytes.Buffer
-	c.Stdout = &out
-	c.Stderr = &out
+	out := &tailBuffer{max: unlessOutputCap}
+	c.Stdout = out
+	c.Stderr = out
+	killGroup(c)
+	// A grandchild that keeps the output pipe open must not hold Wait.
+	c.WaitDelay = time.Second
 	err := c.Run()
+	if ctx.Err() == context.DeadlineExceeded {
+		return false, "", fmt.Errorf("still running after %v: killed", UnlessTimeout)
+	}
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		return false, "", err
 	}
-	tail := strings.TrimSpace(out.String())
+	tail := strings.TrimSpace(string(out.bytes()))
 	if len(tail) > outputTail {
 		tail = "..." + tail[len(tail)-outputTail:]
 	}
 	return err == nil, tail, nil
+}
+
+// tailBuffer keeps the last max bytes written to it (at most 2*max held).
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+	cut bool
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(p)
+	if len(p) > t.max {
+		p, t.cut = p[len(p)-t.max:], true
+	}
+	t.b = append(t.b, p...)
+	if len(t.b) > 2*t.max {
+		t.b, t.cut = append(t.b[:0], t.b[len(t.b)-t.max:]...), true
+	}
+	return n, nil
+}
+
+func (t *tailBuffer) bytes() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.b) > t.max {
+		return t.b[len(t.b)-t.max:]
+	}
+	return t.b
 }

@@ -1,0 +1,73 @@
+package jq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/metrics"
+	"time"
+)
+
+// Budget bounds one evaluation in time and memory. A jq expression can
+// loop for ever (`repeat(1)`) or grow without end (`def f: [f]; f`); in a
+// hook the Go runtime's out-of-memory exit would be status 2, which Claude
+// Code reads as a deliberate block. A Budget turns both into an error.
+type Budget struct {
+	Timeout time.Duration // 0: none
+	// MaxHeap bounds the live heap; 0: none. Under an address-space
+	// limit (ulimit -v) the bound also keeps a headroom below it.
+	MaxHeap uint64
+}
+
+// ErrBudget is wrapped by the error of an evaluation stopped by its
+// Budget.
+var ErrBudget = errors.New("stopped")
+
+// budgetPoll is how often the memory watch looks.
+const budgetPoll = 2 * time.Millisecond
+
+// Watch returns a context that ends when ctx does, when the timeout
+// passes, or when memory goes over the budget; its cause then wraps
+// ErrBudget. Call stop when the evaluation is done.
+func (b Budget) Watch(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	if b.Timeout > 0 {
+		var c2 context.CancelFunc
+		ctx, c2 = context.WithTimeoutCause(ctx, b.Timeout, fmt.Errorf("%w: still running after %v", ErrBudget, b.Timeout))
+		prev := cancel
+		cancel = func(err error) { prev(err); c2() }
+	}
+	limitAS := addressSpaceLimit()
+	if b.MaxHeap == 0 && limitAS == 0 {
+		return ctx, func() { cancel(nil) }
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(budgetPoll)
+		defer t.Stop()
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			metrics.Read(sample)
+			if heap := sample[0].Value.Uint64(); b.MaxHeap > 0 && heap > b.MaxHeap {
+				cancel(fmt.Errorf("%w: used more than %d MiB of memory", ErrBudget, b.MaxHeap>>20))
+				return
+			}
+			// The runtime reserves address space in large steps: stop
+			// while a quarter of the limit is still free.
+			if limitAS > 0 {
+				if vm := addressSpace(); vm > 0 && vm > limitAS-limitAS/4 {
+					cancel(fmt.Errorf("%w: near the address-space limit (ulimit -v) of %d MiB", ErrBudget, limitAS>>20))
+					return
+				}
+			}
+		}
+	}()
+	return ctx, func() { close(done); cancel(nil) }
+}

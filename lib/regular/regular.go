@@ -1,0 +1,110 @@
+// Package regular opens files that must be regular files: transcripts,
+// registry records, keys, rules. A FIFO, a socket or a device where one
+// of those is expected (planted by someone, or a symlink to /dev/zero)
+// would block the open or the read forever, or never end; Open refuses it
+// without blocking: the file is opened non-blocking and its type checked
+// on the open descriptor, so there is no window between the check and
+// the open.
+package regular
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// ErrNotRegular is wrapped by the error for a path that is not a regular
+// file (after symlinks).
+var ErrNotRegular = errors.New("not a regular file")
+
+// NotRegularError names the path and what it is.
+type NotRegularError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s: skipped: %s, not a regular file", e.Path, Kind(e.Mode))
+}
+
+func (e *NotRegularError) Unwrap() error { return ErrNotRegular }
+
+// Kind names a file type in words: "a named pipe", "a socket", ...
+func Kind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "an irregular file"
+}
+
+// Open opens path for reading if it is a regular file (following
+// symlinks), else returns a *NotRegularError. It never blocks on the
+// open: O_NONBLOCK makes the open of a FIFO without a writer return at
+// once (and is without effect on a regular file's reads).
+func Open(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		// A socket cannot be opened at all (ENXIO): say what it is.
+		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
+			return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
+	}
+	return f, nil
+}
+
+// Check returns a *NotRegularError when path exists and is not a regular
+// file (after symlinks), without opening it; nil otherwise. It suits a
+// caller that opens the file with its own system calls.
+func Check(path string) error {
+	fi, err := os.Stat(path)
+	if err == nil && !fi.Mode().IsRegular() {
+		return &NotRegularError{Path: path, Mode: fi.Mode()}
+	}
+	return nil
+}
+
+// ErrTooLarge is wrapped by ReadFile's error for a file over its limit.
+var ErrTooLarge = errors.New("file too large")
+
+// ReadFile reads a whole regular file of at most limit bytes.
+func ReadFile(path string, limit int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: %w (over %d bytes)", path, ErrTooLarge, limit)
+	}
+	return data, nil
+}
