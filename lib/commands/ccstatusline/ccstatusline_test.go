@@ -158,7 +158,7 @@ func TestSummary(t *testing.T) {
 	if got := block(); got != "$2.00" {
 		t.Fatalf("first call: %s", got)
 	}
-	gobs, _ := filepath.Glob(filepath.Join(cache, "*.gob"))
+	gobs, _ := filepath.Glob(filepath.Join(cache, "*.ledgers"))
 	if len(gobs) != 1 {
 		t.Fatalf("ledger files %v", gobs)
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -52,8 +51,8 @@ type msg struct {
 }
 
 // ledgers are the cached ledgers of one config dir's transcripts, kept in
-// one gob file (faster to read back than JSON) so that a call reads one
-// small file and lists the transcripts.
+// one file (codec.go) so that a call reads one file and lists the
+// transcripts.
 type ledgers struct {
 	Version string             `json:"v"`
 	Files   map[string]*ledger `json:"files"`
@@ -66,9 +65,9 @@ type ledgers struct {
 // prices the cached costs were computed with ("" for the built-in table):
 // other prices start the cache over.
 func openLedgers(cacheDir, projects string, cat *pricing.Catalog, pricesKey string) *ledgers {
-	ls := &ledgers{path: cachePath(cacheDir, projects) + ".gob", cat: cat}
+	ls := &ledgers{path: cachePath(cacheDir, projects) + ".ledgers", cat: cat}
 	version := ledgerVersion + "/" + pricesKey
-	if b, err := os.ReadFile(ls.path); err != nil || gob.NewDecoder(bytes.NewReader(b)).Decode(ls) != nil || ls.Version != version {
+	if b, err := os.ReadFile(ls.path); err != nil || ls.unmarshal(b) != nil || ls.Version != version {
 		ls.Files = nil
 	}
 	if ls.Files == nil {
@@ -116,12 +115,11 @@ func (ls *ledgers) save(seen map[string]bool) {
 	if !ls.dirty {
 		return
 	}
-	var b bytes.Buffer
-	if gob.NewEncoder(&b).Encode(ls) != nil || os.MkdirAll(filepath.Dir(ls.path), 0o700) != nil {
+	if os.MkdirAll(filepath.Dir(ls.path), 0o700) != nil {
 		return
 	}
 	tmp := ls.path + ".tmp" + randSuffix()
-	if os.WriteFile(tmp, b.Bytes(), 0o600) == nil {
+	if os.WriteFile(tmp, ls.marshal(), 0o600) == nil {
 		_ = os.Rename(tmp, ls.path)
 	}
 }
