@@ -13,5 +13,6 @@ require (
 
 require (
 	github.com/itchyny/timefmt-go v0.1.9 // indirect
+	golang.org/x/text v0.21.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )

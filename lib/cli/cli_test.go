@@ -5,8 +5,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 )
 
 // testCommand echoes its positional args and one flag as a record.
@@ -108,6 +110,25 @@ func TestHelpAndVersion(t *testing.T) {
 	}
 }
 
+func TestVersionOf(t *testing.T) {
+	vcs := []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "3e73199b4078df9f68ea6ddc862b047721e96056"}, {Key: "vcs.modified", Value: "true"}}
+	tests := []struct {
+		name string
+		bi   debug.BuildInfo
+		want string
+	}{
+		{"go install @version", debug.BuildInfo{Main: debug.Module{Version: "v0.3.1"}}, "v0.3.1"},
+		{"pseudo-version from a checkout", debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261201132327-3e73199b4078+dirty"}, Settings: vcs}, "v0.0.0-20261201132327-3e73199b4078+dirty"},
+		{"revision only", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs}, "(devel) 3e73199b4078+dirty"},
+		{"nothing stamped", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, unstamped},
+	}
+	for _, tt := range tests {
+		if got := versionOf(&tt.bi); got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestJQHaltStopsQuietly(t *testing.T) {
 	c, _ := testCommand(func(env *Env, _ []string) error {
 		for i := 0; i < 3; i++ {
@@ -120,6 +141,28 @@ func TestJQHaltStopsQuietly(t *testing.T) {
 	code, out, errs := call(c, nil, "-q", "if .i == 1 then halt else .i end")
 	if code != 0 || out != "0\n" || errs != "" {
 		t.Errorf("got (%d, %q, %q)", code, out, errs)
+	}
+}
+
+// One record's jq runtime error is reported with its number and the
+// stream goes on; the run then exits 1 (jq's rule).
+func TestJQRuntimeErrorSkipsRecord(t *testing.T) {
+	c, _ := testCommand(func(env *Env, _ []string) error {
+		for _, n := range []string{"1", "x", "3"} {
+			if err := env.Out.Write(map[string]string{"n": n}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	code, out, errs := call(c, nil, "-q", ".n|tonumber")
+	if code != 1 || out != "1\n3\n" || errs != "cc-test: --jq: record 2: jq: tonumber cannot be applied to \"x\": invalid number\n" {
+		t.Errorf("got (%d, %q, %q)", code, out, errs)
+	}
+	// halt_error still ends the run at once.
+	code, out, _ = call(c, nil, "-q", `if .n == "x" then "stop"|halt_error else .n end`)
+	if code != 1 || out != "\"1\"\n" {
+		t.Errorf("halt_error: got (%d, %q)", code, out)
 	}
 }
 
@@ -257,5 +300,18 @@ func TestIsTerminal(t *testing.T) {
 	defer f.Close()
 	if IsTerminal(f) || IsTerminal(&syncWriter{w: f}) {
 		t.Error("a regular file is not a terminal")
+	}
+}
+
+// The zero System is an empty, UTC world: a test that forgets a part gets
+// no surprise from the machine it runs on.
+func TestZeroSystem(t *testing.T) {
+	var s System
+	if s.Env("HOME") != "" || s.Location() != time.UTC || s.Clock().IsZero() {
+		t.Errorf("zero System: env %q zone %v", s.Env("HOME"), s.Location())
+	}
+	os := OS()
+	if os.Getenv == nil || os.Location() != time.Local {
+		t.Error("OS() misses the environment or the local zone")
 	}
 }

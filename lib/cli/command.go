@@ -27,6 +27,11 @@ type Command struct {
 	SetFlags func(*Flags)
 	// Run does the work. Positional arguments are passed in args.
 	Run func(env *Env, args []string) error
+	// Complete, when set, offers words for shell completion (see
+	// --completion): for the value of the flag named flag (its long
+	// name), or with flag "" for the positional argument after args. The
+	// shell filters them by what was typed.
+	Complete func(ctx context.Context, flag string, args []string) []string
 }
 
 // Env is what a running command gets: its streams, the shared flags and
@@ -54,6 +59,14 @@ func (e *Env) Warnf(format string, a ...any) {
 // Main runs the command and returns its exit code. It is what a
 // cmd/<name>/main.go passes to os.Exit.
 func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == completeArg {
+		c.complete(context.Background(), stdout, args[1:])
+		return ExitOK
+	}
+	if len(args) == 1 && args[0] == docArg {
+		c.doc(stdout)
+		return ExitOK
+	}
 	f := newFlags(c.Name)
 	if c.SetFlags != nil {
 		c.SetFlags(f)
@@ -65,6 +78,14 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 	if f.help {
 		fmt.Fprint(stdout, strings.TrimRight(c.Help, "\n")+"\n\nFlags:\n")
 		f.printDefaults(stdout)
+		return ExitOK
+	}
+	if f.completion != "" {
+		script, ok := completionScript(f.completion, c.Name)
+		if !ok {
+			return c.report(stderr, Usagef("--completion %q: want one of %s", f.completion, strings.Join(Shells, ", ")))
+		}
+		fmt.Fprint(stdout, script)
 		return ExitOK
 	}
 	if f.version {
@@ -87,6 +108,7 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 	}
 	code, err := runInterruptible(func(ctx context.Context) error {
 		env := &Env{Ctx: ctx, Name: c.Name, Stdin: stdin, Stdout: stdout, Stderr: &syncWriter{w: stderr}, Out: out, Flags: f}
+		out.warn = env.Warnf
 		return c.Run(env, pos)
 	})
 	if code >= 0 {
@@ -94,6 +116,9 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 	}
 	if ferr := out.Flush(); err == nil {
 		err = ferr
+	}
+	if err == nil && out.failed > 0 {
+		err = errJQFailed
 	}
 	return c.report(stderr, err)
 }
@@ -121,9 +146,41 @@ func (c *Command) report(stderr io.Writer, err error) int {
 	}
 }
 
+// version names the build: the module version (a tag, or the
+// pseudo-version `go install ...@latest` and a build in a git checkout
+// stamp), else the VCS revision, else says that the build carries
+// neither (-buildvcs=false, a build outside a checkout).
 func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return unstamped
 	}
-	return "dev"
+	return versionOf(bi)
+}
+
+const unstamped = "(devel, built without a module version or VCS stamp)"
+
+func versionOf(bi *debug.BuildInfo) string {
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev == "" {
+		return unstamped
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if modified == "true" {
+		rev += "+dirty"
+	}
+	return "(devel) " + rev
 }

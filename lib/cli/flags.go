@@ -16,11 +16,12 @@ import (
 type Flags struct {
 	fs *flag.FlagSet
 
-	JQ      string
-	Raw     bool
-	JQArgs  [][2]string // --arg NAME VALUE, in order
-	help    bool
-	version bool
+	JQ         string
+	Raw        bool
+	JQArgs     [][2]string // --arg NAME VALUE, in order
+	help       bool
+	version    bool
+	completion string
 
 	aliases map[string]string // long name -> short name
 }
@@ -33,6 +34,7 @@ func newFlags(name string) *Flags {
 	f.BoolVarP(&f.Raw, "raw-output", "r", false, "with --jq, print string results without quotes")
 	f.BoolVarP(&f.help, "help", "h", false, "print this help and exit")
 	f.fs.BoolVar(&f.version, "version", false, "print the version and exit")
+	f.fs.StringVar(&f.completion, "completion", "", "print the completion script for `SHELL` (bash, zsh or fish) and exit")
 	return f
 }
 

@@ -16,6 +16,12 @@ type Output struct {
 	filter *jq.Filter
 	raw    bool
 	n      int
+
+	// A jq runtime error fails one record, not the stream (as in jq):
+	// warn names it, the run goes on, and Main exits 1 at the end.
+	warn   func(format string, a ...any)
+	in     int // records given to the filter
+	failed int // records whose filter run raised a runtime error
 }
 
 // Write emits one record given as a Go value (a struct with json tags, a
@@ -50,6 +56,7 @@ func (o *Output) WriteJSON(line []byte) error {
 }
 
 func (o *Output) apply(v any) error {
+	o.in++
 	err := o.filter.Run(v, func(r any) error {
 		o.n++
 		if s, ok := r.(string); ok && o.raw {
@@ -64,8 +71,20 @@ func (o *Output) apply(v any) error {
 	if errors.Is(err, jq.ErrHalt) {
 		return errQuiet
 	}
+	var re *jq.RuntimeError
+	if errors.As(err, &re) {
+		o.failed++
+		if o.warn != nil {
+			o.warn("--jq: record %d: %v", o.in, err)
+		}
+		return nil
+	}
 	return err
 }
+
+// errJQFailed ends a run in which some records failed the --jq filter;
+// each was reported when it happened.
+var errJQFailed = &ExitError{Code: ExitFail}
 
 // Count is the number of lines written so far.
 func (o *Output) Count() int { return o.n }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/ccpipe/ccpipe/lib/hooks"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -129,23 +130,16 @@ func (h *toolsKind) tool(c *call) error {
 	return h.x.emit(t)
 }
 
-// shellInput is the input of Bash and PowerShell.
-type shellInput struct {
-	Command         string `json:"command"`
-	Description     string `json:"description"`
-	RunInBackground bool   `json:"run_in_background"`
-}
-
 const noOutput = "(Bash completed with no output)"
 
 func (h *toolsKind) shell(c *call) error {
 	if c.name != "Bash" && c.name != "PowerShell" {
 		return nil
 	}
-	var in shellInput
+	var in hooks.ShellInput // one model of a tool's input, for hooks and transcripts
 	if !readObject(c.input, []objField{{name: "command", str: &in.Command}, {name: "description", str: &in.Description},
 		{name: "run_in_background", b: &in.RunInBackground}}) {
-		in = shellInput{}
+		in = hooks.ShellInput{}
 		decodeObject(c.input, &in)
 	}
 	s := Shell{Base: c.base, ToolUseID: c.id, Tool: c.name, Command: in.Command,

@@ -65,6 +65,9 @@ type Event interface {
 	// Common gives the fields every event carries, the raw payload and
 	// what did not parse.
 	Common() *Base
+	// Matcher is the value a hook entry's matcher is tested against; ok
+	// is false for an event that takes no matcher.
+	Matcher() (value string, ok bool)
 }
 
 // Base holds the fields every event carries (FROM-CODE: one base schema
@@ -98,6 +101,10 @@ func (b *Base) EventName() string { return b.HookEventName }
 
 // Common returns b itself; it makes every event type an Event.
 func (b *Base) Common() *Base { return b }
+
+// Matcher of an event that takes no matcher (an event type that takes one
+// has its own).
+func (b *Base) Matcher() (string, bool) { return "", false }
 
 // Effort is the reasoning effort of the current turn.
 type Effort struct {
@@ -482,67 +489,41 @@ var newEvent = map[string]func() Event{
 	MessageDisplay:      func() Event { return &MessageDisplayEvent{} },
 }
 
-// MatcherValue is the value Claude Code tests a hook entry's matcher
-// against for this event (tool_name, source, trigger, ...), and false for
-// events that take no matcher.
-func MatcherValue(ev Event) (string, bool) {
-	switch e := ev.(type) {
-	case *PreToolUseEvent:
-		return e.ToolName, true
-	case *PostToolUseEvent:
-		return e.ToolName, true
-	case *PostToolUseFailureEvent:
-		return e.ToolName, true
-	case *PermissionRequestEvent:
-		return e.ToolName, true
-	case *PermissionDeniedEvent:
-		return e.ToolName, true
-	case *UserPromptExpansionEvent:
-		return e.CommandName, true
-	case *SessionStartEvent:
-		return e.Source, true
-	case *SetupEvent:
-		return e.Trigger, true
-	case *PreCompactEvent:
-		return e.Trigger, true
-	case *PostCompactEvent:
-		return e.Trigger, true
-	case *PreModelSwitchEvent:
-		return e.ToModel, true
-	case *PostModelSwitchEvent:
-		return e.ToModel, true
-	case *NotificationEvent:
-		return e.NotificationType, true
-	case *SessionEndEvent:
-		return e.Reason, true
-	case *StopFailureEvent:
-		return e.Error, true
-	case *SubagentStartEvent:
-		return e.AgentType, true
-	case *SubagentStopEvent:
-		return e.AgentType, true
-	case *ElicitationEvent:
-		return e.MCPServerName, true
-	case *ElicitationResultEvent:
-		return e.MCPServerName, true
-	case *ConfigChangeEvent:
-		return e.Source, true
-	case *DirectoryAddedEvent:
-		return e.Source, true
-	case *InstructionsLoadedEvent:
-		return e.LoadReason, true
-	case *FileChangedEvent:
-		return e.FilePath, true
-	}
-	return "", false
-}
+// Matcher is the value Claude Code tests a hook entry's matcher against
+// (the tool name, the session start source, ...); ok is false for an
+// event that takes no matcher. Each event type that takes one says which
+// field it is.
+func (e *PreToolUseEvent) Matcher() (string, bool)          { return e.ToolName, true }
+func (e *PostToolUseEvent) Matcher() (string, bool)         { return e.ToolName, true }
+func (e *PostToolUseFailureEvent) Matcher() (string, bool)  { return e.ToolName, true }
+func (e *PermissionRequestEvent) Matcher() (string, bool)   { return e.ToolName, true }
+func (e *PermissionDeniedEvent) Matcher() (string, bool)    { return e.ToolName, true }
+func (e *UserPromptExpansionEvent) Matcher() (string, bool) { return e.CommandName, true }
+func (e *SessionStartEvent) Matcher() (string, bool)        { return e.Source, true }
+func (e *SetupEvent) Matcher() (string, bool)               { return e.Trigger, true }
+func (e *PreCompactEvent) Matcher() (string, bool)          { return e.Trigger, true }
+func (e *PostCompactEvent) Matcher() (string, bool)         { return e.Trigger, true }
+func (e *PreModelSwitchEvent) Matcher() (string, bool)      { return e.ToModel, true }
+func (e *PostModelSwitchEvent) Matcher() (string, bool)     { return e.ToModel, true }
+func (e *NotificationEvent) Matcher() (string, bool)        { return e.NotificationType, true }
+func (e *SessionEndEvent) Matcher() (string, bool)          { return e.Reason, true }
+func (e *StopFailureEvent) Matcher() (string, bool)         { return e.Error, true }
+func (e *SubagentStartEvent) Matcher() (string, bool)       { return e.AgentType, true }
+func (e *SubagentStopEvent) Matcher() (string, bool)        { return e.AgentType, true }
+func (e *ElicitationEvent) Matcher() (string, bool)         { return e.MCPServerName, true }
+func (e *ElicitationResultEvent) Matcher() (string, bool)   { return e.MCPServerName, true }
+func (e *ConfigChangeEvent) Matcher() (string, bool)        { return e.Source, true }
+func (e *DirectoryAddedEvent) Matcher() (string, bool)      { return e.Source, true }
+func (e *InstructionsLoadedEvent) Matcher() (string, bool)  { return e.LoadReason, true }
+func (e *FileChangedEvent) Matcher() (string, bool)         { return e.FilePath, true }
 
-// TakesMatcher reports whether Claude Code applies a matcher for the event.
+// TakesMatcher reports whether Claude Code applies a matcher for the
+// event: whether its type's Matcher says so.
 func TakesMatcher(event string) bool {
-	switch event {
-	case PostToolBatch, UserPromptSubmit, Stop, TeammateIdle, TaskCreated, TaskCompleted,
-		WorktreeCreate, WorktreeRemove, CwdChanged, MessageDisplay:
+	newEv, ok := newEvent[event]
+	if !ok {
 		return false
 	}
-	return IsEvent(event)
+	_, takes := newEv().Matcher()
+	return takes
 }

@@ -209,16 +209,22 @@ func TestToolViews(t *testing.T) {
 	}
 }
 
-func TestMatcherValue(t *testing.T) {
+func TestMatcher(t *testing.T) {
+	// FROM-CODE: the events Claude Code applies no matcher to.
+	none := []string{PostToolBatch, UserPromptSubmit, Stop, TeammateIdle, TaskCreated, TaskCompleted,
+		WorktreeCreate, WorktreeRemove, CwdChanged, MessageDisplay}
 	for _, name := range Events {
+		if TakesMatcher(name) == slices.Contains(none, name) {
+			t.Errorf("%s: TakesMatcher = %v", name, TakesMatcher(name))
+		}
 		data, _ := os.ReadFile(filepath.Join(fixtures, name+".json"))
 		ev, err := Parse(data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, ok := MatcherValue(ev)
+		v, ok := ev.Matcher()
 		if ok != TakesMatcher(name) {
-			t.Errorf("%s: MatcherValue ok=%v, TakesMatcher=%v", name, ok, TakesMatcher(name))
+			t.Errorf("%s: Matcher ok=%v, TakesMatcher=%v", name, ok, TakesMatcher(name))
 		}
 		if ok && v == "" {
 			t.Errorf("%s: empty matcher value", name)

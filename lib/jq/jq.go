@@ -27,6 +27,15 @@ type Filter struct {
 // halt_error with a null value: the caller stops without an error.
 var ErrHalt = errors.New("jq: halt")
 
+// RuntimeError is an error the expression raised for one input (a type
+// error, `error(...)`). jq reports it and goes on with the next input, and
+// so do the cc-* commands; emit's own errors are returned as they are.
+type RuntimeError struct{ Err error }
+
+func (e *RuntimeError) Error() string { return "jq: " + e.Err.Error() }
+
+func (e *RuntimeError) Unwrap() error { return e.Err }
+
 // CompileError is a syntax or compile error, with the expression and a
 // caret under the offending token when the position is known.
 type CompileError struct {
@@ -97,11 +106,13 @@ func (f *Filter) RunContext(ctx context.Context, v any, emit func(any) error) er
 				if he.Value() == nil {
 					return ErrHalt
 				}
+				// halt_error ends the program in jq: not a per-input error.
+				return fmt.Errorf("jq: %w", err)
 			}
 			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 				return context.Cause(ctx)
 			}
-			return fmt.Errorf("jq: %w", err)
+			return &RuntimeError{Err: err}
 		}
 		if err := emit(r); err != nil {
 			return err

@@ -81,11 +81,12 @@ func TestHalt(t *testing.T) {
 		t.Fatalf("halt: got %v", err)
 	}
 	_, err = run(t, `"boom" | halt_error`, `{}`)
-	if err == nil || errors.Is(err, ErrHalt) {
-		t.Fatalf("halt_error with a value must be an error, got %v", err)
+	var re *RuntimeError
+	if err == nil || errors.Is(err, ErrHalt) || errors.As(err, &re) {
+		t.Fatalf("halt_error with a value must end the run (not a per-record error), got %v", err)
 	}
 	_, err = run(t, `error("bad")`, `{}`)
-	if err == nil || !strings.Contains(err.Error(), "bad") {
-		t.Fatalf("error: got %v", err)
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "bad") {
+		t.Fatalf("error: got %v, want a RuntimeError", err)
 	}
 }

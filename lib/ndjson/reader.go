@@ -29,7 +29,7 @@ const defaultBufSize = 64 << 10
 
 // Reader reads lines of a stream. Unlike bufio.Scanner it has no fixed
 // token cap. A line that fits the read buffer (or a window, see
-// UseWindows) is handed on in place, without a copy.
+// UseWindowSource) is handed on in place, without a copy.
 type Reader struct {
 	r     io.Reader
 	buf   []byte
@@ -48,7 +48,7 @@ type Reader struct {
 	// win, when set, hands out the input in place before r is read: buf
 	// is then the current window, and a line across two windows is
 	// assembled as a long line is.
-	win     Windows
+	win     WindowSource
 	bufSize int
 
 	// MaxLine bounds one line (without its newline); a longer one is
@@ -56,10 +56,10 @@ type Reader struct {
 	MaxLine int
 }
 
-// Windows hands out the input's bytes in place, window after window (a
+// WindowSource hands out the input's bytes in place, window after window (a
 // memory-mapped file): a Reader given one copies only the lines that
 // cross from one window into the next.
-type Windows interface {
+type WindowSource interface {
 	// Next returns the next window, valid until the following call. At
 	// the end of the windows it returns io.EOF, and the Reader goes on
 	// reading its io.Reader: that must then stand where the windows end
@@ -80,9 +80,9 @@ func NewReaderSize(r io.Reader, size int) *Reader {
 	return &Reader{r: r, buf: make([]byte, size), bufSize: size, MaxLine: DefaultMaxLine}
 }
 
-// UseWindows makes r take the input from w's windows, in place, and read
+// UseWindowSource makes r take the input from w's windows, in place, and read
 // its io.Reader only after them. It must be called before the first Next.
-func (r *Reader) UseWindows(w Windows) {
+func (r *Reader) UseWindowSource(w WindowSource) {
 	if r.line == 0 && r.start == r.end {
 		r.win = w
 		r.buf, r.start, r.end = nil, 0, 0

@@ -205,7 +205,7 @@ func FuzzReader(f *testing.F) {
 		sameEvents(t, "buffer 3", events(t, NewReaderSize(bytes.NewReader(data), 3), max), want)
 		cut := len(data) / 2
 		wr := NewReader(bytes.NewReader(data[cut:]))
-		wr.UseWindows(&sliceWindows{data: data[:cut], size: 1 + max%7})
+		wr.UseWindowSource(&sliceWindows{data: data[:cut], size: 1 + max%7})
 		sameEvents(t, "windows", events(t, wr, max), want)
 
 		r := NewReader(bytes.NewReader(data))
@@ -347,7 +347,7 @@ func TestReaderWindows(t *testing.T) {
 			for _, cut := range []int{0, 1, len(data) / 3, len(data) - 1, len(data)} {
 				cut = max(0, min(cut, len(data)))
 				r := NewReaderSize(iotest.OneByteReader(bytes.NewReader(data[cut:])), size)
-				r.UseWindows(&sliceWindows{data: data[:cut], size: size})
+				r.UseWindowSource(&sliceWindows{data: data[:cut], size: size})
 				sameEvents(t, fmt.Sprintf("%q windows of %d to %d", tt.in, size, cut), events(t, r, tt.maxLine), want)
 			}
 		}
@@ -361,7 +361,7 @@ func TestReaderReadError(t *testing.T) {
 	boom := errors.New("boom")
 	stream := NewReader(io.MultiReader(strings.NewReader("{}\n{\"cut"), iotest.ErrReader(boom)))
 	windows := NewReader(strings.NewReader("never read\n"))
-	windows.UseWindows(&sliceWindows{data: []byte("{}\n{\"cut"), size: 4, err: boom})
+	windows.UseWindowSource(&sliceWindows{data: []byte("{}\n{\"cut"), size: 4, err: boom})
 	for name, r := range map[string]*Reader{"stream": stream, "windows": windows} {
 		if l, err := r.Next(); err != nil || string(l) != "{}" {
 			t.Fatalf("%s: first line %q %v", name, l, err)

@@ -18,6 +18,9 @@ var (
 	// ErrRefused: the socket file exists but nobody listens on it, a stale
 	// file left by a crashed or aborted session.
 	ErrRefused = errors.New("connection refused")
+	// ErrNotSocket: the path names a file that is not a socket (a
+	// regular file, a directory): not a session's messaging socket.
+	ErrNotSocket = errors.New("not a socket")
 	// ErrTooLarge: the frame is over the receiver's line limit.
 	ErrTooLarge = errors.New("message too large")
 	// ErrTimeout: the exchange did not finish within the deadline (a
@@ -59,12 +62,15 @@ type SendError struct {
 	Timeout time.Duration // set for timeouts
 	Kind    error         // one of the sentinels above
 	Err     error         // the system error, if any
+	What    string        // ErrNotSocket: what the path is instead ("a regular file")
 }
 
 func (e *SendError) Error() string {
 	switch e.Kind {
 	case ErrNotRunning:
 		return fmt.Sprintf("%s: no such socket: the session is not running", e.Path)
+	case ErrNotSocket:
+		return fmt.Sprintf("%s: not a socket but %s: not a session's messaging socket", e.Path, e.What)
 	case ErrRefused:
 		return fmt.Sprintf("%s: connection refused: stale socket file, nobody listens (the session has ended or crashed)", e.Path)
 	case ErrTimeout:

@@ -9,12 +9,14 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/ndjson"
+	"github.com/ccpipe/ccpipe/lib/regular"
 )
 
 // ErrInUse: another live process listens on the reply socket.
@@ -169,4 +171,60 @@ func (l *Listener) Close() error {
 		l.wg.Wait()
 	})
 	return err
+}
+
+// ListenReply binds the reply socket of sender label for the session
+// whose socket is targetSocket (see ReplyPath). The receiver sends
+// receipts only into its own socket's directory, so that is where the
+// socket goes, and only when that directory is this user's private one
+// (a real directory owned by us, no group or other access, as Claude
+// Code's cc-socks dirs are) and targetSocket in it is a socket of ours:
+// a crafted record cannot make it create a file anywhere else. Call it
+// once the target is known to be live (see Sender.SendAfter).
+func ListenReply(targetSocket, label string) (*Listener, error) {
+	if err := checkPrivateSocket(targetSocket); err != nil {
+		return nil, fmt.Errorf("no reply socket: %w", err)
+	}
+	return Listen(ReplyPath(targetSocket, label))
+}
+
+// checkPrivateSocket checks that path is a socket owned by this user in
+// a directory that only this user can enter.
+func checkPrivateSocket(path string) error {
+	if !filepath.IsAbs(path) || filepath.Clean(path) != path {
+		return fmt.Errorf("%s: not a clean absolute path", path)
+	}
+	uid := os.Geteuid()
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&fs.ModeSocket == 0 {
+		return fmt.Errorf("%s: not a socket (%s)", path, regular.Kind(fi.Mode()))
+	}
+	if owner(fi) != uid {
+		return fmt.Errorf("%s: socket owned by uid %d, not by this user (uid %d)", path, owner(fi), uid)
+	}
+	dir := filepath.Dir(path)
+	di, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !di.IsDir():
+		return fmt.Errorf("%s: not a directory (%s)", dir, regular.Kind(di.Mode()))
+	case owner(di) != uid:
+		return fmt.Errorf("%s: owned by uid %d, not by this user (uid %d); the reply socket goes only into a private dir", dir, owner(di), uid)
+	case di.Mode().Perm()&0o077 != 0:
+		return fmt.Errorf("%s: mode %04o, open to others; the reply socket goes only into a private (0700) dir", dir, di.Mode().Perm())
+	}
+	return nil
+}
+
+// owner is the uid owning a file, -1 when the system does not say.
+func owner(fi fs.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid)
+	}
+	return -1
 }

@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/peer/peertest"
 )
 
 func TestListenerReceipts(t *testing.T) {
-	path := filepath.Join(sockDir(t), "ccpipe-t.sock")
+	path := filepath.Join(peertest.Dir(t), "ccpipe-t.sock")
 	l, err := Listen(path)
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +72,7 @@ func TestListenerReceipts(t *testing.T) {
 }
 
 func TestListenReplacesStaleRefusesLive(t *testing.T) {
-	dir := sockDir(t)
+	dir := peertest.Dir(t)
 	path := filepath.Join(dir, "r.sock")
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/regular"
 )
 
 // Target is what a Sender needs to know about a session.
@@ -71,6 +74,15 @@ type Result struct {
 // It never waits longer than the timeout or ctx allows. Every frame is
 // size-checked before connecting.
 func (s *Sender) Send(ctx context.Context, t Target, frames ...Frame) (Result, error) {
+	return s.SendAfter(ctx, t, nil, frames...)
+}
+
+// SendAfter is Send with a step between connecting and writing: ready
+// runs once the target is known to be a live socket (the connection is
+// up) and before any frame is written; an error from it ends the exchange
+// with nothing sent. --wait binds its reply socket there (ListenReply), so
+// that a dead or made-up target never gets a file created beside it.
+func (s *Sender) SendAfter(ctx context.Context, t Target, ready func() error, frames ...Frame) (Result, error) {
 	if err := t.Check(); err != nil {
 		return Result{}, err
 	}
@@ -99,8 +111,13 @@ func (s *Sender) Send(ctx context.Context, t Target, frames ...Frame) (Result, e
 			se.Err = err
 		case errors.Is(err, syscall.ENOENT):
 			se.Kind = ErrNotRunning
-		case errors.Is(err, syscall.ECONNREFUSED):
+		case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ENOTSOCK):
+			// Linux refuses a connect to a regular file or a directory as
+			// it does a stale socket: tell them apart.
 			se.Kind = ErrRefused
+			if fi, lerr := os.Stat(t.SocketPath); lerr == nil && fi.Mode()&fs.ModeSocket == 0 {
+				se.Kind, se.What = ErrNotSocket, regular.Kind(fi.Mode())
+			}
 		case errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNRESET):
 			se.Kind = ErrClosedEarly
 		}
@@ -114,6 +131,11 @@ func (s *Sender) Send(ctx context.Context, t Target, frames ...Frame) (Result, e
 	}
 	conn := c.(*net.UnixConn)
 	defer conn.Close()
+	if ready != nil {
+		if err := ready(); err != nil {
+			return Result{}, err
+		}
+	}
 	// The deadline also ends a blocked write or read when ctx is cancelled.
 	_ = conn.SetDeadline(deadline)
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })

@@ -5,69 +5,26 @@ import (
 	"errors"
 	"io"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-// sockDir returns a short temp dir: socket paths are limited to 107 bytes.
-func sockDir(t *testing.T) string {
-	t.Helper()
-	d, err := os.MkdirTemp("", "peer")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
+	"github.com/ccpipe/ccpipe/lib/peer/peertest"
+)
 
 // server is a Unix socket server started by the test; handle runs once
 // per connection.
 func server(t *testing.T, handle func(c *net.UnixConn)) string {
 	t.Helper()
-	path := filepath.Join(sockDir(t), "s.sock")
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.AcceptUnix()
-			if err != nil {
-				return
-			}
-			handle(c)
-		}
-	}()
-	t.Cleanup(func() { ln.Close(); <-done })
-	return path
-}
-
-// inbox behaves like Claude Code's: it reads to EOF, answers nothing,
-// closes, and hands over what it read.
-func inbox(t *testing.T) (string, <-chan string) {
-	got := make(chan string, 4)
-	path := server(t, func(c *net.UnixConn) {
-		defer c.Close()
-		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
-		b, err := io.ReadAll(c) // returns only at EOF: the sender must half-close
-		if err != nil {
-			got <- "ERROR " + err.Error()
-			return
-		}
-		got <- string(b)
-	})
-	return path, got
+	return peertest.Serve(t, filepath.Join(peertest.Dir(t), "s.sock"), handle)
 }
 
 const testToken = "0123456789abcdef0123456789abcdef"
 
 func TestSendExactBytes(t *testing.T) {
-	path, got := inbox(t)
+	in := peertest.NewInbox(t, peertest.Dir(t), "s.sock")
+	path := in.Path
 	const id = "0b5e1c0e-7f3a-4c1e-9d2a-3b4c5d6e7f80"
 	from := "uds:/tmp/cc-socks/ccpipe-t.sock"
 	user, err := UserFrame(Message{Body: "hello \"peer\" <x>", FromName: "CI \"bot\" <1>", From: from, MsgID: id})
@@ -83,7 +40,7 @@ func TestSendExactBytes(t *testing.T) {
 	want := `{"type":"auth","token":"` + testToken + `"}` + "\n" +
 		`{"msgV":1,"msg_id":"` + id + `","type":"user","message":{"role":"user","content":"<cross-session-message from=\"` + from + `\" from-name=\"CI bot 1\">\nhello \"peer\" <x>\n</cross-session-message>"},"priority":"next","from":"` + from + `"}` + "\n" +
 		`{"type":"control","action":"notify_when_idle","from":"` + from + `","msg_id":"` + id + `"}` + "\n"
-	if g := <-got; g != want {
+	if g := in.Next(5 * time.Second); g != want {
 		t.Errorf("server read\n%s\nwant\n%s", g, want)
 	}
 	if !res.Auth || res.Bytes != len(user)+len(idle)+2 {
@@ -96,7 +53,7 @@ func TestSendExactBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := <-got; g != `{"type":"control","action":"rename","name":"new-name"}`+"\n" || res.Auth {
+	if g := in.Next(5 * time.Second); g != `{"type":"control","action":"rename","name":"new-name"}`+"\n" || res.Auth {
 		t.Errorf("server read %q, auth %v", g, res.Auth)
 	}
 }
@@ -190,7 +147,7 @@ func TestSendReceiverClosesEarly(t *testing.T) {
 }
 
 func TestSendNoSession(t *testing.T) {
-	dir := sockDir(t)
+	dir := peertest.Dir(t)
 	f, _ := RenameFrame("x")
 	var s Sender
 
@@ -201,12 +158,7 @@ func TestSendNoSession(t *testing.T) {
 
 	// A socket file nobody listens on, as a crashed session leaves it.
 	stale := filepath.Join(dir, "stale.sock")
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: stale, Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln.SetUnlinkOnClose(false)
-	ln.Close()
+	peertest.Stale(t, stale)
 	_, err = s.Send(context.Background(), Target{SocketPath: stale}, f)
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "stale socket") {
 		t.Errorf("stale socket: %v", err)
@@ -219,15 +171,14 @@ func TestSendNoSession(t *testing.T) {
 }
 
 func TestSendTooLargeBeforeConnecting(t *testing.T) {
-	path, got := inbox(t)
+	in := peertest.NewInbox(t, peertest.Dir(t), "s.sock")
+	path := in.Path
 	huge := Frame(`{"type":"user","message":{"role":"user","content":"` + strings.Repeat("z", MaxLine) + `"}}`)
 	_, err := (&Sender{}).Send(context.Background(), Target{SocketPath: path}, huge)
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("err = %v", err)
 	}
-	select {
-	case g := <-got:
+	if g, ok := in.Expect(50 * time.Millisecond); ok {
 		t.Errorf("connected anyway, server read %d bytes", len(g))
-	case <-time.After(50 * time.Millisecond):
 	}
 }

@@ -58,24 +58,20 @@ func EnvFromOS() Env {
 	if home == "" {
 		home = passwdHome("/etc/passwd", os.Getuid())
 	}
-	return Env{Home: home, ClaudeConfigDir: os.Getenv("CLAUDE_CONFIG_DIR")}
+	return NewEnv(home, os.Getenv)
 }
 
-// passwdHome reads the home dir of uid from a passwd file, or "". (Not
-// os/user: with cgo it links the C library, and cc-* stays pure Go.)
-func passwdHome(file string, uid int) string {
-	data, err := regular.ReadFile(file, 16<<20)
-	if err != nil || uid < 0 {
-		return ""
+// NewEnv is the Env of a home dir and an environment (nil: empty).
+func NewEnv(home string, getenv func(string) string) Env {
+	e := Env{Home: home}
+	if getenv != nil {
+		e.ClaudeConfigDir = getenv("CLAUDE_CONFIG_DIR")
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Split(line, ":")
-		if len(f) >= 6 && f[2] == strconv.Itoa(uid) && filepath.IsAbs(f[5]) {
-			return f[5]
-		}
-	}
-	return ""
+	return e
 }
+
+// passwdHome reads the home dir of uid from a passwd file, or "".
+func passwdHome(file string, uid int) string { return regular.PasswdHome(file, uid) }
 
 // ErrNoHome is the Warning Discover gives when neither a home dir nor
 // CLAUDE_CONFIG_DIR is known: there is nowhere to look (see NoHome).
@@ -362,12 +358,18 @@ func FromRecord(line []byte) (Profile, error) {
 	return p, nil
 }
 
+// Names lists the profiles' names, for shell completion.
+func Names(list []Profile) []string {
+	out := make([]string, len(list))
+	for i, p := range list {
+		out[i] = p.Name
+	}
+	return out
+}
+
 // UnknownName is the message for a --profile that names none of list.
 func UnknownName(name string, list []Profile) string {
-	names := make([]string, len(list))
-	for i, p := range list {
-		names[i] = p.Name
-	}
+	names := Names(list)
 	if len(names) == 0 {
 		return fmt.Sprintf("no profile named %q (no profiles found)", name)
 	}

@@ -96,3 +96,35 @@ func (k Key) MatchesRecord(r Record) bool {
 	}
 	return k.PidDomain == "" || r.PidDomain == "" || k.PidDomain == r.PidDomain
 }
+
+// FindKey reads pid's key file for socketPath from the first of dirs
+// (registry dirs, in order of preference) that has a readable one. With
+// none it returns ErrNoKey, or the last read error when a key file was
+// there but could not be read; the message then goes without the auth
+// line, which Linux and macOS receivers accept.
+func FindKey(dirs []string, pid int, socketPath string) (Key, error) {
+	if pid <= 0 || socketPath == "" {
+		return Key{}, ErrNoKey
+	}
+	seen := map[string]bool{}
+	var problem error
+	for _, d := range dirs {
+		if d == "" || seen[d] {
+			continue
+		}
+		seen[d] = true
+		k, err := ReadKey(d, pid, socketPath)
+		if errors.Is(err, ErrNoKey) {
+			continue
+		}
+		if err != nil {
+			problem = err
+			continue
+		}
+		return k, nil
+	}
+	if problem != nil {
+		return Key{}, problem
+	}
+	return Key{}, ErrNoKey
+}

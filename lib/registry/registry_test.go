@@ -295,3 +295,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FindKey takes the first readable key of the dirs; an unreadable one is
+// reported only when no other dir has one.
+func TestFindKey(t *testing.T) {
+	const sock = "/tmp/cc-socks/23728.sock"
+	none, bad, good := t.TempDir(), t.TempDir(), t.TempDir()
+	write(t, KeyPath(bad, 23728, sock), `{"peerToken":7}`)
+	write(t, KeyPath(good, 23728, sock), `{"peerToken":"feedc0defeedc0defeedc0defeedc0de"}`)
+	if k, err := FindKey([]string{none, bad, good}, 23728, sock); err != nil || k.Token() == "" {
+		t.Errorf("bad then good: %v %v", k, err)
+	}
+	if _, err := FindKey([]string{none, bad}, 23728, sock); err == nil || errors.Is(err, ErrNoKey) {
+		t.Errorf("only a bad key: %v", err)
+	}
+	if _, err := FindKey([]string{none, ""}, 23728, sock); !errors.Is(err, ErrNoKey) {
+		t.Errorf("no key: %v", err)
+	}
+	if _, err := FindKey([]string{good}, 0, sock); !errors.Is(err, ErrNoKey) {
+		t.Errorf("no pid: %v", err)
+	}
+}

@@ -13,6 +13,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -107,4 +110,22 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w (over %d bytes)", path, ErrTooLarge, limit)
 	}
 	return data, nil
+}
+
+// PasswdHome reads the home dir of uid from a passwd file (a regular
+// file, read with a cap), or "": the home a shell's ~ gives when HOME is
+// unset. (Not os/user: with cgo it links the C library, and cc-* stays
+// pure Go.)
+func PasswdHome(file string, uid int) string {
+	data, err := ReadFile(file, 16<<20)
+	if err != nil || uid < 0 {
+		return ""
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Split(line, ":")
+		if len(f) >= 6 && f[2] == strconv.Itoa(uid) && filepath.IsAbs(f[5]) {
+			return f[5]
+		}
+	}
+	return ""
 }

@@ -5,10 +5,11 @@
 //
 // Terms are compared on raw bytes, case-insensitively: an ASCII term
 // ignores ASCII case only (the fast path: a vector scan for two of its
-// rarest bytes at their distance, pair_amd64.s, or bytes.IndexByte on the
+// rarest bytes at their distance, lib/bytescan, or bytes.IndexByte on the
 // rarest one without AVX2); any other term under full Unicode case
-// folding, exactly as Python's str.casefold (the table in fold_table.go
-// is generated from it). Invalid UTF-8 never matches a
+// folding (Unicode's CaseFolding.txt C+F, as Python's str.casefold: the
+// table in fold_table.go is generated from golang.org/x/text by a test
+// and checked against python3 where it is installed). Invalid UTF-8 never matches a
 // folded term, so no match spans a broken sequence.
 //
 // A big plain file is mapped in windows of a few MiB (lib/mapped), anything

@@ -1,6 +1,6 @@
 package search
 
-//go:generate python3 gen_fold.py
+//go:generate go test -run TestFoldTable -update .
 
 import (
 	"sort"

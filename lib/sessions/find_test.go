@@ -167,7 +167,9 @@ func TestFromRecord(t *testing.T) {
 		{"session record running", `{"session_id":"` + idA + `","active":{"pid":7,"socket_path":"/s.sock","address":"p/n","name":"n","profile":"p"}}`,
 			Ref{SessionID: idA, SocketPath: "/s.sock", Pid: 7, Address: "p/n", Name: "n", Profile: "p", Active: true}, false},
 		{"active record", `{"address":"p/n","pid":7,"session_id":"` + idA + `","socket_path":"/s.sock","liveness":"alive"}`,
-			Ref{SessionID: idA, SocketPath: "/s.sock", Pid: 7, Address: "p/n", Active: true}, false},
+			Ref{SessionID: idA, SocketPath: "/s.sock", Pid: 7, Address: "p/n", Active: true, Liveness: "alive"}, false},
+		{"sender state from the active part", `{"session_id":"` + idA + `","liveness":"dead","active":{"socket_path":"/s.sock","liveness":"unknown","record_path":"/c/sessions/7.json","raw":{"peerProtocol":1.5}}}`,
+			Ref{SessionID: idA, SocketPath: "/s.sock", Active: true, Liveness: "unknown", RecordPath: "/c/sessions/7.json", PeerProtocol: -1}, false},
 		{"profile record", `{"name":"work","config_dir":"/c","projects_dir":"/c/projects"}`,
 			Ref{ConfigDir: "/c", ProjectsDir: "/c/projects", Name: "work"}, false},
 		{"hook payload", `{"session_id":"` + idA + `","transcript_path":"/t.jsonl","cwd":"/w","hook_event_name":"Stop"}`,
@@ -182,6 +184,11 @@ func TestFromRecord(t *testing.T) {
 		{"not an object", `[1]`, Ref{}, true},
 		{"not json", `{`, Ref{}, true},
 	}
+	// compatibility.messaging comes through as given.
+	got, _ := FromRecord([]byte(`{"socket_path":"/s.sock","compatibility":{"messaging":{"ok":false,"reasons":["peerProtocol 2"]}},"raw":{"peerProtocol":2}}`))
+	if got.Messaging == nil || got.Messaging.OK || len(got.Messaging.Reasons) != 1 || got.PeerProtocol != 2 {
+		t.Errorf("compatibility: %+v", got)
+	}
 	for _, tt := range tests {
 		got, err := FromRecord([]byte(tt.line))
 		if tt.err {
@@ -190,7 +197,7 @@ func TestFromRecord(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || got != tt.want {
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s:\n got %+v %v\nwant %+v", tt.name, got, err, tt.want)
 		}
 	}

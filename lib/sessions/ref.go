@@ -25,6 +25,14 @@ type Ref struct {
 	// Active is true when the record describes a running session (a
 	// --active record, or a session record with a non-null active).
 	Active bool
+
+	// What a cc-sessions record says about the running session (from its
+	// active part when it has one), for a sender to decide before
+	// connecting.
+	Liveness     string   // alive, unknown or dead; "" when not given
+	RecordPath   string   // the registry record file
+	PeerProtocol int      // raw.peerProtocol: 0 when absent, -1 when not a number
+	Messaging    *Feature // compatibility.messaging; nil when not given
 }
 
 // ErrNoRef means the record carries nothing a session consumer can use.
@@ -47,6 +55,11 @@ type refRecord struct {
 	CamelSession   string      `json:"sessionId"`
 	CamelSocket    string      `json:"messagingSocketPath"`
 	Liveness       string      `json:"liveness"`
+	RecordPath     string      `json:"record_path"`
+	Compatibility  *struct {
+		Messaging *Feature `json:"messaging"`
+	} `json:"compatibility"`
+	Raw json.RawMessage `json:"raw"`
 }
 
 type ccSource struct {
@@ -72,6 +85,19 @@ func FromRecord(line []byte) (Ref, error) {
 	}
 	if n, err := r.Pid.Int64(); err == nil {
 		ref.Pid = int(n)
+	}
+	// The running session's state comes from the active part when there
+	// is one, else from the record itself (an --active record).
+	state := &r
+	if r.Active != nil {
+		state = r.Active
+	}
+	ref.Liveness, ref.RecordPath = state.Liveness, state.RecordPath
+	if len(state.Raw) > 0 && string(state.Raw) != "null" {
+		ref.PeerProtocol = peerProtocol(state.Raw)
+	}
+	if c := state.Compatibility; c != nil {
+		ref.Messaging = c.Messaging
 	}
 	if a := r.Active; a != nil {
 		ref.Active = true
@@ -118,6 +144,13 @@ func decodeLoose(m map[string]json.RawMessage, r *refRecord) {
 	str("sessionId", &r.CamelSession)
 	str("messagingSocketPath", &r.CamelSocket)
 	str("liveness", &r.Liveness)
+	str("record_path", &r.RecordPath)
+	if raw, ok := m["compatibility"]; ok {
+		_ = json.Unmarshal(raw, &r.Compatibility)
+	}
+	if raw, ok := m["raw"]; ok {
+		r.Raw = raw
+	}
 	if raw, ok := m["pid"]; ok {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
@@ -140,6 +173,25 @@ func decodeLoose(m map[string]json.RawMessage, r *refRecord) {
 			r.Source = &s
 		}
 	}
+}
+
+// PeerProtocol is the peerProtocol the session's registry record
+// declares: 0 when absent, -1 when not a number (not a protocol anyone
+// speaks).
+func (a *Active) PeerProtocol() int { return peerProtocol(a.Raw) }
+
+func peerProtocol(raw json.RawMessage) int {
+	var r struct {
+		PeerProtocol json.Number `json:"peerProtocol"`
+	}
+	if json.Unmarshal(raw, &r) != nil || r.PeerProtocol == "" {
+		return 0
+	}
+	n, err := r.PeerProtocol.Int64()
+	if err != nil {
+		return -1
+	}
+	return int(n)
 }
 
 func first(a, b string) string {

@@ -2,6 +2,8 @@ package sessions
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/ndjson"
@@ -166,4 +168,30 @@ func ts(t time.Time) *string {
 	}
 	s := t.UTC().Format(TimeFormat)
 	return &s
+}
+
+// Describe is one line naming the session among others (the candidates
+// of an ambiguous Find): address and pid when it runs, id, launch dir,
+// title or the start of the first prompt.
+func (s Session) Describe() string {
+	var parts []string
+	if a := s.Active; a != nil {
+		if a.Address != "" {
+			parts = append(parts, a.Address)
+		}
+		parts = append(parts, "pid:"+strconv.Itoa(a.Pid))
+	}
+	parts = append(parts, s.SessionID)
+	if s.Cwd != "" {
+		parts = append(parts, s.Cwd)
+	}
+	if t := s.Title; t != "" {
+		parts = append(parts, strconv.Quote(t))
+	} else if p := s.FirstPrompt; p != "" {
+		if r := []rune(p); len(r) > 60 {
+			p = string(r[:60]) + "…"
+		}
+		parts = append(parts, strconv.Quote(p))
+	}
+	return strings.Join(parts, "  ")
 }

@@ -484,33 +484,27 @@ func fieldsOf(t reflect.Type) map[string][]int {
 		return m.(map[string][]int)
 	}
 	m := map[string][]int{}
-	var walk func(t reflect.Type, prefix []int, depth int, depths map[string]int)
-	walk = func(t reflect.Type, prefix []int, depth int, depths map[string]int) {
-		for i := 0; i < t.NumField(); i++ {
-			sf := t.Field(i)
-			idx := append(append([]int(nil), prefix...), i)
-			if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
-				walk(sf.Type, idx, depth+1, depths)
-				continue
-			}
-			if !sf.IsExported() {
-				continue
-			}
-			name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-			if name == "-" {
-				continue
-			}
-			if name == "" {
-				name = sf.Name
-			}
-			if d, ok := depths[name]; ok && d <= depth {
-				continue
-			}
-			depths[name] = depth
-			m[name] = idx
+	depths := map[string]int{}
+	for _, sf := range reflect.VisibleFields(t) {
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+			continue // its fields follow, promoted
 		}
+		if !sf.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		if d, ok := depths[name]; ok && d <= len(sf.Index) {
+			continue
+		}
+		depths[name] = len(sf.Index)
+		m[name] = sf.Index
 	}
-	walk(t, nil, 0, map[string]int{})
 	fieldCache.Store(t, m)
 	return m
 }

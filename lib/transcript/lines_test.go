@@ -113,7 +113,7 @@ func mappedEvents(t *testing.T, path string, maxLine, first int) []string {
 	}
 	defer w.w.Close()
 	r := ndjson.NewReaderSize(f, readBuf)
-	r.UseWindows(w)
+	r.UseWindowSource(w)
 	return readerEvents(t, r, maxLine, first)
 }
 

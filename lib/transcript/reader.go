@@ -335,7 +335,7 @@ func ReadMapped(in io.Reader, lr *ndjson.Reader, read func() error) error {
 		return read()
 	}
 	defer w.w.Close()
-	lr.UseWindows(w)
+	lr.UseWindowSource(w)
 	err := w.w.Guard(read)
 	if err == mapped.ErrShrank {
 		return &ReadError{err}

@@ -4,6 +4,7 @@
 package cccassette
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -58,15 +59,79 @@ type subcommand struct {
 	run                  func(*cli.Env, []string) error
 }
 
-// Run runs cc-cassette.
+// Run runs cc-cassette with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return RunEnv(os.Getenv, args, stdin, stdout, stderr)
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
 }
 
-// RunEnv runs cc-cassette with getenv for the environment (import reads
-// ANTHROPIC_API_KEY and OPENAI_API_KEY to refuse a transcript holding
-// one).
-func RunEnv(getenv func(string) string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// subcommandNames are the subcommands, in the order of the help.
+var subcommandNames = []string{"import", "verify", "diff", "assert", "show", "convert"}
+
+// subcommandOf builds the named subcommand.
+func subcommandOf(name string, getenv func(string) string) (subcommand, bool) {
+	switch name {
+	case "import":
+		return importCommand(getenv), true
+	case "verify":
+		return verifyCommand(), true
+	case "diff":
+		return diffCommand(), true
+	case "assert":
+		return assertCommand(), true
+	case "show":
+		return showCommand(), true
+	case "convert":
+		return convertCommand(), true
+	}
+	return subcommand{}, false
+}
+
+func (sub subcommand) command() *cli.Command {
+	return &cli.Command{Name: "cc-cassette", Synopsis: sub.synopsis, Help: sub.help, SetFlags: sub.flags, Run: sub.run}
+}
+
+// top is cc-cassette as a whole, for its documentation and completion.
+func top() *cli.Command {
+	return &cli.Command{
+		Name: "cc-cassette", Synopsis: "cc-cassette COMMAND [flags] [args]", Help: mainHelp,
+		Run: func(*cli.Env, []string) error { return cli.Usagef("a command is needed") },
+		Complete: func(_ context.Context, flag string, args []string) []string {
+			if flag == "" && len(args) == 0 {
+				return subcommandNames
+			}
+			return nil
+		},
+	}
+}
+
+// RunWith runs cc-cassette in the given System (import reads
+// ANTHROPIC_API_KEY and OPENAI_API_KEY from it to refuse a transcript
+// holding one).
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	getenv := sys.Env
+	if cli.IsDocArg(args) {
+		d := top().Doc()
+		for _, name := range subcommandNames {
+			sub, _ := subcommandOf(name, getenv)
+			sd := sub.command().Doc()
+			sd.Name = "cc-cassette " + name
+			d.Subcommands = append(d.Subcommands, sd)
+		}
+		cli.PrintDoc(stdout, d)
+		return cli.ExitOK
+	}
+	if len(args) > 0 && args[0] == "__complete" {
+		// A subcommand completes its own flags and arguments.
+		if len(args) > 2 {
+			if sub, ok := subcommandOf(args[1], getenv); ok {
+				return sub.command().Main(append([]string{"__complete"}, args[2:]...), stdin, stdout, stderr)
+			}
+		}
+		return top().Main(args, stdin, stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "--completion" {
+		return top().Main(args, stdin, stdout, stderr)
+	}
 	if len(args) == 0 {
 		fmt.Fprintf(stderr, "cc-cassette: a command is needed (import, verify, diff, assert, show, convert, record, replay, fork)\nRun 'cc-cassette -h' for help.\n")
 		return cli.ExitUsage
@@ -74,7 +139,7 @@ func RunEnv(getenv func(string) string, args []string, stdin io.Reader, stdout, 
 	switch args[0] {
 	case "-h", "--help", "-help", "help":
 		if len(args) > 1 && args[0] == "help" {
-			return RunEnv(getenv, []string{args[1], "-h"}, stdin, stdout, stderr)
+			return RunWith(sys, []string{args[1], "-h"}, stdin, stdout, stderr)
 		}
 		fmt.Fprintln(stdout, mainHelp)
 		return cli.ExitOK
@@ -82,35 +147,16 @@ func RunEnv(getenv func(string) string, args []string, stdin io.Reader, stdout, 
 		c := &cli.Command{Name: "cc-cassette", Run: func(*cli.Env, []string) error { return nil }}
 		return c.Main([]string{"--version"}, stdin, stdout, stderr)
 	}
-	var sub subcommand
-	rest := args[1:]
-	switch args[0] {
-	case "record", "replay", "fork":
-		sub, rest = proxyCommand(proxy.Mode(args[0]), args[1:], stdin, stdout, stderr)
-	case "import":
-		sub = importCommand(getenv)
-	case "verify":
-		sub = verifyCommand()
-	case "diff":
-		sub = diffCommand()
-	case "assert":
-		sub = assertCommand()
-	case "show":
-		sub = showCommand()
-	case "convert":
-		sub = convertCommand()
-	default:
+	if m := args[0]; m == "record" || m == "replay" || m == "fork" {
+		sub, rest := proxyCommand(proxy.Mode(m), args[1:], stdin, stdout, stderr)
+		return sub.command().Main(rest, stdin, stdout, stderr)
+	}
+	sub, ok := subcommandOf(args[0], getenv)
+	if !ok {
 		fmt.Fprintf(stderr, "cc-cassette: unknown command %q (import, verify, diff, assert, show, convert, record, replay, fork)\nRun 'cc-cassette -h' for help.\n", args[0])
 		return cli.ExitUsage
 	}
-	c := &cli.Command{
-		Name:     "cc-cassette",
-		Synopsis: sub.synopsis,
-		Help:     sub.help,
-		SetFlags: sub.flags,
-		Run:      sub.run,
-	}
-	return c.Main(rest, stdin, stdout, stderr)
+	return sub.command().Main(args[1:], stdin, stdout, stderr)
 }
 
 // inputs opens the paths, or stdin when there are none (and stdin is a

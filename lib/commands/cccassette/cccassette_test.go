@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ccpipe/ccpipe/lib/cassette"
+	"github.com/ccpipe/ccpipe/lib/cli"
 )
 
 const fixtures = "../../cassette/testdata/blackbox/"
@@ -21,9 +22,9 @@ func run(t *testing.T, stdin string, args ...string) (int, string, string) {
 	}
 	var code int
 	if in != nil {
-		code = RunEnv(func(string) string { return "" }, args, in, &out, &errb)
+		code = RunWith(cli.System{}, args, in, &out, &errb)
 	} else {
-		code = RunEnv(func(string) string { return "" }, args, nil, &out, &errb)
+		code = RunWith(cli.System{}, args, nil, &out, &errb)
 	}
 	return code, out.String(), errb.String()
 }
@@ -254,12 +255,12 @@ func TestImportRefusesKey(t *testing.T) {
 	line := `{"type":"user","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"my key is ` + key + `"}}` + "\n" +
 		`{"type":"assistant","timestamp":"2026-01-01T00:00:01Z","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"ok"}]}}` + "\n"
 	var out, errb bytes.Buffer
-	code := RunEnv(func(k string) string {
+	code := RunWith(cli.System{Getenv: func(k string) string {
 		if k == "ANTHROPIC_API_KEY" {
 			return " " + key + "\n"
 		}
 		return ""
-	}, []string{"import"}, strings.NewReader(line), &out, &errb)
+	}}, []string{"import"}, strings.NewReader(line), &out, &errb)
 	if code != 1 || out.Len() != 0 || !strings.Contains(errb.String(), "the value of ANTHROPIC_API_KEY") || strings.Contains(errb.String(), key) {
 		t.Errorf("exit %d, out %q, err %q", code, out.String(), errb.String())
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ccpipe/ccpipe/lib/cassette"
+	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
@@ -75,7 +76,7 @@ func TestCorpusImport(t *testing.T) {
 	dir := t.TempDir()
 	args := append([]string{"import", "--subagents", "--out-dir", dir}, corpusSessions(t)...)
 	var stdout, stderr bytes.Buffer
-	if code := RunEnv(func(string) string { return "" }, args, nil, &stdout, &stderr); code != 0 {
+	if code := RunWith(cli.System{}, args, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("import exit %d: %s", code, stderr.String())
 	}
 	recs := bytes.Split(bytes.TrimSpace(stdout.Bytes()), []byte("\n"))

@@ -3,8 +3,10 @@
 package ccentries
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,9 +78,14 @@ type options struct {
 	stopFor func(sessionID, path string) func() bool
 }
 
-// Run runs cc-entries.
+// Run runs cc-entries with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{now: time.Now, stopFor: registryStop}
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
+}
+
+// RunWith runs cc-entries in the given System.
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{now: sys.Clock, stopFor: registryStop}
 	return o.command().Main(args, stdin, stdout, stderr)
 }
 
@@ -116,5 +123,16 @@ func (o *options) command() *cli.Command {
 			f.IntVar(&o.maxLine, "max-line", 0, "skip lines longer than `BYTES` (default 1 GiB)")
 		},
 		Run: o.run,
+		Complete: func(_ context.Context, flag string, _ []string) []string {
+			if flag == "types" {
+				types := make([]string, 0, len(transcript.KnownTypes))
+				for t := range transcript.KnownTypes {
+					types = append(types, t)
+				}
+				slices.Sort(types)
+				return types
+			}
+			return nil
+		},
 	}
 }

@@ -2,8 +2,9 @@ package ccentries
 
 import (
 	"context"
-	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/ccpipe/ccpipe/lib/registry"
 	"github.com/ccpipe/ccpipe/lib/transcript"
@@ -13,19 +14,10 @@ import (
 // ends, or a signal. With --subagents, subagent files are picked up as
 // they appear.
 func (r *runner) followAll(srcs []source) error {
-	ctx, cancel := context.WithCancel(r.env.Ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	var once sync.Once
-	var first error
+	// The first failure stops the others; Wait returns it.
+	g, ctx := errgroup.WithContext(r.env.Ctx)
 	start := func(ts transcript.Source, s source, agentID, toolUseID string) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := r.stream(ctx, ts, s, agentID, toolUseID); err != nil {
-				once.Do(func() { first = err; cancel() })
-			}
-		}()
+		g.Go(func() error { return r.stream(ctx, ts, s, agentID, toolUseID) })
 	}
 	for _, s := range srcs {
 		if s.stdin {
@@ -35,15 +27,13 @@ func (r *runner) followAll(srcs []source) error {
 		fo := &transcript.Follow{Poll: r.o.poll, Stop: r.o.stopFor(s.sessionID, s.path)}
 		start(transcript.Source{Path: s.path, Follow: fo}, s, "", "")
 		if r.o.subagents {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			g.Go(func() error {
 				r.watchSubagents(ctx, s, fo, start)
-			}()
+				return nil
+			})
 		}
 	}
-	wg.Wait()
-	return first
+	return g.Wait()
 }
 
 // watchSubagents starts a follower for each subagent file of s, including

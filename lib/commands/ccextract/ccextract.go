@@ -5,6 +5,7 @@ package ccextract
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -137,9 +138,15 @@ type options struct {
 	prices                                   string
 }
 
-// Run runs cc-extract.
+// Run runs cc-extract with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{loc: time.Local}
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
+}
+
+// RunWith runs cc-extract in the given System (its zone decides the
+// days of --sum day).
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{loc: sys.Location()}
 	c := &cli.Command{
 		Name:     "cc-extract",
 		Synopsis: "cc-extract KIND [flags] [TRANSCRIPT|DIR...]",
@@ -155,6 +162,15 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			f.StringVar(&o.prices, "prices", "", "usage: price the models named in `FILE` (JSON or YAML) at its rates; implies --cost")
 		},
 		Run: o.run,
+		Complete: func(_ context.Context, flag string, args []string) []string {
+			switch {
+			case flag == "sum":
+				return []string{"session", "model", "day", "project"}
+			case flag == "" && len(args) == 0:
+				return extract.Kinds
+			}
+			return nil
+		},
 	}
 	return c.Main(args, stdin, stdout, stderr)
 }

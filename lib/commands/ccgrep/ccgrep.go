@@ -4,6 +4,7 @@ package ccgrep
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,19 +58,13 @@ Exit status: 0 a session matched; 1 none matched (nothing on stderr), or a
 failure (one line on stderr); 2 usage error. A file that cannot be read is
 reported on stderr and the search goes on.`
 
-// Deps is what the command reads from its surroundings, so tests can point
-// it anywhere.
-type Deps struct {
-	Profiles profiles.Env
-}
-
 // Run runs cc-grep with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return RunWith(Deps{Profiles: profiles.EnvFromOS()}, args, stdin, stdout, stderr)
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
 }
 
 type options struct {
-	deps      Deps
+	sys       cli.System
 	any       bool
 	matches   bool
 	workers   int
@@ -77,9 +72,9 @@ type options struct {
 	cwdWithin []string
 }
 
-// RunWith runs cc-grep against the given surroundings.
-func RunWith(deps Deps, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{deps: deps}
+// RunWith runs cc-grep in the given System.
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{sys: sys}
 	c := &cli.Command{
 		Name:     "cc-grep",
 		Synopsis: "cc-grep [--any] [--matches] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...",
@@ -98,6 +93,13 @@ func RunWith(deps Deps, args []string, stdin io.Reader, stdout, stderr io.Writer
 			})
 		},
 		Run: o.run,
+		Complete: func(_ context.Context, flag string, _ []string) []string {
+			if flag == "profile" {
+				profs, _ := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
+				return profiles.Names(profs)
+			}
+			return nil
+		},
 	}
 	return c.Main(args, stdin, stdout, stderr)
 }
@@ -218,7 +220,7 @@ var errStopped = errors.New("search stopped")
 // running sessions) as they are found, and printed newest activity first,
 // as cc-sessions orders them.
 func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
-	profs, warnings := profiles.Discover(o.deps.Profiles)
+	profs, warnings := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
 	if err := profiles.NoHome(warnings); err != nil {
 		return 0, err
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/cli"
 )
 
 const (
@@ -46,7 +46,7 @@ func run(t *testing.T, h, stdin string, args ...string) (int, string, string) {
 	if stdin != "" {
 		in = strings.NewReader(stdin)
 	}
-	code := RunWith(Deps{Profiles: profiles.Env{Home: h}}, args, in, &out, &errb)
+	code := RunWith(cli.System{Home: h}, args, in, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -153,7 +153,7 @@ func TestListingAsCCSessions(t *testing.T) {
 func TestTermChecks(t *testing.T) {
 	for _, term := range []string{"a\nb", "x\r", "\t", "  "} {
 		var out, errb strings.Builder
-		code := RunWith(Deps{}, []string{term}, strings.NewReader(""), &out, &errb)
+		code := RunWith(cli.System{}, []string{term}, strings.NewReader(""), &out, &errb)
 		if code != 2 || !strings.HasPrefix(errb.String(), "cc-grep: TERM ") {
 			t.Errorf("term %q: exit %d, stderr %q", term, code, errb.String())
 		}

@@ -3,6 +3,7 @@
 package cchook
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -76,7 +77,7 @@ else (TaskCreated, TaskCompleted, TeammateIdle, ConfigChange). Unlike the
 other cc-* commands, cc-hook never exits 2 for a usage error: Claude Code
 reads exit 2 from a hook as a blocking error.
 
-See the README (cc-hook) for the rule file format and every field.`
+See docs/cc-hook.md for the rule file format and every field.`
 
 type options struct {
 	onError      string
@@ -95,8 +96,14 @@ type options struct {
 // memoryLimit is cc-hook's soft memory limit (debug.SetMemoryLimit).
 const memoryLimit = 512 << 20
 
-// Run runs cc-hook.
+// Run runs cc-hook with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
+}
+
+// RunWith runs cc-hook in the given System. It reads nothing of it yet:
+// a hook's input is its payload; the seam is there like every command's.
+func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := &options{}
 	c := &cli.Command{
 		Name:     "cc-hook",
@@ -113,6 +120,17 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			f.StringVar(&o.command, "command", "cc-hook", "settings: how settings.json calls cc-hook (`CMD`)")
 		},
 		Run: o.run,
+		Complete: func(_ context.Context, flag string, args []string) []string {
+			switch {
+			case flag == "on-error":
+				return []string{"pass", "block", "ask"}
+			case flag == "event", flag == "" && len(args) == 1 && args[0] == "reply":
+				return hooks.Events
+			case flag == "" && len(args) == 0:
+				return []string{"run", "parse", "reply", "check", "settings"}
+			}
+			return nil
+		},
 	}
 	// The GC works harder near this bound instead of growing the heap
 	// towards an out-of-memory exit (status 2, a block to Claude Code).

@@ -3,6 +3,7 @@
 package ccprofiles
 
 import (
+	"context"
 	"io"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -38,12 +39,12 @@ type options struct {
 
 // Run runs cc-profiles with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return RunEnv(profiles.EnvFromOS(), args, stdin, stdout, stderr)
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
 }
 
-// RunEnv runs cc-profiles against the given environment.
-func RunEnv(env profiles.Env, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := options{env: env}
+// RunWith runs cc-profiles in the given System.
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := options{env: profiles.NewEnv(sys.Home, sys.Getenv)}
 	c := &cli.Command{
 		Name:     "cc-profiles",
 		Synopsis: "cc-profiles [--profile NAME] [--jq EXPR]",
@@ -52,6 +53,13 @@ func RunEnv(env profiles.Env, args []string, stdin io.Reader, stdout, stderr io.
 			f.StringVar(&o.profile, "profile", "", "list only the profile named `NAME`")
 		},
 		Run: o.run,
+		Complete: func(_ context.Context, flag string, _ []string) []string {
+			if flag == "profile" {
+				profs, _ := profiles.Discover(o.env)
+				return profiles.Names(profs)
+			}
+			return nil
+		},
 	}
 	return c.Main(args, stdin, stdout, stderr)
 }

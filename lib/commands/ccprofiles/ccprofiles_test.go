@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 )
 
@@ -50,7 +51,7 @@ func TestRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errb strings.Builder
-			code := RunEnv(env, tt.args, nil, &out, &errb)
+			code := RunWith(system(env), tt.args, nil, &out, &errb)
 			got := strings.ReplaceAll(out.String(), home, "$HOME")
 			if code != tt.code || got != tt.out || errb.String() != tt.err {
 				t.Errorf("got (%d, %q, %q)\nwant (%d, %q, %q)", code, got, errb.String(), tt.code, tt.out, tt.err)
@@ -65,7 +66,7 @@ func TestBrokenYAMLWarnsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb strings.Builder
-	code := RunEnv(env, []string{"-q", ".name", "-r"}, nil, &out, &errb)
+	code := RunWith(system(env), []string{"-q", ".name", "-r"}, nil, &out, &errb)
 	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
 	if code != 0 || len(lines) != 1 || !strings.HasPrefix(lines[0], "cc-profiles: "+home+"/.claude-profiles/config.yaml:") {
 		t.Errorf("code %d stderr %q", code, errb.String())
@@ -75,11 +76,21 @@ func TestBrokenYAMLWarnsOnce(t *testing.T) {
 	}
 }
 
+// system is the cli.System of a profiles.Env.
+func system(env profiles.Env) cli.System {
+	return cli.System{Home: env.Home, Getenv: func(k string) string {
+		if k == "CLAUDE_CONFIG_DIR" {
+			return env.ClaudeConfigDir
+		}
+		return ""
+	}}
+}
+
 // TestNoHomeFails is issue 13 item 14: with HOME unset and no passwd home,
 // cc-profiles says so on one line and exits 1 instead of printing nothing.
 func TestNoHomeFails(t *testing.T) {
 	var stdout, stderr strings.Builder
-	code := RunEnv(profiles.Env{}, nil, strings.NewReader(""), &stdout, &stderr)
+	code := RunWith(cli.System{}, nil, strings.NewReader(""), &stdout, &stderr)
 	if code != 1 || stdout.Len() != 0 || stderr.String() != "cc-profiles: "+profiles.ErrNoHome.Error()+"\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}

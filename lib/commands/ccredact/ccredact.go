@@ -11,7 +11,6 @@ import (
 	"runtime"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
-	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/secrets"
 )
 
@@ -75,14 +74,8 @@ Exit status: 0 ok (with --scan: nothing found), 1 with --scan a secret
 was found, or a file could not be read or a line was not JSON (stderr
 says which), 2 usage error.`
 
-// Deps is what the command reads from its surroundings, so tests can point
-// it anywhere.
-type Deps struct {
-	Profiles profiles.Env
-}
-
 type options struct {
-	deps     Deps
+	sys      cli.System
 	scan     bool
 	rules    []string
 	profiles []string
@@ -91,12 +84,12 @@ type options struct {
 
 // Run runs cc-redact with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return RunWith(Deps{Profiles: profiles.EnvFromOS()}, args, stdin, stdout, stderr)
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
 }
 
-// RunWith runs cc-redact against the given surroundings.
-func RunWith(deps Deps, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{deps: deps}
+// RunWith runs cc-redact in the given System.
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{sys: sys}
 	c := &cli.Command{
 		Name:     "cc-redact",
 		Synopsis: "cc-redact [--scan] [--rules FILE] [--profile NAME] [TRANSCRIPT... | -]",

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/secrets"
 )
 
-func run(t *testing.T, deps Deps, stdin string, args ...string) (int, string, string) {
+func run(t *testing.T, deps cli.System, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	var in *strings.Reader
@@ -36,7 +36,7 @@ const corpus = "../../../testdata/corpus/claude"
 // API key was a fake that never reached a transcript), so --scan finds
 // nothing and redacting gives every transcript back byte for byte.
 func TestCorpusHasNoFalsePositive(t *testing.T) {
-	deps := Deps{Profiles: profiles.Env{ClaudeConfigDir: corpus}}
+	deps := configDir(corpus)
 	code, out, errs := run(t, deps, "", "--scan")
 	if code != 0 || out != "" || errs != "" {
 		t.Fatalf("--scan on the corpus: exit %d\n%s%s", code, out, errs)
@@ -129,7 +129,7 @@ var fields = []string{
 // machine writes a config dir with one session: a main transcript with a
 // planted secret of every kind among clean lines, a subagent and a
 // tool-results file with one each.
-func machine(t *testing.T) (Deps, string, []planted) {
+func machine(t *testing.T) (cli.System, string, []planted) {
 	t.Helper()
 	dir := t.TempDir()
 	proj := filepath.Join(dir, "projects", "-home-dev-x")
@@ -153,7 +153,7 @@ func machine(t *testing.T) (Deps, string, []planted) {
 	write(filepath.Join(proj, id+".jsonl"), main.String())
 	write(filepath.Join(sess, "subagents", "agent-a0123456789abcdef.jsonl"), record(1, "ok")+"\n"+record(1, ps[4].text())+"\n")
 	write(filepath.Join(sess, "tool-results", "abc123xyz.txt"), "line 1\nline 2\n"+ps[0].text()+"\n")
-	return Deps{Profiles: profiles.Env{ClaudeConfigDir: dir}}, proj, ps
+	return configDir(dir), proj, ps
 }
 
 func TestScanFindsEveryPlant(t *testing.T) {
@@ -356,4 +356,14 @@ func TestBigFileThroughMaps(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, clean) || strings.Contains(out, ps[4].secret) || errs != "" {
 		t.Errorf("redact: exit %d, stderr %q", code, errs)
 	}
+}
+
+// configDir is a System whose only setting is CLAUDE_CONFIG_DIR=dir.
+func configDir(dir string) cli.System {
+	return cli.System{Getenv: func(k string) string {
+		if k == "CLAUDE_CONFIG_DIR" {
+			return dir
+		}
+		return ""
+	}}
 }

@@ -170,7 +170,7 @@ func (r *runner) scanInputs(s *scanner, args []string) error {
 
 // scanProfiles scans every session of the selected profiles.
 func (r *runner) scanProfiles(s *scanner) error {
-	profs, warnings := profiles.Discover(r.o.deps.Profiles)
+	profs, warnings := profiles.Discover(profiles.NewEnv(r.o.sys.Home, r.o.sys.Getenv))
 	for _, w := range warnings {
 		r.env.Warnf("%v", w)
 	}

@@ -97,9 +97,14 @@ type options struct {
 	poll      time.Duration
 }
 
-// Run runs cc-render.
+// Run runs cc-render with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if os.Getenv("GOGC") == "" {
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
+}
+
+// RunWith runs cc-render in the given System.
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if sys.Env("GOGC") == "" {
 		// A page is written from small pieces: a tighter heap keeps the
 		// peak RSS near the runtime's floor for a little CPU.
 		debug.SetGCPercent(50)
@@ -117,6 +122,12 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			f.DurationVar(&o.poll, "poll", 500*time.Millisecond, "with --follow, how often to look for changes")
 		},
 		Run: o.run,
+		Complete: func(_ context.Context, flag string, args []string) []string {
+			if flag == "" && len(args) == 0 {
+				return []string{"md", "html"}
+			}
+			return nil
+		},
 	}
 	return c.Main(args, stdin, stdout, stderr)
 }

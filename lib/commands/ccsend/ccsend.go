@@ -4,10 +4,10 @@
 package ccsend
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -41,14 +41,17 @@ The receiver never answers on its socket. A message it drops or holds is
 reported only to a reply socket: --wait listens on one and reports the
 receipt; --wait-idle also asks to be told when the receiver's turn ends and
 returns then. The reply socket is ccpipe-<--from label>.sock in the
-directory of the target's socket; the label is also the identity the
-receiver rate-limits by, so give each independent sender its own.
+directory of the target's socket (the only place the receiver replies
+to), made once the target accepted the connection and only when that
+directory is this user's private (0700) one; the label is also the
+identity the receiver rate-limits by, so give each independent sender its
+own.
 
 Output: one NDJSON record per delivered message: session_id, address,
 socket_path, msg_id, bytes, auth, status (sent; with --wait: accepted,
 held, delivered, dropped, denied, expired or refused), and when they apply
 lines, rename, reason, drop_reason, idle_state, finished_at. See
-the README (cc-send).
+docs/cc-send.md.
 
 Examples:
   # tell a session that CI failed
@@ -76,17 +79,13 @@ const DefaultLabel = "cc-send"
 // receipts after the first are coalesced and sent about 5 s later.
 const DefaultWaitTimeout = 10 * time.Second
 
-// Deps is what the command reads from its surroundings, so tests can
-// point it anywhere.
-type Deps = sessions.Surroundings
-
 // Run runs cc-send with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return RunWith(sessions.SurroundingsFromOS(), args, stdin, stdout, stderr)
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
 }
 
 type options struct {
-	deps Deps
+	sys cli.System
 
 	current     bool
 	name        string
@@ -105,9 +104,9 @@ type options struct {
 	hasWords bool
 }
 
-// RunWith runs cc-send against the given surroundings.
-func RunWith(deps Deps, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{deps: deps}
+// RunWith runs cc-send in the given System.
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{sys: sys}
 	// The words after the first -- are the message, never a TARGET: take
 	// them out before flag parsing merges them into the positionals.
 	for i, a := range args {
@@ -126,16 +125,28 @@ func RunWith(deps Deps, args []string, stdin io.Reader, stdout, stderr io.Writer
 			f.StringVar(&o.name, "name", "", "display `NAME` shown as the sender (from-name in the envelope)")
 			f.StringVar(&o.label, "from", DefaultLabel, "sender `LABEL`: the identity the receiver rate-limits by, and the reply socket's name")
 			f.StringVar(&o.mode, "mode", "", "assert the sender's permission `MODE` (bypass or prompting); a mode other than the receiver's gets the message held")
-			f.StringVar(&o.priority, "priority", peer.PriorityNext, "`now`, next or later: when the receiver takes the message")
+			f.StringVar(&o.priority, "priority", peer.PriorityNext, "`WHEN` the receiver takes the message: now, next or later")
 			f.StringVar(&o.rename, "rename", "", "ask the session to rename itself to `NAME` (no message)")
-			f.DurationVar(&o.timeout, "timeout", peer.DefaultTimeout, "bound on each delivery: connect, write, and the receiver's close")
-			f.DurationVar(&o.waitTimeout, "wait-timeout", 0, "bound on --wait (default 10s) and --wait-idle (default none)")
+			f.DurationVar(&o.timeout, "timeout", peer.DefaultTimeout, "bound `D` on each delivery: connect, write, and the receiver's close")
+			f.DurationVar(&o.waitTimeout, "wait-timeout", 0, "bound `D` on --wait (default 10s) and --wait-idle (default none)")
 			f.BoolVar(&o.lines, "lines", false, "each stdin line is a message, paced and joined to stay within the receiver's limits")
 			f.BoolVar(&o.stamp, "stamp", false, "with --lines, prefix each line with [#<seq> <time>] so that repeats are not dropped")
 			f.BoolVar(&o.wait, "wait", false, "listen for the receipt of each message (held, delivered, dropped, denied, …)")
 			f.BoolVar(&o.waitIdle, "wait-idle", false, "return when the receiver's turn has ended (notify_when_idle)")
 		},
 		Run: o.run,
+		Complete: func(ctx context.Context, flag string, args []string) []string {
+			switch {
+			case flag == "mode":
+				return []string{peer.ModeBypass, peer.ModePrompting}
+			case flag == "priority":
+				return []string{peer.PriorityNow, peer.PriorityNext, peer.PriorityLater}
+			case flag == "" && len(args) == 0:
+				profs, _ := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
+				return sessions.RunningNames(ctx, profs, o.sys.Getenv)
+			}
+			return nil
+		},
 	}
 	return c.Main(args, stdin, stdout, stderr)
 }
@@ -144,6 +155,8 @@ func (o *options) check(env *cli.Env, args []string) error {
 	switch {
 	case len(args) > 1:
 		return cli.Usagef("unexpected argument %q (one TARGET; put the message after --)", args[1])
+	case len(args) == 1 && strings.TrimSpace(args[0]) == "":
+		return cli.Usagef("empty TARGET (give pid:<n>, <profile>/<name>, a session id, name or id prefix; or --current)")
 	case len(args) == 1 && o.current:
 		return cli.Usagef("TARGET and --current exclude each other")
 	case o.mode != "" && o.mode != peer.ModeBypass && o.mode != peer.ModePrompting:
@@ -184,7 +197,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if o.rename == "" && !o.hasWords && !env.HasInput() {
 		return cli.Usagef("no message: give it after -- or on stdin")
 	}
-	profs, warnings := profiles.Discover(o.deps.Profiles)
+	profs, warnings := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
 	for _, w := range warnings {
 		env.Warnf("%v", w)
 	}
@@ -221,7 +234,7 @@ func (o *options) runRecords(env *cli.Env) error {
 		if !discovered {
 			// Only needed to find key files of records that do not say
 			// where their registry is.
-			profs, _ = profiles.Discover(o.deps.Profiles)
+			profs, _ = profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
 			discovered = true
 		}
 		t, err := fromRecord(line, profs)
@@ -255,7 +268,9 @@ func readMessage(r io.Reader) (string, bool, error) {
 		return "", false, fmt.Errorf("reading stdin: %w", err)
 	}
 	if len(b) > maxStdinMessage {
-		return "", false, fmt.Errorf("message on stdin: %w", &peer.TooLargeError{Size: len(b), Limit: peer.MaxLine})
+		// Not read to the end: say what is known, not a made-up size.
+		return "", false, fmt.Errorf("message on stdin: over %d bytes, and the receiver drops a message over %d characters (%w; --lines sends it line by line)",
+			maxStdinMessage, peer.MaxLine-peer.AuthAllowance-1, peer.ErrTooLarge)
 	}
 	s := strings.TrimRight(string(b), "\r\n")
 	if strings.TrimSpace(s) == "" {
@@ -273,7 +288,7 @@ func describeErr(env *cli.Env, query string, err error) error {
 	case errors.As(err, &amb):
 		env.Warnf("%v; candidates:", err)
 		for _, c := range amb.Candidates {
-			fmt.Fprintf(env.Stderr, "  %s\n", cli.Mask(candidate(c)))
+			fmt.Fprintf(env.Stderr, "  %s\n", cli.Mask(c.Describe()))
 		}
 		return &cli.ExitError{Code: cli.ExitFail}
 	case errors.As(err, &nf) && query == "":
@@ -282,22 +297,4 @@ func describeErr(env *cli.Env, query string, err error) error {
 		return fmt.Errorf("%s: no running or past session matches", query)
 	}
 	return err
-}
-
-// candidate is one line naming an ambiguous match.
-func candidate(s sessions.Session) string {
-	parts := []string{}
-	if a := s.Active; a != nil {
-		if a.Address != "" {
-			parts = append(parts, a.Address)
-		}
-		parts = append(parts, "pid:"+strconv.Itoa(a.Pid))
-	} else {
-		parts = append(parts, "(not running)")
-	}
-	parts = append(parts, s.SessionID)
-	if s.Cwd != "" {
-		parts = append(parts, s.Cwd)
-	}
-	return strings.Join(parts, "  ")
 }

@@ -4,107 +4,25 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"math/rand/v2"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/peer"
+	"github.com/ccpipe/ccpipe/lib/peer/peertest"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/registry"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
 const token = "feedc0defeedc0defeedc0defeedc0de"
-
-// inbox is a fake session socket that behaves like Claude Code's: it
-// reads each connection to EOF, answers nothing on it, and, when told,
-// sends a receipt or an idle notice to the sender's `from` socket.
-type inbox struct {
-	path  string
-	mu    sync.Mutex
-	conns []string // what each connection carried
-	reply string   // "held", "dropped", "idle" or ""
-}
-
-func newInbox(t *testing.T, dir, name string) *inbox {
-	in := &inbox{path: filepath.Join(dir, name)}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: in.path, Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.AcceptUnix()
-			if err != nil {
-				return
-			}
-			in.serve(t, c)
-		}
-	}()
-	t.Cleanup(func() { ln.Close(); <-done })
-	return in
-}
-
-func (in *inbox) serve(t *testing.T, c *net.UnixConn) {
-	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	b, err := io.ReadAll(c)
-	if err != nil {
-		t.Errorf("inbox: %v", err)
-	}
-	// Recorded before the close that ends the sender's wait.
-	in.mu.Lock()
-	in.conns = append(in.conns, string(b))
-	reply := in.reply
-	in.mu.Unlock()
-	c.Close()
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var f struct {
-			Type, Action, From string
-			MsgID              string `json:"msg_id"`
-		}
-		if json.Unmarshal([]byte(line), &f) != nil || f.From == "" {
-			continue
-		}
-		var receipt string
-		switch {
-		case f.Type == "user" && (reply == "held" || reply == "dropped"):
-			receipt = `{"type":"control","action":"peer_message_status","status":"` + reply + `","reason":"test","from":"uds:` + in.path + `","orig_msg_id":"` + f.MsgID + `"`
-			if reply == "dropped" {
-				receipt += `,"drop_reason":"rate-limited","dropped_msg_ids":["` + f.MsgID + `"]`
-			}
-			receipt += `,"msgV":1,"msg_id":"00000000-0000-4000-8000-000000000000"}`
-		case f.Action == "notify_when_idle" && reply == "idle":
-			receipt = `{"type":"control","action":"peer_idle_notice","orig_msg_id":"` + f.MsgID + `","state":"idle","finished_at":1796032881856,"from":"uds:` + in.path + `","from_mode":"prompting","msgV":1,"msg_id":"00000000-0000-4000-8000-000000000001"}`
-		default:
-			continue
-		}
-		rc, err := net.Dial("unix", strings.TrimPrefix(f.From, "uds:"))
-		if err != nil {
-			t.Errorf("inbox: receipt: %v", err)
-			continue
-		}
-		_, _ = rc.Write([]byte(receipt + "\n"))
-		rc.Close()
-	}
-}
-
-func (in *inbox) received() string {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return strings.Join(in.conns, "-- next connection --\n")
-}
 
 // fixture is a config dir with three live registry records: this test
 // process (app-3c, with a key file, socket served by the fake inbox), its
@@ -113,7 +31,7 @@ func (in *inbox) received() string {
 type fixture struct {
 	root, sockDir string
 	pid           string
-	in            *inbox
+	in            *peertest.Inbox
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -123,23 +41,11 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Short (socket paths end at 107 bytes) and always as long, so that
-	// the byte counts in the golden files hold.
-	sockDir := filepath.Join(os.TempDir(), fmt.Sprintf("ccs-%08x", rand.Uint32()))
-	if err := os.Mkdir(sockDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	sockDir := peertest.Dir(t) // the byte counts in the golden files depend on its length
 	f := &fixture{root: root, sockDir: sockDir, pid: strconv.Itoa(os.Getpid())}
-	f.in = newInbox(t, sockDir, "live.sock")
-
+	f.in = peertest.NewInbox(t, sockDir, "live.sock")
 	stale := filepath.Join(sockDir, "stale.sock")
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: stale, Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln.SetUnlinkOnClose(false)
-	ln.Close()
+	peertest.Stale(t, stale)
 
 	dir := filepath.Join(root, "home", ".claude", "sessions")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -156,23 +62,22 @@ func newFixture(t *testing.T) *fixture {
 			t.Fatal(err)
 		}
 	}
-	write(os.Getpid(), "app-3c", f.in.path, 1, 1796032410533)
+	write(os.Getpid(), "app-3c", f.in.Path, 1, 1796032410533)
 	write(os.Getppid(), "future-1", filepath.Join(sockDir, "future.sock"), 2, 1796032410532)
 	write(1, "stale-9", stale, 1, 1796032410531)
 	start, _ := host.ProcStart(os.Getpid())
 	key := fmt.Sprintf(`{"peerToken":%q,"procStart":%q,"pidDomain":%q}`, token, start, host.Domain)
-	if err := os.WriteFile(registry.KeyPath(dir, os.Getpid(), f.in.path), []byte(key), 0o600); err != nil {
+	if err := os.WriteFile(registry.KeyPath(dir, os.Getpid(), f.in.Path), []byte(key), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return f
 }
 
-func (f *fixture) deps(env map[string]string) Deps {
-	return Deps{
-		Profiles: profiles.Env{Home: filepath.Join(f.root, "home")},
-		Host:     registry.LocalHost(),
-		Getenv:   func(k string) string { return env[k] },
-		Pid:      1,
+func (f *fixture) deps(env map[string]string) cli.System {
+	return cli.System{
+		Home:   filepath.Join(f.root, "home"),
+		Getenv: func(k string) string { return env[k] },
+		Pid:    1,
 	}
 }
 
@@ -199,7 +104,7 @@ func (f *fixture) normalize(s string) string {
 
 // activeRecords is what `cc-sessions --active` prints for the fixture.
 func (f *fixture) activeRecords(t *testing.T) string {
-	profs, _ := profiles.Discover(f.deps(nil).Profiles)
+	profs, _ := profiles.Discover(profiles.Env{Home: f.deps(nil).Home})
 	list, _ := sessions.ActiveSessions(t.Context(), profs, sessions.ActiveOptions{Host: registry.LocalHost()})
 	var b bytes.Buffer
 	w := ndjson.NewWriter(&b)
@@ -239,7 +144,7 @@ func TestGolden(t *testing.T) {
 		{name: "missing", args: []string{"nosuch", "--", "hi"}},
 		{name: "records", args: []string{"--", "deploy", "freeze"}, stdin: ptr(records +
 			`{"session_id":"22222222-2222-4222-8222-222222222222","transcript_path":"/x/22222222-2222-4222-8222-222222222222.jsonl","active":null}` + "\n" +
-			`{"socket_path":"` + f.in.path + `"}` + "\n" +
+			`{"socket_path":"` + f.in.Path + `"}` + "\n" +
 			"not json\n" + `{"liveness":"dead","socket_path":"/gone.sock","session_id":"33333333-3333-4333-8333-333333333333"}` + "\n")},
 		{name: "records_bare_socket_gone", args: []string{"--", "hi"}, stdin: ptr(`{"socket_path":"/tmp/ccpipe-test-no-such.sock"}` + "\n")},
 		{name: "records_jq", args: []string{"--jq", "[.address, .status] | @tsv", "-r", "--", "hi"}, stdin: ptr(records)},
@@ -254,12 +159,16 @@ func TestGolden(t *testing.T) {
 		{name: "usage_lines_wait", args: []string{"app-3c", "--lines", "--wait"}},
 		{name: "usage_mode", args: []string{"app-3c", "--mode", "auto", "--", "x"}},
 		{name: "usage_empty_words", args: []string{"app-3c", "--"}},
+		// Issue 13: an empty TARGET, a 2 MB line in --lines, a path that
+		// is not a socket, a body over the stdin bound.
+		{name: "usage_empty_target", args: []string{"", "--", "x"}},
+		{name: "lines_too_long", args: []string{"app-3c", "--lines"}, stdin: ptr("first\n" + strings.Repeat("y", 2<<20) + "\nlast\n")},
+		{name: "records_not_socket", args: []string{"--", "hi"}, stdin: ptr(`{"socket_path":"/etc/passwd"}` + "\n")},
+		{name: "too_large_stdin", args: []string{"app-3c"}, stdin: ptr(strings.Repeat("x", 5<<20))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f.in.mu.Lock()
-			f.in.conns, f.in.reply = nil, tt.reply
-			f.in.mu.Unlock()
+			f.in.Reset(peertest.Reply(tt.reply))
 			var out, errb bytes.Buffer
 			var code int
 			if tt.stdin != nil {
@@ -270,7 +179,7 @@ func TestGolden(t *testing.T) {
 			if strings.Contains(out.String()+errb.String(), token) {
 				t.Fatal("the key file token reached the output")
 			}
-			recv := f.in.received()
+			recv := strings.Join(f.in.Received(), "-- next connection --\n")
 			if len(recv) > 2000 {
 				recv = recv[:200] + fmt.Sprintf("… (%d bytes)\n", len(recv))
 			}
@@ -284,6 +193,38 @@ func TestGolden(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestWaitNoReplySocketOutsidePrivateDir: --wait binds its reply socket
+// only beside a live socket of ours in a private dir (issue 13.10).
+func TestWaitNoReplySocketOutsidePrivateDir(t *testing.T) {
+	f := newFixture(t)
+	open := peertest.Dir(t)
+	if err := os.Chmod(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in := peertest.NewInbox(t, open, "live.sock")
+	for _, rec := range []string{
+		`{"socket_path":"` + in.Path + `"}`,
+		`{"socket_path":"/etc/passwd"}`,
+		`{"socket_path":"/etc/gone.sock"}`,
+	} {
+		var out, errb bytes.Buffer
+		code := RunWith(f.deps(nil), []string{"--wait", "--wait-timeout", "100ms", "--", "hi"}, strings.NewReader(rec+"\n"), &out, &errb)
+		if code != 1 || out.Len() != 0 {
+			t.Errorf("%s: exit %d, out %q, stderr %q", rec, code, out.String(), errb.String())
+		}
+		t.Logf("%s: %s", rec, errb.String())
+	}
+	// The target proved live (one connection) and got nothing written.
+	if got := in.Next(5 * time.Second); got != "" {
+		t.Errorf("the open-dir inbox got %q, want an empty connection", got)
+	}
+	for _, p := range []string{filepath.Join(open, "ccpipe-cc-send.sock"), "/etc/ccpipe-cc-send.sock"} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("reply socket made at %s: %v", p, err)
+		}
+	}
+}
 
 // TestLines: every stdin line reaches the inbox, in order, whatever the
 // batching; each result counts the lines it carried.
@@ -318,7 +259,7 @@ func TestLines(t *testing.T) {
 	}
 	var got []string
 	stamp := regexp.MustCompile(`^\[#(\d+) \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\] `)
-	for _, c := range strings.Split(f.in.received(), "-- next connection --\n") {
+	for _, c := range strings.Split(strings.Join(f.in.Received(), "-- next connection --\n"), "-- next connection --\n") {
 		lines := strings.Split(strings.TrimSpace(c), "\n")
 		var fr struct {
 			Message struct{ Content string }

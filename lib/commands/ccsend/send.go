@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -30,11 +31,9 @@ type result struct {
 	FinishedAt string  `json:"finished_at,omitempty"`
 }
 
-// Statuses of a result besides the receipt statuses of package peer.
-const (
-	statusSent     = "sent"     // written and read by the receiver; no wait
-	statusAccepted = "accepted" // waited: no receipt came, which means the receiver took it
-)
+// statusSent is a result's status without --wait: written and read by
+// the receiver.
+const statusSent = "sent"
 
 func nullable(s string) *string {
 	if s == "" {
@@ -45,11 +44,9 @@ func nullable(s string) *string {
 
 // delivery is a sent message awaiting its receipt or idle notice.
 type delivery struct {
-	t      *target
-	res    result
-	msgID  string
-	idleID string
-	done   bool // nothing more to wait for
+	t   *target
+	res result
+	p   peer.Pending
 }
 
 func (o *options) message(body, from, msgID string) peer.Message {
@@ -62,12 +59,8 @@ func (o *options) sendAll(env *cli.Env, targets []*target, text string) error {
 	if o.rename == "" && strings.TrimSpace(text) == "" {
 		return cli.Usagef("empty message after --")
 	}
-	listeners := map[string]*peer.Listener{}
-	defer func() {
-		for _, l := range listeners {
-			l.Close()
-		}
-	}()
+	replies := &peer.Replies{Label: o.label}
+	defer replies.Close()
 	waiting := o.wait || o.waitIdle
 	sender := &peer.Sender{Timeout: o.timeout}
 	var pending []*delivery
@@ -76,15 +69,7 @@ func (o *options) sendAll(env *cli.Env, targets []*target, text string) error {
 		if t.keyProblem != nil {
 			env.Warnf("%s: key file not readable, sending without the auth line: %v", t.who(), t.keyProblem)
 		}
-		replyPath := peer.ReplyPath(t.SocketPath, o.label)
-		from := peer.Address(replyPath)
-		if waiting && listeners[replyPath] == nil {
-			l, err := peer.Listen(replyPath)
-			if err != nil {
-				return fmt.Errorf("%s: %w", t.who(), err)
-			}
-			listeners[replyPath] = l
-		}
+		from := replies.From(t.SocketPath)
 		d := &delivery{t: t, res: result{SessionID: nullable(t.SessionID), Address: nullable(t.address), SocketPath: t.SocketPath, Status: statusSent}}
 		var frames []peer.Frame
 		var err error
@@ -93,16 +78,16 @@ func (o *options) sendAll(env *cli.Env, targets []*target, text string) error {
 			f, err = peer.RenameFrame(o.rename)
 			frames, d.res.Rename = []peer.Frame{f}, o.rename
 		} else {
-			d.msgID = peer.NewMsgID()
-			d.res.MsgID = &d.msgID
+			d.p.MsgID = peer.NewMsgID()
+			d.res.MsgID = &d.p.MsgID
 			var f peer.Frame
-			f, err = peer.UserFrame(o.message(text, from, d.msgID))
+			f, err = peer.UserFrame(o.message(text, from, d.p.MsgID))
 			frames = []peer.Frame{f}
 			if err == nil && o.waitIdle {
 				// After the message, so the subscription sees it queued and
 				// fires only when the turn it starts has ended.
-				d.idleID = peer.NewMsgID()
-				f, err = peer.NotifyWhenIdleFrame(from, d.idleID)
+				d.p.IdleID = peer.NewMsgID()
+				f, err = peer.NotifyWhenIdleFrame(from, d.p.IdleID)
 				frames = append(frames, f)
 			}
 		}
@@ -112,7 +97,13 @@ func (o *options) sendAll(env *cli.Env, targets []*target, text string) error {
 			}
 			return fmt.Errorf("%s: %w", t.who(), err)
 		}
-		res, err := sender.Send(env.Ctx, t.Target, frames...)
+		// The reply socket is bound once the target proved a live socket,
+		// and before the frames that name it go out.
+		var ready func() error
+		if waiting {
+			ready = replies.Ready(t.SocketPath)
+		}
+		res, err := sender.SendAfter(env.Ctx, t.Target, ready, frames...)
 		if err != nil {
 			env.Warnf("%v", t.named(err))
 			failed++
@@ -128,7 +119,7 @@ func (o *options) sendAll(env *cli.Env, targets []*target, text string) error {
 		pending = append(pending, d)
 	}
 	if len(pending) > 0 {
-		if err := o.await(env, pending, listeners); err != nil {
+		if err := o.await(env, pending, replies.Listeners()); err != nil {
 			return err
 		}
 		for _, d := range pending {
@@ -163,9 +154,9 @@ func why(r result) string {
 	return ""
 }
 
-// await collects receipts and idle notices for the deliveries until each
-// is settled or the wait ends.
-func (o *options) await(env *cli.Env, pending []*delivery, listeners map[string]*peer.Listener) error {
+// await collects receipts and idle notices (peer.Await) and puts them in
+// the results.
+func (o *options) await(env *cli.Env, pending []*delivery, ls []*peer.Listener) error {
 	timeout := o.waitTimeout
 	if timeout == 0 && !o.waitIdle {
 		timeout = DefaultWaitTimeout
@@ -175,70 +166,29 @@ func (o *options) await(env *cli.Env, pending []*delivery, listeners map[string]
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 	}
 	defer cancel()
-	notices := make(chan peer.Notice)
-	for _, l := range listeners {
-		go func() {
-			for {
-				n, err := l.Next(ctx)
-				if err != nil {
-					return
-				}
-				select {
-				case notices <- n:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
+	ps := make([]*peer.Pending, len(pending))
+	for i, d := range pending {
+		ps[i] = &d.p
 	}
-	open := len(pending)
-	for open > 0 {
-		var n peer.Notice
-		select {
-		case n = <-notices:
-		case <-ctx.Done():
-			if env.Ctx.Err() != nil {
-				return env.Ctx.Err()
-			}
-			open = 0
-			continue
-		}
-		matched := false
-		for _, d := range pending {
-			if d.done {
-				continue
-			}
-			switch {
-			case n.Action == peer.ActionStatus && n.About(d.msgID):
-				matched = true
-				d.res.Status, d.res.Reason, d.res.DropReason = n.Status, n.Reason, n.DropReason
-				// A message that will not run ends an idle wait too.
-				if peer.Final(n.Status) && (!o.waitIdle || n.Status != peer.StatusDelivered) {
-					d.done = true
-				}
-			case n.Action == peer.ActionIdle && d.idleID != "" && n.OrigMsgID == d.idleID:
-				matched = true
-				d.res.IdleState = n.State
-				if n.FinishedAt > 0 {
-					d.res.FinishedAt = time.UnixMilli(n.FinishedAt).UTC().Format(time.RFC3339Nano)
-				}
-				d.done = true
-			}
-			if d.done {
-				open--
-			}
-		}
-		if !matched {
-			env.Warnf("ignored a frame on the reply socket that answers none of our messages: %s", describeNotice(n))
-		}
+	err := peer.Await(ctx, ls, ps, func(n peer.Notice) {
+		env.Warnf("ignored a frame on the reply socket that answers none of our messages: %s", describeNotice(n))
+	})
+	if err != nil {
+		return err
 	}
 	for _, d := range pending {
-		if o.wait && d.res.Status == statusSent {
-			// No receipt is sent for a message accepted normally.
-			d.res.Status = statusAccepted
+		p := &d.p
+		if p.Status != "" {
+			d.res.Status = p.Status
+		} else if o.wait {
+			d.res.Status = peer.StatusAccepted // no receipt comes for a message taken normally
+		}
+		d.res.Reason, d.res.DropReason, d.res.IdleState = p.Reason, p.DropReason, p.IdleState
+		if !p.FinishedAt.IsZero() {
+			d.res.FinishedAt = p.FinishedAt.Format(time.RFC3339Nano)
 		}
 	}
-	for _, l := range listeners {
+	for _, l := range ls {
 		if k := l.Skipped(); k > 0 {
 			env.Warnf("reply socket %s: %d malformed lines skipped", l.Path, k)
 		}
@@ -262,13 +212,17 @@ func (o *options) sendLines(env *cli.Env, t *target) error {
 	if t.keyProblem != nil {
 		env.Warnf("%s: key file not readable, sending without the auth line: %v", t.who(), t.keyProblem)
 	}
-	from := peer.Address(peer.ReplyPath(t.SocketPath, o.label))
+	from := (&peer.Replies{Label: o.label}).From(t.SocketPath)
 	sender := &peer.Sender{Timeout: o.timeout}
+	// Lines skipped on the way (too long to be a message) end the run
+	// with exit 1, after the others went out.
+	var unsent atomic.Int64
 	deliver := func(ctx context.Context, b peer.Batch) error {
 		id := peer.NewMsgID()
 		f, err := peer.UserFrame(o.message(b.Text, from, id))
 		if errors.Is(err, peer.ErrTooLarge) {
 			env.Warnf("%s: lines %d-%d not sent: %v", t.who(), b.First, b.First+b.Lines-1, err)
+			unsent.Add(int64(b.Lines))
 			return nil
 		}
 		if err != nil {
@@ -292,7 +246,7 @@ func (o *options) sendLines(env *cli.Env, t *target) error {
 	rl := peer.NewRateLimitedSender(deliver, ro)
 	readErr := make(chan error, 1)
 	go func() {
-		readErr <- readLines(env, rl)
+		readErr <- readLines(env, rl, &unsent)
 		rl.Close()
 	}()
 	err := rl.Run(env.Ctx)
@@ -302,12 +256,18 @@ func (o *options) sendLines(env *cli.Env, t *target) error {
 	if err != nil {
 		return err
 	}
-	return <-readErr
+	if err := <-readErr; err != nil {
+		return err
+	}
+	if n := unsent.Load(); n > 0 {
+		return &cli.ExitError{Code: cli.ExitFail, Err: fmt.Errorf("%s: %d lines not sent", t.who(), n)}
+	}
+	return nil
 }
 
 // readLines queues each non-blank stdin line; over-long lines are skipped
-// with a warning.
-func readLines(env *cli.Env, rl *peer.RateLimitedSender) error {
+// with a warning and counted in unsent.
+func readLines(env *cli.Env, rl *peer.RateLimitedSender, unsent *atomic.Int64) error {
 	if !env.HasInput() {
 		return nil
 	}
@@ -319,7 +279,8 @@ func readLines(env *cli.Env, rl *peer.RateLimitedSender) error {
 		case err == io.EOF:
 			return nil
 		case errors.Is(err, ndjson.ErrLineTooLong):
-			env.Warnf("<stdin>:%d: line too long for a message, skipped", rd.Line())
+			env.Warnf("<stdin>:%d: line too long for a message (over %d bytes), not sent", rd.Line(), maxStdinMessage)
+			unsent.Add(1)
 			continue
 		case err != nil:
 			return fmt.Errorf("reading stdin: %w", err)

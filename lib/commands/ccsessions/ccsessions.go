@@ -4,11 +4,10 @@
 package ccsessions
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/profiles"
@@ -44,7 +43,7 @@ size_bytes, compressed, has_subagents, active (null or the --active record).
 status, waiting_for, cwd, kind, entrypoint, version, tmux, socket_path,
 scratchpad_dir, scratchpad_dir_inferred, transcript_path, started_at,
 updated_at, liveness, compatibility, record_path, raw. Unknown values are
-null. See the README (cc-sessions).
+null. See docs/cc-sessions.md.
 
 Examples:
   # the ten latest sessions with their titles
@@ -63,17 +62,13 @@ Exit status: 0 ok; 1 nothing found (--find, --current: with a line on
 stderr; an ambiguous --find lists the candidates) or a failure; 2 usage
 error.`
 
-// Deps is what the command reads from its surroundings, so tests can
-// point it anywhere.
-type Deps = sessions.Surroundings
-
 // Run runs cc-sessions with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return RunWith(sessions.SurroundingsFromOS(), args, stdin, stdout, stderr)
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
 }
 
 type options struct {
-	deps      Deps
+	sys       cli.System
 	profiles  []string
 	cwdWithin []string
 	limit     int
@@ -83,9 +78,9 @@ type options struct {
 	current   bool
 }
 
-// RunWith runs cc-sessions against the given surroundings.
-func RunWith(deps Deps, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{deps: deps}
+// RunWith runs cc-sessions in the given System.
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{sys: sys}
 	c := &cli.Command{
 		Name:     "cc-sessions",
 		Synopsis: "cc-sessions [--active | --find QUERY | --current] [--profile NAME] [--cwd-within DIR] [--limit N]",
@@ -106,6 +101,16 @@ func RunWith(deps Deps, args []string, stdin io.Reader, stdout, stderr io.Writer
 			f.BoolVar(&o.current, "current", false, "the session this command runs inside")
 		},
 		Run: o.run,
+		Complete: func(ctx context.Context, flag string, _ []string) []string {
+			profs, _ := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
+			switch flag {
+			case "find":
+				return sessions.RunningNames(ctx, profs, o.sys.Getenv)
+			case "profile":
+				return profiles.Names(profs)
+			}
+			return nil
+		},
 	}
 	return c.Main(args, stdin, stdout, stderr)
 }
@@ -139,12 +144,12 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	switch {
 	case o.find != "":
-		s, err := sessions.Find(env.Ctx, o.find, profs, sessions.FindOptions{Cwd: o.cwd, Host: o.deps.Host, Getenv: o.deps.Getenv})
+		s, err := sessions.Find(env.Ctx, o.find, profs, sessions.FindOptions{Cwd: o.cwd, Getenv: o.sys.Getenv})
 		return o.one(env, s, err)
 	case o.current:
 		s, err := sessions.Current(env.Ctx, profs, sessions.CurrentOptions{
-			FindOptions: sessions.FindOptions{Host: o.deps.Host, Getenv: o.deps.Getenv},
-			Getenv:      o.deps.Getenv, Pid: o.deps.Pid,
+			FindOptions: sessions.FindOptions{Getenv: o.sys.Getenv},
+			Getenv:      o.sys.Getenv, Pid: o.sys.Pid,
 		})
 		var nf *sessions.NotFoundError
 		if errors.As(err, &nf) {
@@ -155,7 +160,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return o.listActive(env, profs)
 	}
 	list, errs := sessions.List(env.Ctx, profs, sessions.ListOptions{
-		CwdWithin: o.cwdWithin, Host: o.deps.Host, Getenv: o.deps.Getenv,
+		CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv,
 	})
 	warn(env, errs)
 	for i, s := range list {
@@ -196,7 +201,7 @@ func (o *options) loadProfiles(env *cli.Env) ([]profiles.Profile, error) {
 		}
 	} else {
 		var warnings []profiles.Warning
-		profs, warnings = profiles.Discover(o.deps.Profiles)
+		profs, warnings = profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
 		if err := profiles.NoHome(warnings); err != nil {
 			return nil, err
 		}
@@ -213,7 +218,7 @@ func (o *options) loadProfiles(env *cli.Env) ([]profiles.Profile, error) {
 }
 
 func (o *options) listActive(env *cli.Env, profs []profiles.Profile) error {
-	list, errs := sessions.ActiveSessions(env.Ctx, profs, sessions.ActiveOptions{Host: o.deps.Host, Getenv: o.deps.Getenv})
+	list, errs := sessions.ActiveSessions(env.Ctx, profs, sessions.ActiveOptions{Getenv: o.sys.Getenv})
 	warn(env, errs)
 	within := sessions.CwdFilter(o.cwdWithin)
 	n := 0
@@ -241,7 +246,7 @@ func (o *options) one(env *cli.Env, s sessions.Session, err error) error {
 	case errors.As(err, &amb):
 		env.Warnf("%v; candidates:", err)
 		for _, c := range amb.Candidates {
-			fmt.Fprintf(env.Stderr, "  %s\n", cli.Mask(describe(c)))
+			fmt.Fprintf(env.Stderr, "  %s\n", cli.Mask(c.Describe()))
 		}
 		if env.Out.Filtering() {
 			for _, c := range amb.Candidates {
@@ -255,30 +260,6 @@ func (o *options) one(env *cli.Env, s sessions.Session, err error) error {
 		return err
 	}
 	return env.Out.Write(s)
-}
-
-// describe is one line naming a candidate: address, pid, id, cwd, title.
-func describe(s sessions.Session) string {
-	var parts []string
-	if a := s.Active; a != nil {
-		if a.Address != "" {
-			parts = append(parts, a.Address)
-		}
-		parts = append(parts, "pid:"+strconv.Itoa(a.Pid))
-	}
-	parts = append(parts, s.SessionID)
-	if s.Cwd != "" {
-		parts = append(parts, s.Cwd)
-	}
-	if t := s.Title; t != "" {
-		parts = append(parts, strconv.Quote(t))
-	} else if p := s.FirstPrompt; p != "" {
-		if r := []rune(p); len(r) > 60 {
-			p = string(r[:60]) + "…"
-		}
-		parts = append(parts, strconv.Quote(p))
-	}
-	return strings.Join(parts, "  ")
 }
 
 func warn(env *cli.Env, errs []error) {

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
-	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/registry"
 )
 
@@ -99,12 +99,11 @@ func processTmp() string {
 	return tmp
 }
 
-func (f *fixture) deps(env map[string]string) Deps {
-	return Deps{
-		Profiles: profiles.Env{Home: filepath.Join(f.root, "home")},
-		Host:     registry.LocalHost(),
-		Getenv:   func(k string) string { return env[k] },
-		Pid:      1,
+func (f *fixture) deps(env map[string]string) cli.System {
+	return cli.System{
+		Home:   filepath.Join(f.root, "home"),
+		Getenv: func(k string) string { return env[k] },
+		Pid:    1,
 	}
 }
 
@@ -213,10 +212,11 @@ func TestCorpus(t *testing.T) {
 		}
 		return nil
 	})
-	deps := Deps{
-		Profiles: profiles.Env{Home: t.TempDir(), ClaudeConfigDir: corpus},
-		Host:     registry.LocalHost(),
-		Getenv:   func(k string) string { return map[string]string{"TMPDIR": "/fixture-tmp"}[k] },
+	deps := cli.System{
+		Home: t.TempDir(),
+		Getenv: func(k string) string {
+			return map[string]string{"TMPDIR": "/fixture-tmp", "CLAUDE_CONFIG_DIR": corpus}[k]
+		},
 	}
 	for _, tt := range []struct {
 		name string
@@ -258,7 +258,7 @@ func TestCorpus(t *testing.T) {
 // TestNoHomeFails is issue 13 item 14 for cc-sessions.
 func TestNoHomeFails(t *testing.T) {
 	var stdout, stderr strings.Builder
-	code := RunWith(Deps{Getenv: func(string) string { return "" }}, nil, nil, &stdout, &stderr)
+	code := RunWith(cli.System{Getenv: func(string) string { return "" }}, nil, nil, &stdout, &stderr)
 	if code != 1 || stdout.Len() != 0 || !strings.Contains(stderr.String(), "no home directory") || strings.Count(stderr.String(), "\n") != 1 {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}

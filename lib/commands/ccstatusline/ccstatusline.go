@@ -108,8 +108,14 @@ type options struct {
 	prices   string
 }
 
-// Run runs cc-statusline.
+// Run runs cc-statusline with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
+}
+
+// RunWith runs cc-statusline in the given System. Its clock comes from
+// --now in tests; the payload says the rest.
+func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := &options{}
 	c := &cli.Command{
 		Name:     "cc-statusline",

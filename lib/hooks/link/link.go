@@ -43,17 +43,14 @@ func AgentTranscript(ev *hooks.SubagentStopEvent, opts transcript.Options, fn fu
 }
 
 // ActiveSession finds the running session the payload came from in the
-// registry of every profile (profs nil: every profile on the machine), for
-// example to message it later. A *sessions.NotFoundError when it is not
+// registries of profs (profiles.Discover gives this machine's), for
+// example to message it later. The package reads no environment itself. A *sessions.NotFoundError when it is not
 // registered (a headless run that already ended, a session of another
 // machine); registry problems met on the way are returned with it.
 func ActiveSession(ctx context.Context, ev hooks.Event, profs []profiles.Profile) (sessions.Active, error) {
 	id := ev.Common().SessionID
 	if id == "" {
 		return sessions.Active{}, errors.New("payload has no session_id")
-	}
-	if profs == nil {
-		profs, _ = profiles.Discover(profiles.EnvFromOS())
 	}
 	list, errs := sessions.ActiveSessions(ctx, profs, sessions.ActiveOptions{})
 	for _, a := range list {

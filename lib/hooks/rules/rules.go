@@ -240,7 +240,7 @@ func (f *File) Eval(ctx context.Context, ev hooks.Event, payload []byte) (*Match
 			return nil, err
 		}
 		if !r.matchAll {
-			v, _ := hooks.MatcherValue(ev)
+			v, _ := ev.Matcher()
 			if r.re != nil && !r.re.MatchString(v) || r.re == nil && !slices.Contains(r.names, v) {
 				continue
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ccpipe/ccpipe/lib/cassette"
+	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands/cccassette"
 	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
 	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
@@ -36,7 +37,7 @@ func TestCassetteImportFreshSession(t *testing.T) {
 		t.Fatalf("transcripts: %v", paths)
 	}
 	var out, errb bytes.Buffer
-	if code := cccassette.RunEnv(func(string) string { return "" }, []string{"import", paths[0]}, nil, &out, &errb); code != 0 {
+	if code := cccassette.RunWith(cli.System{}, []string{"import", paths[0]}, nil, &out, &errb); code != 0 {
 		t.Fatalf("import: exit %d: %s", code, errb.String())
 	}
 	if strings.Contains(out.String(), "toolu_") || strings.Contains(out.String(), "msg_") {

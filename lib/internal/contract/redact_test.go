@@ -11,7 +11,6 @@ import (
 	"github.com/ccpipe/ccpipe/lib/commands/ccredact"
 	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
 	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
-	"github.com/ccpipe/ccpipe/lib/profiles"
 )
 
 // A real Bash call prints a (fake) GitHub token ahead of an output large
@@ -47,7 +46,7 @@ func TestRedactFindsWhatBashPrinted(t *testing.T) {
 		t.Fatalf("tool-results files: %v", saved)
 	}
 
-	deps := ccredact.Deps{Profiles: profiles.Env{Home: e.Home, ClaudeConfigDir: e.ConfigDir}}
+	deps := system(e.Home, e.ConfigDir)
 	var out, errb bytes.Buffer
 	code := ccredact.RunWith(deps, []string{"--scan"}, nil, &out, &errb)
 	if code != 1 || errb.Len() > 0 {

@@ -234,13 +234,12 @@ func TestProfilesFindsTestConfig(t *testing.T) {
 		if res := e.Headless(claudetest.Cmd{Dir: dir, Prompt: "hello"}); res.ExitCode != 0 {
 			t.Fatalf("claude -p: exit %d: %s", res.ExitCode, res.Stderr)
 		}
-		env := profiles.Env{Home: e.Home}
-		wantSource := "default"
+		cfg, wantSource := "", "default"
 		if !inHome {
-			env.ClaudeConfigDir, wantSource = e.ConfigDir, "env"
+			cfg, wantSource = e.ConfigDir, "env"
 		}
 		var out, errb bytes.Buffer
-		if code := ccprofiles.RunEnv(env, nil, strings.NewReader(""), &out, &errb); code != 0 {
+		if code := ccprofiles.RunWith(system(e.Home, cfg), nil, strings.NewReader(""), &out, &errb); code != 0 {
 			t.Fatalf("cc-profiles exit %d: %s", code, errb.String())
 		}
 		var found bool

@@ -17,7 +17,6 @@ import (
 	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
 	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
 	"github.com/ccpipe/ccpipe/lib/peer"
-	"github.com/ccpipe/ccpipe/lib/profiles"
 )
 
 // sendResult is a cc-send output record.
@@ -49,8 +48,7 @@ func ccSend(t *testing.T, e *claudetest.Env, stdin string, args ...string) ([]se
 func ccSendFrom(t *testing.T, e *claudetest.Env, r io.Reader, args ...string) ([]sendResult, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	deps := ccsend.Deps{Profiles: profiles.Env{Home: e.Home, ClaudeConfigDir: e.ConfigDir}, Getenv: os.Getenv}
-	code := ccsend.RunWith(deps, args, r, &out, &errb)
+	code := ccsend.RunWith(system(e.Home, e.ConfigDir), args, r, &out, &errb)
 	var res []sendResult
 	for _, line := range bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n")) {
 		if len(line) == 0 {

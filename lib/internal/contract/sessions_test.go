@@ -14,7 +14,6 @@ import (
 	"github.com/ccpipe/ccpipe/lib/commands/ccsessions"
 	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
 	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
-	"github.com/ccpipe/ccpipe/lib/profiles"
 )
 
 // activeRecord is the part of a cc-sessions --active record checked here.
@@ -38,8 +37,7 @@ type activeRecord struct {
 func ccActive(t *testing.T, e *claudetest.Env, pid int) (activeRecord, bool) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	deps := ccsessions.Deps{Profiles: profiles.Env{Home: e.Home, ClaudeConfigDir: e.ConfigDir}, Getenv: os.Getenv}
-	if code := ccsessions.RunWith(deps, []string{"--active"}, nil, &out, &errb); code != 0 {
+	if code := ccsessions.RunWith(system(e.Home, e.ConfigDir), []string{"--active"}, nil, &out, &errb); code != 0 {
 		t.Fatalf("cc-sessions --active: exit %d: %s", code, errb.String())
 	}
 	for _, line := range bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n")) {

@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"os"
+	"time"
+
+	"github.com/ccpipe/ccpipe/lib/regular"
+)
+
+// System is the process around a command: its environment, home dir,
+// clock and place in the process tree. Each command package has
+// RunWith(sys, args, in, out, err), and Run is RunWith(OS(), ...), so a
+// test points a command anywhere by passing another System. Domain
+// packages get the parts they need as plain values (profiles.NewEnv,
+// sessions.FindOptions), never the OS themselves.
+type System struct {
+	Getenv func(string) string // nil: an empty environment
+	Home   string              // the user's home dir; "" when unknown
+	Now    func() time.Time    // nil: time.Now
+	Zone   *time.Location      // for dates and days; nil: UTC
+	Pid    int                 // where --current starts walking up the process tree; 0: this process's parent
+}
+
+// OS is the real System of this process. With HOME unset (a cron job,
+// env -i) the home dir is the passwd entry's, as a shell's ~ would be.
+func OS() System {
+	home, _ := os.UserHomeDir()
+	if home == "" {
+		home = regular.PasswdHome("/etc/passwd", os.Getuid())
+	}
+	return System{Getenv: os.Getenv, Home: home, Now: time.Now, Zone: time.Local}
+}
+
+// Env returns the environment variable key ("" when unset).
+func (s System) Env(key string) string {
+	if s.Getenv == nil {
+		return ""
+	}
+	return s.Getenv(key)
+}
+
+// Clock returns the current time.
+func (s System) Clock() time.Time {
+	if s.Now == nil {
+		return time.Now()
+	}
+	return s.Now()
+}
+
+// Location is the zone for dates and days.
+func (s System) Location() *time.Location {
+	if s.Zone == nil {
+		return time.UTC
+	}
+	return s.Zone
+}

@@ -1,0 +1,51 @@
+// Package commands lists the cc-* commands, for what covers all of them:
+// the txtar scripts (testdata/script), the docs generator
+// (lib/internal/gendocs) and its field check. A new command joins all
+// three by adding one entry to All.
+package commands
+
+import (
+	"io"
+
+	"github.com/ccpipe/ccpipe/lib/commands/cccassette"
+	"github.com/ccpipe/ccpipe/lib/commands/ccentries"
+	"github.com/ccpipe/ccpipe/lib/commands/ccextract"
+	"github.com/ccpipe/ccpipe/lib/commands/ccgrep"
+	"github.com/ccpipe/ccpipe/lib/commands/cchook"
+	"github.com/ccpipe/ccpipe/lib/commands/ccprofiles"
+	"github.com/ccpipe/ccpipe/lib/commands/ccredact"
+	"github.com/ccpipe/ccpipe/lib/commands/ccrender"
+	"github.com/ccpipe/ccpipe/lib/commands/ccsend"
+	"github.com/ccpipe/ccpipe/lib/commands/ccsessions"
+	"github.com/ccpipe/ccpipe/lib/commands/ccstatusline"
+)
+
+// Command is one cc-* command.
+type Command struct {
+	Name string // cc-profiles
+	Dir  string // its package dir from the module root; reference.md there is the doc's hand-written part
+	Run  func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+	// Golden are globs (from the module root) of files holding the
+	// command's output records as golden files check them; every field
+	// they show must be documented and every documented field shown.
+	// Empty: no golden NDJSON output yet (the check says so).
+	Golden []string
+}
+
+// All is every command, in the order the README's table lists them.
+var All = []Command{
+	{Name: "cc-profiles", Dir: "lib/commands/ccprofiles", Run: ccprofiles.Run},
+	{Name: "cc-sessions", Dir: "lib/commands/ccsessions", Run: ccsessions.Run,
+		Golden: []string{"lib/commands/ccsessions/testdata/*.golden"}},
+	{Name: "cc-entries", Dir: "lib/commands/ccentries", Run: ccentries.Run},
+	{Name: "cc-extract", Dir: "lib/commands/ccextract", Run: ccextract.Run,
+		Golden: []string{"lib/extract/testdata/golden/*/*.jsonl"}},
+	{Name: "cc-grep", Dir: "lib/commands/ccgrep", Run: ccgrep.Run},
+	{Name: "cc-send", Dir: "lib/commands/ccsend", Run: ccsend.Run,
+		Golden: []string{"lib/commands/ccsend/testdata/*.golden"}},
+	{Name: "cc-hook", Dir: "lib/commands/cchook", Run: cchook.Run},
+	{Name: "cc-render", Dir: "lib/commands/ccrender", Run: ccrender.Run},
+	{Name: "cc-cassette", Dir: "lib/commands/cccassette", Run: cccassette.Run},
+	{Name: "cc-redact", Dir: "lib/commands/ccredact", Run: ccredact.Run},
+	{Name: "cc-statusline", Dir: "lib/commands/ccstatusline", Run: ccstatusline.Run},
+}

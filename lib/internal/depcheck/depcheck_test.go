@@ -1,0 +1,224 @@
+// Package depcheck holds the one test of the tree's layering: which
+// package of the module may import which, stated in one table.
+package depcheck
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/ccpipe/ccpipe/"
+
+// arrows is every package of the module with the module packages it may
+// import (non-test imports; tests may also use lib/internal/... and the
+// *test packages). The layers, from the bottom:
+//
+//   - small shared pieces: bytescan, mapped, jsonscan, ndjson, jq;
+//     nothing of ours, or only each other;
+//   - domains: profiles, registry, transcript, sessions, extract, search,
+//     peer, hooks; never lib/cli, lib/commands or flag: they take
+//     options structs;
+//   - lib/cli, the command plumbing, on top of jq and ndjson;
+//   - lib/commands/cc<name>: wiring of cli and domains, one per command;
+//   - cmd/<name>: a main of a few lines calling one command package;
+//   - lib/internal: the test harness, reached only by tests and its own
+//     tools; bench: the benchmark tools.
+//
+// A package missing from this table fails the test: add it here with
+// the arrows it needs, which is where the layering gets reviewed.
+var arrows = map[string][]string{
+	"lib/bytescan": nil,
+	"lib/mapped":   nil,
+	"lib/jsonscan": nil,
+	"lib/ndjson":   {"lib/jsonscan"},
+	"lib/jq":       nil,
+
+	"lib/profiles":      {"lib/regular"},
+	"lib/registry":      {"lib/regular", "lib/transcript"},
+	"lib/sessions":      {"lib/ndjson", "lib/profiles", "lib/registry", "lib/regular", "lib/transcript"},
+	"lib/extract":       {"lib/hooks", "lib/jsonscan", "lib/pricing", "lib/transcript"},
+	"lib/peer":          {"lib/ndjson", "lib/regular"},
+	"lib/peer/peertest": nil,
+	"lib/hooks":         {"lib/jsonscan"},
+	"lib/hooks/rules":   {"lib/hooks", "lib/jq", "lib/regular"},
+	"lib/secrets":       {"lib/bytescan"},
+	"lib/cassette":      {"lib/ndjson", "lib/secrets"},
+	"lib/render":        {"lib/extract", "lib/transcript"},
+	"lib/hooks/link":    {"lib/hooks", "lib/profiles", "lib/sessions", "lib/transcript"},
+
+	"lib/cli": {"lib/jq", "lib/ndjson", "lib/regular"},
+
+	"lib/commands":            {"lib/commands/cccassette", "lib/commands/ccentries", "lib/commands/ccextract", "lib/commands/ccgrep", "lib/commands/cchook", "lib/commands/ccprofiles", "lib/commands/ccredact", "lib/commands/ccrender", "lib/commands/ccsend", "lib/commands/ccsessions", "lib/commands/ccstatusline"},
+	"lib/commands/ccsessions": {"lib/cli", "lib/profiles", "lib/sessions"},
+	"lib/commands/ccentries":  {"lib/cli", "lib/ndjson", "lib/profiles", "lib/registry", "lib/sessions", "lib/transcript"},
+	"lib/commands/ccprofiles": {"lib/cli", "lib/profiles"},
+	"lib/commands/ccextract":  {"lib/cli", "lib/extract", "lib/pricing", "lib/sessions"},
+	"lib/commands/ccgrep":     {"lib/cli", "lib/jsonscan", "lib/ndjson", "lib/profiles", "lib/search", "lib/sessions"},
+	"lib/commands/ccsend":     {"lib/cli", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
+	"lib/commands/cchook":     {"lib/cli", "lib/hooks", "lib/hooks/rules"},
+	"lib/commands/cccassette": {"lib/cassette", "lib/cassette/proxy", "lib/cli", "lib/jq", "lib/ndjson", "lib/transcript"},
+	"lib/commands/ccrender":   {"lib/cli", "lib/registry", "lib/render", "lib/transcript"},
+
+	"cmd/cc-profiles": {"lib/commands/ccprofiles"},
+	"cmd/cc-sessions": {"lib/commands/ccsessions"},
+	"cmd/cc-entries":  {"lib/commands/ccentries"},
+	"cmd/cc-extract":  {"lib/commands/ccextract"},
+	"cmd/cc-grep":     {"lib/commands/ccgrep"},
+	"cmd/cc-send":     {"lib/commands/ccsend"},
+	"cmd/cc-hook":     {"lib/commands/cchook"},
+	"cmd/cc-cassette": {"lib/commands/cccassette"},
+	"cmd/cc-render":   {"lib/commands/ccrender"},
+
+	"lib/internal/depcheck":                 nil,
+	"lib/internal/gendocs":                  {"lib/cli", "lib/commands"},
+	"lib/internal/golden":                   nil,
+	"lib/internal/fakeapi":                  nil,
+	"lib/internal/fakeapi/cmd/fakeapi":      {"lib/internal/fakeapi"},
+	"lib/internal/claudetest":               {"lib/internal/fakeapi"},
+	"lib/internal/claudetest/cmd/gencorpus": {"lib/internal/claudetest", "lib/internal/contract", "lib/internal/fakeapi"},
+	"lib/internal/contract":                 {"lib/internal/claudetest"},
+
+	"bench/corpus":              nil,
+	"bench/gen":                 {"bench/corpus"},
+	"bench/tool":                {"bench/corpus", "lib/secrets"},
+	"cmd/cc-redact":             {"lib/commands/ccredact"},
+	"cmd/cc-statusline":         {"lib/commands/ccstatusline"},
+	"lib/cassette/proxy":        {"lib/cassette", "lib/jq", "lib/secrets"},
+	"lib/commands/ccredact":     {"lib/cli", "lib/ndjson", "lib/profiles", "lib/search", "lib/secrets", "lib/sessions", "lib/transcript"},
+	"lib/commands/ccstatusline": {"lib/cli", "lib/extract", "lib/pricing", "lib/sessions"},
+	"lib/pricing":               nil,
+	"lib/regular":               nil,
+	"lib/search":                {"lib/bytescan", "lib/mapped", "lib/regular", "lib/transcript"},
+	"lib/transcript":            {"lib/bytescan", "lib/jsonscan", "lib/mapped", "lib/ndjson", "lib/profiles", "lib/regular"},
+}
+
+// light are packages on a hot path, with what they must not pull in even
+// indirectly: cc-hook runs before every matching tool call.
+var light = map[string][]string{
+	"lib/hooks":       {"lib/transcript", "lib/registry", "lib/sessions", "github.com/klauspost/compress"},
+	"lib/hooks/rules": {"lib/transcript", "lib/registry", "lib/sessions", "github.com/klauspost/compress"},
+	"cmd/cc-hook":     {"lib/transcript", "lib/registry", "lib/sessions", "github.com/klauspost/compress"},
+}
+
+// flagUsers may import the standard flag package: the CLI plumbing and
+// the tools' mains. Everything else takes options structs.
+func flagUser(pkg string) bool {
+	return pkg == "lib/cli" || strings.HasPrefix(pkg, "cmd/") || strings.HasPrefix(pkg, "bench/") ||
+		strings.HasPrefix(pkg, "lib/internal/") || strings.HasPrefix(pkg, "lib/commands/")
+}
+
+type pkgInfo struct {
+	imports []string // module-relative for ours, full for others
+	deps    []string // transitive, same naming
+}
+
+func list(t *testing.T, root string) map[string]pkgInfo {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}|{{join .Imports " "}}|{{join .Deps " "}}`, "./...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	rel := func(s []string) []string {
+		for i, p := range s {
+			s[i] = strings.TrimPrefix(p, module)
+		}
+		return s
+	}
+	pkgs := map[string]pkgInfo{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		parts := strings.SplitN(line, "|", 3)
+		pkgs[strings.TrimPrefix(parts[0], module)] = pkgInfo{imports: rel(strings.Fields(parts[1])), deps: rel(strings.Fields(parts[2]))}
+	}
+	return pkgs
+}
+
+func ours(p string) bool {
+	return strings.HasPrefix(p, "lib/") || strings.HasPrefix(p, "cmd/") || strings.HasPrefix(p, "bench/")
+}
+
+func TestArrows(t *testing.T) {
+	root, _ := filepath.Abs("../../..")
+	pkgs := list(t, root)
+	names := make([]string, 0, len(pkgs))
+	for p := range pkgs {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, pkg := range names {
+		info := pkgs[pkg]
+		allowed, known := arrows[pkg]
+		if !known {
+			var mine []string
+			for _, imp := range info.imports {
+				if ours(imp) {
+					mine = append(mine, imp)
+				}
+			}
+			t.Errorf("%s is not in the dependency table (lib/internal/depcheck arrows): add it with the packages it may import (now %q)", pkg, mine)
+			continue
+		}
+		for _, imp := range info.imports {
+			if ours(imp) && !slices.Contains(allowed, imp) {
+				t.Errorf("%s imports %s: not an allowed arrow (lib/internal/depcheck arrows)", pkg, imp)
+			}
+			if imp == "flag" && !flagUser(pkg) {
+				t.Errorf("%s imports flag: domain packages take options structs, not flags", pkg)
+			}
+		}
+		for _, bad := range light[pkg] {
+			if slices.Contains(info.deps, bad) {
+				t.Errorf("%s depends on %s: it is on cc-hook's hot path", pkg, bad)
+			}
+		}
+	}
+	for pkg := range arrows {
+		if _, ok := pkgs[pkg]; !ok {
+			t.Errorf("%s is in the dependency table but not in the tree: remove it", pkg)
+		}
+	}
+}
+
+// TestExitOnlyInMain: os.Exit lives in main packages only (cmd/*/main.go
+// and the tools), so every command runs in-process in tests.
+func TestExitOnlyInMain(t *testing.T) {
+	exitCall := regexp.MustCompile(`\bos\.Exit\(`)
+	packageMain := regexp.MustCompile(`(?m)^package main$`)
+	root, _ := filepath.Abs("../../..")
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if packageMain.Match(data) {
+			return nil
+		}
+		if exitCall.Match(data) {
+			t.Errorf("%s calls os.Exit: only cmd/*/main.go may", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
