@@ -125,9 +125,12 @@ type sess struct {
 	cost       Tokens
 	lastPrompt string
 	promptIdx  int
-	subagents  int
-	o          obj
-	err        error
+	// The current titles, re-appended after last-prompt at the end of
+	// each run as Claude Code 2.1.328 does (newest wins).
+	customTitle, aiTitle string
+	subagents            int
+	o                    obj
+	err                  error
 }
 
 func (s *sess) open(path string, compress bool) {
@@ -346,8 +349,9 @@ func (s *sess) run(first bool) {
 		s.turn()
 		if s.interactive && i == 0 && (first || s.r.IntN(4) == 0) {
 			for k := 0; k < 1+s.r.IntN(3); k++ {
+				s.aiTitle = titleCase(s.proseText(30))
 				o := s.metaHead("ai-title")
-				o.str("aiTitle", titleCase(s.proseText(30)))
+				o.str("aiTitle", s.aiTitle)
 				s.metaEnd(o)
 			}
 		}
@@ -362,6 +366,13 @@ func (s *sess) run(first bool) {
 	o.str("lastPrompt", s.lastPrompt)
 	o.str("leafUuid", s.parent)
 	s.metaEnd(o)
+	for _, m := range [][3]string{{"custom-title", "customTitle", s.customTitle}, {"ai-title", "aiTitle", s.aiTitle}, {"agent-name", "agentName", s.customTitle}} {
+		if m[2] != "" {
+			o = s.metaHead(m[0])
+			o.str(m[1], m[2])
+			s.metaEnd(o)
+		}
+	}
 	o = s.metaHead("tools-used")
 	o.arr("tools")
 	for _, t := range s.toolsUsed {
@@ -388,6 +399,7 @@ func titleCase(s string) string {
 
 func (s *sess) rename() {
 	title := titleCase(s.proseText(24))
+	s.customTitle = title
 	o := s.chain(false)
 	o.str("type", "system").str("subtype", "local_command")
 	o.str("content", "<command-name>/rename</command-name>\n<command-message>rename</command-message>\n<command-args>"+title+"</command-args>")

@@ -109,6 +109,9 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 	code, err := runInterruptible(func(ctx context.Context) error {
 		env := &Env{Ctx: ctx, Name: c.Name, Stdin: stdin, Stdout: stdout, Stderr: &syncWriter{w: stderr}, Out: out, Flags: f}
 		out.warn = env.Warnf
+		// A command that reads stdin its own way still gets the count of
+		// the SkipInput warnings not shown.
+		defer env.flushSkips()
 		return c.Run(env, pos)
 	})
 	if code >= 0 {

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -78,5 +79,50 @@ func BenchmarkScanUsageLine(b *testing.B) {
 		if err := scanUsageLine(line, &l); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkFindLinesChecked measures what checking the lines the usage
+// fast path passes over costs: the same plain transcripts (a generated
+// corpus, read from memory) found with and without the check, run side
+// by side so a busy machine slows both alike.
+func BenchmarkFindLinesChecked(b *testing.B) {
+	dir := b.TempDir()
+	if _, err := corpus.Generate(context.Background(), corpus.Options{Out: dir, Size: 16 << 20, Sessions: 20, Seed: 1, HugeLine: -1, Zst: -1}); err != nil {
+		b.Fatal(err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "projects", "*", "*.jsonl"))
+	var data []byte
+	for _, p := range paths {
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		data = append(data, raw...)
+	}
+	for _, checked := range []bool{false, true} {
+		name := "plain"
+		if checked {
+			name = "checked"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			var buf []byte
+			for b.Loop() {
+				var st scanStats
+				f := &lineFinder{r: bytes.NewReader(data), pat: assistantType, keep: keepLimit,
+					fn: func([]byte, int, bool) error { return nil }}
+				if checked {
+					f.other = st.other
+				}
+				var err error
+				if buf, err = f.find(buf); err != nil {
+					b.Fatal(err)
+				}
+				if checked && (!st.sawEntry || st.nMalformed > 0) {
+					b.Fatalf("stats %+v", st)
+				}
+			}
+		})
 	}
 }

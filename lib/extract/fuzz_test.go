@@ -225,3 +225,59 @@ func FuzzReadObject(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLinesPassedOver checks that the usage fast path sees every line:
+// those with the pattern go to fn, all others to other, each once with
+// its number (a line too long to hold, by its head only).
+func FuzzLinesPassedOver(f *testing.F) {
+	f.Add([]byte("a\nxab\r\nab"), []byte("ab"), uint8(3))
+	f.Add([]byte("x\n\ny\nab\nzz"), []byte("ab"), uint8(40))
+	f.Add([]byte("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxab\nq\nab"), []byte("ab"), uint8(5))
+	f.Fuzz(func(t *testing.T, in, pat []byte, keep uint8) {
+		if len(pat) == 0 || bytes.IndexByte(pat, '\n') >= 0 {
+			return
+		}
+		want := bytes.Split(in, []byte("\n"))
+		if len(want[len(want)-1]) == 0 {
+			want = want[:len(want)-1]
+		}
+		got := make([][]byte, len(want)+1)
+		seen := make([]int, len(want)+1)
+		// fn is given a line without its \r, other the bytes as they are.
+		put := func(n int, line []byte, head bool) {
+			if n < 1 || n > len(want) {
+				t.Fatalf("line number %d of %d", n, len(want))
+			}
+			seen[n]++
+			if head && bytes.HasPrefix(want[n-1], line) {
+				line = want[n-1]
+			}
+			got[n] = bytes.Clone(line)
+		}
+		lf := &lineFinder{r: bytes.NewReader(in), pat: pat, keep: int(keep) + len(pat),
+			fn: func(line []byte, n int, _ bool) error {
+				put(n, line, false)
+				got[n] = append(slices.Clip(line), '\r')
+				return nil
+			},
+			other: func(seg []byte, n int, partial, head bool) int {
+				if partial || head {
+					put(n, seg, head)
+					return 0
+				}
+				lines := bytes.SplitAfter(seg, []byte("\n"))
+				for i, l := range lines[:len(lines)-1] {
+					put(n+i, bytes.TrimSuffix(l, []byte("\n")), false)
+				}
+				return len(lines) - 1
+			}}
+		if _, err := lf.find(make([]byte, 16)); err != nil {
+			t.Fatal(err)
+		}
+		for n := 1; n <= len(want); n++ {
+			if seen[n] != 1 || !bytes.Equal(bytes.TrimSuffix(got[n], []byte("\r")), bytes.TrimSuffix(want[n-1], []byte("\r"))) {
+				t.Fatalf("line %d seen %d times as %q, want %q", n, seen[n], got[n], want[n-1])
+			}
+		}
+	})
+}

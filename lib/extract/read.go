@@ -32,12 +32,16 @@ func containsAny(b []byte, needles [][]byte) bool {
 // only the fields a call's join uses (transcript.DecodeTools), and decode
 // the whole line only when that read gives up on it.
 func (x *Extractor) Decode(line []byte) (*transcript.Entry, error) {
+	return x.decode(&transcript.Line{Bytes: line})
+}
+
+func (x *Extractor) decode(l *transcript.Line) (*transcript.Entry, error) {
 	if x.lazyTools {
-		if e, ok := transcript.DecodeTools(line); ok {
+		if e, ok := l.DecodeTools(); ok {
 			return e, nil
 		}
 	}
-	return transcript.Decode(line)
+	return l.Decode()
 }
 
 // file is one transcript to read: a main transcript or one of its
@@ -119,7 +123,7 @@ func (x *Extractor) readFile(ctx context.Context, f file) error {
 		if x.needles != nil && !containsAny(l.Bytes, x.needles) {
 			return nil
 		}
-		e, err := x.Decode(l.Bytes)
+		e, err := x.decode(l)
 		if err != nil {
 			// Scan accepted the line, so this is not expected; say so.
 			warn(l.Number, err)
@@ -138,21 +142,30 @@ func (x *Extractor) readFile(ctx context.Context, f file) error {
 	if warned > maxFileWarnings {
 		x.opts.Warn(fmt.Sprintf("%s: %d more warnings not shown (%d in all)", f.path, warned-maxFileWarnings, warned))
 	}
-	if err == nil && d.NotEntries() > 0 {
-		if !d.SawEntry() {
-			err = fmt.Errorf("%s: not a transcript: %d records without a \"type\" (cc-extract output, or another tool's NDJSON?)", f.path, d.NotEntries())
-		} else {
-			x.opts.Warn(fmt.Sprintf("%s: %d records are not transcript entries (no \"type\"), skipped", f.path, d.NotEntries()))
-		}
-	}
-	if err == nil && !d.SawEntry() && d.Malformed > 0 {
-		err = fmt.Errorf("%s: not a transcript: no valid line", f.path)
+	if err == nil {
+		err = x.judge(f.path, d.NotEntries(), d.SawEntry(), d.Malformed)
 	}
 	if err != nil {
 		x.unreadable++
 		x.opts.Warn(err.Error())
 	}
 	return x.h.endFile()
+}
+
+// judge tells from what a read of a file saw whether it was a transcript:
+// records without a "type" and no entry (cc-extract's own output piped
+// back, another tool's NDJSON) or only malformed lines are not; stray
+// records in a transcript are named in a warning.
+func (x *Extractor) judge(path string, notEntries int, sawEntry bool, malformed int) error {
+	switch {
+	case notEntries > 0 && !sawEntry:
+		return fmt.Errorf("%s: not a transcript: %d records without a \"type\" (cc-extract output, or another tool's NDJSON?)", path, notEntries)
+	case notEntries > 0:
+		x.opts.Warn(fmt.Sprintf("%s: %d records are not transcript entries (no \"type\"), skipped", path, notEntries))
+	case !sawEntry && malformed > 0:
+		return fmt.Errorf("%s: not a transcript: no valid line", path)
+	}
+	return nil
 }
 
 // maxFileWarnings is how many lines of one file are named in warnings.
@@ -238,23 +251,41 @@ func (x *Extractor) readUsage(ctx context.Context, produce func(add func(string)
 	return err
 }
 
-// report passes on what a fast-path read skipped.
+// report passes on what a fast-path read skipped, as readFile does: the
+// first lines named, the rest counted, and a file with no entry in it
+// fails.
 func (x *Extractor) report(j *usageJob) {
+	st := &j.stats
 	if j.err != nil {
 		x.unreadable++
 		x.opts.Warn(j.err.Error())
 	}
-	for _, n := range j.stats.malformed {
-		x.opts.Warn(fmt.Sprintf("%s:%d: malformed line skipped", j.f.path, n))
+	var lines []string
+	for _, n := range st.malformed {
+		lines = append(lines, fmt.Sprintf("%s:%d: malformed line skipped", j.f.path, n))
 	}
-	for _, n := range j.stats.tooLong {
-		x.opts.Warn(fmt.Sprintf("%s:%d: line too long (over %d bytes), skipped", j.f.path, n, maxLine))
+	for _, n := range st.tooLong {
+		lines = append(lines, fmt.Sprintf("%s:%d: line too long (over %d bytes), skipped", j.f.path, n, maxLine))
 	}
-	for _, m := range j.stats.mismatched {
-		x.opts.Warn(fmt.Sprintf("%s:%d: %s", j.f.path, m.line, mismatchNote+m.fields))
+	for _, m := range st.mismatched {
+		lines = append(lines, fmt.Sprintf("%s:%d: %s", j.f.path, m.line, mismatchNote+m.fields))
 	}
-	if j.stats.incomplete {
+	for _, l := range lines[:min(len(lines), maxFileWarnings)] {
+		x.opts.Warn(l)
+	}
+	// The lists are capped; nMalformed is not.
+	if all := len(lines) - len(st.malformed) + st.nMalformed; all > maxFileWarnings {
+		x.opts.Warn(fmt.Sprintf("%s: %d more warnings not shown (%d in all)", j.f.path, all-maxFileWarnings, all))
+	}
+	if st.incomplete {
 		x.opts.Warn(fmt.Sprintf("%s: %v", j.f.path, transcript.ErrIncomplete))
+	}
+	if j.err != nil {
+		return
+	}
+	if err := x.judge(j.f.path, st.notEntries, st.sawEntry, st.nMalformed); err != nil {
+		x.unreadable++
+		x.opts.Warn(err.Error())
 	}
 }
 

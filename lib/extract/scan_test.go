@@ -3,12 +3,14 @@ package extract
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -191,6 +193,48 @@ func TestUsageTruncatedCompressed(t *testing.T) {
 		_, warns, err := usageOnce(t, cut, "")
 		if !errors.Is(err, ErrUnreadable) || len(warns) == 0 || !strings.Contains(warns[0], "unexpected EOF") {
 			t.Errorf("%s cut: err %v, warnings %q; want the read to fail", name, err, warns)
+		}
+	}
+}
+
+// TestUsageLongLinesCompressed: in a .zst, lines longer than keepLimit
+// (the pattern far in, or not at all) are read back by a second
+// decompression and counted as in the plain file.
+func TestUsageLongLinesCompressed(t *testing.T) {
+	var plain bytes.Buffer
+	pad := strings.Repeat("x", keepLimit+100)
+	for i := range 6 {
+		switch i % 3 {
+		case 0:
+			plain.WriteString(assistantLine(i, `"input_tokens":1,"output_tokens":2`))
+		case 1:
+			plain.WriteString(`{"pad":"` + pad + `","type":"assistant","uuid":"a` + fmt.Sprint(i) + `","sessionId":"s","message":{"id":"m` + fmt.Sprint(i) + `","model":"x","usage":{"input_tokens":5}}}` + "\n")
+		case 2:
+			plain.WriteString(`{"type":"user","pad":"` + pad + `"}` + "\n")
+		}
+	}
+	dir := t.TempDir()
+	zs, _ := zstd.NewWriter(nil)
+	paths := map[string][]byte{"s.jsonl": plain.Bytes(), "s.jsonl.zst": zs.EncodeAll(plain.Bytes(), nil)}
+	var want []string
+	for _, name := range []string{"s.jsonl", "s.jsonl.zst"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, paths[name], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		facts, warns, err := usageOnce(t, p, "")
+		if err != nil || len(warns) > 0 || len(facts) != 4 {
+			t.Fatalf("%s: %d facts %q, warnings %q, %v", name, len(facts), facts, warns, err)
+		}
+		var got []string
+		for _, f := range facts {
+			b, _ := json.Marshal(f)
+			got = append(got, strings.ReplaceAll(string(b), name, ""))
+		}
+		if want == nil {
+			want = got
+		} else if !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q", name, got, want)
 		}
 	}
 }

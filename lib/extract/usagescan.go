@@ -208,10 +208,67 @@ type mismatch struct {
 
 // scanStats counts what a fast-path read skipped.
 type scanStats struct {
-	malformed  []int
+	malformed  []int // the first lines, in file order
+	nMalformed int
 	tooLong    []int
 	mismatched []mismatch // lines counted with a token count of the wrong type
 	incomplete bool
+	// notEntries counts JSON objects without a "type" (cc-extract's own
+	// output, another tool's NDJSON); sawEntry is set once a line looked
+	// like an entry. Both as transcript.Reader counts them.
+	notEntries int
+	sawEntry   bool
+}
+
+// badLine counts a malformed line, or an incomplete one at the end.
+func (st *scanStats) badLine(n int, partial bool) {
+	switch {
+	case partial:
+		st.incomplete = true
+	default:
+		st.nMalformed++
+		if len(st.malformed) < maxFileWarnings {
+			st.malformed = append(st.malformed, n)
+		}
+	}
+}
+
+// other checks the lines the fast path passes over, as cheaply as
+// transcript.Reader checks the lines its prefilter drops: a line that is
+// not an object is malformed, and until the first entry a line without
+// "type" is not a transcript entry. A line is split out only to look at
+// its first byte; the "type" search runs only until an entry is seen.
+func (st *scanStats) other(seg []byte, n int, partial, head bool) int {
+	first := n
+	for len(seg) > 0 {
+		line := seg
+		if !partial && !head {
+			i := bytes.IndexByte(seg, '\n')
+			line, seg = seg[:i], seg[i+1:]
+		} else {
+			seg = nil
+		}
+		if len(line) == 0 || line[0] != '{' {
+			switch t := bytes.TrimSpace(line); {
+			case len(t) == 0:
+				n++
+				continue
+			case t[0] != '{':
+				st.badLine(n, partial)
+				n++
+				continue
+			}
+		}
+		if !st.sawEntry {
+			if bytes.Contains(line, typeKey) {
+				st.sawEntry = true
+			} else {
+				st.notEntries++
+			}
+		}
+		n++
+	}
+	return n - first
 }
 
 const (
@@ -221,6 +278,9 @@ const (
 	// memory; past it, a file read with ReadAt drops the line's head and
 	// reads it back only if the match comes after all.
 	keepLimit = 4 << 20
+	// headKeep is how much of a dropped line is kept for the checks of
+	// lineFinder.other: a transcript entry's first bytes hold a "type".
+	headKeep = 64 << 10
 )
 
 // lineFinder finds the lines of a stream that contain a pattern. The byte
@@ -235,12 +295,21 @@ type lineFinder struct {
 	fn   func(line []byte, lineno int, partial bool) error
 	// skipped is told the number of a matching line too long to hand on.
 	skipped func(lineno int)
-	start   int   // data is buf[start:end]
-	end     int   //
-	from    int   // no match begins in buf[start:from]
-	base    int64 // stream offset of buf[0]
-	lines   int   // newlines before buf[start]
-	eof     bool
+	// other, when set, is given the lines passed over (without the
+	// pattern) so they can be checked cheaply: whole lines, each ending in
+	// a newline, the first numbered first, and it returns how many there
+	// were (it splits them anyway, so they are not counted twice); a final
+	// line without a newline is given alone with partial set, and of a
+	// line too long to hold only its head is given (head set), once its
+	// end is found without the pattern.
+	other func(seg []byte, first int, partial, head bool) int
+	head  []byte // the first bytes of the line being followed, for other
+	start int    // data is buf[start:end]
+	end   int    //
+	from  int    // no match begins in buf[start:from]
+	base  int64  // stream offset of buf[0]
+	lines int    // newlines before buf[start]
+	eof   bool
 	// lost is the stream offset of the current line when its head was
 	// dropped (-1 otherwise); matched tells whether the pattern was seen
 	// in it, tooLong whether it is being skipped for good.
@@ -261,11 +330,19 @@ func findLines(r io.Reader, pat []byte, buf []byte, keep int, fn func(line []byt
 }
 
 func findLinesSkipping(r io.Reader, pat []byte, buf []byte, keep int, fn func(line []byte, lineno int, partial bool) error, skipped func(int)) ([]byte, error) {
+	f := &lineFinder{r: r, pat: pat, keep: keep, fn: fn, skipped: skipped}
+	return f.find(buf)
+}
+
+func (f *lineFinder) find(buf []byte) ([]byte, error) {
 	if cap(buf) < 16 {
 		buf = make([]byte, scanChunk)
 	}
-	f := &lineFinder{r: r, pat: pat, buf: buf[:cap(buf)], keep: keep, fn: fn, skipped: skipped, lost: -1}
-	if ra, ok := r.(io.ReaderAt); ok {
+	f.buf, f.lost = buf[:cap(buf)], -1
+	r := f.r
+	if rb, ok := r.(*readBack); ok {
+		f.ra = rb
+	} else if ra, ok := r.(io.ReaderAt); ok {
 		if _, ok := r.(io.Seeker); ok {
 			f.ra = ra
 		}
@@ -303,16 +380,22 @@ func (f *lineFinder) step() (done, more bool, err error) {
 	data := f.buf[f.start:f.end]
 	i := bytes.Index(f.buf[f.from:f.end], f.pat)
 	if i < 0 {
+		k := bytes.LastIndexByte(data, '\n') + 1
+		f.lines += f.pass(data[:k])
+		f.start += k
 		if f.eof {
+			if f.other != nil && k < len(data) {
+				f.other(data[k:], f.lines+1, true, false)
+			}
 			return true, false, nil
 		}
-		k := bytes.LastIndexByte(data, '\n') + 1
-		f.lines += bytes.Count(data[:k], nl)
-		f.start += k
 		f.from = max(f.start, f.end-len(f.pat)+1)
 		if f.end-f.start > f.keep && f.ra != nil || f.end-f.start > maxLine {
 			// A long line without the pattern so far: keep only the bytes
 			// a match could start in.
+			if f.other != nil {
+				f.head = append(f.head[:0], f.buf[f.start:min(f.end, f.start+headKeep)]...)
+			}
 			f.lost, f.matched, f.tooLong = f.base+int64(f.start), false, f.ra == nil
 			f.start = f.from
 		}
@@ -321,8 +404,8 @@ func (f *lineFinder) step() (done, more bool, err error) {
 	i += f.from - f.start
 	ls := bytes.LastIndexByte(data[:i], '\n') + 1
 	le := bytes.IndexByte(data[i:], '\n')
+	f.lines += f.pass(data[:ls])
 	if le < 0 && !f.eof {
-		f.lines += bytes.Count(data[:ls], nl)
 		f.start += ls
 		f.from = f.start + i - ls // found again on the next step, with its line end
 		if f.end-f.start > f.keep && f.ra != nil || f.end-f.start > maxLine {
@@ -331,7 +414,7 @@ func (f *lineFinder) step() (done, more bool, err error) {
 		}
 		return false, true, nil
 	}
-	n := f.lines + bytes.Count(data[:ls], nl) + 1
+	n := f.lines + 1
 	line := data[ls:]
 	if le >= 0 {
 		line = data[ls : i+le]
@@ -346,6 +429,18 @@ func (f *lineFinder) step() (done, more bool, err error) {
 	f.start += i + le + 1
 	f.from = f.start
 	return false, false, nil
+}
+
+// pass goes over whole lines without the pattern and returns how many
+// there are.
+func (f *lineFinder) pass(seg []byte) int {
+	if f.other == nil {
+		return bytes.Count(seg, nl)
+	}
+	if len(seg) == 0 {
+		return 0
+	}
+	return f.other(seg, f.lines+1, false, false)
 }
 
 // stepLost follows a line whose head was dropped to its end, and reads it
@@ -365,6 +460,9 @@ func (f *lineFinder) stepLost() (done, more bool, err error) {
 		return false, true, nil
 	}
 	n := f.lines + 1
+	if !f.matched && f.other != nil {
+		f.other(f.head, n, k < 0, true)
+	}
 	if f.matched && (f.tooLong || f.base+int64(stop)-f.lost > maxLine) {
 		if f.skipped != nil {
 			f.skipped(n)
@@ -392,8 +490,9 @@ func (f *lineFinder) stepLost() (done, more bool, err error) {
 }
 
 var (
-	nl = []byte{'\n'}
-	cr = []byte{'\r'}
+	nl      = []byte{'\n'}
+	cr      = []byte{'\r'}
+	typeKey = []byte(`"type"`)
 )
 
 // refill keeps the unfinished line, grows the buffer when the line fills
@@ -429,6 +528,48 @@ func (f *lineFinder) refill() error {
 		}
 	}
 	return nil
+}
+
+// readBack is a compressed transcript's stream with a ReadAt that
+// decompresses the file a second time: lines are read back in file order,
+// so the second decompression only moves forward (reopened if asked to go
+// back) and costs at most one more pass over the file.
+type readBack struct {
+	io.Reader
+	path string
+	rc   io.ReadCloser // the second decompression, at pos
+	pos  int64
+}
+
+func (b *readBack) ReadAt(p []byte, off int64) (int, error) {
+	if b.rc == nil || off < b.pos {
+		b.Close()
+		rc, err := transcript.Open(b.path)
+		if err != nil {
+			return 0, err
+		}
+		b.rc, b.pos = rc, 0
+	}
+	n, err := io.CopyN(io.Discard, b.rc, off-b.pos)
+	b.pos += n
+	if err != nil {
+		return 0, err
+	}
+	m, err := io.ReadFull(b.rc, p)
+	b.pos += int64(m)
+	if err == io.ErrUnexpectedEOF {
+		err = io.EOF
+	}
+	return m, err
+}
+
+func (b *readBack) Close() error {
+	if b.rc == nil {
+		return nil
+	}
+	err := b.rc.Close()
+	b.rc = nil
+	return err
 }
 
 // errShrank is returned when a file got shorter than what was already
@@ -471,6 +612,14 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 		return nil, buf, st, err
 	}
 	defer rc.Close()
+	var in io.Reader = rc
+	if _, ok := rc.(io.ReaderAt); !ok {
+		// Compressed: a long line is found again by decompressing a
+		// second time, so what is held stays keepLimit, not the line cap.
+		rb := &readBack{Reader: rc, path: f.path}
+		defer rb.Close()
+		in = rb
+	}
 	var recs []usageRec
 	g := grouper{out: func(r *usageRec, _ uint64) error {
 		recs = append(recs, *r)
@@ -487,23 +636,27 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 		return *cur
 	}
 	tooLong := func(n int) {
-		if len(st.tooLong) < 100 {
+		if len(st.tooLong) < maxFileWarnings {
 			st.tooLong = append(st.tooLong, n)
 		}
 	}
-	buf, err = findLinesSkipping(rc, assistantType, buf, keepLimit, func(line []byte, n int, partial bool) error {
+	lf := &lineFinder{r: in, pat: assistantType, keep: keepLimit, skipped: tooLong, other: st.other}
+	lf.fn = func(line []byte, n int, partial bool) error {
 		if err := scanUsageLine(line, &l); err != nil {
-			if partial {
-				st.incomplete = true
-			} else if len(st.malformed) < 100 {
-				st.malformed = append(st.malformed, n)
+			if len(bytes.TrimSpace(line)) > 0 {
+				st.badLine(n, partial)
 			}
 			return nil
+		}
+		if len(l.typ) == 0 {
+			st.notEntries++
+		} else {
+			st.sawEntry = true
 		}
 		if string(l.typ) != "assistant" || !l.hasUsage || l.apiError || string(l.model) == "<synthetic>" {
 			return nil
 		}
-		if len(l.bad) > 0 && len(st.mismatched) < 100 {
+		if len(l.bad) > 0 && len(st.mismatched) < maxFileWarnings {
 			// Sorted, as the decode path names them.
 			slices.Sort(l.bad)
 			st.mismatched = append(st.mismatched, mismatch{n, strings.Join(slices.Compact(l.bad), ", ")})
@@ -521,7 +674,8 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 			r.reqModel, r.usageRaw = costFields(line)
 		}
 		return g.add(&r)
-	}, tooLong)
+	}
+	buf, err = lf.find(buf)
 	if err != nil {
 		return recs, buf, st, fmt.Errorf("reading %s: %w", f.path, err)
 	}

@@ -12,6 +12,10 @@ import (
 // without newlines cannot exhaust memory unnoticed.
 const DefaultMaxLine = 1 << 30
 
+// ErrSkipped is returned by Next for a line read back (UseReaderAt) that
+// holds none of SkipUnless: it was measured, not read.
+var ErrSkipped = errors.New("line without the wanted bytes, skipped")
+
 // ErrLineTooLong is wrapped by the error Next returns for a line over the
 // Reader's MaxLine; the reader skips the rest of that line and can go on.
 var ErrLineTooLong = errors.New("line too long")
@@ -40,6 +44,7 @@ type Reader struct {
 
 	line    int
 	partial bool
+	owned   bool
 
 	// A line longer than buf is assembled in long, then in blocks.
 	long   []byte
@@ -50,6 +55,18 @@ type Reader struct {
 	// assembled as a long line is.
 	win     WindowSource
 	bufSize int
+
+	// ra, when set, reads the input back: a line longer than buf is then
+	// only measured on the way through and read back once at its size.
+	// off is the input offset of buf[0].
+	ra  io.ReaderAt
+	off int64
+
+	// SkipUnless, when set with UseReaderAt, makes a line longer than the
+	// buffer that holds none of these byte strings come out as ErrSkipped
+	// instead of being read back: the search goes first, as on the usage
+	// path, so a huge line of an unwanted type costs no memory.
+	SkipUnless [][]byte
 
 	// MaxLine bounds one line (without its newline); a longer one is
 	// skipped and reported.
@@ -89,6 +106,17 @@ func (r *Reader) UseWindowSource(w WindowSource) {
 	}
 }
 
+// UseReaderAt makes r read a line that does not fit its buffer back from
+// ra, which must hold the input's bytes at their offsets (a plain file read
+// from its start): the line is allocated once at its size, instead of
+// being kept in pieces and joined (twice its size at the peak). It must be
+// called before the first Next.
+func (r *Reader) UseReaderAt(ra io.ReaderAt) {
+	if r.line == 0 && r.start == r.end {
+		r.ra = ra
+	}
+}
+
 // Next returns the next line without its "\n" or "\r\n". The slice is
 // valid until the following call. At the end it returns io.EOF. A final
 // line that lacked its newline is returned normally and Partial reports
@@ -98,7 +126,7 @@ func (r *Reader) Next() ([]byte, error) {
 	if cap(r.long) > smallLine {
 		r.long = nil // do not keep a huge line's memory for the next one
 	}
-	r.partial = false
+	r.partial, r.owned = false, false
 	scanned := r.start // buf[start:scanned] holds no newline
 	for {
 		if i := bytes.IndexByte(r.buf[scanned:r.end], '\n'); i >= 0 {
@@ -116,6 +144,7 @@ func (r *Reader) Next() ([]byte, error) {
 			if r.start < r.end {
 				return r.longLine() // the line goes on in the next window
 			}
+			r.off += int64(r.end)
 			r.start, r.end, scanned = 0, 0, 0
 			r.fill()
 			continue
@@ -124,6 +153,7 @@ func (r *Reader) Next() ([]byte, error) {
 			// Move the started line to the front to make room.
 			n := copy(r.buf, r.buf[r.start:r.end])
 			scanned -= r.start
+			r.off += int64(r.start)
 			r.start, r.end = 0, n
 		}
 		if r.end == len(r.buf) {
@@ -207,6 +237,9 @@ func (r *Reader) tooLong() error {
 // line's start): the rest is read through buf, piece by piece, and kept
 // until its newline unless it grows over MaxLine.
 func (r *Reader) longLine() ([]byte, error) {
+	if r.ra != nil {
+		return r.longLineAt()
+	}
 	r.long = r.long[:0]
 	r.blocks = r.blocks[:0]
 	size := 0
@@ -236,11 +269,71 @@ func (r *Reader) longLine() ([]byte, error) {
 			}
 			r.partial = i < 0
 			line := r.joined()
+			r.owned = cap(r.long) > smallLine
 			if i >= 0 {
 				line = line[:len(line)-1]
 			}
 			return r.finish(trimCR(line))
 		}
+		r.off += int64(r.end)
+		r.start, r.end = 0, 0
+		r.fill()
+	}
+}
+
+// errShrank is returned when the input read back is shorter than what
+// was read of it.
+var errShrank = errors.New("input shrank while it was read")
+
+// longLineAt is longLine with the input readable back: the line is
+// measured through buf, then read back from ra into one slice of its size.
+func (r *Reader) longLineAt() ([]byte, error) {
+	from := r.off + int64(r.start)
+	size := int64(0)
+	found := len(r.SkipUnless) == 0
+	var carry []byte // the end of the pieces searched so far
+	for {
+		piece := r.buf[r.start:r.end]
+		i := bytes.IndexByte(piece, '\n')
+		if i >= 0 {
+			piece = piece[:i+1]
+		}
+		if !found {
+			found, carry = r.holdsNeedle(carry, piece)
+		}
+		size += int64(len(piece))
+		r.start += len(piece)
+		if i >= 0 || r.eof || r.err != nil {
+			if i < 0 && r.err != nil {
+				return r.last()
+			}
+			r.line++
+			r.partial = i < 0
+			if i >= 0 {
+				size-- // the newline
+			}
+			if size > int64(r.MaxLine)+1 {
+				return nil, r.tooLong()
+			}
+			if !found {
+				r.partial = false
+				return nil, ErrSkipped
+			}
+			if cap(r.long) < int(size) {
+				r.long = make([]byte, size)
+			}
+			line := r.long[:size]
+			r.owned = cap(r.long) > smallLine
+			if n, err := r.ra.ReadAt(line, from); int64(n) < size {
+				if err == nil || err == io.EOF {
+					err = errShrank
+				}
+				r.partial = false
+				return nil, fmt.Errorf("line %d: %w", r.line, err)
+			}
+			return r.finish(trimCR(line))
+		}
+		r.off += int64(r.end)
 		r.start, r.end = 0, 0
 		r.fill()
 	}
@@ -289,6 +382,29 @@ func (r *Reader) joined() []byte {
 
 // Line is the 1-based number of the line Next returned last.
 func (r *Reader) Line() int { return r.line }
+
+// holdsNeedle reports whether piece, or carry followed by piece, holds one
+// of SkipUnless, and returns what to carry into the next piece.
+func (r *Reader) holdsNeedle(carry, piece []byte) (bool, []byte) {
+	longest := 0
+	for _, n := range r.SkipUnless {
+		longest = max(longest, len(n))
+	}
+	joint := append(carry, piece[:min(len(piece), longest)]...)
+	for _, n := range r.SkipUnless {
+		if bytes.Contains(joint, n) || bytes.Contains(piece, n) {
+			return true, carry
+		}
+	}
+	if len(piece) >= longest {
+		return false, append(carry[:0], piece[len(piece)-longest:]...)
+	}
+	return false, append(carry[:0], joint[max(0, len(joint)-longest):]...)
+}
+
+// Owned reports whether the line Next returned last is the caller's to
+// keep: a long line, which the reader allocated for it alone and forgets.
+func (r *Reader) Owned() bool { return r.owned }
 
 // Partial reports whether the line Next returned last had no newline: the
 // end of a file that is still being written, or of a hand-made file.

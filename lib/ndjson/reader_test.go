@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -207,6 +208,13 @@ func FuzzReader(f *testing.F) {
 		wr := NewReader(bytes.NewReader(data[cut:]))
 		wr.UseWindowSource(&sliceWindows{data: data[:cut], size: 1 + max%7})
 		sameEvents(t, "windows", events(t, wr, max), want)
+		ra := NewReaderSize(bytes.NewReader(data), 3)
+		ra.UseReaderAt(bytes.NewReader(data))
+		sameEvents(t, "read back", events(t, ra, max), want)
+		wa := NewReaderSize(bytes.NewReader(data[cut:]), 3)
+		wa.UseWindowSource(&sliceWindows{data: data[:cut], size: 1 + max%7})
+		wa.UseReaderAt(bytes.NewReader(data))
+		sameEvents(t, "windows, read back", events(t, wa, max), want)
 
 		r := NewReader(bytes.NewReader(data))
 		r.MaxLine = max
@@ -349,8 +357,88 @@ func TestReaderWindows(t *testing.T) {
 				r := NewReaderSize(iotest.OneByteReader(bytes.NewReader(data[cut:])), size)
 				r.UseWindowSource(&sliceWindows{data: data[:cut], size: size})
 				sameEvents(t, fmt.Sprintf("%q windows of %d to %d", tt.in, size, cut), events(t, r, tt.maxLine), want)
+				r = NewReaderSize(iotest.OneByteReader(bytes.NewReader(data[cut:])), size)
+				r.UseWindowSource(&sliceWindows{data: data[:cut], size: size})
+				r.UseReaderAt(bytes.NewReader(data))
+				sameEvents(t, fmt.Sprintf("%q windows of %d to %d, read back", tt.in, size, cut), events(t, r, tt.maxLine), want)
 			}
 		}
+	}
+}
+
+// A line longer than smallLine is the caller's to keep, read back or
+// assembled; a short one is not (its buffer is reused).
+func TestReaderOwned(t *testing.T) {
+	data := []byte("{}\n" + strings.Repeat("x", smallLine+10) + "\n{}\n")
+	for _, back := range []bool{false, true} {
+		r := NewReader(bytes.NewReader(data))
+		if back {
+			r.UseReaderAt(bytes.NewReader(data))
+		}
+		var owned []bool
+		for {
+			_, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			owned = append(owned, r.Owned())
+		}
+		if !slices.Equal(owned, []bool{false, true, false}) {
+			t.Errorf("read back %v: owned %v, want [false true false]", back, owned)
+		}
+	}
+}
+
+// With SkipUnless, a long line holding none of the byte strings comes out
+// as ErrSkipped (its number counted); every other line as without it, a
+// needle cut across two reads included.
+func TestReaderSkipUnless(t *testing.T) {
+	for _, size := range []int{3, 4, 5, 7, 16} {
+		for cut := 0; cut < 12; cut++ {
+			long := strings.Repeat("x", cut) + `"wanted"` + strings.Repeat("y", 20)
+			data := []byte("{}\n" + long + "\n" + strings.Repeat("z", 40) + "\n\"wanted\"\n" + strings.Repeat("q", 30))
+			want := events(t, NewReader(bytes.NewReader(data)), 0)
+			r := NewReaderSize(bytes.NewReader(data), size)
+			r.UseReaderAt(bytes.NewReader(data))
+			r.SkipUnless = [][]byte{[]byte(`"nope"`), []byte(`"wanted"`)}
+			var got []event
+			for {
+				l, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err == ErrSkipped {
+					got = append(got, event{"", true, r.Line(), false})
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, event{string(l), false, r.Line(), r.Partial()})
+			}
+			// The z and q lines are longer than every buffer size here and
+			// lack the needle; the others pass.
+			want[2] = event{"", true, 3, false}
+			want[4] = event{"", true, 5, false}
+			sameEvents(t, fmt.Sprintf("buffer %d, needle at %d", size, cut), got, want)
+		}
+	}
+}
+
+// A line read back from an input that shrank since it was measured is an
+// error, not a line of zeros.
+func TestReaderReadBackShrank(t *testing.T) {
+	data := []byte("{}\n" + strings.Repeat("x", 100) + "\n{}\n")
+	r := NewReaderSize(bytes.NewReader(data), 8)
+	r.UseReaderAt(bytes.NewReader(data[:50]))
+	if l, err := r.Next(); err != nil || string(l) != "{}" {
+		t.Fatalf("first line %q %v", l, err)
+	}
+	if _, err := r.Next(); !errors.Is(err, errShrank) {
+		t.Fatalf("got %v, want errShrank", err)
 	}
 }
 

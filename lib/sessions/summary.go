@@ -8,6 +8,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/regular"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,10 +35,21 @@ type summary struct {
 	bytesRead   int64
 }
 
-// readSummary reads the first head and the last tail bytes of a plain
-// transcript (the whole file when it is smaller than both together). A
-// compressed transcript is decompressed as a stream: its head is bounded
-// the same way, but its tail can only be reached by reading through.
+// A transcript this small is read whole; a larger one is read in chunks
+// that start at firstChunk and double.
+const (
+	wholeBytes = 16 << 10
+	firstChunk = 4 << 10
+)
+
+// readSummary reads what listing needs of a plain transcript and stops as
+// soon as it is known: the head until the first prompt, the cwd and the
+// start time are found (at most head bytes), and the tail backwards until
+// the newest last-prompt record (at most tail bytes). Claude Code 2.1.328
+// re-appends last-prompt followed by the current custom-title and ai-title
+// at the end of every turn, so the newest titles are the ones written after
+// it. A compressed transcript is decompressed as a stream: its head is
+// bounded the same way, but its tail can only be reached by reading through.
 func readSummary(path string, size int64, compressed bool, head, tail int64) (summary, error) {
 	if head <= 0 {
 		head = DefaultHeadBytes
@@ -54,7 +66,7 @@ func readSummary(path string, size int64, compressed bool, head, tail int64) (su
 	}
 	defer f.Close()
 	var s summary
-	if size <= head+tail {
+	if size <= wholeBytes {
 		// +1 so that a file grown since its stat is still read to a line end.
 		buf := make([]byte, size+1)
 		n, err := io.ReadFull(f, buf)
@@ -65,21 +77,115 @@ func readSummary(path string, size int64, compressed bool, head, tail int64) (su
 		s.scan(buf[:n], true, n <= int(size), n <= int(size))
 		return s, nil
 	}
-	hb := make([]byte, head)
-	n, err := io.ReadFull(f, hb)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+	headEnd, err := s.readHead(f, min(head, size))
+	if err != nil {
 		return s, fmt.Errorf("reading %s: %w", path, err)
 	}
-	s.bytesRead = int64(n)
-	s.scan(hb[:n], true, false, false)
-	tb := make([]byte, tail)
-	n, err = f.ReadAt(tb, size-tail)
-	if err != nil && !errors.Is(err, io.EOF) {
+	if err := s.readTail(f, size, max(headEnd, size-tail), headEnd); err != nil {
 		return s, fmt.Errorf("reading %s: %w", path, err)
 	}
-	s.bytesRead += int64(n)
-	s.scan(tb[:n], false, true, false)
 	return s, nil
+}
+
+// headKnown reports whether the head has told all it is read for.
+func (s *summary) headKnown() bool {
+	return s.firstPrompt != "" && s.cwd != "" && !s.started.IsZero()
+}
+
+// readHead scans the whole lines of the first limit bytes of f, in chunks,
+// until headKnown. It returns the offset just past the last line scanned.
+func (s *summary) readHead(f *os.File, limit int64) (int64, error) {
+	var buf []byte // the unscanned start of a line, then what was read
+	var read, done int64
+	for chunk := int64(firstChunk); read < limit && !s.headKnown(); chunk *= 2 {
+		c := int(min(chunk, limit-read))
+		old := len(buf)
+		buf = slices.Grow(buf, c)[:old+c]
+		n, err := io.ReadFull(f, buf[old:])
+		buf = buf[:old+n]
+		read += int64(n)
+		s.bytesRead += int64(n)
+		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+			s.scan(buf[:i+1], true, false, false)
+			done += int64(i + 1)
+			buf = append(buf[:0], buf[i+1:]...)
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			break
+		}
+		if err != nil {
+			return done, err
+		}
+	}
+	return done, nil
+}
+
+// readTail scans the lines of f between lo and size newest first, reading
+// backwards in chunks, until it has passed a last-prompt record and a timed
+// user or assistant record. headEnd is where the head's scan stopped: a
+// window starting there starts with a whole line, any other with a
+// fragment.
+func (s *summary) readTail(f *os.File, size, lo, headEnd int64) error {
+	var buf []byte // bytes [pos, end of the unscanned part)
+	var tailAI string
+	seenLast, seenTurn := false, false
+	defer func() {
+		if tailAI != "" {
+			s.aiTitle = tailAI
+		}
+	}()
+	pos := size
+	for chunk := int64(firstChunk); pos > lo; chunk *= 2 {
+		c := min(chunk, pos-lo)
+		nb := make([]byte, int(c)+len(buf))
+		n, err := f.ReadAt(nb[:c], pos-c)
+		s.bytesRead += int64(n)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		copy(nb[c:], buf)
+		buf, pos = nb, pos-c
+		start := 0
+		if pos > headEnd {
+			// The first line may start before pos: keep it for the next read.
+			i := bytes.IndexByte(buf, '\n')
+			if i < 0 {
+				continue
+			}
+			start = i + 1
+		}
+		lines := buf[start:]
+		for len(lines) > 0 {
+			line := lines
+			if i := bytes.LastIndexByte(lines[:len(lines)-1], '\n'); i >= 0 {
+				line, lines = lines[i+1:], lines[:i+1]
+			} else {
+				lines = nil
+			}
+			line = bytes.TrimSuffix(line, []byte("\n"))
+			var t summary
+			typ := t.scanLine(line, false, true, false)
+			if s.customTitle == "" {
+				s.customTitle = t.customTitle
+			}
+			if tailAI == "" {
+				tailAI = t.aiTitle
+			}
+			if t.last.After(s.last) {
+				s.last = t.last
+			}
+			seenLast = seenLast || typ == "last-prompt"
+			// Attachments written after a compaction carry older times
+			// than the prompt before them: the last activity is known
+			// at a timed user or assistant record.
+			seenTurn = seenTurn || (!t.last.IsZero() && (typ == "user" || typ == "assistant"))
+			if seenLast && seenTurn {
+				return nil
+			}
+		}
+		buf = buf[:start]
+	}
+	return nil
 }
 
 func readCompressed(path string, head, tail int64) (summary, error) {
@@ -167,7 +273,6 @@ func (s *summary) scan(buf []byte, isHead, isTail, whole bool) {
 		}
 		buf = buf[:i+1]
 	}
-	var hd transcript.Header
 	// buf is in memory and bounded: lines are split in place.
 	for len(buf) > 0 {
 		line := buf
@@ -176,55 +281,63 @@ func (s *summary) scan(buf []byte, isHead, isTail, whole bool) {
 		} else {
 			buf = nil
 		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		// A cheap scan finds type and time; only the few lines that can
-		// carry a title, the first prompt or the cwd are decoded.
-		if len(line) == 0 || transcript.Scan(line, &hd) != nil {
-			continue // malformed: listing skips it
+		s.scanLine(line, isHead, isTail, whole)
+	}
+}
+
+// scanLine reads one line (flags as for scan) and returns its type, "" when
+// it is malformed.
+func (s *summary) scanLine(line []byte, isHead, isTail, whole bool) string {
+	var hd transcript.Header
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	// A cheap scan finds type and time; only the few lines that can
+	// carry a title, the first prompt or the cwd are decoded.
+	if len(line) == 0 || transcript.Scan(line, &hd) != nil {
+		return "" // malformed: listing skips it
+	}
+	if t, err := time.Parse(time.RFC3339Nano, string(hd.Timestamp)); err == nil {
+		if isHead && s.started.IsZero() {
+			s.started = t
 		}
-		if t, err := time.Parse(time.RFC3339Nano, string(hd.Timestamp)); err == nil {
-			if isHead && s.started.IsZero() {
-				s.started = t
-			}
-			if t.After(s.last) && (isTail || whole) {
-				s.last = t
-			}
-		}
-		typ := string(hd.Type)
-		needCwd := isHead && s.cwd == ""
-		switch {
-		case typ == "custom-title", typ == "ai-title":
-		case typ == "user" && isHead && (s.firstPrompt == "" || needCwd):
-		case needCwd && (typ == "assistant" || typ == "system" || typ == "attachment"):
-		default:
-			continue
-		}
-		var h headLine
-		if json.Unmarshal(line, &h) != nil {
-			continue // of an unexpected shape: listing skips it
-		}
-		if needCwd && h.Cwd != "" && !h.IsSidechain {
-			s.cwd = h.Cwd
-		}
-		switch typ {
-		case "custom-title":
-			if h.CustomTitle != nil && *h.CustomTitle != "" {
-				if isTail {
-					s.customTitle = *h.CustomTitle
-				} else {
-					s.headCustom = *h.CustomTitle
-				}
-			}
-		case "ai-title":
-			if h.AITitle != nil && *h.AITitle != "" {
-				s.aiTitle = *h.AITitle
-			}
-		case "user":
-			if s.firstPrompt == "" {
-				s.firstPrompt = humanPrompt(&h)
-			}
+		if t.After(s.last) && (isTail || whole) {
+			s.last = t
 		}
 	}
+	typ := string(hd.Type)
+	needCwd := isHead && s.cwd == ""
+	switch {
+	case typ == "custom-title", typ == "ai-title":
+	case typ == "user" && isHead && (s.firstPrompt == "" || needCwd):
+	case needCwd && (typ == "assistant" || typ == "system" || typ == "attachment"):
+	default:
+		return typ
+	}
+	var h headLine
+	if json.Unmarshal(line, &h) != nil {
+		return typ // of an unexpected shape: listing skips it
+	}
+	if needCwd && h.Cwd != "" && !h.IsSidechain {
+		s.cwd = h.Cwd
+	}
+	switch typ {
+	case "custom-title":
+		if h.CustomTitle != nil && *h.CustomTitle != "" {
+			if isTail {
+				s.customTitle = *h.CustomTitle
+			} else {
+				s.headCustom = *h.CustomTitle
+			}
+		}
+	case "ai-title":
+		if h.AITitle != nil && *h.AITitle != "" {
+			s.aiTitle = *h.AITitle
+		}
+	case "user":
+		if s.firstPrompt == "" {
+			s.firstPrompt = humanPrompt(&h)
+		}
+	}
+	return typ
 }
 
 // wrappers start texts that a human did not type as prose: slash-command

@@ -86,8 +86,64 @@ func TestSummaryBoundedRead(t *testing.T) {
 		}
 		reads = append(reads, s.bytesRead)
 	}
-	if reads[0] != reads[1] || reads[0] != DefaultHeadBytes+DefaultTailBytes {
-		t.Errorf("bytes read %v: want %d for both sizes", reads, DefaultHeadBytes+DefaultTailBytes)
+	// The head is known from its first chunk; with no last-prompt record
+	// the whole tail window is read.
+	if reads[0] != reads[1] || reads[0] != firstChunk+DefaultTailBytes {
+		t.Errorf("bytes read %v: want %d for both sizes", reads, firstChunk+DefaultTailBytes)
+	}
+}
+
+// A transcript shaped as Claude Code 2.1.328 writes one: a title record
+// first (-n), later the generated title mid-file, and at the end of every
+// turn last-prompt followed by the current titles. Listing stops reading
+// once it knows what it needs, and is still right when the first prompt is
+// 200 KiB in.
+func TestSummaryStopsEarly(t *testing.T) {
+	dir := t.TempDir()
+	filler := `{"type":"assistant","timestamp":"2026-01-01T12:00:00.000Z","message":{"content":[{"type":"text","text":"` + strings.Repeat("x", 5000) + `"}]}}`
+	block := func(custom, ai string) string {
+		return `{"type":"last-prompt","lastPrompt":"p","sessionId":"s"}` + "\n" +
+			`{"type":"custom-title","customTitle":"` + custom + `","sessionId":"s"}` + "\n" +
+			`{"type":"ai-title","aiTitle":"` + ai + `","sessionId":"s"}` + "\n" +
+			`{"type":"agent-name","agentName":"` + custom + `","sessionId":"s"}` + "\n"
+	}
+	tests := []struct {
+		name    string
+		prelude string // lines before the first prompt
+		maxRead int64
+	}{
+		{"typical", "", 16 << 10},
+		{"prompt 200 KiB in", strings.Repeat(`{"type":"attachment","timestamp":"2026-01-01T00:00:00.000Z","attachment":{"type":"x","content":"`+strings.Repeat("y", 1000)+`"}}`+"\n", 200), 300 << 10},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		b.WriteString(`{"type":"custom-title","customTitle":"old","sessionId":"s"}` + "\n")
+		b.WriteString(tt.prelude + lineStart + "\n")
+		for i := 0; i < 100; i++ {
+			b.WriteString(filler + "\n")
+			if i == 20 {
+				b.WriteString(lineAI + "\n" + block("mid", "generated"))
+			}
+		}
+		b.WriteString(block("new", "regenerated") + lineEnd + "\n" + block("newest", "regenerated") + `{"type":"cost-state","sessionId":"s"}` + "\n")
+		path := filepath.Join(dir, "s.jsonl")
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := readSummary(path, int64(b.Len()), false, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.cwd != "/w" || s.firstPrompt != "first" || s.customTitle != "newest" || s.aiTitle != "regenerated" {
+			t.Errorf("%s: summary %+v", tt.name, s)
+		}
+		if !s.last.Equal(time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)) {
+			t.Errorf("%s: last %v", tt.name, s.last)
+		}
+		if s.bytesRead > tt.maxRead {
+			t.Errorf("%s: read %d bytes, want at most %d", tt.name, s.bytesRead, tt.maxRead)
+		}
+		t.Logf("%s: %d bytes read of %d", tt.name, s.bytesRead, b.Len())
 	}
 }
 

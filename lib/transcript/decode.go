@@ -79,12 +79,19 @@ type wireBlock struct {
 // Decode decodes one transcript line. It fails only when the line is not
 // a JSON object; a field of the wrong type is named in TypeMismatches and
 // reads as empty. Raw is a copy of line.
-func Decode(line []byte) (*Entry, error) {
+func Decode(line []byte) (*Entry, error) { return decodeLine(line, false) }
+
+// DecodeOwned is Decode of a line that nothing else will write to or
+// reuse (Line.Owned): the entry's Raw and raw fields are slices of line
+// instead of copies, so a huge line is held once, not three times.
+func DecodeOwned(line []byte) (*Entry, error) { return decodeLine(line, true) }
+
+func decodeLine(line []byte, alias bool) (*Entry, error) {
 	trimmed := bytes.TrimLeft(line, " \t\r\n")
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, ErrNotObject
 	}
-	if e, ok := decodeFast(line); ok {
+	if e, ok := decodeFast(line, alias); ok {
 		return e, nil
 	}
 	bp := memberBufs.Get().(*[]byte)
@@ -133,7 +140,7 @@ func build(line []byte, w *wire, d decoder) *Entry {
 		Entrypoint:        w.Entrypoint,
 		PromptID:          w.PromptID,
 		Slug:              w.Slug,
-		Raw:               append(json.RawMessage(nil), line...),
+		Raw:               d.raw(line),
 	}
 	if w.Timestamp != "" {
 		if t, err := time.Parse(time.RFC3339Nano, w.Timestamp); err == nil {
@@ -181,6 +188,9 @@ func build(line []byte, w *wire, d decoder) *Entry {
 type decoder struct {
 	mism    []string
 	unknown int
+	// alias: the line is the entry's to keep (DecodeOwned), so its raw
+	// fields and Raw are slices of it, not copies.
+	alias bool
 	// pre is the message content decodeFast read already.
 	pre *preContent
 }

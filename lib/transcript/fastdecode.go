@@ -40,11 +40,11 @@ func (w *wire) rawField(key string) *json.RawMessage {
 // a field of an unexpected type (decodeSlow names it), a key it reads
 // itself written twice or in another case, an element that is not an
 // object, invalid JSON.
-func decodeFast(line []byte) (*Entry, bool) {
+func decodeFast(line []byte, alias bool) (*Entry, bool) {
 	small := make([]byte, 0, 1024)
 	small = append(small, '{')
 	var pre preContent
-	var d decoder
+	d := decoder{alias: alias}
 	var raws [8]json.RawMessage
 	var seen uint32
 	c := jsonscan.New(line)
@@ -91,7 +91,7 @@ func decodeFast(line []byte) (*Entry, bool) {
 			if err != nil {
 				return nil, false
 			}
-			raws[i] = append(json.RawMessage(nil), v...)
+			raws[i] = d.raw(v)
 			continue
 		}
 		if !wireName(k) {
@@ -277,9 +277,9 @@ func fastBlock(c *jsonscan.Cursor, d *decoder, depth int) (Block, bool) {
 		case "tool_name":
 			ok = fastStr(c, &wb.ToolName)
 		case "input":
-			ok = fastRaw(c, &wb.Input)
+			ok = d.fastRaw(c, &wb.Input)
 		case "source":
-			ok = fastRaw(c, &wb.Source)
+			ok = d.fastRaw(c, &wb.Source)
 		case "is_error":
 			switch c.Peek() {
 			case 'n':
@@ -294,7 +294,7 @@ func fastBlock(c *jsonscan.Cursor, d *decoder, depth int) (Block, bool) {
 		case "content":
 			// Read below, and only where decoder.content reads it: a
 			// tool_result's content (the type may come after it).
-			ok = fastRaw(c, &wb.Content)
+			ok = d.fastRaw(c, &wb.Content)
 		}
 		if !ok {
 			return Block{}, false
@@ -337,8 +337,17 @@ func fastStr(c *jsonscan.Cursor, dst *string) bool {
 	return false
 }
 
-func fastRaw(c *jsonscan.Cursor, dst *json.RawMessage) bool {
+func (d *decoder) fastRaw(c *jsonscan.Cursor, dst *json.RawMessage) bool {
 	v, err := c.Raw()
-	*dst = append(json.RawMessage(nil), v...)
+	*dst = d.raw(v)
 	return err == nil
+}
+
+// raw is v as a field of the entry: v itself when the line is the
+// entry's to keep (alias), else a copy.
+func (d *decoder) raw(v []byte) json.RawMessage {
+	if d.alias {
+		return v
+	}
+	return append(json.RawMessage(nil), v...)
 }

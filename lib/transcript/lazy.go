@@ -19,8 +19,14 @@ import (
 // invalid JSON, a field it reads with an unexpected type (Decode names
 // those), a key it reads written twice or in another case. The caller
 // then decodes the line.
-func DecodeTools(line []byte) (e *Entry, ok bool) {
-	l := lazy{c: jsonscan.New(line)}
+func DecodeTools(line []byte) (e *Entry, ok bool) { return decodeTools(line, false) }
+
+// DecodeTools is the package's DecodeTools of the line, without copies
+// when it is Owned.
+func (l *Line) DecodeTools() (*Entry, bool) { return decodeTools(l.Bytes, l.Owned) }
+
+func decodeTools(line []byte, alias bool) (e *Entry, ok bool) {
+	l := lazy{c: jsonscan.New(line), alias: alias}
 	e = &Entry{}
 	if l.c.Peek() != '{' || !l.object(func(k []byte) bool { return l.top(e, k) }) || l.c.End() != nil {
 		return nil, false
@@ -42,6 +48,8 @@ type lazy struct {
 	c   jsonscan.Cursor
 	u   User
 	set uint32 // the top-level keys read so far
+	// alias: the line is the entry's to keep, raw values are slices of it.
+	alias bool
 }
 
 // object walks an object, calling field for each key (escapes resolved).
@@ -110,7 +118,10 @@ func (l *lazy) raw(dst *json.RawMessage) bool {
 	if err != nil {
 		return false
 	}
-	*dst = append(json.RawMessage(nil), v...)
+	*dst = v
+	if !l.alias {
+		*dst = append(json.RawMessage(nil), v...)
+	}
 	return true
 }
 

@@ -54,6 +54,9 @@ func checkTools(t *testing.T, line []byte) {
 	if got, want := toolView(lazy), toolView(full); got != want {
 		t.Fatalf("DecodeTools:\n%s\nDecode:\n%s\nline %.300q", got, want, line)
 	}
+	if owned, ok := (&Line{Bytes: append([]byte(nil), line...), Owned: true}).DecodeTools(); !ok || !reflect.DeepEqual(owned, lazy) {
+		t.Fatalf("DecodeTools of an owned line (ok %v):\n%+v\nwant\n%+v", ok, owned, lazy)
+	}
 	for _, m := range full.TypeMismatches {
 		for _, read := range []string{"type", "uuid", "timestamp", "sessionId", "agentId", "toolDenialKind"} {
 			if m == read {
@@ -138,7 +141,7 @@ func checkFast(t *testing.T, line []byte) {
 	if err != nil {
 		return
 	}
-	fast, ok := decodeFast(line)
+	fast, ok := decodeFast(line, false)
 	slow, serr := decodeSlow(line, data)
 	if !ok {
 		return
@@ -148,6 +151,13 @@ func checkFast(t *testing.T, line []byte) {
 	}
 	if !reflect.DeepEqual(fast, slow) {
 		t.Fatalf("decodeFast:\n%+v\ndecodeSlow:\n%+v\nline %.300q", fast, slow, line)
+	}
+	// An owned line decodes to the same entry, its raw parts slices of it.
+	own := append([]byte(nil), line...)
+	if aliased, ok := decodeFast(own, true); !ok || !reflect.DeepEqual(aliased, fast) {
+		t.Fatalf("decodeFast of an owned line (ok %v):\n%+v\nwant\n%+v", ok, aliased, fast)
+	} else if len(own) > 0 && &aliased.Raw[0] != &own[0] {
+		t.Fatal("an owned line's Raw is a copy")
 	}
 }
 
@@ -167,7 +177,7 @@ func TestDecodeFastCorpus(t *testing.T) {
 			sc.Buffer(nil, 64<<20)
 			for sc.Scan() {
 				checkFast(t, sc.Bytes())
-				if _, ok := decodeFast(sc.Bytes()); ok {
+				if _, ok := decodeFast(sc.Bytes(), false); ok {
 					fast++
 				}
 				n++

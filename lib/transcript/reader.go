@@ -34,6 +34,17 @@ type Line struct {
 	Number int    // 1-based line number in the (decompressed) file
 	Header Header
 	Entry  *Entry // set when Options.Decode
+	// Owned: Bytes is the caller's to keep (a long line the reader does
+	// not reuse), so it can be decoded without a copy (DecodeOwned).
+	Owned bool
+}
+
+// Decode decodes the line, without copying it when it is Owned.
+func (l *Line) Decode() (*Entry, error) {
+	if l.Owned {
+		return DecodeOwned(l.Bytes)
+	}
+	return Decode(l.Bytes)
 }
 
 // maxListed bounds the line numbers kept per problem kind, so that a file
@@ -142,6 +153,7 @@ func NewReader(r io.Reader, opts Options) *Reader {
 			rd.want[t] = true
 			rd.needles = append(rd.needles, []byte(`"`+t+`"`))
 		}
+		lr.SkipUnless = rd.needles
 	}
 	return rd
 }
@@ -157,6 +169,12 @@ func (r *Reader) Next() (*Line, error) {
 		b, err := r.lr.Next()
 		if err == io.EOF {
 			return nil, io.EOF
+		}
+		if err == ndjson.ErrSkipped {
+			// A long line the reader searched and did not read back.
+			r.diag.Lines++
+			r.diag.Prefiltered++
+			continue
 		}
 		if err != nil {
 			if errors.Is(err, ndjson.ErrLineTooLong) {
@@ -186,7 +204,7 @@ func (r *Reader) Next() (*Line, error) {
 			continue
 		}
 		l := &r.line
-		*l = Line{Bytes: b, Number: r.lr.Line()}
+		*l = Line{Bytes: b, Number: r.lr.Line(), Owned: r.lr.Owned()}
 		if err := Scan(b, &l.Header); err != nil {
 			r.skipBad(b, err)
 			continue
@@ -205,7 +223,7 @@ func (r *Reader) Next() (*Line, error) {
 			continue
 		}
 		if r.opts.Decode {
-			e, err := Decode(b)
+			e, err := l.Decode()
 			if err != nil {
 				r.skipBad(b, err)
 				continue
@@ -329,6 +347,12 @@ func ReadMapped(in io.Reader, lr *ndjson.Reader, read func() error) error {
 	f, ok := in.(*os.File)
 	if !ok {
 		return read()
+	}
+	// A regular file read from its start: a line longer than the buffer
+	// is read back at its size, not assembled (1x the line, not 2x). A
+	// pipe or device cannot be read back.
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		lr.UseReaderAt(f)
 	}
 	w := mapFile(f)
 	if w == nil {

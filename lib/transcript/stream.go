@@ -183,7 +183,7 @@ func (s *selector) keep(l *Line) {
 
 func (s *selector) emit(l *Line) error {
 	if s.decode {
-		e, err := Decode(l.Bytes)
+		e, err := l.Decode()
 		if err != nil {
 			return err // cannot happen: the line was scanned
 		}

@@ -111,7 +111,7 @@ func runAssert(env *cli.Env, args []string, e expectations) error {
 		}
 		filters[i] = f
 	}
-	names, err := inputs(env, args)
+	names, err := inputs(env, args, "cassette")
 	if err != nil {
 		return err
 	}

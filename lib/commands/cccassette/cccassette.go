@@ -65,11 +65,16 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // subcommandNames are the subcommands, in the order of the help.
-var subcommandNames = []string{"import", "verify", "diff", "assert", "show", "convert"}
+var subcommandNames = []string{"import", "verify", "diff", "assert", "show", "convert", "record", "replay", "fork"}
 
 // subcommandOf builds the named subcommand.
 func subcommandOf(name string, getenv func(string) string) (subcommand, bool) {
 	switch name {
+	case "record", "replay", "fork":
+		// For docs and completion only: a run builds these around its
+		// own arguments (proxyCommand splits off the child command).
+		sub, _ := proxyCommand(proxy.Mode(name), nil, nil, nil, nil)
+		return sub, true
 	case "import":
 		return importCommand(getenv), true
 	case "verify":
@@ -161,12 +166,13 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 
 // inputs opens the paths, or stdin when there are none (and stdin is a
 // pipe or a file).
-func inputs(env *cli.Env, args []string) ([]string, error) {
+// what names what is expected: "cassette", or "transcript" for import.
+func inputs(env *cli.Env, args []string, what string) ([]string, error) {
 	if len(args) > 0 {
 		return args, nil
 	}
 	if !env.HasInput() {
-		return nil, cli.Usagef("no cassette given: name a file or pipe one in")
+		return nil, cli.Usagef("no %s given: name a file or pipe one in", what)
 	}
 	return []string{"-"}, nil
 }

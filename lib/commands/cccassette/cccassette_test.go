@@ -308,3 +308,39 @@ func TestImportOptions(t *testing.T) {
 		t.Errorf("bad timestamp: %d %s", code, errs)
 	}
 }
+
+// Bad lines are named ten at a time, then counted: on stdin (the shared
+// cap of cli.Env.SkipInput) and per file.
+func TestImportWarningsCapped(t *testing.T) {
+	path := "../../../testdata/corpus/claude/projects/-home-dev-projects-alpha/c0a1f001-0000-4000-8000-000000000001.jsonl"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Repeat("garbage\n", 15)
+	_, _, errs := run(t, bad+string(data), "import", "--id", "x")
+	if n := strings.Count(errs, "skipped: not a JSON object"); n != 10 || !strings.Contains(errs, "<stdin>: 5 more warnings about stdin lines not shown (15 in all)") {
+		t.Errorf("stdin: %d named, stderr:\n%s", n, errs)
+	}
+	file := filepath.Join(t.TempDir(), "c0a1f001-0000-4000-8000-000000000001.jsonl")
+	if err := os.WriteFile(file, append([]byte(bad), data...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, errs = run(t, "", "import", "--id", "x", file)
+	if n := strings.Count(errs, ": skipped: malformed"); n != 10 || !strings.Contains(errs, "5 more skipped lines not shown (15 in all)") {
+		t.Errorf("file: %d named, stderr:\n%s", n, errs)
+	}
+}
+
+// import without input names what it wants (transcripts, not cassettes)
+// and, being a usage error, creates no --out-dir.
+func TestImportNoInput(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, errs := run(t, "", "import", "--out-dir", dir)
+	if code != 2 || !strings.Contains(errs, "cc-cassette: no transcript given") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("--out-dir created on a usage error: %v", err)
+	}
+}

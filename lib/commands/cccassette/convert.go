@@ -44,7 +44,7 @@ func convertCommand() subcommand {
 			if to != "ndjson" && to != "json" {
 				return cli.Usagef("--to must be ndjson or json, not %q", to)
 			}
-			names, err := inputs(env, args)
+			names, err := inputs(env, args, "cassette")
 			if err != nil {
 				return err
 			}

@@ -115,14 +115,19 @@ func (o *importOptions) run(env *cli.Env, args []string) error {
 			o.keyNames = append(o.keyNames, name)
 		}
 	}
+	what := "transcript"
+	if o.from == "chat-json" {
+		what = "chat JSON file"
+	}
+	// Usage first: a usage error creates no --out-dir.
+	names, err := inputs(env, args, what)
+	if err != nil {
+		return err
+	}
 	if o.outDir != "" {
 		if err := os.MkdirAll(o.outDir, 0o755); err != nil {
 			return err
 		}
-	}
-	names, err := inputs(env, args)
-	if err != nil {
-		return err
 	}
 	for _, name := range names {
 		var err error
@@ -171,12 +176,23 @@ func (o *importOptions) session(env *cli.Env, path string) error {
 	return nil
 }
 
+// maxFileWarnings is how many skipped lines of one file are named.
+const maxFileWarnings = 10
+
 // file imports one transcript file; a failure is reported and counted.
 func (o *importOptions) file(env *cli.Env, path string) {
 	im := cassette.NewClaudeCodeImporter(o.importOpts(o.idFor(path)))
+	warned := 0 // the first ten lines named, the rest counted
 	opts := transcript.Options{MaxLine: o.maxLine, Warn: func(line int, err error) {
-		env.Warnf("%s:%d: skipped: %v", path, line, err)
+		if warned++; warned <= maxFileWarnings {
+			env.Warnf("%s:%d: skipped: %v", path, line, err)
+		}
 	}}
+	defer func() {
+		if warned > maxFileWarnings {
+			env.Warnf("%s: %d more skipped lines not shown (%d in all)", path, warned-maxFileWarnings, warned)
+		}
+	}()
 	var addErr error
 	_, err := transcript.ReadFile(path, opts, func(l *transcript.Line) error {
 		if err := im.Add(l.Bytes, l.Number); err != nil {
@@ -221,10 +237,11 @@ func (o *importOptions) stdin(env *cli.Env) error {
 			break
 		}
 		if err != nil {
-			env.Warnf("<stdin>:%d: skipped: %v", rd.Line(), err)
 			if errors.Is(err, ndjson.ErrLineTooLong) {
+				env.SkipInput(rd.Line(), "skipped: %v", err)
 				continue
 			}
+			env.Warnf("<stdin>:%d: skipped: %v", rd.Line(), err)
 			o.failed = true
 			break
 		}
@@ -234,9 +251,9 @@ func (o *importOptions) stdin(env *cli.Env) error {
 		v, err := cassette.Parse(line)
 		if err != nil || v.Kind() != cassette.Object {
 			if rd.Partial() {
-				env.Warnf("<stdin>:%d: skipped: the last line is incomplete", rd.Line())
+				env.SkipInput(rd.Line(), "skipped: the last line is incomplete")
 			} else {
-				env.Warnf("<stdin>:%d: skipped: not a JSON object", rd.Line())
+				env.SkipInput(rd.Line(), "skipped: not a JSON object")
 			}
 			continue
 		}

@@ -81,7 +81,7 @@ func showCommand() subcommand {
 			if f := env.Flags; f.Visited("step") && step < 0 {
 				return cli.Usagef("--step takes a step number (0, 1, ...)")
 			}
-			names, err := inputs(env, args)
+			names, err := inputs(env, args, "cassette")
 			if err != nil {
 				return err
 			}

@@ -56,7 +56,7 @@ func verifyCommand() subcommand {
 		synopsis: "cc-cassette verify [CASSETTE... | -]",
 		help:     verifyHelp,
 		run: func(env *cli.Env, args []string) error {
-			names, err := inputs(env, args)
+			names, err := inputs(env, args, "cassette")
 			if err != nil {
 				return err
 			}

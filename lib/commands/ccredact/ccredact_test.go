@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/secrets"
@@ -310,7 +312,7 @@ func TestUsage(t *testing.T) {
 	}{
 		{nil, 2, "cc-redact: no input"},
 		{[]string{"--profile", "x"}, 2, "--profile picks"},
-		{[]string{"--scan", "--profile", "nope"}, 1, `cc-redact: no profile named "nope"`},
+		{[]string{"--scan", "--profile", "nope"}, 2, `cc-redact: no profile named "nope" (known: `},
 		{[]string{"-", "-"}, 2, `"-" (stdin) can be given once`},
 		{[]string{"--scan", "--workers", "0"}, 2, "--workers must be 1 or more"},
 		{[]string{"/no/such/file.jsonl"}, 1, "cc-redact: open /no/such/file.jsonl"},
@@ -358,6 +360,44 @@ func TestBigFileThroughMaps(t *testing.T) {
 	}
 }
 
+// A symlink to a FIFO among a session's tool-results (the listing lets
+// symlinks through) is named and skipped, not opened for a read that
+// would block forever; the other files are still scanned.
+func TestScanSkipsFIFO(t *testing.T) {
+	deps, proj, _ := machine(t)
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	link := filepath.Join(proj, "11111111-2222-4333-8444-555555555555", "tool-results", "fifo.txt")
+	if err := os.Symlink(fifo, link); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var code int
+	var out, errs string
+	go func() {
+		defer close(done)
+		code, out, errs = run(t, deps, "", "--scan")
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		// Unblock the read so the test ends.
+		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		<-done
+		t.Fatal("--scan blocked on a FIFO")
+	}
+	if code != 1 || !strings.Contains(errs, "fifo.txt: skipped: a named pipe (FIFO), not a regular file") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if !strings.Contains(out, "abc123xyz.txt") {
+		t.Errorf("the other files were not scanned: %s", out)
+	}
+}
+
 // configDir is a System whose only setting is CLAUDE_CONFIG_DIR=dir.
 func configDir(dir string) cli.System {
 	return cli.System{Getenv: func(k string) string {
@@ -366,4 +406,22 @@ func configDir(dir string) cli.System {
 		}
 		return ""
 	}}
+}
+
+// --scan names ten bad lines of a file, then counts the rest with the
+// file's name (it said only "more bad lines not shown").
+func TestScanWarningsCounted(t *testing.T) {
+	deps, _, ps := machine(t)
+	path := filepath.Join(t.TempDir(), "31111111-2222-4333-8444-555555555555.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Repeat("not json: "+ps[0].text()+"\n", 15)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, deps, "", "--scan", path)
+	if n := strings.Count(errs, "not a JSON record, scanned as text"); code != 1 || n != 10 ||
+		!strings.Contains(errs, path+": 5 more warnings not shown (15 in all)") {
+		t.Errorf("exit %d, %d named, stderr:\n%s", code, n, errs)
+	}
+	if strings.Count(out, "\n") != 15 {
+		t.Errorf("findings: %s", out)
+	}
 }

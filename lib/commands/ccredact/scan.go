@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/regular"
 	"github.com/ccpipe/ccpipe/lib/search"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 	"github.com/ccpipe/ccpipe/lib/transcript"
@@ -36,8 +37,10 @@ func ptr(s string) *string {
 // result is what one scan job produced: its findings and its warnings, in
 // order, printed by the main goroutine.
 type result struct {
+	path     string // the file scanned, named in the count of the rest
 	findings []finding
 	warnings []string
+	more     int // warnings past the first maxWarnings
 	failed   bool
 }
 
@@ -45,8 +48,8 @@ func (res *result) warnf(format string, a ...any) {
 	res.failed = true
 	if len(res.warnings) < maxWarnings {
 		res.warnings = append(res.warnings, fmt.Sprintf(format, a...))
-	} else if len(res.warnings) == maxWarnings {
-		res.warnings = append(res.warnings, "more bad lines not shown")
+	} else {
+		res.more++
 	}
 }
 
@@ -93,6 +96,9 @@ func (r *runner) newScanner() *scanner {
 func (s *scanner) print(res result) error {
 	for _, w := range res.warnings {
 		s.r.env.Warnf("%s", w)
+	}
+	if res.more > 0 {
+		s.r.env.Warnf("%s: %d more warnings not shown (%d in all)", res.path, res.more, res.more+len(res.warnings))
 	}
 	if res.failed {
 		s.r.failed = true
@@ -171,11 +177,18 @@ func (r *runner) scanInputs(s *scanner, args []string) error {
 // scanProfiles scans every session of the selected profiles.
 func (r *runner) scanProfiles(s *scanner) error {
 	profs, warnings := profiles.Discover(profiles.NewEnv(r.o.sys.Home, r.o.sys.Getenv))
+	if err := profiles.NoHome(warnings); err != nil {
+		return err
+	}
 	for _, w := range warnings {
 		r.env.Warnf("%v", w)
 	}
 	profs, err := profiles.Named(profs, r.o.profiles)
-	if err != nil {
+	// A name no profile has is a usage error, as in cc-profiles.
+	var upe *profiles.UnknownProfileError
+	if errors.As(err, &upe) {
+		return cli.Usagef("%s", upe.Usage())
+	} else if err != nil {
 		return err
 	}
 	files, errs := sessions.Files(r.env.Ctx, sessions.ProjectsDirs(profs), nil)
@@ -237,10 +250,18 @@ func (r *runner) scanFile(path, id string) result {
 	if isRecords(path) {
 		return r.scanRecords(path, id)
 	}
-	var res result
-	data, err := os.ReadFile(path)
+	res := result{path: path}
+	// A FIFO or a device planted among a session's files would block the
+	// read or never end: only a regular file is read.
+	f, err := regular.Open(path)
 	if err != nil {
 		res.warnf("%v", err)
+		return res
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		res.warnf("%s: %v", path, err)
 		return res
 	}
 	line, last := 1, 0
@@ -256,7 +277,7 @@ func (r *runner) scanFile(path, id string) result {
 // lines holding a keyword are parsed; one that does not parse is scanned
 // as raw text and reported.
 func (r *runner) scanRecords(path, id string) result {
-	var res result
+	res := result{path: path}
 	f, err := transcript.Open(path)
 	if err != nil {
 		res.warnf("%v", err)

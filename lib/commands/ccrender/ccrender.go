@@ -85,8 +85,9 @@ Examples:
   # a page that follows a running session
   $ cc-render html --follow --out live.html SESSION.jsonl
 
-Exit status: 0 ok, 1 a transcript could not be read or another failure
-(what could be read is still rendered), 2 usage error.`
+Exit status: 0 ok, 1 a transcript could not be read, stdin held no entry
+or session record (only bad lines), or another failure (what could be
+read is still rendered), 2 usage error.`
 
 type options struct {
 	format    string

@@ -231,3 +231,21 @@ func TestFollowStdoutFile(t *testing.T) {
 		t.Errorf("the redirected file holds %q", b)
 	}
 }
+
+// Bad stdin lines are named ten at a time, then counted (cli.Env's shared
+// cap); the good records are still rendered.
+func TestStdinWarningsCapped(t *testing.T) {
+	in := strings.Repeat("garbage\n", 12) + strings.Repeat(`{"kind":"fact"}`+"\n", 3) + `{"transcript_path":"` + alpha + `"}` + "\n"
+	code, out, errs := run(t, in, "md")
+	if n := strings.Count(errs, "<stdin>:"); n != 11 || !strings.Contains(errs, "<stdin>: 5 more warnings about stdin lines not shown (15 in all)") {
+		t.Errorf("%d lines name stdin, stderr:\n%s", n, errs)
+	}
+	if code != 0 || !strings.Contains(out, "# corpus-tools") {
+		t.Errorf("exit %d, the session was not rendered", code)
+	}
+	// Nothing usable: exit 1, and said.
+	code, out, errs = run(t, strings.Repeat("garbage\n", 3)+`{"kind":"fact"}`+"\n", "md")
+	if code != 1 || out != "" || !strings.Contains(errs, "cc-render: <stdin>: no transcript entry or session record read") {
+		t.Errorf("nothing usable: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}

@@ -3,6 +3,7 @@ package ccrender
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,23 +46,30 @@ func (r *record) path() string {
 func (o *options) readStdin(env *cli.Env, add func(render.Session) error) error {
 	sp := &spool{}
 	defer sp.remove()
+	used := 0
 	_, err := env.EachInput(func(line []byte, n int) error {
 		var r record
 		if err := json.Unmarshal(line, &r); err != nil {
-			env.Warnf("<stdin>:%d: %v, line skipped", n, err)
+			env.SkipInput(n, "%v, line skipped", err)
 			return nil
 		}
 		if r.Type == nil && r.UUID == nil && r.CCSource == nil {
 			if r.path() == "" {
-				env.Warnf("<stdin>:%d: neither a transcript entry nor a session record (no type, uuid, cc_source or transcript_path), skipped", n)
+				env.SkipInput(n, "neither a transcript entry nor a session record (no type, uuid, cc_source or transcript_path), skipped")
 				return nil
 			}
+			used++
 			return add(o.sessionOf(r.path(), r.ID))
 		}
+		used++
 		return sp.add(&r, line)
 	})
 	if err != nil {
 		return err
+	}
+	if used == 0 && env.SkippedInput() > 0 {
+		// Only bad lines: say so rather than render nothing and succeed.
+		return &cli.ExitError{Code: cli.ExitFail, Err: errors.New("<stdin>: no transcript entry or session record read")}
 	}
 	if err := sp.flush(); err != nil {
 		return err

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // realPayload is the statusLine JSON Claude Code 2.1.328 sent (captured by
@@ -228,5 +230,54 @@ func TestBudget(t *testing.T) {
 	code, out, _ := run(t, realPayload(t, tr, nil), "--cache-dir", filepath.Join(root, "c"), "--now", "2026-05-02T12:46:00Z")
 	if code != 0 || !strings.Contains(out, "| $11.00 block,") {
 		t.Errorf("after: %q", out)
+	}
+}
+
+// A FIFO where a transcript is expected (the payload's own, or another
+// session's in the same projects dir) is skipped, with a warning for the
+// payload's own, instead of blocking the status line forever.
+func TestFIFOTranscript(t *testing.T) {
+	root := t.TempDir()
+	proj := filepath.Join(root, "projects", "-home-dev-p")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tr := filepath.Join(proj, "11111111-2222-4333-8444-555555555555.jsonl")
+	sibling := filepath.Join(proj, "21111111-2222-4333-8444-555555555555.jsonl")
+	if err := os.WriteFile(tr, []byte(assistant("m1", "2026-05-02T10:30:00.000Z", "claude-sonnet-5-5", 1000000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, fifo := range []string{sibling, tr + ".fifo"} {
+		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+			t.Skip(err)
+		}
+	}
+	for _, c := range []struct {
+		path, out, warn string
+	}{
+		{tr, "Opus 5.5 | $0.03 session | $2.00 block, 2h14m left | ctx 2%\n", ""},
+		{tr + ".fifo", "Opus 5.5 | $0.03 session | $2.00 block, 2h14m left | ctx 2%\n", "a named pipe (FIFO), not a regular file"},
+	} {
+		done := make(chan struct{})
+		var code int
+		var out, errs string
+		go func() {
+			defer close(done)
+			code, out, errs = run(t, realPayload(t, c.path, nil), "--cache-dir", filepath.Join(root, "cache"), "--now", "2026-05-02T12:46:00Z")
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			for _, fifo := range []string{sibling, tr + ".fifo"} {
+				if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+					f.Close()
+				}
+			}
+			<-done
+			t.Fatalf("%s: blocked on a FIFO", c.path)
+		}
+		if code != 0 || out != c.out || c.warn == "" && errs != "" || !strings.Contains(errs, c.warn) {
+			t.Errorf("%s: exit %d, %q, stderr %q", c.path, code, out, errs)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/pricing"
+	"github.com/ccpipe/ccpipe/lib/regular"
 )
 
 // A ledger is what cc-statusline remembers of one transcript: the priced
@@ -162,7 +163,9 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time)
 	if cat == nil {
 		cat = pricing.Embedded()
 	}
-	f, err := os.Open(path)
+	// A FIFO or device named like a transcript would block the statusline
+	// forever: only a regular file is read.
+	f, err := regular.Open(path)
 	if err != nil {
 		return false, err
 	}
