@@ -13,7 +13,7 @@ import (
 // message, starts the next block.
 
 // BlockDuration is the length of a billing window.
-const BlockDuration = 5 * time.Hour
+const BlockDuration = pricing.BlockDuration
 
 // UsageBlock is a usage --sum block fact.
 type UsageBlock struct {
@@ -114,27 +114,11 @@ func (u *usageState) finishBlocks() error {
 	return nil
 }
 
-// BlockSpan is one billing window over sorted times: times[From:To]
-// fall in the block that starts at Start.
-type BlockSpan struct {
-	Start    time.Time
-	From, To int
-}
+// BlockSpan is one billing window over sorted times (pricing.BlockSpan).
+type BlockSpan = pricing.BlockSpan
 
 // BlockSpans cuts sorted times into ccusage's 5-hour blocks.
-func BlockSpans(times []time.Time) []BlockSpan {
-	var out []BlockSpan
-	for i := 0; i < len(times); {
-		start := times[i].UTC().Truncate(time.Hour)
-		j := i + 1
-		for j < len(times) && times[j].Sub(start) <= BlockDuration && times[j].Sub(times[j-1]) <= BlockDuration {
-			j++
-		}
-		out = append(out, BlockSpan{Start: start, From: i, To: j})
-		i = j
-	}
-	return out
-}
+func BlockSpans(times []time.Time) []BlockSpan { return pricing.BlockSpans(times) }
 
 const tsLayout = "2006-01-02T15:04:05.000Z"
 

@@ -20,7 +20,7 @@ func TestBlockSpans(t *testing.T) {
 		at("2026-05-03T02:00:00Z"), // a gap over 5 h
 	}
 	got := BlockSpans(times)
-	want := []BlockSpan{{at("2026-05-02T10:00:00Z"), 0, 2}, {at("2026-05-02T15:00:00Z"), 2, 3}, {at("2026-05-02T20:00:00Z"), 3, 4}, {at("2026-05-03T02:00:00Z"), 4, 5}}
+	want := []BlockSpan{{Start: at("2026-05-02T10:00:00Z"), From: 0, To: 2}, {Start: at("2026-05-02T15:00:00Z"), From: 2, To: 3}, {Start: at("2026-05-02T20:00:00Z"), From: 3, To: 4}, {Start: at("2026-05-03T02:00:00Z"), From: 4, To: 5}}
 	if len(got) != len(want) {
 		t.Fatalf("spans %v, want %v", got, want)
 	}

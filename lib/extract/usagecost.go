@@ -26,11 +26,16 @@ type CostedUsage struct {
 
 // costOf prices one message; ok is false when its usage is out of range.
 func (u *usageState) costOf(r *usageRec) (ch pricing.Charge, model string, err error) {
-	model = r.reqModel
-	if model == "" {
-		model = r.model
+	return priceUsage(u.x.opts.Prices, r.reqModel, r.model, r.usageRaw)
+}
+
+// priceUsage prices a usage object requested as reqModel (else answered
+// as model): the one pricing rule of usage --cost and cc-render.
+func priceUsage(cat *pricing.Catalog, reqModel, model, usageRaw string) (ch pricing.Charge, _ string, err error) {
+	if reqModel != "" {
+		model = reqModel
 	}
-	pu, err := pricing.ParseUsage([]byte(r.usageRaw))
+	pu, err := pricing.ParseUsage([]byte(usageRaw))
 	if err != nil {
 		var re *pricing.RangeError
 		if !errors.As(err, &re) {
@@ -38,7 +43,15 @@ func (u *usageState) costOf(r *usageRec) (ch pricing.Charge, model string, err e
 		}
 		return ch, model, err
 	}
-	return u.x.opts.Prices.Cost(model, &pu), model, nil
+	return cat.Cost(model, &pu), model, nil
+}
+
+// PriceLine prices the assistant line of one API response as usage --cost
+// does; model is its message.model, used when the line has no
+// requestedModel. It returns the model priced.
+func PriceLine(cat *pricing.Catalog, line []byte, model string) (pricing.Charge, string, error) {
+	reqModel, usage := costFields(line)
+	return priceUsage(cat, reqModel, model, usage)
 }
 
 // costedUsage is the --cost record of a message.

@@ -334,7 +334,7 @@ func (s *htmlSink) divider(c *extract.Compaction) {
 }
 
 func (s *htmlSink) turn(t Tokens, depth int) {
-	s.p(`<div class="usage">`, tokenWords(t), "</div>\n")
+	s.p(`<div class="usage">`, tokenWords(t, htmlEscape), "</div>\n")
 }
 
 func (s *htmlSink) foot(m *Meta) {
@@ -368,7 +368,7 @@ func (s *htmlSink) foot(m *Meta) {
 		s.p("<p>No prompts.</p>")
 	}
 	s.p("</nav>\n<footer>")
-	s.e(summaryWords(m))
+	s.e(summaryWords(m, func(s string) string { return s }))
 	s.p("</footer>\n</article>\n")
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/extract"
+	"github.com/ccpipe/ccpipe/lib/pricing"
 )
 
 // mdSink writes GitHub-flavoured Markdown. Text from the transcript never
@@ -204,7 +205,7 @@ func (s *mdSink) divider(c *extract.Compaction) {
 }
 
 func (s *mdSink) turn(t Tokens, depth int) {
-	s.p("<sub>", tokenWords(t), "</sub>\n\n")
+	s.p("<sub>", tokenWords(t, mdInline), "</sub>\n\n")
 }
 
 func (s *mdSink) foot(m *Meta) {
@@ -225,7 +226,7 @@ func (s *mdSink) foot(m *Meta) {
 	if len(m.TOC) == 0 {
 		s.p("*No prompts.*\n")
 	}
-	s.p("\n", summaryWords(m), "\n")
+	s.p("\n", summaryWords(m, mdInline), "\n")
 }
 
 func (s *mdSink) end(int) {}
@@ -248,19 +249,39 @@ func compactWords(c *extract.Compaction) string {
 	return strings.Join(parts, " · ")
 }
 
-func tokenWords(t Tokens) string {
+// tokenWords is a turn's or a session's usage line; esc escapes the
+// model names, which come from the transcript.
+func tokenWords(t Tokens, esc func(string) string) string {
 	calls := "API calls"
 	if t.Messages == 1 {
 		calls = "API call"
 	}
-	return fmt.Sprintf("%d %s · input %s · output %s · cache read %s · cache write %s", t.Messages, calls,
+	s := fmt.Sprintf("%d %s · input %s · output %s · cache read %s · cache write %s", t.Messages, calls,
 		thousands(t.Input), thousands(t.Output), thousands(t.CacheRead), thousands(t.CacheCreation))
+	return s + " · " + costWords(t, esc)
 }
 
-func summaryWords(m *Meta) string {
+// costWords is the cost as cc-extract usage --cost prices it, saying
+// which models were priced at assumed prices and how many calls could not
+// be priced, never a silent $0.
+func costWords(t Tokens, esc func(string) string) string {
+	if t.Unpriced == t.Messages {
+		return "cost unknown"
+	}
+	s := pricing.Dollars(t.USD)
+	if len(t.Assumed) > 0 {
+		s += " (assumed: " + esc(strings.Join(t.Assumed, ", ")) + " priced as the default model)"
+	}
+	if t.Unpriced > 0 {
+		s += fmt.Sprintf(" + %d unpriced", t.Unpriced)
+	}
+	return s
+}
+
+func summaryWords(m *Meta, esc func(string) string) string {
 	s := plural(m.Prompts, "prompt") + " · " + plural(m.Tools, "tool call") + " · " + plural(m.Failures, "failure")
 	if m.Tokens.Messages > 0 {
-		s += " · " + tokenWords(m.Tokens)
+		s += " · " + tokenWords(m.Tokens, esc)
 	}
 	if m.Start != "" {
 		s += " · " + when(m.Start) + " to " + when(m.End)

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/extract"
+	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -30,6 +31,9 @@ type Options struct {
 	Format string
 	// Warn is called for each skipped line or unreadable file.
 	Warn func(msg string)
+	// Prices prices each API response as cc-extract usage --cost does
+	// (nil: the built-in table).
+	Prices *pricing.Catalog
 }
 
 // Session is one session to render: its main transcript and the
@@ -71,6 +75,9 @@ type Doc struct {
 func NewDoc(w io.Writer, opts Options) (*Doc, error) {
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
+	}
+	if opts.Prices == nil {
+		opts.Prices = pricing.Embedded()
 	}
 	d := &Doc{w: bufio.NewWriterSize(w, 64<<10), opts: opts}
 	switch opts.Format {
@@ -118,18 +125,42 @@ type TOCEntry struct {
 	Anchor, Text, Time string
 }
 
-// Tokens sums API usage.
+// Tokens sums API usage and its cost.
 type Tokens struct {
 	Messages                                int
 	Input, Output, CacheRead, CacheCreation int64
+	// USD is the cost of the priced messages; Unpriced counts those whose
+	// usage could not be priced; Assumed lists the unknown models priced
+	// as the default model.
+	USD      float64
+	Unpriced int
+	Assumed  []string
 }
 
-func (t *Tokens) add(u *transcript.Usage) {
+// priced is one API response's usage and its charge.
+type priced struct {
+	u      transcript.Usage
+	ch     pricing.Charge
+	costOK bool
+}
+
+func (t *Tokens) add(p *priced) {
+	u := &p.u
 	t.Messages++
 	t.Input += u.InputTokens
 	t.Output += u.OutputTokens
 	t.CacheRead += u.CacheReadInputTokens
 	t.CacheCreation += u.CacheCreationInputTokens
+	if !p.costOK {
+		t.Unpriced++
+		return
+	}
+	for _, part := range p.ch.Parts {
+		t.USD += part.USD
+		if part.Basis == pricing.BasisAssumed && !slices.Contains(t.Assumed, part.Model) {
+			t.Assumed = append(t.Assumed, part.Model)
+		}
+	}
 }
 
 func (t *Tokens) plus(o Tokens) {
@@ -138,6 +169,13 @@ func (t *Tokens) plus(o Tokens) {
 	t.Output += o.Output
 	t.CacheRead += o.CacheRead
 	t.CacheCreation += o.CacheCreation
+	t.USD += o.USD
+	t.Unpriced += o.Unpriced
+	for _, m := range o.Assumed {
+		if !slices.Contains(t.Assumed, m) {
+			t.Assumed = append(t.Assumed, m)
+		}
+	}
 }
 
 // maxTOC bounds the table of contents; maxDepth the nesting of subagents
@@ -185,7 +223,7 @@ type fileRun struct {
 
 	xs     []*extract.Extractor
 	batch  []any
-	turn   map[string]transcript.Usage // message id -> usage, this turn
+	turn   map[string]priced // message id -> usage, this turn
 	order  []string
 	images map[string][]Image // tool_use id -> images of its result
 }
@@ -204,11 +242,11 @@ func (r *fileRun) file(path, agentID string, depth int) error {
 		return nil
 	}
 	sub := &fileRun{d: r.d, sess: r.sess, meta: r.meta, ctx: r.ctx, begun: true, depth: depth, spill: r.spill,
-		seen: append(slices.Clip(r.seen), path), turn: map[string]transcript.Usage{}, images: map[string][]Image{}}
+		seen: append(slices.Clip(r.seen), path), turn: map[string]priced{}, images: map[string][]Image{}}
 	if depth == 0 {
 		sub = r
 		r.seen = []string{path}
-		r.turn, r.images = map[string]transcript.Usage{}, map[string][]Image{}
+		r.turn, r.images = map[string]priced{}, map[string][]Image{}
 	}
 	emit := func(v any) error { sub.batch = append(sub.batch, v); return nil }
 	for _, o := range []extract.Options{
@@ -370,8 +408,12 @@ func (r *fileRun) usage(e *transcript.Entry) {
 	if !ok {
 		r.order = append(r.order, id)
 	}
-	if !ok || total(u) > total(old) {
-		r.turn[id] = u
+	if !ok || total(u) > total(old.u) {
+		p := priced{u: u}
+		var err error
+		p.ch, _, err = extract.PriceLine(r.d.opts.Prices, e.Raw, e.Message.Model)
+		p.costOK = err == nil
+		r.turn[id] = p
 	}
 }
 
@@ -386,8 +428,8 @@ func (r *fileRun) endTurn() {
 	}
 	var t Tokens
 	for _, id := range r.order {
-		u := r.turn[id]
-		t.add(&u)
+		p := r.turn[id]
+		t.add(&p)
 	}
 	r.meta.Tokens.plus(t)
 	clear(r.turn)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
+	"github.com/ccpipe/ccpipe/lib/pricing"
 )
 
 // renderPath renders one transcript (with its subagents) in format.
@@ -495,5 +496,42 @@ func TestLargeImage(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(tmp, "cc-render-*")); len(left) > 0 {
 		t.Errorf("temporary files left: %q", left)
+	}
+}
+
+// TestTurnCost prices each turn as cc-extract usage --cost does: a known
+// model from the catalog, an unknown one at the default model's prices
+// and named as assumed, a usage out of range not priced (never $0).
+func TestTurnCost(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "22222222-2222-4333-8444-555555555555.jsonl")
+	lines := []string{
+		`{"type":"user","uuid":"u1","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"one"}}`,
+		`{"type":"assistant","uuid":"a1","timestamp":"2026-01-01T00:00:02.000Z","requestedModel":"claude-opus-4-5","message":{"id":"m1","role":"assistant","model":"claude-opus-4-5-20251101","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":1000000,"output_tokens":0}}}`,
+		`{"type":"user","uuid":"u2","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":"two"}}`,
+		`{"type":"assistant","uuid":"a2","timestamp":"2026-01-01T00:00:04.000Z","message":{"id":"m2","role":"assistant","model":"<b>x-model</b>","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":10,"output_tokens":5}}}`,
+		`{"type":"user","uuid":"u3","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"three"}}`,
+		`{"type":"assistant","uuid":"a3","timestamp":"2026-01-01T00:00:06.000Z","message":{"id":"m3","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":-4,"output_tokens":5}}}`,
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := renderPath(t, "md", path)
+	html, _ := renderPath(t, "html", path)
+	opus := pricing.Embedded().Cost("claude-opus-4-5", &pricing.Usage{InputTokens: 1e6})
+	for _, want := range []string{
+		"input 1,000,000 · output 0 · cache read 0 · cache write 0 · " + pricing.Dollars(opus.USD) + "</sub>",
+		`(assumed: &lt;b&gt;x-model&lt;/b&gt; priced as the default model)`,
+		"cache write 0 · cost unknown</sub>",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if !strings.Contains(html, "(assumed: &lt;b&gt;x-model&lt;/b&gt; priced as the default model)") {
+		t.Errorf("html lacks the escaped assumed model:\n%s", html)
+	}
+	if opus.USD != 5 {
+		t.Errorf("opus 4.5 input at 1M tokens: %v, want $5 (pricing.md)", opus.USD)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/registry"
+	"github.com/ccpipe/ccpipe/lib/sessionid"
 )
 
 // PeerProtocol is the messaging protocol version this package speaks.
@@ -259,7 +260,7 @@ func findTranscript(projectsDir, id, cwd string) string {
 }
 
 func transcriptIn(projectDir, id string) string {
-	for _, suf := range transcriptSuffixes {
+	for _, suf := range sessionid.TranscriptSuffixes {
 		p := filepath.Join(projectDir, id+suf)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 			return p

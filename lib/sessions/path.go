@@ -4,49 +4,18 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/ccpipe/ccpipe/lib/sessionid"
 )
 
 // IsSessionID reports whether s has the shape of a session id: a UUID in
 // its 8-4-4-4-12 hex form.
-func IsSessionID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// transcriptSuffixes are the names a session's main transcript can have
-// after its id, plain first.
-var transcriptSuffixes = []string{".jsonl", ".jsonl.gz", ".jsonl.zst"}
+func IsSessionID(s string) bool { return sessionid.Valid(s) }
 
 // TranscriptID returns the session id of a file name that is a session
 // transcript (<uuid>.jsonl, <uuid>.jsonl.gz, <uuid>.jsonl.zst) and whether
 // it is compressed.
-func TranscriptID(name string) (id string, compressed, ok bool) {
-	for i, suf := range transcriptSuffixes {
-		if strings.HasSuffix(name, suf) {
-			id := strings.TrimSuffix(name, suf)
-			if IsSessionID(id) {
-				return id, i > 0, true
-			}
-			return "", false, false
-		}
-	}
-	return "", false, false
-}
+func TranscriptID(name string) (id string, compressed, ok bool) { return sessionid.Transcript(name) }
 
 // SessionIDForPath maps a file under a projects dir to the session that
 // owns it: projects/<slug>/<id>.jsonl (or .jsonl.gz, .jsonl.zst) is the

@@ -42,7 +42,10 @@ interruptions marked; API errors and hook failures marked; images from the
 transcript's base64 data; each subagent's transcript folded inside its
 Agent call; compactions as a divider with their summary; the tokens of
 each turn (API calls, input, output, cache read, cache write) and of the
-session.
+session, with their cost priced as cc-extract usage --cost prices each
+API response (the built-in price table): "(assumed: MODEL priced as the
+default model)" names unknown models, "+ N unpriced" counts calls whose
+usage could not be priced, "cost unknown" when none could.
 
 The HTML page makes no request of any kind (a Content-Security-Policy
 forbids everything but inline CSS and data: images) and runs no script:

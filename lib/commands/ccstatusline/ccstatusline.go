@@ -8,21 +8,18 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/template"
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
-	"github.com/ccpipe/ccpipe/lib/extract"
 	"github.com/ccpipe/ccpipe/lib/pricing"
-	"github.com/ccpipe/ccpipe/lib/sessions"
+	"github.com/ccpipe/ccpipe/lib/sessionid"
 )
 
 const help = `usage: cc-statusline [flags]
@@ -54,12 +51,23 @@ API key, so the contract suite could not capture it.
 
 Only what changed is read: each transcript's priced messages are cached in
 --cache-dir, keyed by the file's size and mtime; a grown transcript is read
-from where the last call stopped.
+from where the last call stopped. A warm call reads one small summary file
+and stats the transcript of the payload and the project directories: when
+none changed, the line comes from the summary alone; when only that
+transcript grew, its new tail is read. Every --recheck (default 5s) all
+transcripts are listed again: a message appended to another session's
+transcript (whose directory does not change) counts in the block from then
+on, a new transcript at once. The first call on a big config dir has to
+read every recent transcript: after --budget (default 300ms) it prints the
+line with what it has read (a + after the block cost) and the next calls
+read on from where it stopped, so Claude Code is never kept waiting long.
 
 Template and --jq data (one record, also what --jq sees):
   model, model_id, session_id, session_cost_usd, block_cost_usd,
   block_start, block_end, block_minutes_left, block_active,
   block_unpriced (messages whose usage could not be priced),
+  block_partial (true when --budget ran out before every transcript was
+  read: the block cost counts what was read so far),
   five_hour_used_percent, context_tokens, context_window, context_percent,
   rate_limits (the payload's, as given), payload (the whole payload).
 Template functions: usd (a number as $1.23, $0.0042 under a cent),
@@ -87,11 +95,13 @@ usage error (also a bad --prices file: file, line and field named).`
 // DefaultTemplate is the line printed without --template or --jq.
 const DefaultTemplate = `{{.model}} | {{usd .session_cost_usd}} session` +
 	`{{if .five_hour_used_percent}} | 5h {{pct .five_hour_used_percent}}%{{if .block_active}}, {{duration .block_minutes_left}} left{{end}}` +
-	`{{else if .block_active}} | {{usd .block_cost_usd}} block, {{duration .block_minutes_left}} left{{end}}` +
+	`{{else if .block_active}} | {{usd .block_cost_usd}}{{if .block_partial}}+{{end}} block, {{duration .block_minutes_left}} left{{end}}` +
 	`{{if .context_percent}} | ctx {{pct .context_percent}}%{{end}}`
 
 type options struct {
 	tmpl     string
+	recheck  time.Duration
+	budget   time.Duration
 	log      string
 	cacheDir string
 	now      string
@@ -113,6 +123,8 @@ func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Wri
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
 			f.StringVar(&o.tmpl, "template", "", "print the line from Go template `TEXT` (default: model, session cost, block, context)")
+			f.DurationVar(&o.recheck, "recheck", 5*time.Second, "list every transcript again after `DURATION`; in between, only the asking transcript and the directories are checked")
+			f.DurationVar(&o.budget, "budget", 300*time.Millisecond, "stop reading transcripts after `DURATION` and print what was read (the block then shows a +); the next call reads on")
 			f.StringVar(&o.log, "log", "", "append each payload to `FILE` as one NDJSON line")
 			f.StringVar(&o.cacheDir, "cache-dir", "", "keep the per-transcript cache in `DIR` (default: the user cache dir's ccpipe/statusline)")
 			f.StringVar(&o.now, "now", "", "take `TIME` (RFC 3339) as now, for tests")
@@ -124,12 +136,7 @@ func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Wri
 }
 
 // Dollars formats a cost as the status line shows it.
-func Dollars(v float64) string {
-	if v != 0 && math.Abs(v) < 0.01 {
-		return fmt.Sprintf("$%.4f", v)
-	}
-	return fmt.Sprintf("$%.2f", v)
-}
+func Dollars(v float64) string { return pricing.Dollars(v) }
 
 var funcs = template.FuncMap{
 	"usd": func(v any) string {
@@ -154,6 +161,7 @@ var funcs = template.FuncMap{
 }
 
 func (o *options) run(env *cli.Env, args []string) error {
+	start := time.Now()
 	if len(args) > 0 {
 		return cli.Usagef("no arguments expected; the payload comes on stdin")
 	}
@@ -217,7 +225,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		fmt.Fprintln(env.Stdout, "cc-statusline: unreadable payload")
 		return fmt.Errorf("payload: %v", err)
 	}
-	rec, warn := status(&p, raw, o.cacheDir, now, cat, pricesKey)
+	rec, warn := status(&p, raw, o.cacheDir, now, cat, pricesKey, o.recheck, start.Add(o.budget))
 	if warn != "" {
 		env.Warnf("%s", warn)
 	}
@@ -285,6 +293,7 @@ type Status struct {
 	BlockMinutesLeft    *float64        `json:"block_minutes_left"`
 	BlockActive         bool            `json:"block_active"`
 	BlockUnpriced       int             `json:"block_unpriced"`
+	BlockPartial        bool            `json:"block_partial"`
 	FiveHourUsedPercent *float64        `json:"five_hour_used_percent"`
 	ContextTokens       *int64          `json:"context_tokens"`
 	ContextWindow       *int64          `json:"context_window"`
@@ -293,7 +302,7 @@ type Status struct {
 	Payload             json.RawMessage `json:"payload"`
 }
 
-func status(p *payload, raw []byte, cacheDir string, now time.Time, cat *pricing.Catalog, pricesKey string) (*Status, string) {
+func status(p *payload, raw []byte, cacheDir string, now time.Time, cat *pricing.Catalog, pricesKey string, recheck time.Duration, deadline time.Time) (*Status, string) {
 	s := &Status{Model: p.Model.DisplayName, ModelID: p.Model.ID, SessionID: p.SessionID,
 		SessionCostUSD: p.Cost.TotalCostUSD, RateLimits: p.RateLimits, Payload: raw}
 	if s.Model == "" {
@@ -303,28 +312,9 @@ func status(p *payload, raw []byte, cacheDir string, now time.Time, cat *pricing
 		s.RateLimits = json.RawMessage("null")
 	}
 	var warns []string
-	var own *ledger
+	var own *ownStat
 	if p.TranscriptPath != "" {
-		files := recentTranscripts(p.TranscriptPath, now)
-		ls := openLedgers(cacheDir, filepath.Dir(filepath.Dir(p.TranscriptPath)), cat, pricesKey)
-		seen := make(map[string]bool, len(files))
-		var msgs []msg
-		for _, f := range files {
-			seen[f.path] = true
-			l, err := ls.load(f, now)
-			if err != nil {
-				if f.path == p.TranscriptPath && !errors.Is(err, os.ErrNotExist) {
-					warns = append(warns, err.Error())
-				}
-				continue
-			}
-			if f.path == p.TranscriptPath {
-				own = l
-			}
-			msgs = append(msgs, l.Msgs...)
-		}
-		ls.save(seen)
-		blockOf(s, msgs, now)
+		own, warns = blockAndContext(s, p.TranscriptPath, cacheDir, now, cat, pricesKey, recheck, deadline)
 	}
 	rateLimits(s, p.RateLimits, now)
 	contextOf(s, p, own)
@@ -335,17 +325,31 @@ func status(p *payload, raw []byte, cacheDir string, now time.Time, cat *pricing
 // of its config dir (subagents' included) changed in the last 10 hours:
 // enough for the current 5-hour block. The directory listing gives each
 // file's size and mtime, so no file is opened or stat'ed twice.
-func recentTranscripts(path string, now time.Time) []fileInfo {
-	var out []fileInfo
+//
+// It also stamps each directory it reads (the mtime taken before reading,
+// so that a change while reading shows next time): the summary's check
+// for new transcripts.
+func recentTranscripts(path string, now time.Time) (out []fileInfo, stamps []stamp) {
 	if st, err := os.Stat(path); err == nil {
 		out = append(out, fileInfo{path, st.Size(), st.ModTime().UnixNano()})
 	}
+	stampDir := func(d string) bool {
+		st, err := os.Stat(d)
+		if err != nil {
+			return false
+		}
+		stamps = append(stamps, stamp{d, st.ModTime().UnixNano()})
+		return true
+	}
 	projects := filepath.Dir(filepath.Dir(path))
+	if !stampDir(projects) {
+		return out, stamps
+	}
 	dirs, err := os.ReadDir(projects)
 	if err != nil {
-		return out
+		return out, stamps
 	}
-	cut := now.Add(-2 * extract.BlockDuration)
+	cut := now.Add(-2 * pricing.BlockDuration)
 	add := func(dir string, e os.DirEntry) bool {
 		info, err := e.Info()
 		if err != nil || info.ModTime().Before(cut) {
@@ -361,15 +365,21 @@ func recentTranscripts(path string, now time.Time) []fileInfo {
 			continue
 		}
 		pdir := filepath.Join(projects, d.Name())
+		if !stampDir(pdir) {
+			continue
+		}
 		ents, err := os.ReadDir(pdir)
 		if err != nil {
 			continue
 		}
 		for _, e := range ents {
-			if _, _, ok := sessions.TranscriptID(e.Name()); !ok || e.IsDir() || !add(pdir, e) {
+			if _, _, ok := sessionid.Transcript(e.Name()); !ok || e.IsDir() || !add(pdir, e) {
 				continue
 			}
 			sub := filepath.Join(pdir, strings.TrimSuffix(e.Name(), ".jsonl"), "subagents")
+			if !stampDir(sub) {
+				continue
+			}
 			subs, _ := os.ReadDir(sub)
 			for _, se := range subs {
 				if !se.IsDir() && strings.HasSuffix(se.Name(), ".jsonl") {
@@ -378,7 +388,7 @@ func recentTranscripts(path string, now time.Time) []fileInfo {
 			}
 		}
 	}
-	return out
+	return out, stamps
 }
 
 // fileInfo is a transcript with the size and mtime a ledger is keyed by.
@@ -388,36 +398,24 @@ type fileInfo struct {
 	mtimeNS int64
 }
 
-// blockOf finds the block holding the latest message.
-func blockOf(s *Status, msgs []msg, now time.Time) {
-	if len(msgs) == 0 {
+// blockOf shows the latest block, if it is still running at now.
+func blockOf(s *Status, b blockSum, now time.Time) {
+	if !b.Has {
 		return
 	}
-	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].TS < msgs[j].TS })
-	times := make([]time.Time, len(msgs))
-	for i, m := range msgs {
-		times[i] = time.UnixMilli(m.TS)
-	}
-	spans := extract.BlockSpans(times)
-	sp := spans[len(spans)-1]
-	end := sp.Start.Add(extract.BlockDuration)
-	last := times[sp.To-1]
-	s.BlockActive = now.Sub(last) < extract.BlockDuration && now.Before(end)
+	start := time.UnixMilli(b.Start).UTC()
+	end := start.Add(pricing.BlockDuration)
+	s.BlockActive = now.Sub(time.UnixMilli(b.Last)) < pricing.BlockDuration && now.Before(end)
 	if !s.BlockActive {
 		zero := 0.0
 		s.BlockCostUSD = &zero
 		return
 	}
-	total := 0.0
-	for _, m := range msgs[sp.From:sp.To] {
-		if m.Unpriced {
-			s.BlockUnpriced++
-		}
-		total += m.USD
-	}
-	start, endS := sp.Start.Format(time.RFC3339), end.Format(time.RFC3339)
+	total := b.USD
+	s.BlockUnpriced = b.Unpriced
+	startS, endS := start.Format(time.RFC3339), end.Format(time.RFC3339)
 	left := math.Floor(end.Sub(now).Minutes())
-	s.BlockCostUSD, s.BlockStart, s.BlockEnd, s.BlockMinutesLeft = &total, &start, &endS, &left
+	s.BlockCostUSD, s.BlockStart, s.BlockEnd, s.BlockMinutesLeft = &total, &startS, &endS, &left
 }
 
 // rateLimits takes the payload's five-hour window when it has one: it is
@@ -447,7 +445,7 @@ func rateLimits(s *Status, raw json.RawMessage, now time.Time) {
 	}
 }
 
-func contextOf(s *Status, p *payload, own *ledger) {
+func contextOf(s *Status, p *payload, own *ownStat) {
 	if cw := p.ContextWindow; cw != nil && cw.UsedPercentage != nil {
 		s.ContextPercent = cw.UsedPercentage
 		if cw.ContextWindowSize != nil {

@@ -44,21 +44,29 @@ func run(t *testing.T, stdin []byte, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-func TestStatusLine(t *testing.T) {
-	root := t.TempDir()
+// twoSessions makes a config dir with one project dir for two sessions'
+// transcripts (not written yet) and returns write, which writes a file.
+func twoSessions(t *testing.T) (root, tr, other string, write func(path, s string)) {
+	root = t.TempDir()
 	proj := filepath.Join(root, "projects", "-home-dev-p")
 	if err := os.MkdirAll(proj, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tr := filepath.Join(proj, "11111111-2222-4333-8444-555555555555.jsonl")
-	other := filepath.Join(proj, "21111111-2222-4333-8444-555555555555.jsonl")
-	// Two sessions in the same 5-hour block (10:00-15:00): $2.00 + $1.00
-	// at sonnet-5-5's $2/M input.
-	write := func(path, s string) {
+	tr = filepath.Join(proj, "11111111-2222-4333-8444-555555555555.jsonl")
+	other = filepath.Join(proj, "21111111-2222-4333-8444-555555555555.jsonl")
+	write = func(path, s string) {
+		t.Helper()
 		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return root, tr, other, write
+}
+
+func TestStatusLine(t *testing.T) {
+	root, tr, other, write := twoSessions(t)
+	// Two sessions in the same 5-hour block (10:00-15:00): $2.00 + $1.00
+	// at sonnet-5-5's $2/M input.
 	write(tr, assistant("m1", "2026-05-02T10:30:00.000Z", "claude-sonnet-5-5", 1000000))
 	write(other, assistant("m2", "2026-05-02T11:00:00.000Z", "claude-sonnet-5-5", 500000))
 	cache := filepath.Join(root, "cache")
@@ -129,6 +137,99 @@ func TestLog(t *testing.T) {
 	b, _ := os.ReadFile(log)
 	if string(b) != "{\"model\":{\"id\":\"x\"}}\n{\"model\":{\"id\":\"x\"}}\n" {
 		t.Errorf("log %q", b)
+	}
+}
+
+// TestSummary checks the warm path's cache: an unchanged transcript is
+// answered from the summary alone (the ledgers are not read), a new
+// transcript in a project dir is seen at once (its dir's mtime changed), a
+// message appended to another session only after --recheck.
+func TestSummary(t *testing.T) {
+	root, tr, other, write := twoSessions(t)
+	write(tr, assistant("m1", "2026-05-02T10:30:00.000Z", "claude-sonnet-5-5", 1000000))
+	cache := filepath.Join(root, "cache")
+	block := func(extra ...string) string {
+		t.Helper()
+		args := append([]string{"--cache-dir", cache, "--now", "2026-05-02T12:46:00Z", "--template", "{{usd .block_cost_usd}}"}, extra...)
+		code, out, errs := run(t, realPayload(t, tr, nil), args...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		return strings.TrimSpace(out)
+	}
+	if got := block(); got != "$2.00" {
+		t.Fatalf("first call: %s", got)
+	}
+	gobs, _ := filepath.Glob(filepath.Join(cache, "*.ledgers"))
+	if len(gobs) != 1 {
+		t.Fatalf("ledger files %v", gobs)
+	}
+	// The ledgers made unreadable: the summary answers alone.
+	write(gobs[0], "garbage")
+	if got := block(); got != "$2.00" {
+		t.Errorf("from the summary: %s", got)
+	}
+	// A new session's transcript: the project dir changed.
+	write(other, assistant("m2", "2026-05-02T11:00:00.000Z", "claude-sonnet-5-5", 500000))
+	if got := block(); got != "$3.00" {
+		t.Errorf("after a new transcript: %s", got)
+	}
+	// Appended to the other session: seen at the next full listing.
+	f, err := os.OpenFile(other, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(assistant("m3", "2026-05-02T12:00:00.000Z", "claude-sonnet-5-5", 500000))
+	f.Close()
+	if got := block(); got != "$3.00" {
+		t.Errorf("appended, before --recheck: %s (the summary holds until the next listing)", got)
+	}
+	if got := block("--recheck", "0s"); got != "$4.00" {
+		t.Errorf("appended, with --recheck 0s: %s", got)
+	}
+	// The asking transcript grew: its tail is read without a listing.
+	f, _ = os.OpenFile(tr, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(assistant("m4", "2026-05-02T12:10:00.000Z", "claude-sonnet-5-5", 250000))
+	f.Close()
+	if got := block(); got != "$4.50" {
+		t.Errorf("own transcript grown: %s", got)
+	}
+}
+
+// TestBudget: out of time, the line shows what was read (a + after the
+// block cost) and the next calls read on until the block is whole.
+func TestBudget(t *testing.T) {
+	root := t.TempDir()
+	proj := filepath.Join(root, "projects", "p")
+	os.MkdirAll(proj, 0o755)
+	tr := filepath.Join(proj, "11111111-2222-4333-8444-555555555555.jsonl")
+	other := filepath.Join(proj, "21111111-2222-4333-8444-555555555555.jsonl")
+	var b strings.Builder
+	for i := 0; i < 500; i++ {
+		b.WriteString(assistant(fmt.Sprint("m", i), "2026-05-02T10:30:00.000Z", "claude-sonnet-5-5", 10000))
+	}
+	os.WriteFile(tr, []byte(b.String()), 0o644)
+	os.WriteFile(other, []byte(assistant("o1", "2026-05-02T11:00:00.000Z", "claude-sonnet-5-5", 500000)), 0o644)
+	args := []string{"--cache-dir", filepath.Join(root, "c"), "--now", "2026-05-02T12:46:00Z", "--budget", "0s",
+		"--jq", `"\(.block_cost_usd*100|round) \(.block_partial)"`, "-r"}
+	var outs []string
+	for i := 0; i < 20; i++ {
+		code, out, errs := run(t, realPayload(t, tr, nil), args...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		outs = append(outs, strings.TrimSpace(out))
+		if !strings.HasSuffix(out, "true\n") {
+			break
+		}
+	}
+	// 500 × 10k tokens at $2/M is $10, the other session $1.
+	if len(outs) < 3 || !strings.HasSuffix(outs[0], " true") || outs[len(outs)-1] != "1100 false" {
+		t.Errorf("calls under a zero budget: %q; want partial lines, then 1100 false", outs)
+	}
+	code, out, _ := run(t, realPayload(t, tr, nil), "--cache-dir", filepath.Join(root, "c"), "--now", "2026-05-02T12:46:00Z")
+	if code != 0 || !strings.Contains(out, "| $11.00 block,") {
+		t.Errorf("after: %q", out)
 	}
 }
 

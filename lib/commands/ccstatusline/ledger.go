@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -53,8 +52,8 @@ type msg struct {
 }
 
 // ledgers are the cached ledgers of one config dir's transcripts, kept in
-// one gob file (faster to read back than JSON) so that a call reads one
-// small file and lists the transcripts.
+// one file (codec.go) so that a call reads one file and lists the
+// transcripts.
 type ledgers struct {
 	Version string             `json:"v"`
 	Files   map[string]*ledger `json:"files"`
@@ -67,10 +66,9 @@ type ledgers struct {
 // prices the cached costs were computed with ("" for the built-in table):
 // other prices start the cache over.
 func openLedgers(cacheDir, projects string, cat *pricing.Catalog, pricesKey string) *ledgers {
-	h := sha256.Sum256([]byte(projects))
-	ls := &ledgers{path: filepath.Join(cacheDir, hex.EncodeToString(h[:12])+".gob"), cat: cat}
+	ls := &ledgers{path: cachePath(cacheDir, projects) + ".ledgers", cat: cat}
 	version := ledgerVersion + "/" + pricesKey
-	if b, err := os.ReadFile(ls.path); err != nil || gob.NewDecoder(bytes.NewReader(b)).Decode(ls) != nil || ls.Version != version {
+	if b, err := os.ReadFile(ls.path); err != nil || ls.unmarshal(b) != nil || ls.Version != version {
 		ls.Files = nil
 	}
 	if ls.Files == nil {
@@ -80,23 +78,29 @@ func openLedgers(cacheDir, projects string, cat *pricing.Catalog, pricesKey stri
 	return ls
 }
 
-// load returns the ledger of a transcript, brought up to date.
-func (ls *ledgers) load(f fileInfo, now time.Time) (*ledger, error) {
+// load returns the ledger of a transcript, brought up to date, or as far
+// as it could be read by deadline (partial): then it is kept with no size,
+// so that the next call reads on from where this one stopped.
+func (ls *ledgers) load(f fileInfo, now, deadline time.Time) (l *ledger, partial bool, err error) {
 	path := f.path
-	l := ls.Files[path]
+	l = ls.Files[path]
 	if l != nil && l.Size == f.size && l.MtimeNS == f.mtimeNS {
-		return l, nil
+		return l, false, nil
 	}
 	if l == nil || f.size < l.Offset {
 		l = &ledger{Path: path} // new, rewritten or truncated: from the start
 	}
-	if err := l.readFrom(path, ls.cat); err != nil {
-		return nil, err
+	done, err := l.readFrom(path, ls.cat, deadline)
+	if err != nil {
+		return nil, false, err
 	}
 	l.Size, l.MtimeNS = f.size, f.mtimeNS
+	if !done {
+		l.Size = -1
+	}
 	l.prune(now)
 	ls.Files[path], ls.dirty = l, true
-	return l, nil
+	return l, !done, nil
 }
 
 // save writes the cache back when it changed, dropping the transcripts not
@@ -112,14 +116,19 @@ func (ls *ledgers) save(seen map[string]bool) {
 	if !ls.dirty {
 		return
 	}
-	var b bytes.Buffer
-	if gob.NewEncoder(&b).Encode(ls) != nil || os.MkdirAll(filepath.Dir(ls.path), 0o700) != nil {
+	if os.MkdirAll(filepath.Dir(ls.path), 0o700) != nil {
 		return
 	}
 	tmp := ls.path + ".tmp" + randSuffix()
-	if os.WriteFile(tmp, b.Bytes(), 0o600) == nil {
+	if os.WriteFile(tmp, ls.marshal(), 0o600) == nil {
 		_ = os.Rename(tmp, ls.path)
 	}
+}
+
+// cachePath names a projects dir's cache files, without the extension.
+func cachePath(cacheDir, projects string) string {
+	h := sha256.Sum256([]byte(projects))
+	return filepath.Join(cacheDir, hex.EncodeToString(h[:12]))
 }
 
 func randSuffix() string {
@@ -147,9 +156,10 @@ type line struct {
 	} `json:"message"`
 }
 
-// readFrom reads the whole lines after Offset. A response's records
-// repeat its usage; the last one read wins, under one key.
-func (l *ledger) readFrom(path string, cat *pricing.Catalog) error {
+// readFrom reads the whole lines after Offset, until the end or the
+// deadline (done false). A response's records repeat its usage; the last
+// one read wins, under one key.
+func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time) (done bool, err error) {
 	if cat == nil {
 		cat = pricing.Embedded()
 	}
@@ -157,11 +167,11 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog) error {
 	// forever: only a regular file is read.
 	f, err := regular.Open(path)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer f.Close()
 	if _, err := f.Seek(l.Offset, io.SeekStart); err != nil {
-		return err
+		return false, err
 	}
 	index := map[string]int{}
 	for i, m := range l.Msgs {
@@ -171,7 +181,10 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog) error {
 	var long []byte   // a line longer than the buffer, so far
 	var pending int64 // its bytes read so far
 	skipping := false // it passed maxLine: skipped
-	for {
+	for n := 0; ; n++ {
+		if n%64 == 63 && time.Now().After(deadline) {
+			return false, nil
+		}
 		b, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			pending += int64(len(b))
@@ -185,9 +198,9 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog) error {
 		}
 		if err != nil {
 			if err == io.EOF {
-				return nil // a partial last line is read next time
+				return true, nil // a partial last line is read next time
 			}
-			return err
+			return false, err
 		}
 		l.Offset += pending + int64(len(b))
 		pending = 0

@@ -1,0 +1,34 @@
+package pricing
+
+import "time"
+
+// ccusage's 5-hour billing windows: a block starts at the hour (UTC) of its
+// first message and lasts 5 hours; a message past the block's end, or more
+// than 5 hours after the previous message, starts the next block. Here
+// rather than in lib/extract so that cc-statusline does not link the
+// transcript readers.
+
+// BlockDuration is the length of a billing window.
+const BlockDuration = 5 * time.Hour
+
+// BlockSpan is one billing window over sorted times: times[From:To]
+// fall in the block that starts at Start.
+type BlockSpan struct {
+	Start    time.Time
+	From, To int
+}
+
+// BlockSpans cuts sorted times into ccusage's 5-hour blocks.
+func BlockSpans(times []time.Time) []BlockSpan {
+	var out []BlockSpan
+	for i := 0; i < len(times); {
+		start := times[i].UTC().Truncate(time.Hour)
+		j := i + 1
+		for j < len(times) && times[j].Sub(start) <= BlockDuration && times[j].Sub(times[j-1]) <= BlockDuration {
+			j++
+		}
+		out = append(out, BlockSpan{Start: start, From: i, To: j})
+		i = j
+	}
+	return out
+}
