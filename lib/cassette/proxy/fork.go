@@ -131,6 +131,15 @@ type Result struct {
 // and fork add the terminal step; replay checks the run used the whole
 // cassette. The error is the session's first failure.
 func (s *Session) Finish(exitCode int) (Result, error) {
+	// A client may have read a whole answer before its handler recorded
+	// the step: wait for the handlers, not only for the client (bounded:
+	// a handler stuck upstream must not hold the run's end forever).
+	done := make(chan struct{})
+	go func() { s.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+	}
 	s.mainMu.Lock()
 	defer s.mainMu.Unlock()
 	s.mu.Lock()

@@ -56,15 +56,16 @@ type Session struct {
 	ignore []*jq.Filter
 	client *http.Client
 
-	mainMu sync.Mutex // model calls of the main loop, one at a time
-	mu     sync.Mutex
-	steps  []Step
-	ids    *IDs
-	main   map[string]string // per API: key of the main loop's first message
-	open   []Call            // calls of the last main model_output, awaiting results
-	keys   map[string]bool
-	err    error // first failure; the cassette is not written
-	diverg *DivergenceError
+	mainMu   sync.Mutex     // model calls of the main loop, one at a time
+	inflight sync.WaitGroup // requests being answered; Finish waits for them
+	mu       sync.Mutex
+	steps    []Step
+	ids      *IDs
+	main     map[string]string // per API: key of the main loop's first message
+	open     []Call            // calls of the last main model_output, awaiting results
+	keys     map[string]bool
+	err      error // first failure; the cassette is not written
+	diverg   *DivergenceError
 
 	cursor        int          // replay: next parent step
 	sideUsed      map[int]bool // replay: parent side_call steps served
@@ -165,6 +166,8 @@ func (s *Session) fail(err error) {
 
 // ServeHTTP answers one request of the client.
 func (s *Session) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.inflight.Add(1)
+	defer s.inflight.Done()
 	s.noteKeys(r.Header)
 	body, err := io.ReadAll(r.Body)
 	if err != nil {

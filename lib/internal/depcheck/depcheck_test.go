@@ -41,7 +41,7 @@ var arrows = map[string][]string{
 
 	"lib/profiles":      {"lib/regular"},
 	"lib/registry":      {"lib/regular", "lib/transcript"},
-	"lib/sessions":      {"lib/ndjson", "lib/profiles", "lib/registry", "lib/regular", "lib/transcript"},
+	"lib/sessions":      {"lib/ndjson", "lib/profiles", "lib/registry", "lib/regular", "lib/sessionid", "lib/transcript"},
 	"lib/extract":       {"lib/hooks", "lib/jsonscan", "lib/pricing", "lib/transcript"},
 	"lib/peer":          {"lib/ndjson", "lib/regular"},
 	"lib/peer/peertest": nil,
@@ -49,7 +49,7 @@ var arrows = map[string][]string{
 	"lib/hooks/rules":   {"lib/hooks", "lib/jq", "lib/regular"},
 	"lib/secrets":       {"lib/bytescan"},
 	"lib/cassette":      {"lib/ndjson", "lib/secrets"},
-	"lib/render":        {"lib/extract", "lib/transcript"},
+	"lib/render":        {"lib/extract", "lib/pricing", "lib/transcript"},
 	"lib/hooks/link":    {"lib/hooks", "lib/profiles", "lib/sessions", "lib/transcript"},
 
 	"lib/cli": {"lib/jq", "lib/ndjson", "lib/regular"},
@@ -90,10 +90,11 @@ var arrows = map[string][]string{
 	"cmd/cc-redact":             {"lib/commands/ccredact"},
 	"cmd/cc-statusline":         {"lib/commands/ccstatusline"},
 	"lib/cassette/proxy":        {"lib/cassette", "lib/jq", "lib/secrets"},
-	"lib/commands/ccredact":     {"lib/cli", "lib/ndjson", "lib/profiles", "lib/search", "lib/secrets", "lib/sessions", "lib/transcript"},
-	"lib/commands/ccstatusline": {"lib/cli", "lib/extract", "lib/pricing", "lib/sessions"},
+	"lib/commands/ccredact":     {"lib/cli", "lib/ndjson", "lib/profiles", "lib/regular", "lib/search", "lib/secrets", "lib/sessions", "lib/transcript"},
+	"lib/commands/ccstatusline": {"lib/cli", "lib/pricing", "lib/regular", "lib/sessionid"},
 	"lib/pricing":               nil,
 	"lib/regular":               nil,
+	"lib/sessionid":             nil,
 	"lib/search":                {"lib/bytescan", "lib/mapped", "lib/regular", "lib/transcript"},
 	"lib/transcript":            {"lib/bytescan", "lib/jsonscan", "lib/mapped", "lib/ndjson", "lib/profiles", "lib/regular"},
 }
