@@ -344,3 +344,33 @@ func TestImportNoInput(t *testing.T) {
 		t.Errorf("--out-dir created on a usage error: %v", err)
 	}
 }
+
+// cc-entries lines of a whole transcript on stdin give the same cassette
+// as the transcript's path, with nothing on stderr: a record without a
+// sessionId (file-history-snapshot) between two turns must not cut the
+// session in two.
+func TestImportStdinEqualsPath(t *testing.T) {
+	paths, err := filepath.Glob("../../../testdata/corpus/claude/projects/*/*.jsonl")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no corpus transcripts: %v", err)
+	}
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), `"type":"file-history-snapshot"`) {
+			continue
+		}
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			code, viaStdin, errs := run(t, string(data), "import")
+			code2, viaPath, errs2 := run(t, "", "import", path)
+			if code != 0 || code2 != 0 || errs != "" || errs2 != "" {
+				t.Fatalf("exit %d/%d, stderr %q / %q", code, code2, errs, errs2)
+			}
+			if viaStdin != viaPath {
+				t.Errorf("stdin gives %d lines, the path %d", len(lines(viaStdin)), len(lines(viaPath)))
+			}
+		})
+	}
+}

@@ -265,6 +265,18 @@ func (o *importOptions) stdin(env *cli.Env) error {
 			continue
 		}
 		key, src, id := groupOf(v)
+		if key == "" {
+			// No cc_source and no sessionId (file-history-snapshot and
+			// the like): the record belongs to the transcript around it.
+			switch t, _ := v.GetString("type"); {
+			case im != nil:
+				key = group
+			case t != "user" && t != "assistant":
+				continue // before any transcript, and nothing to import
+			default:
+				key, src, id = "session:imported", "<stdin> session imported", "imported"
+			}
+		}
 		if im == nil || key != group {
 			flush()
 			group, source, n = key, src, 0
@@ -286,7 +298,8 @@ func (o *importOptions) stdin(env *cli.Env) error {
 }
 
 // groupOf names the transcript a cc-entries line came from: its
-// cc_source.path, else its sessionId and agentId.
+// cc_source.path, else its sessionId and agentId; "" when the line names
+// none.
 func groupOf(v cassette.Value) (key, source, id string) {
 	src, _ := v.Get("cc_source")
 	if p, ok := src.GetString("path"); ok && p != "" {
@@ -301,7 +314,7 @@ func groupOf(v cassette.Value) (key, source, id string) {
 		}
 	}
 	if sid == "" {
-		sid = "imported"
+		return "", "", ""
 	}
 	return "session:" + sid, "<stdin> session " + sid, sid
 }
