@@ -276,28 +276,35 @@ func AnthropicOutput(msg map[string]any, ids *IDs) (map[string]any, error) {
 	if v, ok := msg["container"]; ok && v != nil {
 		return nil, unsupported("container")
 	}
-	text := strings.Join(texts, "\n\n")
+	if len(calls) > 0 && stop == "refusal" {
+		return nil, unsupported("a refusal with tool calls")
+	}
+	if stop == "max_tokens" {
+		stop = "length"
+	}
+	return modelOutput(calls, strings.Join(texts, "\n\n"), stop), nil
+}
+
+// modelOutput is the normalized model_output payload of both APIs (spec
+// §7.4): tool calls with their text, or a final answer; stop is "length",
+// "refusal" or anything else for a plain end (a refusal only ends a final
+// answer).
+func modelOutput(calls []any, text, stop string) map[string]any {
 	if len(calls) > 0 {
-		if stop == "refusal" {
-			return nil, unsupported("a refusal with tool calls")
-		}
 		out := map[string]any{"type": "tool_calls", "calls": calls}
 		if text != "" {
 			out["text"] = text
 		}
-		if stop == "max_tokens" {
+		if stop == "length" {
 			out["stop"] = "length"
 		}
-		return out, nil
+		return out
 	}
 	out := map[string]any{"type": "final_answer", "text": text}
-	switch stop {
-	case "max_tokens":
-		out["stop"] = "length"
-	case "refusal":
-		out["stop"] = "refusal"
+	if stop == "length" || stop == "refusal" {
+		out["stop"] = stop
 	}
-	return out, nil
+	return out
 }
 
 // Call is one tool call of a model_output.

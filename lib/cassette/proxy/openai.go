@@ -237,23 +237,15 @@ func OpenAIOutput(resp map[string]any, ids *IDs) (map[string]any, error) {
 			id, _ := cm["id"].(string)
 			calls = append(calls, map[string]any{"toolCallId": ids.Assign(id), "toolName": fn["name"], "toolInput": toolArguments(fn["arguments"])})
 		}
-		out := map[string]any{"type": "tool_calls", "calls": calls}
-		if content != "" {
-			out["text"] = content
-		}
-		if finish == "length" {
-			out["stop"] = "length"
-		}
-		return out, nil
+		return modelOutput(calls, content, finish), nil
 	}
 	if !hasText {
 		return nil, unsupported("a completion without text, refusal or tool calls")
 	}
-	out := map[string]any{"type": "final_answer", "text": content}
-	if finish == "length" {
-		out["stop"] = "length"
+	if finish != "length" {
+		finish = "" // OpenAI says a refusal in its own field, handled above
 	}
-	return out, nil
+	return modelOutput(nil, content, finish), nil
 }
 
 // OpenAICompletion synthesizes the chat.completion a replayed
