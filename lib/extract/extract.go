@@ -43,7 +43,7 @@ type Options struct {
 	Sum string
 	// Location is the time zone of --sum day; nil means UTC.
 	Location *time.Location
-	// Workers bounds the transcripts read at once on the usage path; 0
+	// Workers bounds the transcripts ReadTranscripts reads at once; 0
 	// means one per CPU.
 	Workers int
 	// Warn is called for each skipped line or unreadable file.
@@ -155,26 +155,38 @@ func New(opts Options, emit func(any) error) (*Extractor, error) {
 		x.typeNeedles = append(x.typeNeedles, []byte(`"`+t+`"`))
 	}
 	switch opts.Kind {
-	case "prompts":
-		x.h = &prompts{x: x}
-	case "texts":
-		x.h = &texts{x: x}
 	case "tools", "shell", "files":
-		x.h = newToolsKind(x)
 		x.lazyTools = true
-	case "subagents":
-		x.h = newSubagents(x)
-	case "failures":
-		x.h = newFailures(x)
 	case "usage":
 		x.usage = newUsageState(x)
-		x.h = x.usage
-	case "compactions":
-		x.h = &compactions{x: x}
-	case "conversation":
-		x.h = &conversation{x: x}
 	}
+	x.h = x.newHandler()
 	return x, nil
+}
+
+// newHandler returns a fresh handler of x's kind, which emits through
+// x.emit and reads x.opts. ReadTranscripts gives each file its own (see
+// fork); Entry feeds x.h.
+func (x *Extractor) newHandler() handler {
+	switch x.opts.Kind {
+	case "prompts":
+		return &prompts{x: x}
+	case "texts":
+		return &texts{x: x}
+	case "tools", "shell", "files":
+		return newToolsKind(x)
+	case "subagents":
+		return newSubagents(x)
+	case "failures":
+		return newFailures(x)
+	case "usage":
+		return x.usage
+	case "compactions":
+		return &compactions{x: x}
+	case "conversation":
+		return &conversation{x: x}
+	}
+	panic("extract: no handler for kind " + x.opts.Kind) // New checked the kind
 }
 
 // Entry feeds one entry. Entries must come in file order; call EndFile at

@@ -160,7 +160,8 @@ func TestEntriesMatchTranscripts(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, p := range paths {
-					for _, f := range x.files(p) {
+					files, _ := x.files(p)
+					for _, f := range files {
 						_, err := transcript.ReadFile(f.path, transcript.Options{Decode: true}, func(l *transcript.Line) error {
 							o := f.origin
 							o.Line = l.Number

@@ -53,22 +53,23 @@ type file struct {
 }
 
 // files lists a session's transcripts: the main one, then with
-// Options.Subagents its subagents', oldest first.
-func (x *Extractor) files(path string) []file {
+// Options.Subagents its subagents', oldest first. warn is set when the
+// subagents could not be listed.
+func (x *Extractor) files(path string) (out []file, warn string) {
 	sid := transcript.SessionID(path)
 	cost := x.opts.Prices != nil
-	out := []file{{path: path, origin: Origin{Path: path, SessionID: sid}, cost: cost}}
+	out = []file{{path: path, origin: Origin{Path: path, SessionID: sid}, cost: cost}}
 	if !x.opts.Subagents {
-		return out
+		return out, ""
 	}
 	subs, err := transcript.Subagents(path)
 	if err != nil {
-		x.opts.Warn(fmt.Sprintf("listing subagents of %s: %v", path, err))
+		warn = fmt.Sprintf("listing subagents of %s: %v", path, err)
 	}
 	for _, s := range subs {
 		out = append(out, file{path: s.Path, origin: Origin{Path: s.Path, SessionID: sid, AgentID: s.AgentID}, cost: cost})
 	}
-	return out
+	return out, warn
 }
 
 // ReadTranscript reads the transcript at path (plain, .gz or .zst) and,
@@ -78,29 +79,303 @@ func (x *Extractor) ReadTranscript(ctx context.Context, path string) error {
 	return x.ReadTranscripts(ctx, func(add func(string) error) error { return add(path) })
 }
 
-// ReadTranscripts reads every transcript produce adds. produce runs on its
-// own goroutine when the kind reads several transcripts at once (usage);
-// it must not emit. A transcript that cannot be read is reported through
-// Options.Warn and skipped; the error returned then wraps ErrUnreadable.
-// Call Close afterwards.
+// ReadTranscripts reads every transcript produce adds, several at once
+// (Options.Workers), and emits their facts in input order, file by file,
+// on the calling goroutine: output does not depend on timing. produce
+// runs on its own goroutine and must not emit. A transcript that cannot
+// be read is reported through Options.Warn and skipped; the error
+// returned then wraps ErrUnreadable. Call Close afterwards.
 func (x *Extractor) ReadTranscripts(ctx context.Context, produce func(add func(path string) error) error) error {
 	var err error
 	if x.usage != nil {
-		err = x.readUsage(ctx, produce)
+		bufs := &sync.Pool{New: func() any { return new([]byte) }}
+		err = x.readInOrder(ctx, produce, 4, func(f file) job { return &usageJob{x: x, f: f, bufs: bufs, done: make(chan struct{})} })
 	} else {
-		err = produce(func(path string) error {
-			for _, f := range x.files(path) {
-				if err := x.readFile(ctx, f); err != nil {
-					return err
-				}
-			}
-			return nil
+		// Workers copy a copy: x.unreadable changes as files are taken.
+		tmpl := *x
+		tmpl.h, tmpl.unreadable = nil, 0
+		err = x.readInOrder(ctx, produce, 2, func(f file) job {
+			return &fileJob{x: x, tmpl: &tmpl, f: f, ready: make(chan struct{}, 1), room: make(chan struct{}, 1)}
 		})
 	}
 	if err == nil && x.unreadable > 0 {
 		err = fmt.Errorf("%w: %d", ErrUnreadable, x.unreadable)
 	}
 	return err
+}
+
+// job is one transcript read on a worker and taken in input order.
+type job interface {
+	// warnFirst adds a warning to give before the file's own.
+	warnFirst(msg string)
+	// run reads the file, on a worker.
+	run(ctx context.Context)
+	// take hands on what run found, on the caller's goroutine, as run
+	// goes or once it is done.
+	take(ctx context.Context) error
+}
+
+// readInOrder reads the transcripts produce adds on Options.Workers
+// goroutines and takes them in input order on the calling goroutine. At
+// most queue*workers files are read ahead of the one being taken.
+func (x *Extractor) readInOrder(ctx context.Context, produce func(add func(string) error) error, queue int, newJob func(file) job) error {
+	workers := x.opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	order := make(chan job, queue*workers)
+	work := make(chan job, workers)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(order)
+		defer close(work)
+		return produce(func(path string) error {
+			files, warn := x.files(path)
+			for i, f := range files {
+				j := newJob(f)
+				if i == 0 && warn != "" {
+					j.warnFirst(warn)
+				}
+				for _, ch := range []chan job{order, work} {
+					select {
+					case ch <- j:
+					case <-gctx.Done():
+						return gctx.Err()
+					}
+				}
+			}
+			return nil
+		})
+	})
+	for range workers {
+		g.Go(func() error {
+			for j := range work {
+				j.run(gctx)
+			}
+			return nil
+		})
+	}
+	consume := func() error {
+		for j := range order {
+			if err := j.take(gctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err := consume()
+	if err != nil {
+		cancel()
+	}
+	// The cause beats its symptom: a producer's error (a dir that cannot
+	// be listed) cancels gctx, and consume then sees only "context
+	// canceled".
+	if gerr := g.Wait(); gerr != nil && !errors.Is(gerr, context.Canceled) && (err == nil || errors.Is(err, context.Canceled)) {
+		err = gerr
+	}
+	return err
+}
+
+// fileJob is one transcript read through the typed entry reader by a
+// handler of its own (fork): the facts and warnings it gives are queued
+// here and taken in order. A file's queue holds at most about maxQueued
+// bytes of facts; past that its worker waits for the caller to take them,
+// so the file being taken streams and the ones after it wait.
+type fileJob struct {
+	x     *Extractor // takes the facts
+	tmpl  *Extractor // what workers fork
+	f     file
+	first []string // warnings given before the file's own
+	// The worker batches what it gives in local (no lock) and queues
+	// the batch now and then.
+	local      []item
+	localSize  int
+	mu         sync.Mutex
+	items      []item
+	size       int
+	done       bool
+	err        error // the read stopped (cancelled)
+	unreadable int
+	ready      chan struct{} // items were queued or the read is done
+	room       chan struct{} // the caller took the queued items
+}
+
+// item is a fact or, when fact is nil, a warning.
+type item struct {
+	fact any
+	warn string
+}
+
+// Tests shrink these to make workers wait.
+var (
+	// maxQueued bounds the facts one file's queue holds (estimated by
+	// factSize).
+	maxQueued = 1 << 20
+	// batchItems and batchSize bound a worker's batch: the caller wakes
+	// once per batch, not once per fact.
+	batchItems = 64
+	batchSize  = 64 << 10
+)
+
+func (j *fileJob) warnFirst(msg string) { j.first = append(j.first, msg) }
+
+func (j *fileJob) run(ctx context.Context) {
+	emit := func(v any) error { return j.give(ctx, item{fact: v}, factSize(v)) }
+	warn := func(msg string) { _ = j.give(ctx, item{warn: msg}, len(msg)) }
+	y := j.tmpl.fork(emit, warn)
+	err := y.readFile(ctx, j.f)
+	if err == nil {
+		err = j.flush(ctx)
+	}
+	j.mu.Lock()
+	j.done, j.err, j.unreadable = true, err, y.unreadable
+	j.mu.Unlock()
+	signal(j.ready)
+}
+
+// give adds a fact or a warning to the worker's batch and queues the
+// batch when it is big enough.
+func (j *fileJob) give(ctx context.Context, it item, size int) error {
+	j.local = append(j.local, it)
+	j.localSize += size
+	if len(j.local) < batchItems && j.localSize < batchSize {
+		return nil
+	}
+	return j.flush(ctx)
+}
+
+// flush queues the worker's batch, then waits while the queue is full.
+func (j *fileJob) flush(ctx context.Context) error {
+	if len(j.local) == 0 {
+		return nil
+	}
+	j.mu.Lock()
+	j.items = append(j.items, j.local...)
+	j.size += j.localSize
+	full := j.size >= maxQueued
+	j.mu.Unlock()
+	clear(j.local)
+	j.local, j.localSize = j.local[:0], 0
+	signal(j.ready)
+	for full {
+		select {
+		case <-j.room:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		j.mu.Lock()
+		full = j.size >= maxQueued
+		j.mu.Unlock()
+	}
+	return nil
+}
+
+// take gives the file's warnings and facts as they are queued, until its
+// read is done.
+func (j *fileJob) take(ctx context.Context) error {
+	x := j.x
+	for _, w := range j.first {
+		x.opts.Warn(w)
+	}
+	var batch []item
+	for {
+		j.mu.Lock()
+		batch, j.items = j.items, batch[:0]
+		j.size = 0
+		done := j.done
+		j.mu.Unlock()
+		signal(j.room)
+		for i := range batch {
+			it := &batch[i]
+			if it.fact == nil {
+				x.opts.Warn(it.warn)
+			} else if err := x.give(it.fact); err != nil {
+				return err
+			}
+			*it = item{}
+		}
+		if len(batch) > 0 {
+			continue
+		}
+		if done {
+			break
+		}
+		select {
+		case <-j.ready:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	x.unreadable += j.unreadable
+	return j.err
+}
+
+// signal wakes the side waiting on ch, if it waits; a wake-up sent while
+// none waits is kept for the next wait.
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// fork returns an Extractor of x's kind with a handler of its own,
+// emitting and warning through emit and warn: one file's reader on a
+// worker. What spans files stays with x: files --unique facts are
+// summarized by x.give.
+func (x *Extractor) fork(emit func(any) error, warn func(string)) *Extractor {
+	y := *x
+	y.emit, y.opts.Warn = emit, warn
+	y.opts.Unique = false
+	y.h = y.newHandler()
+	return &y
+}
+
+// give hands on a fact a file's handler emitted, in input order.
+func (x *Extractor) give(v any) error {
+	if f, ok := v.(File); ok && x.opts.Unique {
+		if h, ok := x.h.(*toolsKind); ok && h.unique != nil {
+			h.summarize(f)
+			return nil
+		}
+	}
+	return x.emit(v)
+}
+
+// factSize estimates the bytes a fact holds: its texts, and a little for
+// the rest.
+func factSize(v any) int {
+	const head = 256
+	switch f := v.(type) {
+	case Prompt:
+		return head + len(f.Text)
+	case Text:
+		return head + len(f.Text)
+	case Turn:
+		return head + len(f.Text)
+	case Tool:
+		return head + len(f.Input) + lenp(f.Result)
+	case Shell:
+		return head + len(f.Command) + lenp(f.Output) + lenp(f.Description)
+	case File:
+		return head + len(f.Path)
+	case Subagent:
+		return head + lenp(f.Prompt) + lenp(f.Result) + lenp(f.Description)
+	case Failure:
+		return head + len(f.Message)
+	case *Compaction:
+		return head + lenp(f.Summary)
+	}
+	return head
+}
+
+func lenp(s *string) int {
+	if s == nil {
+		return 0
+	}
+	return len(*s)
 }
 
 // readFile reads one transcript through the typed entry reader. A file
@@ -171,84 +446,48 @@ func (x *Extractor) judge(path string, notEntries int, sawEntry bool, malformed 
 // maxFileWarnings is how many lines of one file are named in warnings.
 const maxFileWarnings = 10
 
-// usageJob is one transcript read on the fast path.
+// usageJob is one transcript read on the fast path: its records are
+// taken once the whole file is read.
 type usageJob struct {
+	x     *Extractor
 	f     file
+	first []string
+	bufs  *sync.Pool
 	recs  []usageRec
 	stats scanStats
 	err   error
 	done  chan struct{}
 }
 
-// readUsage reads transcripts on several goroutines and counts their
-// messages in input order, so output and dedup do not depend on timing.
-func (x *Extractor) readUsage(ctx context.Context, produce func(add func(string) error) error) error {
-	workers := x.opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+func (j *usageJob) warnFirst(msg string) { j.first = append(j.first, msg) }
+
+func (j *usageJob) run(context.Context) {
+	buf := j.bufs.Get().(*[]byte)
+	j.recs, *buf, j.stats, j.err = scanUsageFile(j.f, *buf)
+	j.bufs.Put(buf)
+	close(j.done)
+}
+
+// take counts the file's messages, in input order, so output and dedup
+// do not depend on timing.
+func (j *usageJob) take(ctx context.Context) error {
+	x := j.x
+	for _, w := range j.first {
+		x.opts.Warn(w)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	order := make(chan *usageJob, 4*workers)
-	work := make(chan *usageJob, workers)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		defer close(order)
-		defer close(work)
-		return produce(func(path string) error {
-			for _, f := range x.files(path) {
-				j := &usageJob{f: f, done: make(chan struct{})}
-				for _, ch := range []chan *usageJob{order, work} {
-					select {
-					case ch <- j:
-					case <-gctx.Done():
-						return gctx.Err()
-					}
-				}
-			}
-			return nil
-		})
-	})
-	bufs := sync.Pool{New: func() any { return new([]byte) }}
-	for range workers {
-		g.Go(func() error {
-			for j := range work {
-				buf := bufs.Get().(*[]byte)
-				j.recs, *buf, j.stats, j.err = scanUsageFile(j.f, *buf)
-				bufs.Put(buf)
-				close(j.done)
-			}
-			return nil
-		})
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	consume := func() error {
-		for j := range order {
-			select {
-			case <-j.done:
-			case <-gctx.Done():
-				return gctx.Err()
-			}
-			x.report(j)
-			for i := range j.recs {
-				r := &j.recs[i]
-				if err := x.usage.take(r, r.key()); err != nil {
-					return err
-				}
-			}
+	x.report(j)
+	for i := range j.recs {
+		r := &j.recs[i]
+		if err := x.usage.take(r, r.key()); err != nil {
+			return err
 		}
-		return nil
 	}
-	err := consume()
-	if err != nil {
-		cancel()
-	}
-	// The cause beats its symptom: a producer's error (a dir that cannot
-	// be listed) cancels gctx, and consume then sees only "context
-	// canceled".
-	if gerr := g.Wait(); gerr != nil && !errors.Is(gerr, context.Canceled) && (err == nil || errors.Is(err, context.Canceled)) {
-		err = gerr
-	}
-	return err
+	return nil
 }
 
 // report passes on what a fast-path read skipped, as readFile does: the

@@ -216,22 +216,29 @@ func (h *toolsKind) file(c *call) error {
 	if !h.x.opts.Unique {
 		return h.x.emit(f)
 	}
-	s := h.unique[path]
+	h.summarize(f)
+	return nil
+}
+
+// summarize folds a file fact into its path's summary (files --unique).
+// ReadTranscripts' per-file handlers emit the facts and the Extractor's
+// own handler summarizes them in input order.
+func (h *toolsKind) summarize(f File) {
+	s := h.unique[f.Path]
 	if s == nil {
-		s = &FileSummary{Base: f.Base, Path: path, Operations: []string{}, Tools: []string{}}
-		h.unique[path] = s
+		s = &FileSummary{Base: f.Base, Path: f.Path, Operations: []string{}, Tools: []string{}}
+		h.unique[f.Path] = s
 		h.order = append(h.order, s)
 	}
-	if !slices.Contains(s.Operations, op) {
-		s.Operations = append(s.Operations, op)
+	if !slices.Contains(s.Operations, f.Operation) {
+		s.Operations = append(s.Operations, f.Operation)
 	}
-	if !slices.Contains(s.Tools, c.name) {
-		s.Tools = append(s.Tools, c.name)
+	if !slices.Contains(s.Tools, f.Tool) {
+		s.Tools = append(s.Tools, f.Tool)
 	}
 	s.Count++
 	if f.IsError {
 		s.Errors++
 	}
 	s.LastTimestamp = f.Timestamp
-	return nil
 }
