@@ -222,15 +222,20 @@ var (
 func (j *fileJob) warnFirst(msg string) { j.first = append(j.first, msg) }
 
 func (j *fileJob) run(ctx context.Context) {
-	emit := func(v any) error { return j.give(ctx, item{fact: v}, factSize(v)) }
-	warn := func(msg string) { _ = j.give(ctx, item{warn: msg}, len(msg)) }
-	y := j.tmpl.fork(emit, warn)
-	err := y.readFile(ctx, j.f)
+	unreadable := 0
+	err := ctx.Err() // stopped: the files still queued are not opened
 	if err == nil {
-		err = j.flush(ctx)
+		emit := func(v any) error { return j.give(ctx, item{fact: v}, factSize(v)) }
+		warn := func(msg string) { _ = j.give(ctx, item{warn: msg}, len(msg)) }
+		y := j.tmpl.fork(emit, warn)
+		err = y.readFile(ctx, j.f)
+		if err == nil {
+			err = j.flush(ctx)
+		}
+		unreadable = y.unreadable
 	}
 	j.mu.Lock()
-	j.done, j.err, j.unreadable = true, err, y.unreadable
+	j.done, j.err, j.unreadable = true, err, unreadable
 	j.mu.Unlock()
 	signal(j.ready)
 }
@@ -247,9 +252,10 @@ func (j *fileJob) give(ctx context.Context, it item, size int) error {
 }
 
 // flush queues the worker's batch, then waits while the queue is full.
+// It fails once ctx is done: the read stops there.
 func (j *fileJob) flush(ctx context.Context) error {
-	if len(j.local) == 0 {
-		return nil
+	if err := ctx.Err(); err != nil || len(j.local) == 0 {
+		return err
 	}
 	j.mu.Lock()
 	j.items = append(j.items, j.local...)
