@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ccpipe/ccpipe/bench/corpus"
 	"github.com/ccpipe/ccpipe/lib/transcript"
@@ -203,5 +205,55 @@ func TestWorkersStop(t *testing.T) {
 			}
 		}
 		cancel()
+	}
+}
+
+// TestWorkersQueueBounded: while the caller is slow to take the first
+// file's facts, the workers reading the files after it queue at most
+// about maxQueued bytes of facts each, then wait.
+func TestWorkersQueueBounded(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := corpus.Generate(context.Background(), corpus.Options{Out: dir, Size: 2 << 20, Sessions: 5, Seed: 5, HugeLine: -1, Zst: -1}); err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "projects", "*", "*.jsonl"))
+	sort.Strings(paths)
+	defer func(q, n, s int) { maxQueued, batchItems, batchSize, queuedHook = q, n, s, nil }(maxQueued, batchItems, batchSize)
+	maxQueued, batchItems, batchSize = 4<<10, 8, 1<<10
+	var mu sync.Mutex
+	peak := 0
+	queuedHook = func(n int) {
+		mu.Lock()
+		peak = max(peak, n)
+		mu.Unlock()
+	}
+	var maxFact, all int
+	x, err := New(Options{Kind: "tools", Workers: 4}, func(v any) error {
+		if all == 0 {
+			time.Sleep(300 * time.Millisecond) // the other workers run ahead meanwhile
+		}
+		maxFact = max(maxFact, factSize(v))
+		all += factSize(v)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = x.ReadTranscripts(context.Background(), func(add func(string) error) error {
+		for _, p := range paths {
+			if err := add(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A batch may be queued onto a queue just under the bound: at most
+	// batchSize, or one fact bigger than that.
+	bound := maxQueued + max(batchSize, maxFact)
+	if peak > bound || peak == 0 || all < 10*bound {
+		t.Errorf("a file's queue held up to %d bytes of facts, want 1..%d (the files' facts: %d bytes)", peak, bound, all)
 	}
 }

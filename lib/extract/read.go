@@ -217,6 +217,9 @@ var (
 	// once per batch, not once per fact.
 	batchItems = 64
 	batchSize  = 64 << 10
+	// queuedHook, when set, sees a file's queue size each time a batch
+	// is queued.
+	queuedHook func(size int)
 )
 
 func (j *fileJob) warnFirst(msg string) { j.first = append(j.first, msg) }
@@ -261,6 +264,9 @@ func (j *fileJob) flush(ctx context.Context) error {
 	j.items = append(j.items, j.local...)
 	j.size += j.localSize
 	full := j.size >= maxQueued
+	if queuedHook != nil {
+		queuedHook(j.size)
+	}
 	j.mu.Unlock()
 	clear(j.local)
 	j.local, j.localSize = j.local[:0], 0
