@@ -96,6 +96,8 @@ type Extractor struct {
 	lazyTools bool
 	// unreadable counts transcripts ReadTranscripts could not read.
 	unreadable int
+	// early holds the warnings Warn is given while ReadTranscripts runs.
+	early *earlyWarnings
 }
 
 // recordTypes are the record types each kind reads; lines of other types
@@ -147,7 +149,7 @@ func New(opts Options, emit func(any) error) (*Extractor, error) {
 		defer mu.Unlock()
 		warn(msg)
 	}
-	x := &Extractor{opts: opts, emit: emit, types: recordTypes[opts.Kind], needles: needles[opts.Kind]}
+	x := &Extractor{opts: opts, emit: emit, types: recordTypes[opts.Kind], needles: needles[opts.Kind], early: &earlyWarnings{}}
 	// The quoted name alone, not `"type":"T"`: entries re-encoded with a
 	// space after the colon must still pass (the type is confirmed on
 	// decode), as they do through transcript.Options.Types.

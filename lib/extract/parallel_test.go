@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -255,5 +256,53 @@ func TestWorkersQueueBounded(t *testing.T) {
 	bound := maxQueued + max(batchSize, maxFact)
 	if peak > bound || peak == 0 || all < 10*bound {
 		t.Errorf("a file's queue held up to %d bytes of facts, want 1..%d (the files' facts: %d bytes)", peak, bound, all)
+	}
+}
+
+// TestWarnInOrder: what produce warns of through Warn comes between the
+// warnings of the transcripts added before and after it, however many
+// workers read them; after the last one, it still comes.
+func TestWarnInOrder(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i := range 6 {
+		p := filepath.Join(dir, fmt.Sprintf("%d.jsonl", i))
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("{\"type\":\"user\",\"uuid\":\"u\"}\nbad %d\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	for _, kind := range []string{"texts", "usage"} {
+		var got []string
+		x, err := New(Options{Kind: kind, Workers: 4, Warn: func(m string) { got = append(got, m) }}, func(any) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = x.ReadTranscripts(context.Background(), func(add func(string) error) error {
+			for i, p := range paths {
+				x.Warn(fmt.Sprintf("before %d", i))
+				if err := add(p); err != nil {
+					return err
+				}
+			}
+			x.Warn("after all")
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for i, p := range paths {
+			want = append(want, fmt.Sprintf("before %d", i), p+":2: malformed line skipped")
+		}
+		want = append(want, "after all")
+		if len(got) != len(want) {
+			t.Fatalf("%s: warnings %q, want %q", kind, got, want)
+		}
+		for i := range got {
+			if !strings.HasPrefix(got[i], want[i]) {
+				t.Errorf("%s: warning %d is %q, want %q...", kind, i, got[i], want[i])
+			}
+		}
 	}
 }

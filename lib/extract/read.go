@@ -104,6 +104,59 @@ func (x *Extractor) ReadTranscripts(ctx context.Context, produce func(add func(p
 	return err
 }
 
+// Warn reports msg through Options.Warn. Called by ReadTranscripts'
+// produce (a dir it could not list), msg comes in input order: after the
+// warnings of the transcripts added before, before those added after.
+func (x *Extractor) Warn(msg string) {
+	if !x.early.add(msg) {
+		x.opts.Warn(msg)
+	}
+}
+
+// earlyWarnings are the warnings of produce not yet given: the next
+// transcript added takes them.
+type earlyWarnings struct {
+	mu      sync.Mutex
+	reading bool
+	msgs    []string
+}
+
+func (e *earlyWarnings) start() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.reading = true
+}
+
+// stop ends a read and gives the warnings left (the read failed before
+// they were taken).
+func (e *earlyWarnings) stop(warn func(string)) {
+	e.mu.Lock()
+	msgs := e.msgs
+	e.reading, e.msgs = false, nil
+	e.mu.Unlock()
+	for _, m := range msgs {
+		warn(m)
+	}
+}
+
+// add keeps msg when a read runs and reports whether it did.
+func (e *earlyWarnings) add(msg string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.reading {
+		e.msgs = append(e.msgs, msg)
+	}
+	return e.reading
+}
+
+func (e *earlyWarnings) take() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	m := e.msgs
+	e.msgs = nil
+	return m
+}
+
 // job is one transcript read on a worker and taken in input order.
 type job interface {
 	// warnFirst adds a warning to give before the file's own.
@@ -125,6 +178,8 @@ func (x *Extractor) readInOrder(ctx context.Context, produce func(add func(strin
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	x.early.start()
+	defer x.early.stop(x.opts.Warn)
 	order := make(chan job, queue*workers)
 	work := make(chan job, workers)
 	g, gctx := errgroup.WithContext(ctx)
@@ -135,8 +190,13 @@ func (x *Extractor) readInOrder(ctx context.Context, produce func(add func(strin
 			files, warn := x.files(path)
 			for i, f := range files {
 				j := newJob(f)
-				if i == 0 && warn != "" {
-					j.warnFirst(warn)
+				if i == 0 {
+					for _, w := range x.early.take() {
+						j.warnFirst(w)
+					}
+					if warn != "" {
+						j.warnFirst(warn)
+					}
 				}
 				for _, ch := range []chan job{order, work} {
 					select {
@@ -162,6 +222,10 @@ func (x *Extractor) readInOrder(ctx context.Context, produce func(add func(strin
 			if err := j.take(gctx); err != nil {
 				return err
 			}
+		}
+		// What produce warned of after its last transcript.
+		for _, w := range x.early.take() {
+			x.opts.Warn(w)
 		}
 		return nil
 	}

@@ -232,7 +232,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	case len(paths) > 0:
 		skipped := 0
 		err = x.ReadTranscripts(env.Ctx, func(add func(string) error) error {
-			return addPaths(paths, add, func(err error) { skipped++; env.Warnf("%v: skipped", err) })
+			return addPaths(paths, add, func(err error) { skipped++; x.Warn(fmt.Sprintf("%v: skipped", err)) })
 		})
 		if err == nil && skipped > 0 {
 			err = &cli.ExitError{Code: cli.ExitFail, Err: fmt.Errorf("%d unreadable dirs skipped", skipped)}
