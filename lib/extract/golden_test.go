@@ -2,7 +2,6 @@ package extract
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,7 +12,6 @@ import (
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/pricing"
-	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
 // variant is one golden case: a kind with its switches.
@@ -77,33 +75,16 @@ func mainTranscripts(t testing.TB, projects string) []string {
 // run extracts with the transcript readers and returns the NDJSON output,
 // with the projects dir written as $PROJECTS so goldens do not depend on
 // where the repo sits.
-func run(t testing.TB, opts Options, paths []string, projects string) string {
+func run(t *testing.T, opts Options, paths []string, projects string) string {
 	t.Helper()
-	var out bytes.Buffer
-	var warnings []string
-	opts.Warn = func(m string) { warnings = append(warnings, m) }
-	x, err := New(opts, func(v any) error { return writeFact(&out, v) })
+	out, warnings, err := readInputs(t, opts, paths)
 	if err != nil {
-		t.Fatal(err)
-	}
-	err = x.ReadTranscripts(context.Background(), func(add func(string) error) error {
-		for _, p := range paths {
-			if err := add(p); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := x.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if len(warnings) > 0 {
 		t.Errorf("warnings: %q", warnings)
 	}
-	return relativize(out.String(), projects)
+	return relativize(out, projects)
 }
 
 func writeFact(w *bytes.Buffer, v any) error {
@@ -154,31 +135,7 @@ func TestEntriesMatchTranscripts(t *testing.T) {
 		for _, v := range variants {
 			t.Run(set.name+"/"+v.name, func(t *testing.T) {
 				want := run(t, v.opts, paths, set.projects)
-				var out bytes.Buffer
-				x, err := New(v.opts, func(v any) error { return writeFact(&out, v) })
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, p := range paths {
-					files, _ := x.files(p)
-					for _, f := range files {
-						_, err := transcript.ReadFile(f.path, transcript.Options{Decode: true}, func(l *transcript.Line) error {
-							o := f.origin
-							o.Line = l.Number
-							return x.Entry(o, l.Entry)
-						})
-						if err != nil {
-							t.Fatal(err)
-						}
-						if err := x.EndFile(); err != nil {
-							t.Fatal(err)
-						}
-					}
-				}
-				if err := x.Close(); err != nil {
-					t.Fatal(err)
-				}
-				if got := relativize(out.String(), set.projects); got != want {
+				if got := relativize(readEntries(t, v.opts, paths), set.projects); got != want {
 					t.Errorf("entries path differs:\n%s", golden.Diff(want, got))
 				}
 			})
