@@ -30,11 +30,18 @@ type Command struct {
 	// they show must be documented and every documented field shown.
 	// Empty: no golden NDJSON output yet (the check says so).
 	Golden []string
+	// Verbatim are globs of golden files whose records also carry keys
+	// that are not the command's own: Claude Code's transcript lines,
+	// hook payloads and replies, Blackbox cassette steps, passed through
+	// or written to their schema. The documented fields they show count
+	// as shown; their other keys are not checked.
+	Verbatim []string
 }
 
 // All is every command, in the order the README's table lists them.
 var All = []Command{
-	{Name: "cc-profiles", Dir: "lib/commands/ccprofiles", Run: ccprofiles.Run},
+	{Name: "cc-profiles", Dir: "lib/commands/ccprofiles", Run: ccprofiles.Run,
+		Golden: []string{"lib/commands/ccprofiles/testdata/*.golden"}},
 	{Name: "cc-sessions", Dir: "lib/commands/ccsessions", Run: ccsessions.Run,
 		Golden: []string{"lib/commands/ccsessions/testdata/*.golden"}},
 	{Name: "cc-entries", Dir: "lib/commands/ccentries", Run: ccentries.Run},

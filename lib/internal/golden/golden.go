@@ -62,3 +62,10 @@ func Diff(want, got string) string {
 	}
 	return b.String()
 }
+
+// Output is how a command's golden file holds one run: its exit code,
+// then its stderr and stdout as sections (the field check in
+// lib/internal/gendocs reads only the stdout section's records).
+func Output(code int, stderr, stdout string) string {
+	return fmt.Sprintf("exit %d\n-- stderr --\n%s-- stdout --\n%s", code, stderr, stdout)
+}
