@@ -32,9 +32,10 @@ type Command struct {
 	Golden []string
 	// Verbatim are globs of golden files whose records also carry keys
 	// that are not the command's own: Claude Code's transcript lines,
-	// hook payloads and replies, Blackbox cassette steps, passed through
-	// or written to their schema. The documented fields they show count
-	// as shown; their other keys are not checked.
+	// hook payloads and replies, Blackbox cassette steps, another
+	// command's records, passed through or written to their schema. The
+	// documented fields they show count as shown; their other keys are
+	// not checked.
 	Verbatim []string
 }
 
@@ -47,7 +48,9 @@ var All = []Command{
 	{Name: "cc-entries", Dir: "lib/commands/ccentries", Run: ccentries.Run},
 	{Name: "cc-extract", Dir: "lib/commands/ccextract", Run: ccextract.Run,
 		Golden: []string{"lib/extract/testdata/golden/*/*.jsonl"}},
-	{Name: "cc-grep", Dir: "lib/commands/ccgrep", Run: ccgrep.Run},
+	{Name: "cc-grep", Dir: "lib/commands/ccgrep", Run: ccgrep.Run,
+		// Session records (cc-sessions' or the input's) with "matches" added.
+		Verbatim: []string{"lib/commands/ccgrep/testdata/*.golden"}},
 	{Name: "cc-send", Dir: "lib/commands/ccsend", Run: ccsend.Run,
 		Golden: []string{"lib/commands/ccsend/testdata/*.golden"}},
 	{Name: "cc-hook", Dir: "lib/commands/cchook", Run: cchook.Run},
