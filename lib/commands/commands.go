@@ -56,6 +56,7 @@ var All = []Command{
 	{Name: "cc-hook", Dir: "lib/commands/cchook", Run: cchook.Run},
 	{Name: "cc-render", Dir: "lib/commands/ccrender", Run: ccrender.Run},
 	{Name: "cc-cassette", Dir: "lib/commands/cccassette", Run: cccassette.Run},
-	{Name: "cc-redact", Dir: "lib/commands/ccredact", Run: ccredact.Run},
+	{Name: "cc-redact", Dir: "lib/commands/ccredact", Run: ccredact.Run,
+		Golden: []string{"lib/commands/ccredact/testdata/*.golden"}},
 	{Name: "cc-statusline", Dir: "lib/commands/ccstatusline", Run: ccstatusline.Run},
 }
