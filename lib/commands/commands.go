@@ -58,5 +58,6 @@ var All = []Command{
 	{Name: "cc-cassette", Dir: "lib/commands/cccassette", Run: cccassette.Run},
 	{Name: "cc-redact", Dir: "lib/commands/ccredact", Run: ccredact.Run,
 		Golden: []string{"lib/commands/ccredact/testdata/*.golden"}},
-	{Name: "cc-statusline", Dir: "lib/commands/ccstatusline", Run: ccstatusline.Run},
+	{Name: "cc-statusline", Dir: "lib/commands/ccstatusline", Run: ccstatusline.Run,
+		Golden: []string{"lib/commands/ccstatusline/testdata/*.golden"}},
 }
