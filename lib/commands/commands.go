@@ -55,7 +55,10 @@ var All = []Command{
 		Golden: []string{"lib/commands/ccsend/testdata/*.golden"}},
 	{Name: "cc-hook", Dir: "lib/commands/cchook", Run: cchook.Run},
 	{Name: "cc-render", Dir: "lib/commands/ccrender", Run: ccrender.Run},
-	{Name: "cc-cassette", Dir: "lib/commands/cccassette", Run: cccassette.Run},
+	{Name: "cc-cassette", Dir: "lib/commands/cccassette", Run: cccassette.Run,
+		Golden: []string{"lib/commands/cccassette/testdata/records/*.golden"},
+		// Cassettes and steps in Blackbox's schema: import, convert, show --step.
+		Verbatim: []string{"lib/commands/cccassette/testdata/stored/*.golden", "lib/commands/cccassette/testdata/corpus/*.ndjson"}},
 	{Name: "cc-redact", Dir: "lib/commands/ccredact", Run: ccredact.Run,
 		Golden: []string{"lib/commands/ccredact/testdata/*.golden"}},
 	{Name: "cc-statusline", Dir: "lib/commands/ccstatusline", Run: ccstatusline.Run,
