@@ -53,7 +53,10 @@ var All = []Command{
 		Verbatim: []string{"lib/commands/ccgrep/testdata/*.golden"}},
 	{Name: "cc-send", Dir: "lib/commands/ccsend", Run: ccsend.Run,
 		Golden: []string{"lib/commands/ccsend/testdata/*.golden"}},
-	{Name: "cc-hook", Dir: "lib/commands/cchook", Run: cchook.Run},
+	{Name: "cc-hook", Dir: "lib/commands/cchook", Run: cchook.Run,
+		Golden: []string{"lib/commands/cchook/testdata/check/*.golden"},
+		// Replies and settings in Claude Code's schema, payloads as parsed.
+		Verbatim: []string{"lib/commands/cchook/testdata/run/*.golden", "lib/commands/cchook/testdata/out/*.golden"}},
 	{Name: "cc-render", Dir: "lib/commands/ccrender", Run: ccrender.Run},
 	{Name: "cc-cassette", Dir: "lib/commands/cccassette", Run: cccassette.Run,
 		Golden: []string{"lib/commands/cccassette/testdata/records/*.golden"},
