@@ -45,7 +45,10 @@ var All = []Command{
 		Golden: []string{"lib/commands/ccprofiles/testdata/*.golden"}},
 	{Name: "cc-sessions", Dir: "lib/commands/ccsessions", Run: ccsessions.Run,
 		Golden: []string{"lib/commands/ccsessions/testdata/*.golden"}},
-	{Name: "cc-entries", Dir: "lib/commands/ccentries", Run: ccentries.Run},
+	{Name: "cc-entries", Dir: "lib/commands/ccentries", Run: ccentries.Run,
+		Golden: []string{"lib/commands/ccentries/testdata/golden/own/*.golden"},
+		// Claude Code's transcript lines, with cc_source.
+		Verbatim: []string{"lib/commands/ccentries/testdata/golden/verbatim/*.golden"}},
 	{Name: "cc-extract", Dir: "lib/commands/ccextract", Run: ccextract.Run,
 		Golden: []string{"lib/extract/testdata/golden/*/*.jsonl"}},
 	{Name: "cc-grep", Dir: "lib/commands/ccgrep", Run: ccgrep.Run,
