@@ -60,6 +60,7 @@ var All = []Command{
 		Golden: []string{"lib/commands/cchook/testdata/check/*.golden"},
 		// Replies and settings in Claude Code's schema, payloads as parsed.
 		Verbatim: []string{"lib/commands/cchook/testdata/run/*.golden", "lib/commands/cchook/testdata/out/*.golden"}},
+	// Writes pages (md, html), no records: nothing to compare.
 	{Name: "cc-render", Dir: "lib/commands/ccrender", Run: ccrender.Run},
 	{Name: "cc-cassette", Dir: "lib/commands/cccassette", Run: cccassette.Run,
 		Golden: []string{"lib/commands/cccassette/testdata/records/*.golden"},

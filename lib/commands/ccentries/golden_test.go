@@ -1,7 +1,6 @@
 package ccentries
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"path/filepath"
@@ -53,6 +52,9 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	mal := td + "/malformed/"
+	main := func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		return RunWith(sys, args, stdin, stdout, stderr)
+	}
 	tests := []struct {
 		name, stdin string
 		args        []string
@@ -68,13 +70,7 @@ func TestGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var out, errb bytes.Buffer
-			var in io.Reader
-			if tt.stdin != "" {
-				in = strings.NewReader(tt.stdin)
-			}
-			code := RunWith(sys, tt.args, in, &out, &errb)
-			got := strings.ReplaceAll(golden.Output(code, errb.String(), out.String()), tmp, "$TMP")
+			got := strings.ReplaceAll(golden.Run(main, tt.args, tt.stdin), tmp, "$TMP")
 			golden.Check(t, filepath.Join("testdata", "golden", tt.name+".golden"), got)
 		})
 	}

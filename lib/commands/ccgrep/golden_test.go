@@ -1,21 +1,13 @@
 package ccgrep
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
-)
-
-var (
-	corpusTimeRE = regexp.MustCompile(`"(started_at|last_activity_at|updated_at)":"[^"]+"`)
-	corpusSizeRE = regexp.MustCompile(`"size_bytes":[0-9]+`)
 )
 
 // TestGolden keeps cc-grep's output over the real-CLI corpus
@@ -36,6 +28,9 @@ func TestGolden(t *testing.T) {
 	sys := cli.System{Home: t.TempDir(), Getenv: func(k string) string {
 		return map[string]string{"TMPDIR": "/fixture-tmp", "CLAUDE_CONFIG_DIR": corpus}[k]
 	}}
+	main := func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		return RunWith(sys, args, stdin, stdout, stderr)
+	}
 	alpha := filepath.Join(corpus, "projects", "-home-dev-projects-alpha", "c0a1f001-0000-4000-8000-000000000001.jsonl")
 	tests := []struct {
 		name, stdin string
@@ -50,16 +45,7 @@ func TestGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var out, errb bytes.Buffer
-			var in io.Reader
-			if tt.stdin != "" {
-				in = strings.NewReader(tt.stdin)
-			}
-			code := RunWith(sys, tt.args, in, &out, &errb)
-			got := strings.ReplaceAll(golden.Output(code, errb.String(), out.String()), corpus, "$CORPUS")
-			// Times and sizes change whenever the corpus is generated again.
-			got = corpusTimeRE.ReplaceAllString(got, `"$1":"$$TIME"`)
-			got = corpusSizeRE.ReplaceAllString(got, `"size_bytes":$$SIZE`)
+			got := golden.Corpus(golden.Run(main, tt.args, tt.stdin), corpus)
 			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), got)
 		})
 	}
