@@ -20,7 +20,8 @@ func TestGolden(t *testing.T) {
 		// usage that does not parse: counted in block_unpriced
 		strings.Replace(assistant("m2", "2026-05-02T10:31:00.000Z", "claude-sonnet-5-5", 1000), `"input_tokens":1000`, `"input_tokens":"many"`, 1))
 	write(other, assistant("m3", "2026-05-02T11:00:00.000Z", "claude-sonnet-5-5", 500000))
-	args := []string{"--cache-dir", filepath.Join(root, "cache"), "--now", "2026-05-02T12:46:00Z"}
+	// A budget no slow machine runs out of: block_partial stays false.
+	args := []string{"--cache-dir", filepath.Join(root, "cache"), "--now", "2026-05-02T12:46:00Z", "--budget", "1h"}
 	limits := realPayload(t, tr, func(p map[string]any) {
 		delete(p, "context_window")
 		p["rate_limits"] = map[string]any{"five_hour": map[string]any{"used_percentage": 41.6, "resets_at": 1777729560}}
