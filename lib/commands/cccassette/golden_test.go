@@ -60,9 +60,10 @@ func TestGolden(t *testing.T) {
 	// The first four lines: the header and steps 0-2, a run cut short.
 	short := write("short.ndjson", strings.Join(lines(parentND)[:4], "\n")+"\n")
 	tampered := strings.Replace(ndjsonOf(t, "success-final-answer.v2.json"), "Paris.", "Lyon.", 1)
-	// A provider id in a step and a key-shaped string in user text, both
-	// hashed into the chain: verify names where, never what.
-	leaky := write("leaky.ndjson", rehash(t, strings.Replace(strings.Replace(ndjsonOf(t, "success-final-answer.v2.json"),
+	// A provider id in the header and in a step, and a key-shaped string
+	// in user text, hashed into the chain: verify names where, never what.
+	leaky := write("leaky.ndjson", rehash(t, strings.Replace(strings.Replace(strings.Replace(ndjsonOf(t, "success-final-answer.v2.json"),
+		`"createdAt":0}`, `"createdAt":0,"parentId":"chatcmpl-AbCdEfGhIjKlMn"}`, 1),
 		`"final_answer"`, `"final_answer","msgId":"msg_01AbCdEfGhIjKlMnOpQrStUv"`, 1),
 		"What is the capital of France?", "My key is sk-ant-api03-"+strings.Repeat("a1B2", 20)+"AA. What is the capital of France?", 1), "fixture-leaky"))
 
@@ -89,6 +90,9 @@ func TestGolden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errs := run(t, tt.stdin, tt.args...)
+			if strings.Contains(out+errs, "a1B2a1B2") {
+				t.Error("the planted key is printed")
+			}
 			got := strings.ReplaceAll(golden.Output(code, errs, out), dir, "$TMP")
 			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), got)
 		})
