@@ -28,7 +28,7 @@ type Command struct {
 	// Golden are globs (from the module root) of files holding the
 	// command's output records as golden files check them; every field
 	// they show must be documented and every documented field shown.
-	// Empty: no golden NDJSON output yet (the check says so).
+	// Empty, with Verbatim: no golden NDJSON output yet (the check says so).
 	Golden []string
 	// Verbatim are globs of golden files whose records also carry keys
 	// that are not the command's own: Claude Code's transcript lines,
@@ -67,7 +67,9 @@ var All = []Command{
 		// Cassettes and steps in Blackbox's schema: import, convert, show --step.
 		Verbatim: []string{"lib/commands/cccassette/testdata/stored/*.golden", "lib/commands/cccassette/testdata/corpus/*.ndjson"}},
 	{Name: "cc-redact", Dir: "lib/commands/ccredact", Run: ccredact.Run,
-		Golden: []string{"lib/commands/ccredact/testdata/*.golden"}},
+		Golden: []string{"lib/commands/ccredact/testdata/*.golden"},
+		// The input's records, secrets replaced.
+		Verbatim: []string{"lib/commands/ccredact/testdata/redacted/*.golden"}},
 	{Name: "cc-statusline", Dir: "lib/commands/ccstatusline", Run: ccstatusline.Run,
 		Golden: []string{"lib/commands/ccstatusline/testdata/*.golden"}},
 }

@@ -11,8 +11,9 @@ import (
 // TestGolden keeps cc-redact --scan's findings in testdata/*.golden: a
 // whole config dir (main transcript, subagent, tool result: field null),
 // and stdin records with and without cc_source or a sessionId (path and
-// session_id null). The secrets are planted by plants(); the findings
-// never hold them.
+// session_id null); and the redacted records themselves in
+// testdata/redacted. The secrets are planted by plants(); no output
+// holds them.
 func TestGolden(t *testing.T) {
 	deps, proj, ps := machine(t)
 	dir := filepath.Dir(filepath.Dir(proj))
@@ -26,6 +27,8 @@ func TestGolden(t *testing.T) {
 	}{
 		{name: "scan_config_dir", args: []string{"--scan", "--workers", "1"}},
 		{name: "scan_stdin", stdin: stdin, args: []string{"--scan"}},
+		{name: "redacted/stdin", stdin: stdin},
+		{name: "redacted/transcript", args: []string{filepath.Join(proj, "11111111-2222-4333-8444-555555555555.jsonl")}},
 		{name: "scan_clean", stdin: `{"type":"user","message":{"content":"nothing here"}}` + "\n", args: []string{"--scan"}},
 	}
 	for _, tt := range tests {
