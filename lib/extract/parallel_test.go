@@ -125,7 +125,10 @@ func readEntries(t testing.TB, opts Options, paths []string) string {
 // Entry.
 func TestWorkersSameOutput(t *testing.T) {
 	paths := parallelCorpus(t)
-	defer func(q, n, s int) { maxQueued, batchItems, batchSize = q, n, s }(maxQueued, batchItems, batchSize)
+	defer func(q, a, n, s int) {
+		maxQueued, maxAhead, batchItems, batchSize = q, a, n, s
+	}(maxQueued, maxAhead, batchItems, batchSize)
+	big := []int{maxQueued, maxAhead, batchItems, batchSize}
 	// With the subagents' transcripts: more files, and a session's read
 	// on several workers.
 	var cases []variant
@@ -135,7 +138,7 @@ func TestWorkersSameOutput(t *testing.T) {
 	}
 	for _, v := range cases {
 		t.Run(v.name, func(t *testing.T) {
-			maxQueued, batchItems, batchSize = 1<<20, 64, 64<<10
+			maxQueued, maxAhead, batchItems, batchSize = big[0], big[1], big[2], big[3]
 			o := v.opts
 			o.Workers = 1
 			want, wantWarn, wantErr := readInputs(t, o, paths)
@@ -150,7 +153,7 @@ func TestWorkersSameOutput(t *testing.T) {
 			}
 			for _, small := range []bool{false, true} {
 				if small {
-					maxQueued, batchItems, batchSize = 2<<10, 3, 1<<10
+					maxQueued, maxAhead, batchItems, batchSize = 2<<10, 4<<10, 3, 1<<10
 				}
 				for _, workers := range []int{4} {
 					o.Workers = workers
@@ -207,7 +210,8 @@ func TestWorkersStop(t *testing.T) {
 
 // TestWorkersQueueBounded: while the caller is slow to take the first
 // file's facts, the workers reading the files after it queue at most
-// about maxQueued bytes of facts each, then wait.
+// about maxAhead bytes of facts in all, then wait; the file being taken
+// queues at most about maxQueued.
 func TestWorkersQueueBounded(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := corpus.Generate(context.Background(), corpus.Options{Out: dir, Size: 2 << 20, Sessions: 5, Seed: 5, HugeLine: -1, Zst: -1}); err != nil {
@@ -215,13 +219,15 @@ func TestWorkersQueueBounded(t *testing.T) {
 	}
 	paths, _ := filepath.Glob(filepath.Join(dir, "projects", "*", "*.jsonl"))
 	sort.Strings(paths)
-	defer func(q, n, s int) { maxQueued, batchItems, batchSize, queuedHook = q, n, s, nil }(maxQueued, batchItems, batchSize)
-	maxQueued, batchItems, batchSize = 4<<10, 8, 1<<10
+	defer func(q, a, n, s int) {
+		maxQueued, maxAhead, batchItems, batchSize, queuedHook = q, a, n, s, nil
+	}(maxQueued, maxAhead, batchItems, batchSize)
+	maxQueued, maxAhead, batchItems, batchSize = 2<<10, 6<<10, 8, 1<<10
 	var mu sync.Mutex
-	peak := 0
-	queuedHook = func(n int) {
+	peakAhead, peakHead := 0, 0
+	queuedHook = func(ahead, head int) {
 		mu.Lock()
-		peak = max(peak, n)
+		peakAhead, peakHead = max(peakAhead, ahead), max(peakHead, head)
 		mu.Unlock()
 	}
 	var maxFact, all int
@@ -236,15 +242,20 @@ func TestWorkersQueueBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = x.ReadTranscripts(context.Background(), producePaths(paths))
-	if err != nil {
+	if err := x.ReadTranscripts(context.Background(), producePaths(paths)); err != nil {
 		t.Fatal(err)
 	}
-	// A batch may be queued onto a queue just under the bound: at most
-	// batchSize, or one fact bigger than that.
-	bound := maxQueued + max(batchSize, maxFact)
-	if peak > bound || peak == 0 || all < 10*bound {
-		t.Errorf("a file's queue held up to %d bytes of facts, want 1..%d (the files' facts: %d bytes)", peak, bound, all)
+	// A worker may queue its batch onto a queue just under the bound: a
+	// batch is under batchSize before its last fact; each worker may.
+	slack := batchSize + maxFact
+	if bound := maxAhead + 4*slack; peakAhead > bound || peakAhead == 0 {
+		t.Errorf("the files read ahead queued up to %d bytes of facts, want 1..%d (all facts: %d bytes)", peakAhead, bound, all)
+	}
+	if bound := maxQueued + slack; peakHead > bound || peakHead == 0 {
+		t.Errorf("the file taken queued up to %d bytes of facts, want 1..%d", peakHead, bound)
+	}
+	if all < 4*(maxAhead+4*slack) {
+		t.Errorf("the files' facts are %d bytes: too few to tell", all)
 	}
 }
 

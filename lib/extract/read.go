@@ -94,8 +94,11 @@ func (x *Extractor) ReadTranscripts(ctx context.Context, produce func(add func(p
 		// Workers copy a copy: x.unreadable changes as files are taken.
 		tmpl := *x
 		tmpl.h, tmpl.unreadable = nil, 0
-		err = x.readInOrder(ctx, produce, 2, func(f file) job {
-			return &fileJob{x: x, tmpl: &tmpl, f: f, ready: make(chan struct{}, 1), room: make(chan struct{}, 1)}
+		q := newFileQueues()
+		// Many files may be read ahead: the budget of their facts, not
+		// their number, bounds memory.
+		err = x.readInOrder(ctx, produce, 64, func(f file) job {
+			return &fileJob{x: x, tmpl: &tmpl, q: q, f: f, ready: make(chan struct{}, 1)}
 		})
 	}
 	if err == nil && x.unreadable > 0 {
@@ -244,26 +247,50 @@ func (x *Extractor) readInOrder(ctx context.Context, produce func(add func(strin
 
 // fileJob is one transcript read through the typed entry reader by a
 // handler of its own (fork): the facts and warnings it gives are queued
-// here and taken in order. A file's queue holds at most about maxQueued
-// bytes of facts; past that its worker waits for the caller to take them,
-// so the file being taken streams and the ones after it wait.
+// here and taken in order. The file being taken streams: its worker waits
+// once its queue holds maxQueued bytes of facts. The files read ahead of
+// it share a budget of maxAhead bytes; their workers wait when it is
+// spent. So a big file holds its worker, not the others, and memory stays
+// bounded however many files are read ahead.
 type fileJob struct {
 	x     *Extractor // takes the facts
 	tmpl  *Extractor // what workers fork
+	q     *fileQueues
 	f     file
 	first []string // warnings given before the file's own
 	// The worker batches what it gives in local (no lock) and queues
 	// the batch now and then.
-	local      []item
-	localSize  int
-	mu         sync.Mutex
+	local     []item
+	localSize int
+	// Under q.mu:
 	items      []item
 	size       int
+	head       bool // being taken: its size is not in q.ahead
 	done       bool
 	err        error // the read stopped (cancelled)
 	unreadable int
 	ready      chan struct{} // items were queued or the read is done
-	room       chan struct{} // the caller took the queued items
+}
+
+// fileQueues is what the fileJobs of one ReadTranscripts share.
+type fileQueues struct {
+	mu    sync.Mutex
+	room  sync.Cond // the caller took items, or the read stopped
+	ahead int       // bytes queued by the files not being taken
+}
+
+func newFileQueues() *fileQueues {
+	q := &fileQueues{}
+	q.room.L = &q.mu
+	return q
+}
+
+// full reports whether j's worker must wait. Under q.mu.
+func (q *fileQueues) full(j *fileJob) bool {
+	if j.head {
+		return j.size >= maxQueued
+	}
+	return q.ahead >= maxAhead
 }
 
 // item is a fact or, when fact is nil, a warning.
@@ -274,16 +301,18 @@ type item struct {
 
 // Tests shrink these to make workers wait.
 var (
-	// maxQueued bounds the facts one file's queue holds (estimated by
-	// factSize).
+	// maxQueued bounds the facts the file being taken has queued, and
+	// maxAhead those of the files read ahead of it, all together
+	// (estimated by factSize).
 	maxQueued = 1 << 20
+	maxAhead  = 8 << 20
 	// batchItems and batchSize bound a worker's batch: the caller wakes
 	// once per batch, not once per fact.
 	batchItems = 64
 	batchSize  = 64 << 10
-	// queuedHook, when set, sees a file's queue size each time a batch
-	// is queued.
-	queuedHook func(size int)
+	// queuedHook, when set, sees the bytes queued ahead, and those of the
+	// file being taken, each time a batch is queued.
+	queuedHook func(ahead, head int)
 )
 
 func (j *fileJob) warnFirst(msg string) { j.first = append(j.first, msg) }
@@ -301,9 +330,9 @@ func (j *fileJob) run(ctx context.Context) {
 		}
 		unreadable = y.unreadable
 	}
-	j.mu.Lock()
+	j.q.mu.Lock()
 	j.done, j.err, j.unreadable = true, err, unreadable
-	j.mu.Unlock()
+	j.q.mu.Unlock()
 	signal(j.ready)
 }
 
@@ -318,51 +347,64 @@ func (j *fileJob) give(ctx context.Context, it item, size int) error {
 	return j.flush(ctx)
 }
 
-// flush queues the worker's batch, then waits while the queue is full.
+// flush queues the worker's batch, then waits while there is no room.
 // It fails once ctx is done: the read stops there.
 func (j *fileJob) flush(ctx context.Context) error {
 	if err := ctx.Err(); err != nil || len(j.local) == 0 {
 		return err
 	}
-	j.mu.Lock()
+	q := j.q
+	q.mu.Lock()
 	j.items = append(j.items, j.local...)
 	j.size += j.localSize
-	full := j.size >= maxQueued
-	if queuedHook != nil {
-		queuedHook(j.size)
+	if !j.head {
+		q.ahead += j.localSize
 	}
-	j.mu.Unlock()
+	if queuedHook != nil {
+		if j.head {
+			queuedHook(q.ahead, j.size)
+		} else {
+			queuedHook(q.ahead, 0)
+		}
+	}
+	signal(j.ready)
+	if q.full(j) {
+		// The caller's error or a signal stops the wait too.
+		stop := context.AfterFunc(ctx, func() {
+			q.mu.Lock()
+			q.room.Broadcast()
+			q.mu.Unlock()
+		})
+		for ctx.Err() == nil && q.full(j) {
+			q.room.Wait()
+		}
+		stop()
+	}
+	q.mu.Unlock()
 	clear(j.local)
 	j.local, j.localSize = j.local[:0], 0
-	signal(j.ready)
-	for full {
-		select {
-		case <-j.room:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		j.mu.Lock()
-		full = j.size >= maxQueued
-		j.mu.Unlock()
-	}
-	return nil
+	return ctx.Err()
 }
 
 // take gives the file's warnings and facts as they are queued, until its
 // read is done.
 func (j *fileJob) take(ctx context.Context) error {
-	x := j.x
+	x, q := j.x, j.q
 	for _, w := range j.first {
 		x.opts.Warn(w)
 	}
 	var batch []item
 	for {
-		j.mu.Lock()
+		q.mu.Lock()
+		if !j.head {
+			j.head = true
+			q.ahead -= j.size
+		}
 		batch, j.items = j.items, batch[:0]
 		j.size = 0
 		done := j.done
-		j.mu.Unlock()
-		signal(j.room)
+		q.room.Broadcast()
+		q.mu.Unlock()
 		for i := range batch {
 			it := &batch[i]
 			if it.fact == nil {
