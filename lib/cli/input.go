@@ -20,8 +20,14 @@ func (e *Env) EachInput(fn func(line []byte, lineno int) error) (ndjson.Stats, e
 	if !e.HasInput() {
 		return ndjson.Stats{}, nil
 	}
+	return e.ReadInput(ndjson.NewReader(e.Stdin), func(line []byte, lineno int, _ bool) error { return fn(line, lineno) })
+}
+
+// ReadInput is EachInput over a reader the command made (for its buffer
+// size), with fn told whether the line is its to keep (Reader.Owned).
+func (e *Env) ReadInput(rd *ndjson.Reader, fn func(line []byte, lineno int, owned bool) error) (ndjson.Stats, error) {
 	defer e.flushSkips()
-	return ndjson.Records(e.Stdin, func(p ndjson.Problem) {
+	return ndjson.ReadRecords(rd, func(p ndjson.Problem) {
 		e.SkipInput(p.Line, "%v", p.Err)
 	}, fn)
 }

@@ -401,6 +401,7 @@ func TestReaderSkipUnless(t *testing.T) {
 			long := strings.Repeat("x", cut) + `"wanted"` + strings.Repeat("y", 20)
 			data := []byte("{}\n" + long + "\n" + strings.Repeat("z", 40) + "\n\"wanted\"\n" + strings.Repeat("q", 30))
 			want := events(t, NewReader(bytes.NewReader(data)), 0)
+			lines := strings.Split(string(data), "\n")
 			r := NewReaderSize(bytes.NewReader(data), size)
 			r.UseReaderAt(bytes.NewReader(data))
 			r.SkipUnless = [][]byte{[]byte(`"nope"`), []byte(`"wanted"`)}
@@ -411,6 +412,11 @@ func TestReaderSkipUnless(t *testing.T) {
 					break
 				}
 				if err == ErrSkipped {
+					// The line's first bytes come with it, and whether it
+					// had a newline.
+					if !strings.HasPrefix(lines[r.Line()-1], string(l)) || len(l) < size || r.Partial() != (r.Line() == len(lines)) {
+						t.Fatalf("buffer %d: skipped line %d: head %q, partial %v", size, r.Line(), l, r.Partial())
+					}
 					got = append(got, event{"", true, r.Line(), false})
 					continue
 				}
@@ -459,6 +465,22 @@ func TestReaderReadError(t *testing.T) {
 		}
 		if l, err := r.Next(); err != io.EOF {
 			t.Fatalf("%s: after the error: %q %v, want io.EOF", name, l, err)
+		}
+	}
+}
+
+// Readers made one after another over one buffer read into it, and read
+// as a reader with a buffer of their own does.
+func TestNewReaderBuffer(t *testing.T) {
+	buf := make([]byte, 0, 8<<10)
+	for _, in := range []string{"{}\n{\"a\":1}\n", strings.Repeat("x", 20<<10) + "\n{}", ""} {
+		r := NewReaderBuffer(strings.NewReader(in), buf)
+		got := events(t, r, 0)
+		if want := events(t, NewReader(strings.NewReader(in)), 0); !slices.Equal(got, want) {
+			t.Errorf("%.20q: got %v, want %v", in, got, want)
+		}
+		if len(in) > 0 && &r.buf[0] != &buf[:1][0] {
+			t.Errorf("%.20q: the reader did not read into the given buffer", in)
 		}
 	}
 }

@@ -47,8 +47,14 @@ var ErrIncomplete = errors.New("incomplete last line (file still being written?)
 // without a newline is used when it is valid JSON, else counted as
 // incomplete. An error from fn stops the loop and is returned.
 func Records(r io.Reader, warn func(Problem), fn func(line []byte, lineno int) error) (Stats, error) {
+	return ReadRecords(NewReader(r), warn, func(line []byte, lineno int, _ bool) error { return fn(line, lineno) })
+}
+
+// ReadRecords is Records over a Reader the caller made (for its buffer
+// size), and tells fn whether the line is its to keep (Reader.Owned): a
+// huge line can then be decoded without a copy.
+func ReadRecords(rd *Reader, warn func(Problem), fn func(line []byte, lineno int, owned bool) error) (Stats, error) {
 	var st Stats
-	rd := NewReader(r)
 	for {
 		line, err := rd.Next()
 		if err == io.EOF {
@@ -87,7 +93,7 @@ func Records(r io.Reader, warn func(Problem), fn func(line []byte, lineno int) e
 			continue
 		}
 		st.Records++
-		if err := fn(line, rd.Line()); err != nil {
+		if err := fn(line, rd.Line(), rd.Owned()); err != nil {
 			return st, err
 		}
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/extract"
+	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
@@ -315,7 +316,11 @@ const maxProbe = 100
 // record with a transcript_path and no transcript fields (type, uuid,
 // cc_source) is a session record.
 func (o *options) readStdin(env *cli.Env, x *extract.Extractor) error {
-	br := bufio.NewReaderSize(env.Stdin, 64<<10)
+	stdin := env.Stdin
+	if f, ok := stdin.(*os.File); ok {
+		ndjson.GrowPipe(f)
+	}
+	br := bufio.NewReaderSize(stdin, 64<<10)
 	var head []byte
 	var first probe
 	found := false
@@ -333,7 +338,10 @@ func (o *options) readStdin(env *cli.Env, x *extract.Extractor) error {
 			break
 		}
 	}
-	env.Stdin = io.MultiReader(bytes.NewReader(head), br)
+	// The probed lines are read again, then what br holds beyond them;
+	// the rest comes from stdin itself, in large reads (readEntries).
+	rest, _ := br.Peek(br.Buffered())
+	env.Stdin = io.MultiReader(bytes.NewReader(head), bytes.NewReader(rest), stdin)
 	if !found {
 		return readEntries(env, x) // nothing but blank or malformed lines: report them
 	}
@@ -387,7 +395,8 @@ func sourceOf(line []byte) (source, bool) {
 func readEntries(env *cli.Env, x *extract.Extractor) error {
 	lastPath := ""
 	entries := 0
-	_, err := env.EachInput(func(line []byte, n int) error {
+	// 1 MiB reads: the pipe from cc-entries carries 1 MiB at a time.
+	_, err := env.ReadInput(ndjson.NewReaderSize(env.Stdin, 1<<20), func(line []byte, n int, owned bool) error {
 		if !bytes.Contains(line, []byte(`"type"`)) {
 			// A fact piped back in, or another tool's record.
 			env.SkipInput(n, `not a transcript entry (no "type"), skipped`)
@@ -407,7 +416,11 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 			}
 			lastPath = s.Path
 		}
-		e, err := x.Decode(line)
+		decode := x.Decode
+		if owned {
+			decode = x.DecodeOwned // a huge line, not copied again
+		}
+		e, err := decode(line)
 		if err != nil {
 			env.SkipInput(n, "%v, line skipped", err)
 			return nil
