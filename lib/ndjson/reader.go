@@ -115,11 +115,11 @@ func NewReader(r io.Reader) *Reader {
 }
 
 // NewReaderBuffer returns a Reader over r that reads into buf (all of its
-// capacity, at least 4 KiB), so that readers of one file after another
-// share one buffer. The caller must not use buf until done with the
-// Reader.
+// capacity; 64 KiB of its own when that is 0), so that readers of one
+// file after another share one buffer. The caller must not use buf until
+// done with the Reader.
 func NewReaderBuffer(r io.Reader, buf []byte) *Reader {
-	if cap(buf) < 4<<10 {
+	if cap(buf) == 0 {
 		return NewReaderSize(r, defaultBufSize)
 	}
 	buf = buf[:cap(buf)]
