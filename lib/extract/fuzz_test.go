@@ -248,8 +248,11 @@ func FuzzLinesPassedOver(f *testing.F) {
 				t.Fatalf("line number %d of %d", n, len(want))
 			}
 			seen[n]++
-			if head && bytes.HasPrefix(want[n-1], line) {
-				line = want[n-1]
+			// Lines come without the \r of a CRLF; a line passed over
+			// unread, by its first bytes.
+			w := bytes.TrimSuffix(want[n-1], []byte("\r"))
+			if head && bytes.HasPrefix(w, line) {
+				line = w
 			}
 			got[n] = bytes.Clone(line)
 		}
@@ -264,7 +267,7 @@ func FuzzLinesPassedOver(f *testing.F) {
 			t.Fatal(err)
 		}
 		for n := 1; n <= len(want); n++ {
-			if seen[n] != 1 || !bytes.Equal(bytes.TrimSuffix(got[n], []byte("\r")), bytes.TrimSuffix(want[n-1], []byte("\r"))) {
+			if seen[n] != 1 || !bytes.Equal(got[n], bytes.TrimSuffix(want[n-1], []byte("\r"))) {
 				t.Fatalf("line %d seen %d times as %q, want %q", n, seen[n], got[n], want[n-1])
 			}
 		}
