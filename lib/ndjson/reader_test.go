@@ -2,6 +2,7 @@ package ndjson
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -482,5 +483,52 @@ func TestNewReaderBuffer(t *testing.T) {
 		if len(in) > 0 && &r.buf[0] != &buf[:1][0] {
 			t.Errorf("%.20q: the reader did not read into the given buffer", in)
 		}
+	}
+}
+
+// ReadRecords leaves the JSON check to fn: with fn checking as Records
+// does (ErrMalformed for a line that is not JSON), it hands on, counts
+// and reports the same; a valid line fn calls malformed is counted and
+// reported as malformed.
+func TestReadRecordsUncheckedSameAsRecords(t *testing.T) {
+	in := "{\"a\":1}\n\nnot json\n{\"b\":\n[1,2]\n\"fn says no\"\n{\"c\":3}\n{\"partial\":"
+	type result struct {
+		got      []string
+		problems []string
+		st       Stats
+	}
+	var want, got result
+	st, err := Records(strings.NewReader(in), func(p Problem) { want.problems = append(want.problems, p.Error()) },
+		func(line []byte, n int) error {
+			if string(line) == `"fn says no"` {
+				want.problems = append(want.problems, fmt.Sprintf("%d: %v", n, ErrMalformed))
+				return nil
+			}
+			want.got = append(want.got, string(line))
+			return nil
+		})
+	want.st = st
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err = ReadRecords(NewReader(strings.NewReader(in)), func(p Problem) { got.problems = append(got.problems, p.Error()) },
+		func(line []byte, n int, _ bool) error {
+			if !json.Valid(line) || string(line) == `"fn says no"` {
+				return ErrMalformed
+			}
+			got.got = append(got.got, string(line))
+			return nil
+		})
+	got.st = st
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Records counts the line fn refused as a record, ReadRecords as
+	// malformed; the rest is the same.
+	want.st.Records--
+	want.st.Malformed = append(want.st.Malformed, 6)
+	slices.Sort(want.st.Malformed)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("ReadRecords:\n%+v\nRecords:\n%+v", got, want)
 	}
 }

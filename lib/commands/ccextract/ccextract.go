@@ -19,6 +19,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/extract"
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/sessions"
@@ -395,17 +396,35 @@ func sourceOf(line []byte) (source, bool) {
 func readEntries(env *cli.Env, x *extract.Extractor) error {
 	lastPath := ""
 	entries := 0
-	// 1 MiB reads: the pipe from cc-entries carries 1 MiB at a time.
+	// 1 MiB reads: the pipe from cc-entries carries 1 MiB at a time. A
+	// line is checked as JSON once: by its decode when the kind wants it
+	// (jsonscan.Valid again only when the decode fails, to tell a
+	// malformed line from one of the wrong shape), else by jsonscan.Valid.
 	_, err := env.ReadInput(ndjson.NewReaderSize(env.Stdin, 1<<20), func(line []byte, n int, owned bool) error {
 		if !bytes.Contains(line, []byte(`"type"`)) {
+			if !jsonscan.Valid(line) {
+				return ndjson.ErrMalformed
+			}
 			// A fact piped back in, or another tool's record.
 			env.SkipInput(n, `not a transcript entry (no "type"), skipped`)
 			return nil
 		}
-		entries++
 		if !x.Wants(line) {
+			if !jsonscan.Valid(line) {
+				return ndjson.ErrMalformed
+			}
+			entries++
 			return nil
 		}
+		decode := x.Decode
+		if owned {
+			decode = x.DecodeOwned // a huge line, not copied again
+		}
+		e, err := decode(line)
+		if err != nil && !jsonscan.Valid(line) {
+			return ndjson.ErrMalformed
+		}
+		entries++
 		var o extract.Origin
 		if s, ok := sourceOf(line); ok {
 			o = extract.Origin{Path: s.Path, Line: s.Line, SessionID: s.SessionID, AgentID: s.AgentID}
@@ -416,11 +435,6 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 			}
 			lastPath = s.Path
 		}
-		decode := x.Decode
-		if owned {
-			decode = x.DecodeOwned // a huge line, not copied again
-		}
-		e, err := decode(line)
 		if err != nil {
 			env.SkipInput(n, "%v, line skipped", err)
 			return nil
