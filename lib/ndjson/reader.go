@@ -13,8 +13,9 @@ import (
 // without newlines cannot exhaust memory unnoticed.
 const DefaultMaxLine = 1 << 30
 
-// ErrSkipped is returned by Next for a line longer than the buffer that
-// holds none of SkipUnless (with UseReaderAt): it was measured, not kept.
+// ErrSkipped is returned by Next for a line that does not fit the buffer
+// (or a window) and holds none of SkipUnless (with UseReaderAt): it was
+// measured, not kept.
 // Next returns its first bytes (up to 64 KiB) with it, and Partial tells
 // whether it lacked its newline.
 var ErrSkipped = errors.New("line without the wanted bytes, skipped")
