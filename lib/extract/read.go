@@ -97,7 +97,7 @@ func (x *Extractor) ReadTranscripts(ctx context.Context, produce func(add func(p
 		q := newFileQueues()
 		// Many files may be read ahead: the budget of their facts, not
 		// their number, bounds memory.
-		err = x.readInOrder(ctx, produce, 64, func(f file) job {
+		err = x.readInOrder(ctx, produce, 512, func(f file) job {
 			return &fileJob{x: x, tmpl: &tmpl, q: q, f: f, ready: make(chan struct{}, 1)}
 		})
 	}
