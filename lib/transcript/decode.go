@@ -93,7 +93,13 @@ func decodeLine(line []byte, alias bool) (*Entry, error) {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, ErrNotObject
 	}
-	if e, ok := decodeFast(line, alias); ok {
+	// The entry keeps the line (Raw): copy it once, and let the raw
+	// fields be slices of that copy rather than copies of their own.
+	own := line
+	if !alias {
+		own = clone(line)
+	}
+	if e, ok := decodeFast(own, true); ok {
 		return e, nil
 	}
 	bp := memberBufs.Get().(*[]byte)

@@ -307,7 +307,7 @@ func fastContent(c *jsonscan.Cursor, d *decoder, depth int) (blocks []Block, isS
 			return nil, false, false
 		}
 		if b.Raw != nil {
-			b.Raw = append(json.RawMessage(nil), c.Since(start)...)
+			b.Raw = d.raw(c.Since(start))
 		}
 		blocks = append(blocks, b)
 	}
@@ -535,5 +535,13 @@ func (d *decoder) raw(v []byte) json.RawMessage {
 	if d.alias {
 		return v
 	}
-	return append(json.RawMessage(nil), v...)
+	return clone(v)
+}
+
+// clone copies b (make and copy: the new slice is not zeroed first, as
+// it is when appended to nil).
+func clone(b []byte) []byte {
+	c := make([]byte, len(b))
+	copy(c, b)
+	return c
 }
