@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/ccpipe/ccpipe/lib/jsonscan"
 )
@@ -64,7 +65,7 @@ const (
 func topMember(c *jsonscan.Cursor, k []byte, w *wire, d *decoder, pre *preContent, seen *uint32) bool {
 	switch string(k) {
 	case "type":
-		return fastStr(c, &w.Type)
+		return fastName(c, &w.Type)
 	case "uuid":
 		return fastStr(c, &w.UUID)
 	case "parentUuid":
@@ -72,9 +73,9 @@ func topMember(c *jsonscan.Cursor, k []byte, w *wire, d *decoder, pre *preConten
 	case "logicalParentUuid":
 		return fastStr(c, &w.LogicalParentUUID)
 	case "sessionId":
-		return fastStr(c, &w.SessionID)
+		return fastName(c, &w.SessionID)
 	case "agentId":
-		return fastStr(c, &w.AgentID)
+		return fastName(c, &w.AgentID)
 	case "isSidechain":
 		return fastBool(c, &w.IsSidechain)
 	case "isMeta":
@@ -82,27 +83,27 @@ func topMember(c *jsonscan.Cursor, k []byte, w *wire, d *decoder, pre *preConten
 	case "timestamp":
 		return fastStr(c, &w.Timestamp)
 	case "cwd":
-		return fastStr(c, &w.Cwd)
+		return fastName(c, &w.Cwd)
 	case "version":
-		return fastStr(c, &w.Version)
+		return fastName(c, &w.Version)
 	case "gitBranch":
-		return fastStr(c, &w.GitBranch)
+		return fastName(c, &w.GitBranch)
 	case "entrypoint":
-		return fastStr(c, &w.Entrypoint)
+		return fastName(c, &w.Entrypoint)
 	case "promptId":
 		return fastStr(c, &w.PromptID)
 	case "slug":
-		return fastStr(c, &w.Slug)
+		return fastName(c, &w.Slug)
 	case "promptSource":
-		return fastStr(c, &w.PromptSource)
+		return fastName(c, &w.PromptSource)
 	case "turnOrigin":
-		return fastStr(c, &w.TurnOrigin)
+		return fastName(c, &w.TurnOrigin)
 	case "permissionMode":
-		return fastStr(c, &w.PermissionMode)
+		return fastName(c, &w.PermissionMode)
 	case "sourceToolAssistantUUID":
 		return fastStr(c, &w.SourceToolAssistantUUID)
 	case "toolDenialKind":
-		return fastStr(c, &w.ToolDenialKind)
+		return fastName(c, &w.ToolDenialKind)
 	case "isCompactSummary":
 		return fastBool(c, &w.IsCompactSummary)
 	case "isVisibleInTranscriptOnly":
@@ -116,9 +117,9 @@ func topMember(c *jsonscan.Cursor, k []byte, w *wire, d *decoder, pre *preConten
 	case "isApiErrorMessage":
 		return fastBool(c, &w.IsAPIErrorMessage)
 	case "subtype":
-		return fastStr(c, &w.Subtype)
+		return fastName(c, &w.Subtype)
 	case "level":
-		return fastStr(c, &w.Level)
+		return fastName(c, &w.Level)
 	case "retryInMs":
 		return fastFloat(c, &w.RetryInMs)
 	case "retryAttempt":
@@ -199,13 +200,13 @@ func fastMessage(c *jsonscan.Cursor, m *wireMessage, pre *preContent, d *decoder
 		case "id":
 			ok = fastStr(c, &m.ID)
 		case "type":
-			ok = fastStr(c, &m.Type)
+			ok = fastName(c, &m.Type)
 		case "role":
-			ok = fastStr(c, &m.Role)
+			ok = fastName(c, &m.Role)
 		case "model":
-			ok = fastStr(c, &m.Model)
+			ok = fastName(c, &m.Model)
 		case "stop_reason":
-			ok = fastStr(c, &m.StopReason)
+			ok = fastName(c, &m.StopReason)
 		case "stop_sequence":
 			ok = fastStr(c, &m.StopSequence)
 		case "usage":
@@ -263,7 +264,7 @@ func fastUsage(c *jsonscan.Cursor, u **Usage) bool {
 		case "cache_read_input_tokens":
 			ok = fastInt64(c, &v.CacheReadInputTokens)
 		case "service_tier":
-			ok = fastStr(c, &v.ServiceTier)
+			ok = fastName(c, &v.ServiceTier)
 		default:
 			ok = !foldsTo(k, usageNames) && c.Skip() == nil
 		}
@@ -354,7 +355,7 @@ func fastBlock(c *jsonscan.Cursor, d *decoder, depth int) (Block, bool) {
 		ok := true
 		switch string(k) {
 		case "type":
-			ok = once(&seen, seenType) && fastStr(c, &wb.Type)
+			ok = once(&seen, seenType) && fastName(c, &wb.Type)
 		case "text":
 			ok = once(&seen, seenText) && fastStr(c, &wb.Text)
 		case "thinking":
@@ -366,7 +367,7 @@ func fastBlock(c *jsonscan.Cursor, d *decoder, depth int) (Block, bool) {
 		case "id":
 			ok = once(&seen, seenID) && fastStr(c, &wb.ID)
 		case "name":
-			ok = once(&seen, seenName) && fastStr(c, &wb.Name)
+			ok = once(&seen, seenName) && fastName(c, &wb.Name)
 		case "tool_use_id":
 			ok = once(&seen, seenToolUseID) && fastStr(c, &wb.ToolUseID)
 		case "tool_name":
@@ -544,4 +545,40 @@ func clone(b []byte) []byte {
 	c := make([]byte, len(b))
 	copy(c, b)
 	return c
+}
+
+// internSlots holds recent values of the fields that repeat on every line
+// of a session (type, sessionId, cwd, version, a model, a tool's name):
+// fastName hands out the held string instead of allocating one per line.
+// A slot is overwritten by any other value hashing to it; strings are
+// immutable, so sharing one is safe from any goroutine.
+var internSlots [1024]atomic.Pointer[string]
+
+// fastName is fastStr for a field whose values repeat.
+func fastName(c *jsonscan.Cursor, dst *string) bool {
+	if c.Peek() != '"' {
+		return fastStr(c, dst)
+	}
+	q := c.Pos()
+	body, esc, err := c.RawString()
+	if err != nil {
+		return false
+	}
+	if esc || len(body) > 64 {
+		*dst = string(jsonscan.Unquote(c.Since(q), body, esc))
+		return true
+	}
+	h := uint32(2166136261)
+	for _, b := range body {
+		h = (h ^ uint32(b)) * 16777619
+	}
+	slot := &internSlots[h%uint32(len(internSlots))]
+	if s := slot.Load(); s != nil && *s == string(body) {
+		*dst = *s
+		return true
+	}
+	s := string(jsonscan.Unquote(c.Since(q), body, false))
+	slot.Store(&s)
+	*dst = s
+	return true
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -107,4 +109,31 @@ func FuzzDecodeFastEdges(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The values fastName shares between lines and goroutines are the ones
+// each line holds, whatever else hashes to the same slot meanwhile.
+func TestFastNameShared(t *testing.T) {
+	lines := make([][]byte, 3000)
+	for i := range lines {
+		lines[i] = []byte(`{"type":"user","cwd":"/w/` + strconv.Itoa(i%1500) + `","version":"2.1.` + strconv.Itoa(i%7) +
+			`","gitBranch":"b\u00e9` + strconv.Itoa(i%3) + `","sessionId":"` + strings.Repeat("s", 60+i%10) + `"}`)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range lines {
+				l := lines[(i*(g+1))%len(lines)]
+				e, ok := decodeFast(l, false)
+				want, _ := decodeWhole(t, l)
+				if !ok || e.Cwd != want.Cwd || e.Version != want.Version || e.GitBranch != want.GitBranch || e.SessionID != want.SessionID {
+					t.Errorf("%s: got %q %q %q %q", l, e.Cwd, e.Version, e.GitBranch, e.SessionID)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
