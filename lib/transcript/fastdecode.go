@@ -23,22 +23,7 @@ func decodeFast(line []byte, alias bool) (*Entry, bool) {
 	d := decoder{alias: alias}
 	var seen uint32
 	c := jsonscan.New(line)
-	if c.Enter() != nil {
-		return nil, false
-	}
-	for {
-		k, esc, more, err := c.Member()
-		if err != nil || esc {
-			return nil, false
-		}
-		if !more {
-			break
-		}
-		if !topMember(&c, k, &w, &d, &pre, &seen) {
-			return nil, false
-		}
-	}
-	if c.End() != nil {
+	if !members(&c, func(k []byte) bool { return topMember(&c, k, &w, &d, &pre, &seen) }) || c.End() != nil {
 		return nil, false
 	}
 	if w.Type != "user" && w.Type != "assistant" {
@@ -183,10 +168,47 @@ var (
 // fastMessage reads the message object at c into m, its content into
 // pre.
 func fastMessage(c *jsonscan.Cursor, m *wireMessage, pre *preContent, d *decoder) bool {
+	var seenContent, seenUsage bool
+	return members(c, func(k []byte) bool {
+		switch string(k) {
+		case "id":
+			return fastStr(c, &m.ID)
+		case "type":
+			return fastName(c, &m.Type)
+		case "role":
+			return fastName(c, &m.Role)
+		case "model":
+			return fastName(c, &m.Model)
+		case "stop_reason":
+			return fastName(c, &m.StopReason)
+		case "stop_sequence":
+			return fastStr(c, &m.StopSequence)
+		case "usage":
+			if seenUsage {
+				return false // encoding/json merges a second object into the first
+			}
+			seenUsage = true
+			return fastUsage(c, &m.Usage)
+		case "content":
+			if seenContent {
+				return false
+			}
+			seenContent = true
+			var ok bool
+			pre.blocks, pre.isString, ok = fastContent(c, d, 0)
+			return ok
+		}
+		return !foldsTo(k, messageNames) && c.Skip() == nil
+	})
+}
+
+// members walks the object at c, calling read for each member's key with
+// the cursor at its value; a key with escapes, or read's false, stops
+// the walk (false).
+func members(c *jsonscan.Cursor, read func(k []byte) bool) bool {
 	if c.Enter() != nil {
 		return false
 	}
-	var seenContent, seenUsage bool
 	for {
 		k, esc, more, err := c.Member()
 		if err != nil || esc {
@@ -195,36 +217,7 @@ func fastMessage(c *jsonscan.Cursor, m *wireMessage, pre *preContent, d *decoder
 		if !more {
 			return true
 		}
-		ok := true
-		switch string(k) {
-		case "id":
-			ok = fastStr(c, &m.ID)
-		case "type":
-			ok = fastName(c, &m.Type)
-		case "role":
-			ok = fastName(c, &m.Role)
-		case "model":
-			ok = fastName(c, &m.Model)
-		case "stop_reason":
-			ok = fastName(c, &m.StopReason)
-		case "stop_sequence":
-			ok = fastStr(c, &m.StopSequence)
-		case "usage":
-			if seenUsage {
-				return false // encoding/json merges a second object into the first
-			}
-			seenUsage = true
-			ok = fastUsage(c, &m.Usage)
-		case "content":
-			if seenContent {
-				return false
-			}
-			seenContent = true
-			pre.blocks, pre.isString, ok = fastContent(c, d, 0)
-		default:
-			ok = !foldsTo(k, messageNames) && c.Skip() == nil
-		}
-		if !ok {
+		if !read(k) {
 			return false
 		}
 	}
@@ -240,38 +233,23 @@ func fastUsage(c *jsonscan.Cursor, u **Usage) bool {
 	default:
 		return false
 	}
-	if c.Enter() != nil {
-		return false
-	}
 	v := new(Usage)
 	*u = v
-	for {
-		k, esc, more, err := c.Member()
-		if err != nil || esc {
-			return false
-		}
-		if !more {
-			return true
-		}
-		ok := true
+	return members(c, func(k []byte) bool {
 		switch string(k) {
 		case "input_tokens":
-			ok = fastInt64(c, &v.InputTokens)
+			return fastInt64(c, &v.InputTokens)
 		case "output_tokens":
-			ok = fastInt64(c, &v.OutputTokens)
+			return fastInt64(c, &v.OutputTokens)
 		case "cache_creation_input_tokens":
-			ok = fastInt64(c, &v.CacheCreationInputTokens)
+			return fastInt64(c, &v.CacheCreationInputTokens)
 		case "cache_read_input_tokens":
-			ok = fastInt64(c, &v.CacheReadInputTokens)
+			return fastInt64(c, &v.CacheReadInputTokens)
 		case "service_tier":
-			ok = fastName(c, &v.ServiceTier)
-		default:
-			ok = !foldsTo(k, usageNames) && c.Skip() == nil
+			return fastName(c, &v.ServiceTier)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return !foldsTo(k, usageNames) && c.Skip() == nil
+	})
 }
 
 // fastContent reads a content value as decoder.content does.
@@ -341,61 +319,51 @@ func fastBlock(c *jsonscan.Cursor, d *decoder, depth int) (Block, bool) {
 	// to be read once the type is known.
 	var content []Block
 	var contentIsString, contentRead bool
-	if c.Enter() != nil {
-		return Block{}, false
-	}
-	for {
-		k, esc, more, err := c.Member()
-		if err != nil || esc {
-			return Block{}, false
-		}
-		if !more {
-			break
-		}
-		ok := true
+	ok := members(c, func(k []byte) bool {
 		switch string(k) {
 		case "type":
-			ok = once(&seen, seenType) && fastName(c, &wb.Type)
+			return once(&seen, seenType) && fastName(c, &wb.Type)
 		case "text":
-			ok = once(&seen, seenText) && fastStr(c, &wb.Text)
+			return once(&seen, seenText) && fastStr(c, &wb.Text)
 		case "thinking":
-			ok = once(&seen, seenThinking) && fastStr(c, &wb.Thinking)
+			return once(&seen, seenThinking) && fastStr(c, &wb.Thinking)
 		case "signature":
-			ok = once(&seen, seenSignature) && fastStr(c, &wb.Signature)
+			return once(&seen, seenSignature) && fastStr(c, &wb.Signature)
 		case "data":
-			ok = once(&seen, seenData) && fastStr(c, &wb.Data)
+			return once(&seen, seenData) && fastStr(c, &wb.Data)
 		case "id":
-			ok = once(&seen, seenID) && fastStr(c, &wb.ID)
+			return once(&seen, seenID) && fastStr(c, &wb.ID)
 		case "name":
-			ok = once(&seen, seenName) && fastName(c, &wb.Name)
+			return once(&seen, seenName) && fastName(c, &wb.Name)
 		case "tool_use_id":
-			ok = once(&seen, seenToolUseID) && fastStr(c, &wb.ToolUseID)
+			return once(&seen, seenToolUseID) && fastStr(c, &wb.ToolUseID)
 		case "tool_name":
-			ok = once(&seen, seenToolName) && fastStr(c, &wb.ToolName)
+			return once(&seen, seenToolName) && fastStr(c, &wb.ToolName)
 		case "input":
-			ok = once(&seen, seenInput) && d.fastRaw(c, &wb.Input)
+			return once(&seen, seenInput) && d.fastRaw(c, &wb.Input)
 		case "source":
-			ok = once(&seen, seenSource) && d.fastKind(c, &wb.Source, &source, "media_type")
+			return once(&seen, seenSource) && d.fastKind(c, &wb.Source, &source, "media_type")
 		case "is_error":
-			ok = once(&seen, seenIsError) && fastBool(c, &wb.IsError)
+			return once(&seen, seenIsError) && fastBool(c, &wb.IsError)
 		case "content":
 			if !once(&seen, seenBlockContent) {
-				return Block{}, false
+				return false
 			}
 			if wb.Type == BlockToolResult {
+				var ok bool
 				content, contentIsString, ok = fastContent(c, d, depth+1)
 				contentRead = true
-				break
+				return ok
 			}
 			// Only a slice of the line for now: no block keeps it.
 			v, err := c.Raw()
-			wb.Content, ok = v, err == nil
-		default:
-			ok = !foldsTo(k, wireBlockNames) && c.Skip() == nil
+			wb.Content = v
+			return err == nil
 		}
-		if !ok {
-			return Block{}, false
-		}
+		return !foldsTo(k, wireBlockNames) && c.Skip() == nil
+	})
+	if !ok {
+		return Block{}, false
 	}
 	b := wb.block()
 	switch wb.Type {
@@ -451,16 +419,23 @@ func fastBool(c *jsonscan.Cursor, dst *bool) bool {
 	return false
 }
 
+// number reads a number or null: v is the number's literal, nil for
+// null.
+func number(c *jsonscan.Cursor) (v []byte, ok bool) {
+	if c.Peek() == 'n' {
+		_, err := c.Null()
+		return nil, err == nil
+	}
+	v, err := c.Number()
+	return v, err == nil
+}
+
 // fastInt64 reads a number into an int64 as encoding/json does: a
 // fraction, an exponent or an overflow is a mismatch (ok false).
 func fastInt64(c *jsonscan.Cursor, dst *int64) bool {
-	if c.Peek() == 'n' {
-		_, err := c.Null()
-		return err == nil
-	}
-	v, err := c.Number()
-	if err != nil {
-		return false
+	v, ok := number(c)
+	if !ok || v == nil {
+		return ok
 	}
 	n, err := strconv.ParseInt(string(v), 10, 64)
 	*dst = n
@@ -477,13 +452,9 @@ func fastInt(c *jsonscan.Cursor, dst *int) bool {
 }
 
 func fastFloat(c *jsonscan.Cursor, dst *float64) bool {
-	if c.Peek() == 'n' {
-		_, err := c.Null()
-		return err == nil
-	}
-	v, err := c.Number()
-	if err != nil {
-		return false
+	v, ok := number(c)
+	if !ok || v == nil {
+		return ok
 	}
 	f, err := strconv.ParseFloat(string(v), 64)
 	*dst = f
