@@ -166,12 +166,12 @@ func build(line []byte, w *wire, d decoder) *Entry {
 			e.User = &u
 		} else {
 			a := w.Assistant
-			a.Error = d.str(w.Error, "error")
+			a.Error = d.strAt(w.Error, &d.errorStr, "error")
 			e.Assistant = &a
 		}
 	case "system":
 		s := w.System
-		s.Content = d.str(w.Content, "content")
+		s.Content = d.strAt(w.Content, &d.contentStr, "content")
 		if !isNull(w.Error) {
 			s.Error = w.Error
 		}
@@ -203,6 +203,23 @@ type decoder struct {
 	// attachment what it found of their kind field.
 	pre                *preContent
 	origin, attachment kindAt
+	// content and error: their value when decodeFast read a string.
+	contentStr, errorStr strAt
+}
+
+// strAt is a string field's value as decodeFast read it (escapes
+// resolved), when set.
+type strAt struct {
+	set bool
+	val []byte
+}
+
+// strAt is str of a field decodeFast may have read already.
+func (d *decoder) strAt(raw json.RawMessage, at *strAt, path string) string {
+	if at.set {
+		return string(at.val)
+	}
+	return d.str(raw, path)
 }
 
 // kindAt is what decodeFast found of the kind field of an object field

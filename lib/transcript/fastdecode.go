@@ -133,9 +133,9 @@ func topMember(c *jsonscan.Cursor, k []byte, w *wire, d *decoder, pre *preConten
 	case "compactMetadata":
 		return once(seen, seenCompactMetadata) && d.fastRaw(c, &w.CompactMetadata)
 	case "content":
-		return once(seen, seenContent) && d.fastRaw(c, &w.Content)
+		return once(seen, seenContent) && d.fastRawStr(c, &w.Content, &d.contentStr)
 	case "error":
-		return once(seen, seenError) && d.fastRaw(c, &w.Error)
+		return once(seen, seenError) && d.fastRawStr(c, &w.Error, &d.errorStr)
 	case "origin":
 		return once(seen, seenOrigin) && d.fastKind(c, &w.Origin, &d.origin, "kind")
 	case "attachment":
@@ -465,6 +465,22 @@ func (d *decoder) fastRaw(c *jsonscan.Cursor, dst *json.RawMessage) bool {
 	v, err := c.Raw()
 	*dst = d.raw(v)
 	return err == nil
+}
+
+// fastRawStr reads a raw field as fastRaw does and, when it is a
+// string, keeps its value for decoder.strAt.
+func (d *decoder) fastRawStr(c *jsonscan.Cursor, dst *json.RawMessage, at *strAt) bool {
+	if c.Peek() != '"' {
+		return d.fastRaw(c, dst)
+	}
+	q := c.Pos()
+	v, err := c.String()
+	if err != nil {
+		return false
+	}
+	at.set, at.val = true, v
+	*dst = d.raw(c.Since(q))
+	return true
 }
 
 // fastKind reads a raw field as fastRaw does and, when it is an object,
