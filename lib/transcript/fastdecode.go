@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"sync/atomic"
 
@@ -22,8 +23,18 @@ func decodeFast(line []byte, alias bool) (*Entry, bool) {
 	var pre preContent
 	d := decoder{alias: alias}
 	var seen uint32
+	var keyBuf [48][]byte
+	keys := keyBuf[:0]
 	c := jsonscan.New(line)
-	if !members(&c, func(k []byte) bool { return topMember(&c, k, &w, &d, &pre, &seen) }) || c.End() != nil {
+	if !members(&c, func(k []byte) bool {
+		keys = append(keys, k)
+		return topMemberOrMismatch(&c, k, &w, &d, &pre, &seen)
+	}) || c.End() != nil {
+		return nil, false
+	}
+	if len(d.mism) > 0 && repeated(keys) {
+		// decodeSlow then decodes field by field from a map, where the
+		// last of a repeated key wins whatever its type.
 		return nil, false
 	}
 	if w.Type != "user" && w.Type != "assistant" {
@@ -145,6 +156,57 @@ func topMember(c *jsonscan.Cursor, k []byte, w *wire, d *decoder, pre *preConten
 		return false // a modelled name in another case, or not ASCII
 	}
 	return c.Skip() == nil
+}
+
+// topMemberOrMismatch is topMember, except that a top-level field of the
+// wrong type (a string where a number is, an array for the message) is
+// named as decodeSlow names it and reads as empty.
+func topMemberOrMismatch(c *jsonscan.Cursor, k []byte, w *wire, d *decoder, pre *preContent, seen *uint32) bool {
+	save := *c
+	if topMember(c, k, w, d, pre, seen) {
+		return true
+	}
+	*c = save
+	idx, ok := typedFields[string(k)]
+	if !ok {
+		return false
+	}
+	if p := c.Peek(); string(k) == "message" && (p == '{' || p == 'n') {
+		return false // read as a message, and still not right
+	}
+	if c.Skip() != nil {
+		return false
+	}
+	reflect.ValueOf(w).Elem().FieldByIndex(idx).SetZero()
+	d.mism = append(d.mism, string(k))
+	return true
+}
+
+// typedFields are wire's fields that can hold a value of the wrong type
+// (all but the raw ones), by JSON name.
+var typedFields = func() map[string][]int {
+	m := map[string][]int{}
+	for name, idx := range fieldsOf(reflect.TypeOf(wire{})) {
+		if reflect.TypeOf(wire{}).FieldByIndex(idx).Type != reflect.TypeOf(json.RawMessage{}) {
+			m[name] = idx
+		}
+	}
+	return m
+}()
+
+// repeated reports whether a modelled key occurs twice in keys.
+func repeated(keys [][]byte) bool {
+	for i, k := range keys {
+		if !wireName(k) {
+			continue
+		}
+		for _, k2 := range keys[:i] {
+			if string(k) == string(k2) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // once sets bit in seen and reports whether it was clear.

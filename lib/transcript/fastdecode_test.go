@@ -41,10 +41,10 @@ var fastEdges = []struct {
 	fast bool
 }{
 	{`{"type":"assistant","apiBlockIndex":-0,"message":{"usage":{"input_tokens":9223372036854775807,"output_tokens":0}}}`, true},
-	{`{"type":"assistant","apiBlockIndex":1.0}`, false},
-	{`{"type":"assistant","apiBlockIndex":1e2}`, false},
+	{`{"type":"assistant","apiBlockIndex":1.0}`, true},
+	{`{"type":"assistant","apiBlockIndex":1e2}`, true},
 	{`{"type":"assistant","message":{"usage":{"input_tokens":9223372036854775808}}}`, false},
-	{`{"type":"system","retryInMs":1e400}`, false},
+	{`{"type":"system","retryInMs":1e400}`, true},
 	{`{"type":"system","retryInMs":1e-400,"durationMs":-12.5e3,"retryAttempt":null}`, true},
 	{`{"type":"user","uuid":"a","uuid":null,"isMeta":true,"isMeta":null,"type":"user"}`, true},
 	{`{"type":"user","uuid":"a","uuid":"b","isMeta":true,"isMeta":false}`, true},
@@ -69,9 +69,21 @@ var fastEdges = []struct {
 	{`{"type":"attachment","attachment":{"type":"a"},"attachment":{"type":"b"}}`, false},
 	{`{"type":"system","content":"c\u0041","error":{"e":1},"compactMetadata":{"trigger":"auto"}}`, true},
 	{`{"type":"system","content":{"c":1}}`, true},
-	{`{"type":"progress","message":7}`, false},
+	{`{"type":"progress","message":7}`, true},
 	{`{"type":"user","me\u0073sage":{}}`, false},
 	{`{"type":"user","ſlug":"x"}`, false},
+	// Type mismatches of top-level fields are named where they stand.
+	{`{"type":"user","uuid":1,"isSidechain":"no","timestamp":5,"message":"x"}`, true},
+	{`{"type":7,"uuid":"u"}`, true},
+	{`{"type":"cost-state","totalCostUSD":"free","message":5,"uuid":7}`, true},
+	{`{"type":"system","subtype":["x"],"content":{"a":1},"retryAttempt":9223372036854775808,"level":{"l":[1,2]}}`, true},
+	{`{"type":"user","uuid":7,"userType":"a","userType":"b","message":{"content":"hi"}}`, true},
+	{`{"type":"user","uuid":"a","uuid":7}`, false},
+	{`{"type":"user","uuid":7,"cwd":"a","cwd":"b"}`, false},
+	{`{"type":"user","uuid":7,"message":{"content":5}}`, false},
+	{`{"type":"user","uuid":7,"message":{"usage":{"input_tokens":"many"}}}`, false},
+	{`{"type":"user","uuid":[1,"\u00e9"]}`, true},
+	{`{"type":"assistant","isApiErrorMessage":"yes","error":{"x":1},"message":null}`, true},
 }
 
 func TestDecodeFastEdges(t *testing.T) {
