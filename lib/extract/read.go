@@ -115,15 +115,16 @@ func (x *Extractor) readFile(ctx context.Context, f file) error {
 			x.opts.Warn(fmt.Sprintf("%s:%d: %v", f.path, line, err))
 		}
 	}
-	d, err := transcript.ReadFile(f.path, transcript.Options{Types: x.types, Warn: warn}, func(l *transcript.Line) error {
+	opts := transcript.Options{Types: x.types, Warn: warn, Filter: x.filter(x.h), Tools: x.lazyTools}
+	d, err := transcript.ReadFile(f.path, opts, func(l *transcript.Line) error {
 		if n++; n%1024 == 0 && ctx.Err() != nil {
 			ferr = ctx.Err()
 			return ferr
 		}
-		if x.needles != nil && !containsAny(l.Bytes, x.needles) {
-			return nil
+		e, err := l.Entry, error(nil)
+		if e == nil {
+			e, err = x.decode(l)
 		}
-		e, err := x.decode(l)
 		if err != nil {
 			// Scan accepted the line, so this is not expected; say so.
 			warn(l.Number, err)

@@ -1,0 +1,345 @@
+package extract
+
+import (
+	"bytes"
+
+	"github.com/ccpipe/ccpipe/lib/bytescan"
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
+
+// lineFilter is a handler that can tell from a line's bytes, before the
+// line is checked or decoded, that it has no use for it: the reader skips
+// such a line unscanned (counted as prefiltered). wants sees the handler's
+// state as of the line before, so it must be asked by the handler instance
+// that will receive the line, in file order. It must be exact the safe
+// way: it may want a line it turns out not to need, never refuse one it
+// needs.
+//
+// What the needles can miss, and how each filter stays exact:
+//   - A name, id or value written with \u escapes (encoding/json reads
+//     "\u0042ash" as Bash): a line holding an escape of a printable ASCII
+//     byte (\u0020-\u007f) is always wanted. Claude Code never writes one
+//     (JSON.stringify escapes only control characters).
+//   - A key written in another case, which encoding/json matches: key
+//     needles are searched ignoring ASCII case, and a line with the
+//     non-ASCII letters encoding/json folds onto ASCII ones (U+017F ſ,
+//     U+212A K, raw or escaped) is always wanted.
+//   - `"type": "x"` with blanks: needles are the quoted value alone.
+//
+// The pending-id needles rest on what a transcript file guarantees: a
+// tool_result is written after its tool_use, and tool_use ids are unique.
+// A result written before its call in the same file (possible only in a
+// hand-made file) is skipped, and the call reads as having no result.
+type lineFilter interface {
+	wants(line []byte) bool
+}
+
+// filter returns the reader's per-line test for handler h: the kind's
+// static needles, then h's own filter; nil when there is neither.
+func (x *Extractor) filter(h handler) func(line []byte) bool {
+	lf, _ := h.(lineFilter)
+	if x.needles == nil && lf == nil {
+		return nil
+	}
+	return func(line []byte) bool {
+		if x.needles != nil && !containsAnyFast(line, x.needles) {
+			return false
+		}
+		return lf == nil || lf.wants(line)
+	}
+}
+
+func containsAnyFast(b []byte, needles [][]byte) bool {
+	for _, n := range needles {
+		if transcript.Contains(b, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// asciiEscape reports whether b holds `\u00XX` with XX in 20..7f: an
+// escape of a printable ASCII byte, the one way a name, key or id of
+// printable ASCII can be written without its plain bytes. (The short
+// escapes \" \\ \/ stand for bytes no needle holds.)
+func asciiEscape(b []byte) bool {
+	for {
+		i := bytescan.IndexPair(b, 1, '\\', 'u', 0, 0)
+		if i < 0 || i+5 >= len(b) {
+			return false
+		}
+		if b[i+2] == '0' && b[i+3] == '0' && '2' <= b[i+4] && b[i+4] <= '7' {
+			return true
+		}
+		b = b[i+2:]
+	}
+}
+
+// foldRisk reports whether b holds a character encoding/json folds onto
+// an ASCII letter of a key (ſ onto s, the Kelvin sign onto k), raw or
+// escaped, or an escape of an ASCII byte: a key needle searched ignoring
+// ASCII case can miss such a key.
+func foldRisk(b []byte) bool {
+	if asciiEscape(b) || bytes.Contains(b, []byte("\u017f")) || bytes.Contains(b, []byte("\u212a")) {
+		return true
+	}
+	for _, esc := range [][]byte{[]byte(`\u017`), []byte(`\u212`)} {
+		for s := b; ; {
+			i := bytes.Index(s, esc)
+			if i < 0 || i+5 >= len(s) {
+				break
+			}
+			if c := s[i+5] | 0x20; (esc[3] == '0' && c == 'f') || (esc[3] == '1' && c == 'a') {
+				return true
+			}
+			s = s[i+1:]
+		}
+	}
+	return false
+}
+
+// containsFold reports whether b holds key (lowercase ASCII) in any ASCII
+// case.
+func containsFold(b []byte, key string) bool {
+	for len(b) >= len(key) {
+		i := bytescan.IndexPair(b[:len(b)-len(key)+2], 1, key[0], key[1], bytescan.CaseMask(key[0]), bytescan.CaseMask(key[1]))
+		if i < 0 {
+			return false
+		}
+		if foldEqual(b[i:i+len(key)], key) {
+			return true
+		}
+		b = b[i+1:]
+	}
+	return false
+}
+
+func foldEqual(b []byte, lower string) bool {
+	for i := range len(lower) {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	toolUseNeedle    = []byte(`"tool_use"`)
+	toolResultNeedle = []byte(`"tool_result"`)
+)
+
+// quoted makes the needles `"name"` of names.
+func quoted(names ...string) [][]byte {
+	out := make([][]byte, len(names))
+	for i, n := range names {
+		out[i] = []byte(`"` + n + `"`)
+	}
+	return out
+}
+
+// maxSeen bounds the call ids a joiner notes per file; past it, a result
+// whose call is not pending is read (as if its call were still to come).
+const maxSeen = 100000
+
+// joinWants is the filter of a kind built on a joiner: it wants a line
+// with a tool_use block the kind reports (by the names' needles; every
+// one when names is nil), and a line with a result whose call is pending
+// or has not been seen (a result written before its call is held for
+// it). The ids of the calls in a line it skips are noted as seen, so
+// that their results are skipped too.
+func joinWants(line []byte, j *joiner, names [][]byte) bool {
+	if asciiEscape(line) {
+		return true
+	}
+	if transcript.Contains(line, toolUseNeedle) {
+		if names == nil || containsAnyFast(line, names) || !j.noteIDs(line) {
+			return true
+		}
+	}
+	return transcript.Contains(line, toolResultNeedle) && j.wantsResults(line)
+}
+
+// noteIDs adds the ids of line's tool_use blocks to j.seen, and reports
+// false when it cannot be sure to have found them all: every
+// `"tool_use"` in line must open `"type":"tool_use","id":"<id>"`, as
+// Claude Code writes a block.
+func (j *joiner) noteIDs(line []byte) bool {
+	const pre, post = `"type":`, `,"id":"`
+	var ids [][]byte
+	for s, off := line, 0; ; {
+		i := bytes.Index(s, toolUseNeedle)
+		if i < 0 {
+			break
+		}
+		at := off + i
+		end := at + len(toolUseNeedle)
+		k := at - len(pre)
+		if k < 0 || string(line[k:at]) != pre || (k > 0 && line[k-1] == '\\') || !bytes.HasPrefix(line[end:], []byte(post)) {
+			return false
+		}
+		id, ok := plainString(line[end+len(post):])
+		if !ok {
+			return false
+		}
+		ids = append(ids, id)
+		s, off = s[i+1:], at+1
+	}
+	if len(j.seen)+len(ids) > maxSeen {
+		return false
+	}
+	for _, id := range ids {
+		j.seen[string(id)] = struct{}{}
+	}
+	return true
+}
+
+// plainString returns the body of the string b starts in, up to its
+// closing quote, when it holds no escape.
+func plainString(b []byte) ([]byte, bool) {
+	i := bytes.IndexByte(b, '"')
+	if i < 0 || bytes.IndexByte(b[:i], '\\') >= 0 {
+		return nil, false
+	}
+	return b[:i], true
+}
+
+// wantsResults reports whether j needs a line holding tool_result
+// blocks: one of its tool_use_ids is pending or was never seen, or they
+// cannot all be found.
+func (j *joiner) wantsResults(line []byte) bool {
+	ok := eachResultID(line, func(id []byte) bool {
+		_, pending := j.byID[string(id)]
+		_, seen := j.seen[string(id)]
+		return pending || !seen
+	})
+	return !ok
+}
+
+// eachResultID calls fn with the tool_use_id of each tool_result block of
+// line until fn returns true, and reports false when fn did, or when the
+// ids cannot all be found by their bytes: every tool_use_id key, in any
+// case, must be the plain member `"tool_use_id":"<id>"` (no blank, no
+// escape, its quote not escaped: a member, not text), and there must be
+// as many as "tool_result" strings. The caller has ruled out escapes of
+// ASCII and folded letters.
+func eachResultID(line []byte, fn func(id []byte) bool) bool {
+	const key = "tool_use_id"
+	n := 0
+	// Found by its two underscores, which no case changes: a rarer pair
+	// than any two adjacent letters.
+	for s, off := line, 0; ; {
+		i := bytescan.IndexPair(s, 4, '_', '_', 0, 0)
+		if i < 0 {
+			break
+		}
+		at := off + i - 4
+		s, off = s[i+1:], off+i+1
+		if at < 0 || at+len(key) > len(line) || !foldEqual(line[at:at+len(key)], key) {
+			continue
+		}
+		if at == 0 || line[at-1] != '"' || (at > 1 && line[at-2] == '\\') || !bytes.HasPrefix(line[at:], []byte(key+`":"`)) {
+			return false
+		}
+		id, ok := plainString(line[at+len(key)+3:])
+		if !ok || fn(id) {
+			return false
+		}
+		n++
+	}
+	return n >= bytes.Count(line, toolResultNeedle)
+}
+
+// wants: a tools, shell or files call is read from its tool_use line (by
+// the names of the tools the kind reports) and its result's line.
+func (h *toolsKind) wants(line []byte) bool { return joinWants(line, h.j, h.names) }
+
+// wants: a subagent run is an Agent (formerly Task) call, its result and
+// the task-notification prompt of a background run.
+func (h *subagents) wants(line []byte) bool {
+	return joinWants(line, h.j, agentNames) || transcript.Contains(line, taskNotification)
+}
+
+var (
+	agentNames       = quoted("Agent", "Task")
+	taskNotification = []byte("task-notification")
+)
+
+// wants: a prompt is a user record or a queued_command attachment.
+func (h *prompts) wants(line []byte) bool {
+	return containsAnyFast(line, promptNeedles) || asciiEscape(line)
+}
+
+var promptNeedles = quoted("user", "queued_command")
+
+// wants: a text is a text block (or thinking block) of an assistant
+// record.
+func (h *texts) wants(line []byte) bool {
+	if transcript.Contains(line, textNeedle) || asciiEscape(line) {
+		return true
+	}
+	return h.x.opts.Thinking && transcript.Contains(line, thinkingNeedle)
+}
+
+var textNeedle, thinkingNeedle = []byte(`"text"`), []byte(`"thinking"`)
+
+// failureNeedles are the values of the records a failure is read from,
+// whatever the tool calls: system api_error, a UserPromptSubmit hook's
+// blocked_by_hook ending, stop_hook_summary, the hook_* attachments, and
+// the "Stop hook feedback" meta prompt.
+var failureNeedles = append(quoted("api_error", "blocked_by_hook", "stop_hook_summary", "hook_blocking_error",
+	"hook_stopped_continuation", "hook_non_blocking_error", "hook_error_during_execution"), []byte("Stop hook feedback:"))
+
+// wants: failures come from the records failureNeedles find, synthetic
+// API error messages (isApiErrorMessage), and tool results that are
+// errors, refusals or interruptions; every tool_use line is read for the
+// names of the calls. A result that can be none of those is still read
+// when its line holds the id of a pending call (the id leaves the
+// pending names there), unless every place the id is in is a plain
+// `"tool_use_id":"<id>"` member: then the line is skipped and the id
+// taken out of the pending names here.
+func (h *failures) wants(line []byte) bool {
+	if foldRisk(line) || transcript.Contains(line, toolUseNeedle) || containsAnyFast(line, failureNeedles) ||
+		containsFold(line, "isapierrormessage") {
+		return true
+	}
+	if !transcript.Contains(line, toolResultNeedle) {
+		return false
+	}
+	if containsFold(line, "tooldenialkind") || containsFold(line, "permissiondecision") ||
+		bytes.Contains(line, []byte(interruptPrefix)) || !onlyFalse(line, "is_error") || !onlyFalse(line, "interrupted") {
+		return true
+	}
+	var ids []string
+	if !eachResultID(line, func(id []byte) bool { ids = append(ids, string(id)); return false }) {
+		return true
+	}
+	for _, id := range ids {
+		delete(h.names, id)
+	}
+	return false
+}
+
+// onlyFalse reports whether every occurrence of key (lowercase ASCII) in
+// line, in any case, is the member `"<key>":false`: the field reads false
+// however the line decodes.
+func onlyFalse(line []byte, key string) bool {
+	for s, off := line, 0; len(s) >= len(key); {
+		i := bytescan.IndexPair(s[:len(s)-len(key)+2], 1, key[0], key[1], bytescan.CaseMask(key[0]), bytescan.CaseMask(key[1]))
+		if i < 0 {
+			return true
+		}
+		at := off + i
+		if foldEqual(s[i:i+len(key)], key) {
+			if at == 0 || line[at-1] != '"' || string(line[at:at+len(key)]) != key ||
+				!bytes.HasPrefix(line[at+len(key):], []byte(`":false`)) {
+				return false
+			}
+		}
+		s, off = s[i+1:], at+1
+	}
+	return true
+}
