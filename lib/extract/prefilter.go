@@ -343,3 +343,34 @@ func onlyFalse(line []byte, key string) bool {
 	}
 	return true
 }
+
+// toolsReader is a handler that needs no more of some lines than
+// transcript.DecodeTools reads (the join of tool calls).
+type toolsReader interface {
+	toolsOnly(line []byte) bool
+}
+
+// lazy returns the test of the lines the kind reads with DecodeTools;
+// nil when none.
+func (x *Extractor) lazy() func(line []byte) bool {
+	if x.lazyTools {
+		return func([]byte) bool { return true }
+	}
+	if tr, ok := x.h.(toolsReader); ok {
+		return tr.toolsOnly
+	}
+	return nil
+}
+
+// toolsOnly: a failure read from anything but a tool call's join comes
+// from a line failureNeedles or isApiErrorMessage find (an escape may hide
+// them).
+func (h *failures) toolsOnly(line []byte) bool {
+	return !foldRisk(line) && !containsAnyFast(line, failureNeedles) && !containsFold(line, "isapierrormessage")
+}
+
+// toolsOnly: a subagent run is read from a tool call's join but for the
+// task-notification prompts.
+func (h *subagents) toolsOnly(line []byte) bool {
+	return !asciiEscape(line) && !transcript.Contains(line, taskNotification)
+}

@@ -36,7 +36,7 @@ func (x *Extractor) Decode(line []byte) (*transcript.Entry, error) {
 }
 
 func (x *Extractor) decode(l *transcript.Line) (*transcript.Entry, error) {
-	if x.lazyTools {
+	if lazy := x.lazy(); lazy != nil && lazy(l.Bytes) {
 		if e, ok := l.DecodeTools(); ok {
 			return e, nil
 		}
@@ -115,7 +115,7 @@ func (x *Extractor) readFile(ctx context.Context, f file) error {
 			x.opts.Warn(fmt.Sprintf("%s:%d: %v", f.path, line, err))
 		}
 	}
-	opts := transcript.Options{Types: x.types, Warn: warn, Filter: x.filter(x.h), Tools: x.lazyTools}
+	opts := transcript.Options{Types: x.types, Warn: warn, Filter: x.filter(x.h), Tools: x.lazy()}
 	d, err := transcript.ReadFile(f.path, opts, func(l *transcript.Line) error {
 		if n++; n%1024 == 0 && ctx.Err() != nil {
 			ferr = ctx.Err()

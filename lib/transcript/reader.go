@@ -26,12 +26,12 @@ type Options struct {
 	Filter func(line []byte) bool
 	// Decode decodes every handed-on line into Line.Entry.
 	Decode bool
-	// Tools reads each line with DecodeTools, which checks the whole line
-	// as Scan does, in the same walk: a line it reads is handed on with
-	// Line.Entry set and walked once. A line it gives up on is scanned and
-	// handed on without an Entry (the caller decodes it), or skipped as
-	// malformed exactly as without Tools.
-	Tools bool
+	// Tools, when set, tells the lines to read with DecodeTools, which
+	// checks the whole line as Scan does, in the same walk: a line it
+	// reads is handed on with Line.Entry set and walked once. A line it
+	// gives up on is scanned and handed on without an Entry (the caller
+	// decodes it), or skipped as malformed exactly as without Tools.
+	Tools func(line []byte) bool
 	// MaxLine bounds one line; 0 means ndjson.DefaultMaxLine.
 	MaxLine int
 	// Warn, when set, is called for each skipped line as it happens.
@@ -226,7 +226,7 @@ func (r *Reader) Next() (*Line, error) {
 		}
 		l := &r.line
 		*l = Line{Bytes: b, Number: r.lr.Line(), Owned: r.lr.Owned()}
-		if r.opts.Tools {
+		if r.opts.Tools != nil && r.opts.Tools(b) {
 			// One walk checks the line and reads it; Scan runs only on a
 			// line the walk gives up on, for its verdict and its error.
 			l.Entry, _ = decodeTools(b, l.Owned, &l.Header)
