@@ -63,13 +63,26 @@ func containsAnyFast(b []byte, needles [][]byte) bool {
 // printable ASCII can be written without its plain bytes. (The short
 // escapes \" \\ \/ stand for bytes no needle holds.)
 func asciiEscape(b []byte) bool {
+	ascii, _ := escapes(b)
+	return ascii
+}
+
+// escapes looks at each \u escape of b once: ascii is asciiEscape's
+// answer, fold whether one escapes a letter encoding/json folds onto an
+// ASCII one (\u017f ſ, \u212a K).
+func escapes(b []byte) (ascii, fold bool) {
 	for {
 		i := bytescan.IndexPair(b, 1, '\\', 'u', 0, 0)
 		if i < 0 || i+5 >= len(b) {
-			return false
+			return ascii, fold
 		}
-		if b[i+2] == '0' && b[i+3] == '0' && '2' <= b[i+4] && b[i+4] <= '7' {
-			return true
+		h := b[i+2 : i+6]
+		switch {
+		case h[0] == '0' && h[1] == '0' && '2' <= h[2] && h[2] <= '7':
+			return true, fold
+		case h[0] == '0' && h[1] == '1' && h[2] == '7' && h[3]|0x20 == 'f',
+			h[0] == '2' && h[1] == '1' && h[2] == '1' && h[3]|0x20 == 'a':
+			fold = true
 		}
 		b = b[i+2:]
 	}
@@ -80,22 +93,10 @@ func asciiEscape(b []byte) bool {
 // escaped, or an escape of an ASCII byte: a key needle searched ignoring
 // ASCII case can miss such a key.
 func foldRisk(b []byte) bool {
-	if asciiEscape(b) || bytes.Contains(b, []byte("\u017f")) || bytes.Contains(b, []byte("\u212a")) {
+	if ascii, fold := escapes(b); ascii || fold {
 		return true
 	}
-	for _, esc := range [][]byte{[]byte(`\u017`), []byte(`\u212`)} {
-		for s := b; ; {
-			i := bytes.Index(s, esc)
-			if i < 0 || i+5 >= len(s) {
-				break
-			}
-			if c := s[i+5] | 0x20; (esc[3] == '0' && c == 'f') || (esc[3] == '1' && c == 'a') {
-				return true
-			}
-			s = s[i+1:]
-		}
-	}
-	return false
+	return bytescan.IndexPair(b, 1, 0xc5, 0xbf, 0, 0) >= 0 || transcript.Contains(b, []byte("\u212a"))
 }
 
 // containsFold reports whether b holds key (lowercase ASCII) in any ASCII
@@ -288,22 +289,50 @@ var textNeedle, thinkingNeedle = []byte(`"text"`), []byte(`"thinking"`)
 
 // failureNeedles are the values of the records a failure is read from,
 // whatever the tool calls: system api_error, a UserPromptSubmit hook's
-// blocked_by_hook ending, stop_hook_summary, the hook_* attachments, and
-// the "Stop hook feedback" meta prompt.
-var failureNeedles = append(quoted("api_error", "blocked_by_hook", "stop_hook_summary", "hook_blocking_error",
-	"hook_stopped_continuation", "hook_non_blocking_error", "hook_error_during_execution"), []byte("Stop hook feedback:"))
+// blocked_by_hook ending, stop_hook_summary, and the "Stop hook feedback"
+// meta prompt; the hook_* attachments are hookNeedle's.
+var (
+	failureNeedles = append(quoted("api_error", "blocked_by_hook", "stop_hook_summary"), []byte("Stop hook feedback:"))
+	hookNeedle     = []byte(`"hook_`)
+	hookTypes      = []string{"blocking_error\"", "stopped_continuation\"", "non_blocking_error\"", "error_during_execution\""}
+)
 
-// wants: failures come from the records failureNeedles find, synthetic
-// API error messages (isApiErrorMessage), and tool results that are
-// errors, refusals or interruptions; every tool_use line is read for the
-// names of the calls. A result that can be none of those is still read
-// when its line holds the id of a pending call (the id leaves the
-// pending names there), unless every place the id is in is a plain
-// `"tool_use_id":"<id>"` member: then the line is skipped and the id
-// taken out of the pending names here.
+// special reports whether line may hold a failure that is not read from a
+// tool call: failureNeedles, a hook_* attachment, isApiErrorMessage, or
+// an escape that could hide one.
+func special(line []byte) bool {
+	return foldRisk(line) || containsAnyFast(line, failureNeedles) || hookAttachmentLine(line) ||
+		containsFold(line, "isapierrormessage")
+}
+
+// hookAttachmentLine reports whether line holds the type of a hook_*
+// attachment failures reads.
+func hookAttachmentLine(line []byte) bool {
+	for {
+		i := bytes.Index(line, hookNeedle)
+		if i < 0 {
+			return false
+		}
+		line = line[i+len(hookNeedle):]
+		for _, t := range hookTypes {
+			if bytes.HasPrefix(line, []byte(t)) {
+				return true
+			}
+		}
+	}
+}
+
+// wants: failures come from the records special finds, and from tool
+// results that are errors, refusals or interruptions; every tool_use line
+// is read for the names of the calls. A result line that can be none of
+// those is skipped when the tool_use_ids of its results can all be found
+// (see eachResultID): they are taken out of the pending names here, as
+// reading the line would.
 func (h *failures) wants(line []byte) bool {
-	if foldRisk(line) || transcript.Contains(line, toolUseNeedle) || containsAnyFast(line, failureNeedles) ||
-		containsFold(line, "isapierrormessage") {
+	sp := special(line)
+	// toolsOnly asks next about the same line: the answer is kept for it.
+	h.lastLine, h.lastLen, h.lastSpecial = first(line), len(line), sp
+	if sp || transcript.Contains(line, toolUseNeedle) {
 		return true
 	}
 	if !transcript.Contains(line, toolResultNeedle) {
@@ -366,11 +395,25 @@ func (x *Extractor) lazy() func(line []byte) bool {
 // from a line failureNeedles or isApiErrorMessage find (an escape may hide
 // them).
 func (h *failures) toolsOnly(line []byte) bool {
-	return !foldRisk(line) && !containsAnyFast(line, failureNeedles) && !containsFold(line, "isapierrormessage")
+	sp := h.lastSpecial
+	if first(line) != h.lastLine || len(line) != h.lastLen {
+		sp = special(line) // not asked by wants first (entries on stdin)
+	}
+	h.lastLine = nil
+	return !sp
 }
 
 // toolsOnly: a subagent run is read from a tool call's join but for the
 // task-notification prompts.
 func (h *subagents) toolsOnly(line []byte) bool {
 	return !asciiEscape(line) && !transcript.Contains(line, taskNotification)
+}
+
+// first is the address of line's first byte (nil when empty): with the
+// length, it tells whether two slices are one line.
+func first(line []byte) *byte {
+	if len(line) == 0 {
+		return nil
+	}
+	return &line[0]
 }
