@@ -96,6 +96,9 @@ type Extractor struct {
 	lazyTools bool
 	// unreadable counts transcripts ReadTranscripts could not read.
 	unreadable int
+	// noPrefilter turns the line filters and the lazy reads of failures
+	// and subagents off: the reference a test compares them with.
+	noPrefilter bool
 }
 
 // recordTypes are the record types each kind reads; lines of other types

@@ -46,6 +46,7 @@ type failures struct {
 	lastLine    *byte
 	lastLen     int
 	lastSpecial bool
+	header      transcript.Header // Scan's, unused
 }
 
 func newFailures(x *Extractor) *failures {

@@ -31,6 +31,9 @@ import (
 // A result written before its call in the same file (possible only in a
 // hand-made file) is skipped, and the call reads as having no result.
 type lineFilter interface {
+	// wants may update the handler's state for a line it refuses, as
+	// reading the line would (failures takes answered calls out of its
+	// pending names).
 	wants(line []byte) bool
 }
 
@@ -38,6 +41,9 @@ type lineFilter interface {
 // static needles, then h's own filter; nil when there is neither.
 func (x *Extractor) filter(h handler) func(line []byte) bool {
 	lf, _ := h.(lineFilter)
+	if x.noPrefilter {
+		lf = nil
+	}
 	if x.needles == nil && lf == nil {
 		return nil
 	}
@@ -225,7 +231,8 @@ func (j *joiner) wantsResults(line []byte) bool {
 // ids cannot all be found by their bytes: every tool_use_id key, in any
 // case, must be the plain member `"tool_use_id":"<id>"` (no blank, no
 // escape, its quote not escaped: a member, not text), and there must be
-// as many as "tool_result" strings. The caller has ruled out escapes of
+// exactly as many as "tool_result" strings (one per block, none
+// elsewhere). The caller has ruled out escapes of
 // ASCII and folded letters.
 func eachResultID(line []byte, fn func(id []byte) bool) bool {
 	const key = "tool_use_id"
@@ -251,7 +258,7 @@ func eachResultID(line []byte, fn func(id []byte) bool) bool {
 		}
 		n++
 	}
-	return n >= bytes.Count(line, toolResultNeedle)
+	return n == bytes.Count(line, toolResultNeedle)
 }
 
 // wants: a tools, shell or files call is read from its tool_use line (by
@@ -327,7 +334,8 @@ func hookAttachmentLine(line []byte) bool {
 // is read for the names of the calls. A result line that can be none of
 // those is skipped when the tool_use_ids of its results can all be found
 // (see eachResultID): they are taken out of the pending names here, as
-// reading the line would.
+// reading the line would (a line that does answer a pending call is
+// checked for that: a malformed one is wanted, to be reported).
 func (h *failures) wants(line []byte) bool {
 	sp := special(line)
 	// toolsOnly asks next about the same line: the answer is kept for it.
@@ -343,7 +351,17 @@ func (h *failures) wants(line []byte) bool {
 		return true
 	}
 	var ids []string
-	if !eachResultID(line, func(id []byte) bool { ids = append(ids, string(id)); return false }) {
+	if !eachResultID(line, func(id []byte) bool {
+		if _, ok := h.names[string(id)]; ok {
+			ids = append(ids, string(id))
+		}
+		return false
+	}) {
+		return true
+	}
+	// Reading the line would take its calls out of the pending names only
+	// if it is well-formed: that much is checked.
+	if len(ids) > 0 && transcript.Scan(line, &h.header) != nil {
 		return true
 	}
 	for _, id := range ids {
@@ -385,7 +403,7 @@ func (x *Extractor) lazy() func(line []byte) bool {
 	if x.lazyTools {
 		return func([]byte) bool { return true }
 	}
-	if tr, ok := x.h.(toolsReader); ok {
+	if tr, ok := x.h.(toolsReader); ok && !x.noPrefilter {
 		return tr.toolsOnly
 	}
 	return nil
