@@ -262,8 +262,59 @@ func eachResultID(line []byte, fn func(id []byte) bool) bool {
 }
 
 // wants: a tools, shell or files call is read from its tool_use line (by
-// the names of the tools the kind reports) and its result's line.
-func (h *toolsKind) wants(line []byte) bool { return joinWants(line, h.j, h.names) }
+// the names of the tools the kind reports) and its result's line. With
+// --errors, a result that cannot be a failure is not read: its calls are
+// answered here with an empty (successful) result, which --errors does
+// not report.
+func (h *toolsKind) wants(line []byte) bool {
+	if !joinWants(line, h.j, h.names) {
+		return false
+	}
+	if !h.x.opts.Errors || transcript.Contains(line, toolUseNeedle) || !transcript.Contains(line, toolResultNeedle) {
+		return true
+	}
+	return !h.j.answerSuccess(line, &h.header)
+}
+
+// answerSuccess answers the pending calls of a result line that cannot
+// be a failure (see mayFail) with an empty result, and reports whether
+// it did, the line then being of no more use: its tool_use_ids must all
+// be found (eachResultID), none of a call still to come, and, when it
+// answers a call, it must be
+// well-formed (as reading it would require; h is Scan's).
+func (j *joiner) answerSuccess(line []byte, h *transcript.Header) bool {
+	if foldRisk(line) || mayFail(line) {
+		return false
+	}
+	var calls []*call
+	if !eachResultID(line, func(id []byte) bool {
+		if c, ok := j.byID[string(id)]; ok {
+			calls = append(calls, c)
+			return false
+		}
+		_, seen := j.seen[string(id)]
+		return !seen // a result before its call: kept for it
+	}) {
+		return false
+	}
+	if len(calls) > 0 && transcript.Scan(line, h) != nil {
+		return false
+	}
+	for _, c := range calls {
+		c.res = &result{}
+		delete(j.byID, c.id)
+	}
+	return true
+}
+
+// mayFail reports whether a result line can hold an error, a refusal or
+// an interruption: an is_error or interrupted key (any case) that is not
+// plainly false, a toolDenialKind or permissionDecision, or the interrupt
+// marker. The caller rules out escapes and folded letters (foldRisk).
+func mayFail(line []byte) bool {
+	return containsFold(line, "tooldenialkind") || containsFold(line, "permissiondecision") ||
+		bytes.Contains(line, []byte(interruptPrefix)) || !onlyFalse(line, "is_error") || !onlyFalse(line, "interrupted")
+}
 
 // wants: a subagent run is an Agent (formerly Task) call, its result and
 // the task-notification prompt of a background run.
@@ -346,8 +397,7 @@ func (h *failures) wants(line []byte) bool {
 	if !transcript.Contains(line, toolResultNeedle) {
 		return false
 	}
-	if containsFold(line, "tooldenialkind") || containsFold(line, "permissiondecision") ||
-		bytes.Contains(line, []byte(interruptPrefix)) || !onlyFalse(line, "is_error") || !onlyFalse(line, "interrupted") {
+	if mayFail(line) {
 		return true
 	}
 	var ids []string

@@ -82,7 +82,8 @@ type toolsKind struct {
 	unique map[string]*FileSummary
 	order  []*FileSummary
 	// names are the needles of the tools the kind reports (nil: all).
-	names [][]byte
+	names  [][]byte
+	header transcript.Header // Scan's, unused
 }
 
 func newToolsKind(x *Extractor) *toolsKind {
