@@ -447,6 +447,42 @@ type toolsReader interface {
 	toolsOnly(line []byte) bool
 }
 
+// lazyChecker is a toolsReader that can tell only from the entry read
+// whether that was enough (else the line is decoded in full).
+type lazyChecker interface {
+	lazyEnough(e *transcript.Entry) bool
+}
+
+func (x *Extractor) lazyEnough(e *transcript.Entry) bool {
+	lc, ok := x.h.(lazyChecker)
+	return !ok || x.noPrefilter || lc.lazyEnough(e)
+}
+
+// toolsOnly: a line holding a tool_result may be a user record answering
+// a call: no prompt, and for conversation a subagent's report at most,
+// which DecodeTools reads (toolUseResult, the block's tool_use_id).
+func (h *prompts) toolsOnly(line []byte) bool { return transcript.Contains(line, toolResultNeedle) }
+func (h *conversation) toolsOnly(line []byte) bool {
+	return transcript.Contains(line, toolResultNeedle)
+}
+
+// lazyEnough: only a user record with a tool_result block, which promptOf
+// turns down whatever else the record holds.
+func (h *prompts) lazyEnough(e *transcript.Entry) bool      { return answersCall(e) }
+func (h *conversation) lazyEnough(e *transcript.Entry) bool { return answersCall(e) }
+
+func answersCall(e *transcript.Entry) bool {
+	if e.Type != "user" || e.Message == nil || e.User == nil {
+		return false
+	}
+	for _, b := range e.Message.Content {
+		if b.Type == transcript.BlockToolResult {
+			return true
+		}
+	}
+	return false
+}
+
 // lazy returns the test of the lines the kind reads with DecodeTools;
 // nil when none.
 func (x *Extractor) lazy() func(line []byte) bool {

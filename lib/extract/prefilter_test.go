@@ -260,7 +260,7 @@ func kindOutput(t *testing.T, opts Options, path string, off bool) string {
 var prefilterVariants = []Options{
 	{Kind: "shell"}, {Kind: "shell", Errors: true}, {Kind: "files"}, {Kind: "tools"}, {Kind: "tools", Errors: true},
 	{Kind: "subagents"}, {Kind: "failures"}, {Kind: "prompts"}, {Kind: "prompts", All: true},
-	{Kind: "texts"}, {Kind: "texts", Thinking: true}, {Kind: "compactions"},
+	{Kind: "texts"}, {Kind: "texts", Thinking: true}, {Kind: "compactions"}, {Kind: "conversation"}, {Kind: "files", Unique: true},
 }
 
 // checkPrefilters: every kind writes the same facts with its prefilter

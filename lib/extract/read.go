@@ -36,8 +36,11 @@ func (x *Extractor) Decode(line []byte) (*transcript.Entry, error) {
 }
 
 func (x *Extractor) decode(l *transcript.Line) (*transcript.Entry, error) {
-	if lazy := x.lazy(); lazy != nil && lazy(l.Bytes) {
-		if e, ok := l.DecodeTools(); ok {
+	if e := l.Entry; e != nil && x.lazyEnough(e) {
+		return e, nil // read by the reader (transcript.Options.Tools)
+	}
+	if lazy := x.lazy(); lazy != nil && l.Entry == nil && lazy(l.Bytes) {
+		if e, ok := l.DecodeTools(); ok && x.lazyEnough(e) {
 			return e, nil
 		}
 	}
@@ -121,10 +124,7 @@ func (x *Extractor) readFile(ctx context.Context, f file) error {
 			ferr = ctx.Err()
 			return ferr
 		}
-		e, err := l.Entry, error(nil)
-		if e == nil {
-			e, err = x.decode(l)
-		}
+		e, err := x.decode(l)
 		if err != nil {
 			// Scan accepted the line, so this is not expected; say so.
 			warn(l.Number, err)
