@@ -178,7 +178,7 @@ func (j *joiner) noteIDs(line []byte) bool {
 	const pre, post = `"type":`, `,"id":"`
 	var ids [][]byte
 	for s, off := line, 0; ; {
-		i := bytes.Index(s, toolUseNeedle)
+		i := indexNeedle(s, toolUseNeedle)
 		if i < 0 {
 			break
 		}
@@ -258,7 +258,7 @@ func eachResultID(line []byte, fn func(id []byte) bool) bool {
 		}
 		n++
 	}
-	return n == bytes.Count(line, toolResultNeedle)
+	return n == countNeedle(line, toolResultNeedle)
 }
 
 // wants: a tools, shell or files call is read from its tool_use line (by
@@ -520,4 +520,35 @@ func first(line []byte) *byte {
 		return nil
 	}
 	return &line[0]
+}
+
+// indexNeedle is bytes.Index for a needle of at least 2 bytes, found by
+// its first two bytes a block of positions at a time (a quote and a
+// letter are rare together where a quote alone is not; see
+// transcript.Contains).
+func indexNeedle(s, n []byte) int {
+	for off := 0; len(s) >= len(n); {
+		i := bytescan.IndexPair(s[:len(s)-len(n)+2], 1, n[0], n[1], 0, 0)
+		if i < 0 {
+			return -1
+		}
+		if bytes.Equal(s[i:i+len(n)], n) {
+			return off + i
+		}
+		s, off = s[i+1:], off+i+1
+	}
+	return -1
+}
+
+// countNeedle is bytes.Count by indexNeedle.
+func countNeedle(s, n []byte) int {
+	c := 0
+	for {
+		i := indexNeedle(s, n)
+		if i < 0 {
+			return c
+		}
+		c++
+		s = s[i+len(n):]
+	}
 }

@@ -344,3 +344,20 @@ func TestReaderToolsAndFilter(t *testing.T) {
 		t.Errorf("a filter refusing every line: %d handed on, diagnostics %+v", len(none.n), none.d)
 	}
 }
+
+func TestIndexNeedle(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		s := make([]byte, r.IntN(80))
+		for i := range s {
+			s[i] = "ab\"_"[r.IntN(4)]
+		}
+		n := []byte("ab\"_ab"[r.IntN(3):][:2+r.IntN(3)])
+		if got, want := indexNeedle(s, n), bytes.Index(s, n); got != want {
+			t.Fatalf("indexNeedle(%q, %q) = %d, want %d", s, n, got, want)
+		}
+		if got, want := countNeedle(s, n), bytes.Count(s, n); got != want {
+			t.Fatalf("countNeedle(%q, %q) = %d, want %d", s, n, got, want)
+		}
+	}
+}
