@@ -471,6 +471,15 @@ func (h *conversation) toolsOnly(line []byte) bool {
 func (h *prompts) lazyEnough(e *transcript.Entry) bool      { return answersCall(e) }
 func (h *conversation) lazyEnough(e *transcript.Entry) bool { return answersCall(e) }
 
+// lazyEnough: a record other than a user's or an assistant's (on stdin,
+// unfiltered) is decoded in full.
+func (h *failures) lazyEnough(e *transcript.Entry) bool {
+	return e.Type == "user" || e.Type == "assistant"
+}
+func (h *subagents) lazyEnough(e *transcript.Entry) bool {
+	return e.Type == "user" || e.Type == "assistant"
+}
+
 func answersCall(e *transcript.Entry) bool {
 	if e.Type != "user" || e.Message == nil || e.User == nil {
 		return false

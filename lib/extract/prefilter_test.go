@@ -259,20 +259,56 @@ func kindOutput(t *testing.T, opts Options, path string, off bool) string {
 
 var prefilterVariants = []Options{
 	{Kind: "shell"}, {Kind: "shell", Errors: true}, {Kind: "files"}, {Kind: "tools"}, {Kind: "tools", Errors: true},
-	{Kind: "subagents"}, {Kind: "failures"}, {Kind: "prompts"}, {Kind: "prompts", All: true},
+	{Kind: "subagents"}, {Kind: "failures"}, {Kind: "prompts"}, {Kind: "prompts", All: true}, {Kind: "conversation", Thinking: true},
 	{Kind: "texts"}, {Kind: "texts", Thinking: true}, {Kind: "compactions"}, {Kind: "conversation"}, {Kind: "files", Unique: true},
+}
+
+// entriesOutput is kindOutput with the lines fed as entries on stdin
+// are: no line filter, Extractor.Decode's choice of decode.
+func entriesOutput(t *testing.T, opts Options, path string, off bool) string {
+	t.Helper()
+	var out bytes.Buffer
+	x, err := New(opts, func(v any) error {
+		b, err := json.Marshal(v)
+		out.Write(b)
+		out.WriteByte('\n')
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.noPrefilter = off
+	data, _ := os.ReadFile(path)
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if !x.Wants(line) {
+			continue
+		}
+		e, err := x.Decode(line)
+		if err != nil {
+			continue
+		}
+		if err := x.Entry(Origin{Line: i + 1}, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
 }
 
 // checkPrefilters: every kind writes the same facts with its prefilter
 // as without it (the reference: every line of the kind's types read and
-// decoded in full).
+// decoded in full), from files and as entries on stdin.
 func checkPrefilters(t *testing.T, path string) {
 	t.Helper()
 	for _, opts := range prefilterVariants {
-		with, without := kindOutput(t, opts, path, false), kindOutput(t, opts, path, true)
-		if with != without {
-			data, _ := os.ReadFile(path)
-			t.Fatalf("%+v: with the prefilter\n%s\nwithout\n%s\ntranscript\n%s", opts, with, without, data)
+		for _, way := range []func(*testing.T, Options, string, bool) string{kindOutput, entriesOutput} {
+			with, without := way(t, opts, path, false), way(t, opts, path, true)
+			if with != without {
+				data, _ := os.ReadFile(path)
+				t.Fatalf("%+v: with the prefilter\n%s\nwithout\n%s\ntranscript\n%s", opts, with, without, data)
+			}
 		}
 	}
 }
