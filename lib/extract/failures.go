@@ -46,7 +46,6 @@ type failures struct {
 	lastLine    *byte
 	lastLen     int
 	lastSpecial bool
-	header      transcript.Header // Scan's, unused
 }
 
 func newFailures(x *Extractor) *failures {

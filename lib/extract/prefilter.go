@@ -262,50 +262,8 @@ func eachResultID(line []byte, fn func(id []byte) bool) bool {
 }
 
 // wants: a tools, shell or files call is read from its tool_use line (by
-// the names of the tools the kind reports) and its result's line. With
-// --errors, a result that cannot be a failure is not read: its calls are
-// answered here with an empty (successful) result, which --errors does
-// not report.
-func (h *toolsKind) wants(line []byte) bool {
-	if !joinWants(line, h.j, h.names) {
-		return false
-	}
-	if !h.x.opts.Errors || transcript.Contains(line, toolUseNeedle) || !transcript.Contains(line, toolResultNeedle) {
-		return true
-	}
-	return !h.j.answerSuccess(line, &h.header)
-}
-
-// answerSuccess answers the pending calls of a result line that cannot
-// be a failure (see mayFail) with an empty result, and reports whether
-// it did, the line then being of no more use: its tool_use_ids must all
-// be found (eachResultID), none of a call still to come, and, when it
-// answers a call, it must be
-// well-formed (as reading it would require; h is Scan's).
-func (j *joiner) answerSuccess(line []byte, h *transcript.Header) bool {
-	if foldRisk(line) || mayFail(line) {
-		return false
-	}
-	var calls []*call
-	if !eachResultID(line, func(id []byte) bool {
-		if c, ok := j.byID[string(id)]; ok {
-			calls = append(calls, c)
-			return false
-		}
-		_, seen := j.seen[string(id)]
-		return !seen // a result before its call: kept for it
-	}) {
-		return false
-	}
-	if len(calls) > 0 && transcript.Scan(line, h) != nil {
-		return false
-	}
-	for _, c := range calls {
-		c.res = &result{}
-		delete(j.byID, c.id)
-	}
-	return true
-}
+// the names of the tools the kind reports) and its result's line.
+func (h *toolsKind) wants(line []byte) bool { return joinWants(line, h.j, h.names) }
 
 // mayFail reports whether a result line can hold an error, a refusal or
 // an interruption: an is_error or interrupted key (any case) that is not
@@ -383,10 +341,9 @@ func hookAttachmentLine(line []byte) bool {
 // wants: failures come from the records special finds, and from tool
 // results that are errors, refusals or interruptions; every tool_use line
 // is read for the names of the calls. A result line that can be none of
-// those is skipped when the tool_use_ids of its results can all be found
-// (see eachResultID): they are taken out of the pending names here, as
-// reading the line would (a line that does answer a pending call is
-// checked for that: a malformed one is wanted, to be reported).
+// those is read only to take its calls out of the pending names: it is
+// skipped when the tool_use_ids of its results can all be found (see
+// eachResultID) and none is pending.
 func (h *failures) wants(line []byte) bool {
 	sp := special(line)
 	// toolsOnly asks next about the same line: the answer is kept for it.
@@ -400,24 +357,11 @@ func (h *failures) wants(line []byte) bool {
 	if mayFail(line) {
 		return true
 	}
-	var ids []string
-	if !eachResultID(line, func(id []byte) bool {
-		if _, ok := h.names[string(id)]; ok {
-			ids = append(ids, string(id))
-		}
-		return false
-	}) {
-		return true
-	}
-	// Reading the line would take its calls out of the pending names only
-	// if it is well-formed: that much is checked.
-	if len(ids) > 0 && transcript.Scan(line, &h.header) != nil {
-		return true
-	}
-	for _, id := range ids {
-		delete(h.names, id)
-	}
-	return false
+	// A result of no pending call that cannot fail changes nothing.
+	return !eachResultID(line, func(id []byte) bool {
+		_, pending := h.names[string(id)]
+		return pending
+	})
 }
 
 // onlyFalse reports whether every occurrence of key (lowercase ASCII) in

@@ -82,8 +82,7 @@ type toolsKind struct {
 	unique map[string]*FileSummary
 	order  []*FileSummary
 	// names are the needles of the tools the kind reports (nil: all).
-	names  [][]byte
-	header transcript.Header // Scan's, unused
+	names [][]byte
 }
 
 func newToolsKind(x *Extractor) *toolsKind {
