@@ -303,7 +303,7 @@ func makePlans(o *Options, r *rand.Rand) []plan {
 		ps[0].plants = append(ps[0].plants, TermHugeLine)
 	}
 	// Forks: about 1% of sessions, of small sources only.
-	for i := o.Giants; i+1 < n; i++ {
+	for i := max(o.Giants, 0); i+1 < n; i++ {
 		if ps[i].forkOnly || ps[i].target > 2<<20 || r.Float64() >= 0.01 {
 			continue
 		}

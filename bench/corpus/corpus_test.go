@@ -383,3 +383,19 @@ func TestAppendString(t *testing.T) {
 		t.Errorf("appendString escapes what JSON.stringify keeps: %s", appendString(nil, "<a>&é"))
 	}
 }
+
+// TestNoGiantsNoHugeLine generates a corpus with neither (gen -giants 0
+// -huge-line 0), which once indexed the plan list at -1.
+func TestNoGiantsNoHugeLine(t *testing.T) {
+	o := tiny(t.TempDir(), 3)
+	o.Giants, o.HugeLine = -1, -1
+	m := generate(t, o)
+	if len(m.Sessions) != o.Sessions {
+		t.Fatalf("%d sessions, want %d", len(m.Sessions), o.Sessions)
+	}
+	for _, s := range m.Sessions {
+		if s.HugeLine {
+			t.Fatalf("session %s has the huge line", s.SessionID)
+		}
+	}
+}

@@ -21,10 +21,19 @@ func (e *Env) EachInput(fn func(line []byte, lineno int) error) (ndjson.Stats, e
 		return ndjson.Stats{}, nil
 	}
 	defer e.flushSkips()
-	return ndjson.Records(e.Stdin, func(p ndjson.Problem) {
-		e.SkipInput(p.Line, "%v", p.Err)
-	}, fn)
+	return ndjson.Records(e.Stdin, e.skipProblem, fn)
 }
+
+// ReadInput is EachInput over a reader the command made (for its buffer
+// size) that leaves the JSON check to fn (see ndjson.ReadRecords: fn
+// returns ndjson.ErrMalformed for a line that is not JSON), with fn told
+// whether the line is its to keep (Reader.Owned).
+func (e *Env) ReadInput(rd *ndjson.Reader, fn func(line []byte, lineno int, owned bool) error) (ndjson.Stats, error) {
+	defer e.flushSkips()
+	return ndjson.ReadRecords(rd, e.skipProblem, fn)
+}
+
+func (e *Env) skipProblem(p ndjson.Problem) { e.SkipInput(p.Line, "%v", p.Err) }
 
 // SkipInput reports stdin line lineno as skipped: `<stdin>:N: message` for
 // the first ten, then only counted; EachInput prints the count at its end.

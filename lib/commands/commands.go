@@ -28,24 +28,48 @@ type Command struct {
 	// Golden are globs (from the module root) of files holding the
 	// command's output records as golden files check them; every field
 	// they show must be documented and every documented field shown.
-	// Empty: no golden NDJSON output yet (the check says so).
+	// Empty, with Verbatim: no golden NDJSON output yet (the check says so).
 	Golden []string
+	// Verbatim are globs of golden files whose records also carry keys
+	// that are not the command's own: Claude Code's transcript lines,
+	// hook payloads and replies, Blackbox cassette steps, another
+	// command's records, passed through or written to their schema. The
+	// documented fields they show count as shown; their other keys are
+	// not checked.
+	Verbatim []string
 }
 
 // All is every command, in the order the README's table lists them.
 var All = []Command{
-	{Name: "cc-profiles", Dir: "lib/commands/ccprofiles", Run: ccprofiles.Run},
+	{Name: "cc-profiles", Dir: "lib/commands/ccprofiles", Run: ccprofiles.Run,
+		Golden: []string{"lib/commands/ccprofiles/testdata/*.golden"}},
 	{Name: "cc-sessions", Dir: "lib/commands/ccsessions", Run: ccsessions.Run,
 		Golden: []string{"lib/commands/ccsessions/testdata/*.golden"}},
-	{Name: "cc-entries", Dir: "lib/commands/ccentries", Run: ccentries.Run},
+	{Name: "cc-entries", Dir: "lib/commands/ccentries", Run: ccentries.Run,
+		Golden: []string{"lib/commands/ccentries/testdata/golden/own/*.golden"},
+		// Claude Code's transcript lines, with cc_source.
+		Verbatim: []string{"lib/commands/ccentries/testdata/golden/verbatim/*.golden"}},
 	{Name: "cc-extract", Dir: "lib/commands/ccextract", Run: ccextract.Run,
 		Golden: []string{"lib/extract/testdata/golden/*/*.jsonl"}},
-	{Name: "cc-grep", Dir: "lib/commands/ccgrep", Run: ccgrep.Run},
+	{Name: "cc-grep", Dir: "lib/commands/ccgrep", Run: ccgrep.Run,
+		// Session records (cc-sessions' or the input's) with "matches" added.
+		Verbatim: []string{"lib/commands/ccgrep/testdata/*.golden"}},
 	{Name: "cc-send", Dir: "lib/commands/ccsend", Run: ccsend.Run,
 		Golden: []string{"lib/commands/ccsend/testdata/*.golden"}},
-	{Name: "cc-hook", Dir: "lib/commands/cchook", Run: cchook.Run},
+	{Name: "cc-hook", Dir: "lib/commands/cchook", Run: cchook.Run,
+		Golden: []string{"lib/commands/cchook/testdata/check/*.golden"},
+		// Replies and settings in Claude Code's schema, payloads as parsed.
+		Verbatim: []string{"lib/commands/cchook/testdata/run/*.golden", "lib/commands/cchook/testdata/out/*.golden"}},
+	// Writes pages (md, html), no records: nothing to compare.
 	{Name: "cc-render", Dir: "lib/commands/ccrender", Run: ccrender.Run},
-	{Name: "cc-cassette", Dir: "lib/commands/cccassette", Run: cccassette.Run},
-	{Name: "cc-redact", Dir: "lib/commands/ccredact", Run: ccredact.Run},
-	{Name: "cc-statusline", Dir: "lib/commands/ccstatusline", Run: ccstatusline.Run},
+	{Name: "cc-cassette", Dir: "lib/commands/cccassette", Run: cccassette.Run,
+		Golden: []string{"lib/commands/cccassette/testdata/records/*.golden"},
+		// Cassettes and steps in Blackbox's schema: import, convert, show --step.
+		Verbatim: []string{"lib/commands/cccassette/testdata/stored/*.golden", "lib/commands/cccassette/testdata/corpus/*.ndjson"}},
+	{Name: "cc-redact", Dir: "lib/commands/ccredact", Run: ccredact.Run,
+		Golden: []string{"lib/commands/ccredact/testdata/*.golden"},
+		// The input's records, secrets replaced.
+		Verbatim: []string{"lib/commands/ccredact/testdata/redacted/*.golden"}},
+	{Name: "cc-statusline", Dir: "lib/commands/ccstatusline", Run: ccstatusline.Run,
+		Golden: []string{"lib/commands/ccstatusline/testdata/*.golden"}},
 }

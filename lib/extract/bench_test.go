@@ -110,13 +110,12 @@ func BenchmarkFindLinesChecked(b *testing.B) {
 			var buf []byte
 			for b.Loop() {
 				var st scanStats
-				f := &lineFinder{r: bytes.NewReader(data), pat: assistantType, keep: keepLimit,
-					fn: func([]byte, int, bool) error { return nil }}
+				f := &lineFinder{pat: assistantType, fn: func([]byte, int, bool) error { return nil }}
 				if checked {
 					f.other = st.other
 				}
 				var err error
-				if buf, err = f.find(buf); err != nil {
+				if buf, err = f.find(bytes.NewReader(data), buf); err != nil {
 					b.Fatal(err)
 				}
 				if checked && (!st.sawEntry || st.nMalformed > 0) {

@@ -229,7 +229,8 @@ func (h *conversation) entry(o *Origin, e *transcript.Entry) error {
 				continue
 			}
 			var r agentResult
-			if !decodeObject(e.User.ToolUseResult, &r) || r.AgentID == "" || r.Status != "completed" {
+			if !maybeAgentReport(e.User.ToolUseResult) || !decodeObject(e.User.ToolUseResult, &r) ||
+				r.AgentID == "" || r.Status != "completed" {
 				continue
 			}
 			return h.x.emit(Turn{Base: base(o, e), Role: "subagent", Text: r.text(),
@@ -237,6 +238,18 @@ func (h *conversation) entry(o *Origin, e *transcript.Entry) error {
 		}
 	}
 	return nil
+}
+
+// maybeAgentReport reports whether a toolUseResult may be a completed
+// subagent's: it reads agentId and status alone, so that the output of
+// every other tool (most of a transcript's bytes) is not decoded. It says
+// false only when readObject is sure.
+func maybeAgentReport(tur []byte) bool {
+	var id, status string
+	if !readObject(tur, []objField{{name: "agentId", str: &id}, {name: "status", str: &status}}) {
+		return true
+	}
+	return id != "" && status == "completed"
 }
 
 func (h *conversation) endFile() error { return nil }

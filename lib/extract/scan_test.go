@@ -97,14 +97,14 @@ func TestEachLineWith(t *testing.T) {
 		{long + `"type":"assistant"` + long, 4, false},
 		{`"type":"assistant" last`, 6, true},
 	}
-	// A reader that can be read back drops the head of long lines; one
-	// that cannot (a decompressor) holds them.
-	for _, keep := range []int{keepLimit, 100} {
+	// A reader that can be read back reads a line longer than the buffer
+	// back; one that cannot (a decompressor) holds it.
+	for _, size := range []int{scanChunk, 100} {
 		for _, rd := range []io.Reader{strings.NewReader(in), iotest.HalfReader(strings.NewReader(in))} {
 			var got []string
 			var nums []int
 			var parts []bool
-			_, err := findLines(rd, assistantType, nil, keep, func(line []byte, n int, partial bool) error {
+			_, err := eachLineWith(rd, assistantType, make([]byte, size), func(line []byte, n int, partial bool) error {
 				got = append(got, string(line))
 				nums = append(nums, n)
 				parts = append(parts, partial)
@@ -197,12 +197,12 @@ func TestUsageTruncatedCompressed(t *testing.T) {
 	}
 }
 
-// TestUsageLongLinesCompressed: in a .zst, lines longer than keepLimit
-// (the pattern far in, or not at all) are read back by a second
+// TestUsageLongLinesCompressed: in a .zst, lines longer than the read
+// buffer (the pattern far in, or not at all) are read back by a second
 // decompression and counted as in the plain file.
 func TestUsageLongLinesCompressed(t *testing.T) {
 	var plain bytes.Buffer
-	pad := strings.Repeat("x", keepLimit+100)
+	pad := strings.Repeat("x", scanChunk+100)
 	for i := range 6 {
 		switch i % 3 {
 		case 0:
@@ -256,7 +256,7 @@ func TestUsageFileShrinks(t *testing.T) {
 	}
 	defer f.Close()
 	n := 0
-	_, err = findLines(f, assistantType, nil, keepLimit, func([]byte, int, bool) error {
+	_, err = eachLineWith(f, assistantType, nil, func([]byte, int, bool) error {
 		if n++; n == 1 {
 			return os.Truncate(p, 100)
 		}

@@ -11,11 +11,13 @@ import (
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/jsonscan"
+	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
 // The usage fast path reads a transcript without decoding it: lines are
-// found by the bytes of an assistant record's type, and only the few
+// found by the bytes of an assistant record's type (ndjson.Reader, whose
+// SkipUnless search runs before a long line is held), and only the few
 // fields usage needs are read out of them, skipping string bodies (most of
 // a transcript's bytes) with a byte search.
 
@@ -233,301 +235,128 @@ func (st *scanStats) badLine(n int, partial bool) {
 	}
 }
 
-// other checks the lines the fast path passes over, as cheaply as
+// other checks a line the fast path passes over, as cheaply as
 // transcript.Reader checks the lines its prefilter drops: a line that is
 // not an object is malformed, and until the first entry a line without
-// "type" is not a transcript entry. A line is split out only to look at
-// its first byte; the "type" search runs only until an entry is seen.
-func (st *scanStats) other(seg []byte, n int, partial, head bool) int {
-	first := n
-	for len(seg) > 0 {
-		line := seg
-		if !partial && !head {
-			i := bytes.IndexByte(seg, '\n')
-			line, seg = seg[:i], seg[i+1:]
-		} else {
-			seg = nil
+// "type" is not a transcript entry. Of a line too long to read (head) it
+// is given the first bytes.
+func (st *scanStats) other(line []byte, n int, partial bool) {
+	if len(line) == 0 || line[0] != '{' {
+		switch t := bytes.TrimSpace(line); {
+		case len(t) == 0:
+			return
+		case t[0] != '{':
+			st.badLine(n, partial)
+			return
 		}
-		if len(line) == 0 || line[0] != '{' {
-			switch t := bytes.TrimSpace(line); {
-			case len(t) == 0:
-				n++
-				continue
-			case t[0] != '{':
-				st.badLine(n, partial)
-				n++
-				continue
-			}
-		}
-		if !st.sawEntry {
-			if bytes.Contains(line, typeKey) {
-				st.sawEntry = true
-			} else {
-				st.notEntries++
-			}
-		}
-		n++
 	}
-	return n - first
+	if !st.sawEntry {
+		if bytes.Contains(line, typeKey) {
+			st.sawEntry = true
+		} else {
+			st.notEntries++
+		}
+	}
 }
 
 const (
+	// scanChunk is the read buffer: a line longer than it is searched
+	// for the pattern on the way through and read back only if it holds
+	// it (ndjson.Reader.SkipUnless), so a 100 MB tool output is never
+	// held.
 	scanChunk = 1 << 20
-	maxLine   = 1 << 30
-	// keepLimit is how much of a line still without a match is held in
-	// memory; past it, a file read with ReadAt drops the line's head and
-	// reads it back only if the match comes after all.
-	keepLimit = 4 << 20
-	// headKeep is how much of a dropped line is kept for the checks of
-	// lineFinder.other: a transcript entry's first bytes hold a "type".
+	// maxLine is the longest line read (a longer one is skipped and
+	// named): the reader's default.
+	maxLine = ndjson.DefaultMaxLine
+	// headKeep is how much of a line passed over unread is given to
+	// other: a transcript entry's first bytes hold a "type".
 	headKeep = 64 << 10
 )
 
-// lineFinder finds the lines of a stream that contain a pattern. The byte
-// search runs over whole chunks: lines without the pattern are never split
-// out, and (when the stream is a file) never held whole either.
+// lineFinder finds the lines of a stream that contain a pattern (without
+// \r or \n: a line is searched without its CRLF's \r), through
+// ndjson.Reader with the pattern as its SkipUnless.
 type lineFinder struct {
-	r    io.Reader
-	ra   io.ReaderAt // the same stream, when it can be read back
-	pat  []byte
-	buf  []byte
-	keep int // keepLimit, smaller in tests
-	fn   func(line []byte, lineno int, partial bool) error
-	// skipped is told the number of a matching line too long to hand on.
+	pat []byte
+	fn  func(line []byte, lineno int, partial bool) error
+	// skipped is told the number of a line too long to hand on.
 	skipped func(lineno int)
-	// other, when set, is given the lines passed over (without the
-	// pattern) so they can be checked cheaply: whole lines, each ending in
-	// a newline, the first numbered first, and it returns how many there
-	// were (it splits them anyway, so they are not counted twice); a final
-	// line without a newline is given alone with partial set, and of a
-	// line too long to hold only its head is given (head set), once its
-	// end is found without the pattern.
-	other func(seg []byte, first int, partial, head bool) int
-	head  []byte // the first bytes of the line being followed, for other
-	start int    // data is buf[start:end]
-	end   int    //
-	from  int    // no match begins in buf[start:from]
-	base  int64  // stream offset of buf[0]
-	lines int    // newlines before buf[start]
-	eof   bool
-	// lost is the stream offset of the current line when its head was
-	// dropped (-1 otherwise); matched tells whether the pattern was seen
-	// in it, tooLong whether it is being skipped for good.
-	lost    int64
-	matched bool
-	tooLong bool
+	// other, when set, is given each line without the pattern (of one
+	// too long to read, its first bytes).
+	other func(line []byte, lineno int, partial bool)
 }
 
 // eachLineWith calls fn for every line of r that contains pat, with its
 // 1-based line number; partial is set for a final line without a newline.
 // buf is a reusable buffer; the one to reuse next is returned.
 func eachLineWith(r io.Reader, pat []byte, buf []byte, fn func(line []byte, lineno int, partial bool) error) ([]byte, error) {
-	return findLines(r, pat, buf, keepLimit, fn)
+	return (&lineFinder{pat: pat, fn: fn}).find(r, buf)
 }
 
-func findLines(r io.Reader, pat []byte, buf []byte, keep int, fn func(line []byte, lineno int, partial bool) error) ([]byte, error) {
-	return findLinesSkipping(r, pat, buf, keep, fn, nil)
-}
-
-func findLinesSkipping(r io.Reader, pat []byte, buf []byte, keep int, fn func(line []byte, lineno int, partial bool) error, skipped func(int)) ([]byte, error) {
-	f := &lineFinder{r: r, pat: pat, keep: keep, fn: fn, skipped: skipped}
-	return f.find(buf)
-}
-
-func (f *lineFinder) find(buf []byte) ([]byte, error) {
-	if cap(buf) < 16 {
+// find reads r to its end through buf (scanChunk bytes when it has no
+// room) and returns the buffer to reuse.
+func (f *lineFinder) find(r io.Reader, buf []byte) ([]byte, error) {
+	if cap(buf) == 0 {
 		buf = make([]byte, scanChunk)
 	}
-	f.buf, f.lost = buf[:cap(buf)], -1
-	r := f.r
+	in := r
+	file, _ := r.(*os.File)
+	var cr *countReader
+	if file != nil {
+		cr = &countReader{r: file}
+		in = cr
+	}
+	rd := ndjson.NewReaderBuffer(in, buf)
+	rd.SkipUnless = [][]byte{f.pat}
 	if rb, ok := r.(*readBack); ok {
-		f.ra = rb
+		rd.UseReaderAt(rb)
 	} else if ra, ok := r.(io.ReaderAt); ok {
 		if _, ok := r.(io.Seeker); ok {
-			f.ra = ra
+			rd.UseReaderAt(ra)
 		}
 	}
-	err := f.run()
-	return f.buf, err
-}
-
-func (f *lineFinder) run() error {
 	for {
-		for {
-			done, more, err := f.step()
-			if err != nil || done {
-				return err
+		line, err := rd.Next()
+		switch {
+		case err == io.EOF:
+			if cr != nil {
+				return buf, checkSize(file, cr.n)
 			}
-			if more {
-				break
-			}
-		}
-		if f.eof {
-			return nil
-		}
-		if err := f.refill(); err != nil {
-			return err
-		}
-	}
-}
-
-// step handles what the buffer holds: it reports done at the end, more
-// when it needs more input.
-func (f *lineFinder) step() (done, more bool, err error) {
-	if f.lost >= 0 {
-		return f.stepLost()
-	}
-	data := f.buf[f.start:f.end]
-	i := bytes.Index(f.buf[f.from:f.end], f.pat)
-	if i < 0 {
-		k := bytes.LastIndexByte(data, '\n') + 1
-		f.lines += f.pass(data[:k])
-		f.start += k
-		if f.eof {
-			if f.other != nil && k < len(data) {
-				f.other(data[k:], f.lines+1, true, false)
-			}
-			return true, false, nil
-		}
-		f.from = max(f.start, f.end-len(f.pat)+1)
-		if f.end-f.start > f.keep && f.ra != nil || f.end-f.start > maxLine {
-			// A long line without the pattern so far: keep only the bytes
-			// a match could start in.
+			return buf, nil
+		case err == ndjson.ErrSkipped:
 			if f.other != nil {
-				f.head = append(f.head[:0], f.buf[f.start:min(f.end, f.start+headKeep)]...)
+				f.other(line[:min(len(line), headKeep)], rd.Line(), rd.Partial())
 			}
-			f.lost, f.matched, f.tooLong = f.base+int64(f.start), false, f.ra == nil
-			f.start = f.from
+		case errors.Is(err, ndjson.ErrLineTooLong):
+			if f.skipped != nil {
+				f.skipped(rd.Line())
+			}
+		case err == io.ErrUnexpectedEOF:
+			return buf, fmt.Errorf("%w (a truncated compressed file?)", err)
+		case err != nil:
+			return buf, err
+		case bytes.Contains(line, f.pat):
+			if err := f.fn(line, rd.Line(), rd.Partial()); err != nil {
+				return buf, err
+			}
+		case f.other != nil:
+			f.other(line, rd.Line(), rd.Partial())
 		}
-		return false, true, nil
 	}
-	i += f.from - f.start
-	ls := bytes.LastIndexByte(data[:i], '\n') + 1
-	le := bytes.IndexByte(data[i:], '\n')
-	f.lines += f.pass(data[:ls])
-	if le < 0 && !f.eof {
-		f.start += ls
-		f.from = f.start + i - ls // found again on the next step, with its line end
-		if f.end-f.start > f.keep && f.ra != nil || f.end-f.start > maxLine {
-			f.lost, f.matched, f.tooLong = f.base+int64(f.start), true, f.ra == nil
-			f.start = f.end
-		}
-		return false, true, nil
-	}
-	n := f.lines + 1
-	line := data[ls:]
-	if le >= 0 {
-		line = data[ls : i+le]
-	}
-	if err := f.fn(bytes.TrimSuffix(line, cr), n, le < 0); err != nil {
-		return false, false, err
-	}
-	if le < 0 {
-		return true, false, nil
-	}
-	f.lines = n
-	f.start += i + le + 1
-	f.from = f.start
-	return false, false, nil
 }
 
-// pass goes over whole lines without the pattern and returns how many
-// there are.
-func (f *lineFinder) pass(seg []byte) int {
-	if f.other == nil {
-		return bytes.Count(seg, nl)
-	}
-	if len(seg) == 0 {
-		return 0
-	}
-	return f.other(seg, f.lines+1, false, false)
+var typeKey = []byte(`"type"`)
+
+// countReader counts the bytes read, for checkSize.
+type countReader struct {
+	r io.Reader
+	n int64
 }
 
-// stepLost follows a line whose head was dropped to its end, and reads it
-// back when it holds the pattern after all.
-func (f *lineFinder) stepLost() (done, more bool, err error) {
-	k := bytes.IndexByte(f.buf[f.start:f.end], '\n')
-	stop := f.end
-	if k >= 0 {
-		stop = f.start + k
-	}
-	if !f.matched && bytes.Contains(f.buf[f.from:stop], f.pat) {
-		f.matched = true
-	}
-	if k < 0 && !f.eof {
-		f.start = max(f.start, f.end-len(f.pat)+1)
-		f.from = f.start
-		return false, true, nil
-	}
-	n := f.lines + 1
-	if !f.matched && f.other != nil {
-		f.other(f.head, n, k < 0, true)
-	}
-	if f.matched && (f.tooLong || f.base+int64(stop)-f.lost > maxLine) {
-		if f.skipped != nil {
-			f.skipped(n)
-		}
-	} else if f.matched {
-		line := make([]byte, f.base+int64(stop)-f.lost)
-		if n, err := f.ra.ReadAt(line, f.lost); n < len(line) {
-			if err == nil || err == io.EOF {
-				err = errShrank
-			}
-			return false, false, err
-		}
-		if err := f.fn(bytes.TrimSuffix(line, cr), n, k < 0); err != nil {
-			return false, false, err
-		}
-	}
-	f.lost, f.matched, f.tooLong = -1, false, false
-	if k < 0 {
-		return true, false, nil
-	}
-	f.lines = n
-	f.start += k + 1
-	f.from = f.start
-	return false, false, nil
-}
-
-var (
-	nl      = []byte{'\n'}
-	cr      = []byte{'\r'}
-	typeKey = []byte(`"type"`)
-)
-
-// refill keeps the unfinished line, grows the buffer when the line fills
-// it, and reads until the buffer is full, so that a long line is not
-// searched again for every small read.
-func (f *lineFinder) refill() error {
-	if len(f.buf) > 4*scanChunk && f.end-f.start < scanChunk {
-		// A long line is behind us: do not keep its memory.
-		nb := make([]byte, scanChunk)
-		f.shift(nb)
-	} else if f.start == 0 && f.end == len(f.buf) {
-		// Doubling past the line cap would hold twice the cap (old and new
-		// buffer) before the line is found too long: grow to just over it.
-		f.shift(make([]byte, min(2*len(f.buf), maxLine+scanChunk)))
-	} else {
-		f.shift(f.buf)
-	}
-	// Not io.ReadFull: it turns a short read before io.EOF into
-	// io.ErrUnexpectedEOF, and so cannot tell the end of a file from a
-	// decompressor's own io.ErrUnexpectedEOF, a truncated .gz or .zst.
-	for f.end < len(f.buf) {
-		m, err := f.r.Read(f.buf[f.end:])
-		f.end += m
-		if err == io.EOF {
-			f.eof = true
-			return f.checkSize()
-		}
-		if err != nil {
-			if err == io.ErrUnexpectedEOF {
-				return fmt.Errorf("%w (a truncated compressed file?)", err)
-			}
-			return err
-		}
-	}
-	return nil
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // readBack is a compressed transcript's stream with a ReadAt that
@@ -578,27 +407,15 @@ var errShrank = errors.New("file shrank while it was read")
 
 // checkSize runs at the end of a plain file: a file cut below what was
 // read ends the read early, which must not pass for its end.
-func (f *lineFinder) checkSize() error {
-	file, ok := f.r.(*os.File)
-	if !ok {
-		return nil
-	}
+func checkSize(file *os.File, read int64) error {
 	fi, err := file.Stat()
 	if err != nil {
 		return err
 	}
-	if read := f.base + int64(f.end); fi.Mode().IsRegular() && fi.Size() < read {
+	if fi.Mode().IsRegular() && fi.Size() < read {
 		return fmt.Errorf("%w (%d bytes read, %d left)", errShrank, read, fi.Size())
 	}
 	return nil
-}
-
-// shift moves buf[start:end] to the front of nb and makes nb the buffer.
-func (f *lineFinder) shift(nb []byte) {
-	n := copy(nb, f.buf[f.start:f.end])
-	f.base += int64(f.start)
-	f.from -= f.start
-	f.start, f.end, f.buf = 0, n, nb
 }
 
 // scanUsageFile reads the assistant records of one transcript the fast
@@ -640,7 +457,7 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 			st.tooLong = append(st.tooLong, n)
 		}
 	}
-	lf := &lineFinder{r: in, pat: assistantType, keep: keepLimit, skipped: tooLong, other: st.other}
+	lf := &lineFinder{pat: assistantType, skipped: tooLong, other: st.other}
 	lf.fn = func(line []byte, n int, partial bool) error {
 		if err := scanUsageLine(line, &l); err != nil {
 			if len(bytes.TrimSpace(line)) > 0 {
@@ -675,7 +492,7 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 		}
 		return g.add(&r)
 	}
-	buf, err = lf.find(buf)
+	buf, err = lf.find(in, buf)
 	if err != nil {
 		return recs, buf, st, fmt.Errorf("reading %s: %w", f.path, err)
 	}

@@ -217,45 +217,26 @@ func Unquote(quoted, body []byte, esc bool) []byte {
 func unescape(b []byte) []byte {
 	out := make([]byte, 0, len(b))
 	for i := 0; i < len(b); {
-		c := b[i]
-		switch {
-		case c == '\\':
-			switch b[i+1] {
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				r := hexRune(b[i+2 : i+6])
-				i += 6
-				if utf16.IsSurrogate(r) {
-					r2 := rune(-1)
-					if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
-						r2 = hexRune(b[i+2 : i+6])
-					}
-					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						i += 6
-						r = dec
-					} else {
-						r = utf8.RuneError
-					}
-				}
-				out = utf8.AppendRune(out, r)
-				continue
-			default: // '"', '\\', '/'
-				out = append(out, b[i+1])
+		// Copy the run of ASCII bytes up to the next escape or non-ASCII
+		// byte at once, finding its end eight bytes a step.
+		j := i
+		for j+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[j : j+8 : j+8])
+			bs := x ^ (ones * '\\')
+			if m := ((bs - ones) | x) & highs; m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+				break
 			}
-			i += 2
-		case c < utf8.RuneSelf:
-			out = append(out, c)
-			i++
-		default:
+			j += 8
+		}
+		for j < len(b) && b[j] != '\\' && b[j] < utf8.RuneSelf {
+			j++
+		}
+		out = append(out, b[i:j]...)
+		if i = j; i >= len(b) {
+			break
+		}
+		if b[i] != '\\' {
 			r, size := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && size == 1 {
 				out = utf8.AppendRune(out, utf8.RuneError)
@@ -263,7 +244,40 @@ func unescape(b []byte) []byte {
 				out = append(out, b[i:i+size]...)
 			}
 			i += size
+			continue
 		}
+		switch b[i+1] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r := hexRune(b[i+2 : i+6])
+			i += 6
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
+					r2 = hexRune(b[i+2 : i+6])
+				}
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					i += 6
+					r = dec
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			out = utf8.AppendRune(out, r)
+			continue
+		default: // '"', '\\', '/'
+			out = append(out, b[i+1])
+		}
+		i += 2
 	}
 	return out
 }
@@ -542,12 +556,17 @@ const (
 // special marks the bytes of x (8 bytes, little endian) that are '"',
 // '\\' or a control character: the only bytes a string scan must stop at.
 // Bits above the lowest mark may be spurious (borrows); the lowest is
-// exact.
+// exact. (A byte's high bit is the same in x and in x^'"' or x^'\\', so
+// one &^x serves the three tests.)
 func special(x uint64) uint64 {
 	q := x ^ (ones * '"')
 	bs := x ^ (ones * '\\')
-	return ((q-ones)&^q | (bs-ones)&^bs | (x-ones*0x20)&^x) & highs
+	return ((q - ones) | (bs - ones) | (x - ones*0x20)) &^ x & highs
 }
+
+// escapes marks the bytes that may follow a backslash: 1 for a one-byte
+// escape, 'u' for \uXXXX.
+var escapes = [256]byte{'"': 1, '\\': 1, '/': 1, 'b': 1, 'f': 1, 'n': 1, 'r': 1, 't': 1, 'u': 'u'}
 
 // str scans a string at c.b[c.i] == '"' and returns the bounds of its
 // body and whether it holds escapes.
@@ -556,17 +575,37 @@ func (c *Cursor) str() (start, end int, esc bool, err error) {
 	i := c.i + 1
 	start = i
 	for {
-		for i+8 <= len(b) {
+		// Sixteen bytes a step while they last: the spans between
+		// escapes and quotes are short, so the step's exit matters
+		// more than its width.
+		for i+16 <= len(b) {
+			w := b[i : i+16 : i+16]
+			m := special(binary.LittleEndian.Uint64(w))
+			if m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto found
+			}
+			if m = special(binary.LittleEndian.Uint64(w[8:])); m != 0 {
+				i += 8 + bits.TrailingZeros64(m)>>3
+				goto found
+			}
+			i += 16
+		}
+		if i+8 <= len(b) {
 			if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
-				break
+				goto found
 			}
 			i += 8
+		}
+		for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 {
+			i++
 		}
 		if i >= len(b) {
 			c.i = i
 			return 0, 0, false, c.fail("unterminated string")
 		}
+	found:
 		switch ch := b[i]; {
 		case ch == '"':
 			c.i = i + 1
@@ -577,8 +616,8 @@ func (c *Cursor) str() (start, end int, esc bool, err error) {
 				c.i = i
 				return 0, 0, false, c.fail("unterminated string")
 			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			switch escapes[b[i+1]] {
+			case 1:
 				i += 2
 			case 'u':
 				if i+6 > len(b) || !hex4(b[i+2:i+6]) {
@@ -590,11 +629,9 @@ func (c *Cursor) str() (start, end int, esc bool, err error) {
 				c.i = i
 				return 0, 0, false, c.fail("invalid escape")
 			}
-		case ch < 0x20:
+		default: // a control character
 			c.i = i
 			return 0, 0, false, c.fail("control character in string")
-		default:
-			i++
 		}
 	}
 }

@@ -235,3 +235,28 @@ func BenchmarkSkip(b *testing.B) {
 		}
 	}
 }
+
+// The string scan and decode work in steps of eight and sixteen bytes:
+// put escapes, quotes, control characters and non-ASCII bytes at every
+// offset of a step and compare with encoding/json.
+func TestStringSteps(t *testing.T) {
+	for _, mark := range []string{`\n`, `\"`, `\\`, `\u00e9`, `\ud83d\ude00`, "é", "\xff", "\x01", `"`, `\q`} {
+		for pre := 0; pre < 34; pre++ {
+			for post := 0; post < 18; post += 5 {
+				body := strings.Repeat("a", pre) + mark + strings.Repeat("b", post) + mark
+				in := []byte(`{"k":"` + body + `","n":1}`)
+				check(t, in)
+				c := New([]byte(`"` + body + `"`))
+				got, err := c.String()
+				if err == nil {
+					err = c.End()
+				}
+				var want string
+				werr := json.Unmarshal([]byte(`"`+body+`"`), &want)
+				if (err == nil) != (werr == nil) || err == nil && string(got) != want {
+					t.Errorf("String(%q) = %q, %v; encoding/json %q, %v", body, got, err, want, werr)
+				}
+			}
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 )
 
 // DefaultMaxLine is the longest line a Reader accepts unless told
@@ -12,8 +13,11 @@ import (
 // without newlines cannot exhaust memory unnoticed.
 const DefaultMaxLine = 1 << 30
 
-// ErrSkipped is returned by Next for a line read back (UseReaderAt) that
-// holds none of SkipUnless: it was measured, not read.
+// ErrSkipped is returned by Next for a line that does not fit the buffer
+// (or a window) and holds none of SkipUnless (with UseReaderAt): it was
+// measured, not kept.
+// Next returns its first bytes (up to 64 KiB) with it, and Partial tells
+// whether it lacked its newline.
 var ErrSkipped = errors.New("line without the wanted bytes, skipped")
 
 // ErrLineTooLong is wrapped by the error Next returns for a line over the
@@ -21,15 +25,28 @@ var ErrSkipped = errors.New("line without the wanted bytes, skipped")
 var ErrLineTooLong = errors.New("line too long")
 
 // Lines up to smallLine bytes are assembled in one reused buffer; longer
-// ones in fixed blocks joined once at the end, so a huge line costs about
-// twice its size at the peak instead of the sum of every doubling.
+// ones in fixed blocks outside the Go heap (see allocBlock), copied once
+// into the line at the end and each handed back to the system as soon as
+// it is copied: a huge line read from a pipe costs its size and one
+// block at the peak, not twice its size (blocks and line) nor the sum of
+// every doubling.
 const (
 	smallLine = 1 << 20
 	blockSize = 4 << 20
 )
 
-// defaultBufSize is NewReader's read buffer.
-const defaultBufSize = 64 << 10
+// NewReader's read buffer: large for a file or a pipe (fewer reads, and a
+// pipe drained in one read once GrowPipe raised it), small for anything
+// else (a socket per connection, a string in a test).
+const (
+	defaultBufSize = 64 << 10
+	fileBufSize    = 1 << 20
+)
+
+// skippedHead is how much of a line skipped unread (ErrSkipped) Next
+// still returns: enough to tell an object from garbage and to look for
+// its first keys.
+const skippedHead = 64 << 10
 
 // Reader reads lines of a stream. Unlike bufio.Scanner it has no fixed
 // token cap. A line that fits the read buffer (or a window, see
@@ -49,6 +66,8 @@ type Reader struct {
 	// A line longer than buf is assembled in long, then in blocks.
 	long   []byte
 	blocks [][]byte
+	// head holds the first bytes of a line skipped unread (ErrSkipped).
+	head []byte
 
 	// win, when set, hands out the input in place before r is read: buf
 	// is then the current window, and a line across two windows is
@@ -85,8 +104,28 @@ type WindowSource interface {
 	Next() ([]byte, error)
 }
 
-// NewReader returns a Reader over r with a 64 KiB read buffer.
-func NewReader(r io.Reader) *Reader { return NewReaderSize(r, defaultBufSize) }
+// NewReader returns a Reader over r with a 1 MiB read buffer when r is an
+// *os.File (stdin, a pipe, a file), whose pipe it raises to match (see
+// GrowPipe), and a 64 KiB one otherwise.
+func NewReader(r io.Reader) *Reader {
+	if f, ok := r.(*os.File); ok {
+		GrowPipe(f)
+		return NewReaderSize(r, fileBufSize)
+	}
+	return NewReaderSize(r, defaultBufSize)
+}
+
+// NewReaderBuffer returns a Reader over r that reads into buf (all of its
+// capacity; 64 KiB of its own when that is 0), so that readers of one
+// file after another share one buffer. The caller must not use buf until
+// done with the Reader.
+func NewReaderBuffer(r io.Reader, buf []byte) *Reader {
+	if cap(buf) == 0 {
+		return NewReaderSize(r, defaultBufSize)
+	}
+	buf = buf[:cap(buf)]
+	return &Reader{r: r, buf: buf, bufSize: len(buf), MaxLine: DefaultMaxLine}
+}
 
 // NewReaderSize returns a Reader over r with a read buffer of size bytes
 // (64 KiB when size <= 0): a bigger one costs fewer reads per line.
@@ -241,7 +280,7 @@ func (r *Reader) longLine() ([]byte, error) {
 		return r.longLineAt()
 	}
 	r.long = r.long[:0]
-	r.blocks = r.blocks[:0]
+	r.dropBlocks()
 	size := 0
 	tooLong := false
 	for {
@@ -253,7 +292,8 @@ func (r *Reader) longLine() ([]byte, error) {
 		size += len(piece)
 		if !tooLong && size > r.MaxLine+2 {
 			tooLong = true
-			r.long, r.blocks = r.long[:0], r.blocks[:0]
+			r.long = r.long[:0]
+			r.dropBlocks()
 		}
 		if !tooLong {
 			r.keep(piece)
@@ -261,6 +301,8 @@ func (r *Reader) longLine() ([]byte, error) {
 		r.start += len(piece)
 		if i >= 0 || r.eof || r.err != nil {
 			if i < 0 && r.err != nil {
+				r.long = r.long[:0]
+				r.dropBlocks()
 				return r.last()
 			}
 			r.line++
@@ -291,6 +333,9 @@ func (r *Reader) longLineAt() ([]byte, error) {
 	from := r.off + int64(r.start)
 	size := int64(0)
 	found := len(r.SkipUnless) == 0
+	if !found {
+		r.head = append(r.head[:0], r.buf[r.start:min(r.end, r.start+skippedHead)]...)
+	}
 	var carry []byte // the end of the pieces searched so far
 	for {
 		piece := r.buf[r.start:r.end]
@@ -316,8 +361,7 @@ func (r *Reader) longLineAt() ([]byte, error) {
 				return nil, r.tooLong()
 			}
 			if !found {
-				r.partial = false
-				return nil, ErrSkipped
+				return trimCR(r.head[:min(len(r.head), int(size))]), ErrSkipped
 			}
 			if cap(r.long) < int(size) {
 				r.long = make([]byte, size)
@@ -346,14 +390,14 @@ func (r *Reader) keep(piece []byte) {
 		return
 	}
 	if len(r.blocks) == 0 {
-		r.blocks = append(r.blocks, make([]byte, 0, blockSize))
+		r.blocks = append(r.blocks, allocBlock(blockSize)[:0])
 		r.blocks[0] = append(r.blocks[0], r.long...)
 		r.long = r.long[:0]
 	}
 	for len(piece) > 0 {
 		last := &r.blocks[len(r.blocks)-1]
 		if len(*last) == cap(*last) {
-			r.blocks = append(r.blocks, make([]byte, 0, blockSize))
+			r.blocks = append(r.blocks, allocBlock(blockSize)[:0])
 			last = &r.blocks[len(r.blocks)-1]
 		}
 		n := min(cap(*last)-len(*last), len(piece))
@@ -362,7 +406,8 @@ func (r *Reader) keep(piece []byte) {
 	}
 }
 
-// joined returns the kept pieces as one slice.
+// joined returns the kept pieces as one slice, freeing each block once
+// it is copied.
 func (r *Reader) joined() []byte {
 	if len(r.blocks) == 0 {
 		return r.long
@@ -374,10 +419,20 @@ func (r *Reader) joined() []byte {
 	r.long = make([]byte, 0, total)
 	for i, b := range r.blocks {
 		r.long = append(r.long, b...)
+		freeBlock(b)
 		r.blocks[i] = nil
 	}
 	r.blocks = r.blocks[:0]
 	return r.long
+}
+
+// dropBlocks frees the blocks of a line given up.
+func (r *Reader) dropBlocks() {
+	for i, b := range r.blocks {
+		freeBlock(b)
+		r.blocks[i] = nil
+	}
+	r.blocks = r.blocks[:0]
 }
 
 // Line is the 1-based number of the line Next returned last.

@@ -2,6 +2,7 @@ package ndjson
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -401,6 +402,7 @@ func TestReaderSkipUnless(t *testing.T) {
 			long := strings.Repeat("x", cut) + `"wanted"` + strings.Repeat("y", 20)
 			data := []byte("{}\n" + long + "\n" + strings.Repeat("z", 40) + "\n\"wanted\"\n" + strings.Repeat("q", 30))
 			want := events(t, NewReader(bytes.NewReader(data)), 0)
+			lines := strings.Split(string(data), "\n")
 			r := NewReaderSize(bytes.NewReader(data), size)
 			r.UseReaderAt(bytes.NewReader(data))
 			r.SkipUnless = [][]byte{[]byte(`"nope"`), []byte(`"wanted"`)}
@@ -411,6 +413,11 @@ func TestReaderSkipUnless(t *testing.T) {
 					break
 				}
 				if err == ErrSkipped {
+					// The line's first bytes come with it, and whether it
+					// had a newline.
+					if !strings.HasPrefix(lines[r.Line()-1], string(l)) || len(l) < size || r.Partial() != (r.Line() == len(lines)) {
+						t.Fatalf("buffer %d: skipped line %d: head %q, partial %v", size, r.Line(), l, r.Partial())
+					}
 					got = append(got, event{"", true, r.Line(), false})
 					continue
 				}
@@ -460,5 +467,68 @@ func TestReaderReadError(t *testing.T) {
 		if l, err := r.Next(); err != io.EOF {
 			t.Fatalf("%s: after the error: %q %v, want io.EOF", name, l, err)
 		}
+	}
+}
+
+// Readers made one after another over one buffer read into it, and read
+// as a reader with a buffer of their own does.
+func TestNewReaderBuffer(t *testing.T) {
+	buf := make([]byte, 0, 8<<10)
+	for _, in := range []string{"{}\n{\"a\":1}\n", strings.Repeat("x", 20<<10) + "\n{}", ""} {
+		r := NewReaderBuffer(strings.NewReader(in), buf)
+		got := events(t, r, 0)
+		if want := events(t, NewReader(strings.NewReader(in)), 0); !slices.Equal(got, want) {
+			t.Errorf("%.20q: got %v, want %v", in, got, want)
+		}
+		if len(in) > 0 && &r.buf[0] != &buf[:1][0] {
+			t.Errorf("%.20q: the reader did not read into the given buffer", in)
+		}
+	}
+}
+
+// ReadRecords leaves the JSON check to fn: with fn checking as Records
+// does (ErrMalformed for a line that is not JSON), it hands on, counts
+// and reports the same; a valid line fn calls malformed is counted and
+// reported as malformed.
+func TestReadRecordsUncheckedSameAsRecords(t *testing.T) {
+	in := "{\"a\":1}\n\nnot json\n{\"b\":\n[1,2]\n\"fn says no\"\n{\"c\":3}\n{\"partial\":"
+	type result struct {
+		got      []string
+		problems []string
+		st       Stats
+	}
+	var want, got result
+	st, err := Records(strings.NewReader(in), func(p Problem) { want.problems = append(want.problems, p.Error()) },
+		func(line []byte, n int) error {
+			if string(line) == `"fn says no"` {
+				want.problems = append(want.problems, fmt.Sprintf("%d: %v", n, ErrMalformed))
+				return nil
+			}
+			want.got = append(want.got, string(line))
+			return nil
+		})
+	want.st = st
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err = ReadRecords(NewReader(strings.NewReader(in)), func(p Problem) { got.problems = append(got.problems, p.Error()) },
+		func(line []byte, n int, _ bool) error {
+			if !json.Valid(line) || string(line) == `"fn says no"` {
+				return ErrMalformed
+			}
+			got.got = append(got.got, string(line))
+			return nil
+		})
+	got.st = st
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Records counts the line fn refused as a record, ReadRecords as
+	// malformed; the rest is the same.
+	want.st.Records--
+	want.st.Malformed = append(want.st.Malformed, 6)
+	slices.Sort(want.st.Malformed)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("ReadRecords:\n%+v\nRecords:\n%+v", got, want)
 	}
 }

@@ -47,8 +47,39 @@ var ErrIncomplete = errors.New("incomplete last line (file still being written?)
 // without a newline is used when it is valid JSON, else counted as
 // incomplete. An error from fn stops the loop and is returned.
 func Records(r io.Reader, warn func(Problem), fn func(line []byte, lineno int) error) (Stats, error) {
+	return records(NewReader(r), true, warn, func(line []byte, lineno int, _ bool) error { return fn(line, lineno) })
+}
+
+// ErrMalformed is returned by the fn of ReadRecords for a line that is
+// not JSON: the line is then counted and reported as Records counts the
+// lines it checks (incomplete when it is a final line without a newline).
+var ErrMalformed = errors.New("malformed JSON, line skipped")
+
+// ReadRecords is Records over a Reader the caller made (for its buffer
+// size), that leaves the JSON check to fn: a caller that decodes the
+// lines it wants checks them as it decodes, and need scan only the others
+// a second time (jsonscan.Valid). fn returns ErrMalformed for a line that
+// is not JSON, and is told whether the line is its to keep
+// (Reader.Owned): a huge line can then be decoded without a copy.
+func ReadRecords(rd *Reader, warn func(Problem), fn func(line []byte, lineno int, owned bool) error) (Stats, error) {
+	return records(rd, false, warn, fn)
+}
+
+func records(rd *Reader, check bool, warn func(Problem), fn func(line []byte, lineno int, owned bool) error) (Stats, error) {
 	var st Stats
-	rd := NewReader(r)
+	malformed := func() {
+		if rd.Partial() {
+			st.Incomplete = true
+			if warn != nil {
+				warn(Problem{rd.Line(), ErrIncomplete})
+			}
+			return
+		}
+		st.Malformed = append(st.Malformed, rd.Line())
+		if warn != nil {
+			warn(Problem{rd.Line(), ErrMalformed})
+		}
+	}
 	for {
 		line, err := rd.Next()
 		if err == io.EOF {
@@ -72,22 +103,17 @@ func Records(r io.Reader, warn func(Problem), fn func(line []byte, lineno int) e
 		}
 		// jsonscan.Valid accepts what json.Valid does (fuzzed), several
 		// times faster.
-		if !jsonscan.Valid(line) {
-			if rd.Partial() {
-				st.Incomplete = true
-				if warn != nil {
-					warn(Problem{rd.Line(), ErrIncomplete})
-				}
-				continue
-			}
-			st.Malformed = append(st.Malformed, rd.Line())
-			if warn != nil {
-				warn(Problem{rd.Line(), errors.New("malformed JSON, line skipped")})
-			}
+		if check && !jsonscan.Valid(line) {
+			malformed()
 			continue
 		}
 		st.Records++
-		if err := fn(line, rd.Line()); err != nil {
+		if err := fn(line, rd.Line(), rd.Owned()); err != nil {
+			if err == ErrMalformed && !check {
+				st.Records--
+				malformed()
+				continue
+			}
 			return st, err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"os"
 )
 
 // Writer writes one JSON value per line through a buffer. Call Flush at
@@ -17,9 +18,20 @@ type Writer struct {
 	err error
 }
 
-// NewWriter returns a Writer over w.
+// NewWriter returns a Writer over w. Into a pipe or a file it writes in
+// 1 MiB pieces (and raises the pipe to match, see GrowPipe): each write
+// to a pipe wakes its reader, and 64 KiB pieces cost a turn of both
+// processes per 64 KiB. Anything else (a terminal, a socket, a buffer in
+// a test) gets 64 KiB.
 func NewWriter(w io.Writer) *Writer {
-	nw := &Writer{bw: bufio.NewWriterSize(w, 64<<10)}
+	size := 64 << 10
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && (fi.Mode().IsRegular() || fi.Mode()&os.ModeNamedPipe != 0) {
+			GrowPipe(f)
+			size = fileBufSize
+		}
+	}
+	nw := &Writer{bw: bufio.NewWriterSize(w, size)}
 	nw.enc = json.NewEncoder(&nw.buf)
 	nw.enc.SetEscapeHTML(false)
 	return nw

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 )
 
 // ErrNotObject is returned by Decode for a line that is valid JSON but not
@@ -91,7 +93,13 @@ func decodeLine(line []byte, alias bool) (*Entry, error) {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, ErrNotObject
 	}
-	if e, ok := decodeFast(line, alias); ok {
+	// The entry keeps the line (Raw): copy it once, and let the raw
+	// fields be slices of that copy rather than copies of their own.
+	own := line
+	if !alias {
+		own = clone(line)
+	}
+	if e, ok := decodeFast(own, true); ok {
 		return e, nil
 	}
 	bp := memberBufs.Get().(*[]byte)
@@ -154,22 +162,22 @@ func build(line []byte, w *wire, d decoder) *Entry {
 		}
 		if w.Type == "user" {
 			u := w.User
-			u.OriginKind = d.kind(u.Origin, "origin", "kind")
+			u.OriginKind = d.kind(u.Origin, &d.origin, "origin", "kind")
 			e.User = &u
 		} else {
 			a := w.Assistant
-			a.Error = d.str(w.Error, "error")
+			a.Error = d.strAt(w.Error, &d.errorStr, "error")
 			e.Assistant = &a
 		}
 	case "system":
 		s := w.System
-		s.Content = d.str(w.Content, "content")
+		s.Content = d.strAt(w.Content, &d.contentStr, "content")
 		if !isNull(w.Error) {
 			s.Error = w.Error
 		}
 		e.System = &s
 	case "attachment":
-		e.Attachment = &Attachment{Type: d.kind(w.Attachment, "attachment", "type"), Raw: w.Attachment}
+		e.Attachment = &Attachment{Type: d.kind(w.Attachment, &d.attachment, "attachment", "type"), Raw: w.Attachment}
 	default:
 		// Fields of the other types are not modelled: only a mismatch in
 		// the envelope counts.
@@ -191,8 +199,35 @@ type decoder struct {
 	// alias: the line is the entry's to keep (DecodeOwned), so its raw
 	// fields and Raw are slices of it, not copies.
 	alias bool
-	// pre is the message content decodeFast read already.
-	pre *preContent
+	// pre is the message content decodeFast read already; origin and
+	// attachment what it found of their kind field.
+	pre                *preContent
+	origin, attachment kindAt
+	// content and error: their value when decodeFast read a string.
+	contentStr, errorStr strAt
+}
+
+// strAt is a string field's value as decodeFast read it (escapes
+// resolved), when set.
+type strAt struct {
+	set bool
+	val []byte
+}
+
+// strAt is str of a field decodeFast may have read already.
+func (d *decoder) strAt(raw json.RawMessage, at *strAt, path string) string {
+	if at.set {
+		return string(at.val)
+	}
+	return d.str(raw, path)
+}
+
+// kindAt is what decodeFast found of the kind field of an object field
+// while it read it: val is the field's value (nil when absent). Unset,
+// decoder.kind looks for it.
+type kindAt struct {
+	set bool
+	val []byte
 }
 
 type preContent struct {
@@ -246,7 +281,7 @@ func (d *decoder) content(raw json.RawMessage, path string) ([]Block, bool) {
 		case BlockToolResult:
 			b.Content, b.ContentIsString = d.content(wb.Content, p+".content")
 		case BlockImage:
-			b.MediaType = d.kind(wb.Source, p+".source", "media_type")
+			b.MediaType = d.kind(wb.Source, nil, p+".source", "media_type")
 		default:
 			d.unknown++
 			if raws == nil {
@@ -300,47 +335,67 @@ func (d *decoder) blocksOneByOne(raw json.RawMessage, path string) []wireBlock {
 
 // str reads a field expected to hold a string.
 func (d *decoder) str(raw json.RawMessage, path string) string {
-	if len(raw) == 0 || isNull(raw) {
-		return ""
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
+	s, ok := strValue(raw)
+	if !ok {
 		d.mism = append(d.mism, path)
 	}
 	return s
 }
 
+// strValue decodes raw, valid JSON, into a string as encoding/json does:
+// ok is false when raw holds another type. Absent or null reads as "".
+func strValue(raw []byte) (s string, ok bool) {
+	c := jsonscan.New(raw)
+	switch c.Peek() {
+	case 0:
+		if c.Pos() == len(raw) {
+			return "", true
+		}
+	case 'n':
+		if isNull(raw) {
+			return "", true
+		}
+	case '"':
+		if v, err := c.String(); err == nil && c.End() == nil {
+			return string(v), true
+		}
+	}
+	return "", json.Unmarshal(raw, &s) == nil
+}
+
 // kind reads the string field key of an object field (origin.kind,
-// attachment.type).
-func (d *decoder) kind(raw json.RawMessage, path, key string) string {
+// attachment.type); at, when set, is where decodeFast found it.
+func (d *decoder) kind(raw json.RawMessage, at *kindAt, path, key string) string {
 	if len(raw) == 0 || isNull(raw) {
 		return ""
 	}
-	// The field holds valid JSON (it was decoded from the line): only its
-	// shape is in question. The last of duplicate keys wins, as it does
-	// for encoding/json.
-	trimmed := bytes.TrimLeft(raw, " \t\r\n")
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		d.mism = append(d.mism, path)
-		return ""
-	}
 	var val []byte
-	err := eachMember(trimmed, func(k []byte, esc bool, member []byte) {
-		if esc {
-			var s string
-			if json.Unmarshal(member[:len(k)+2], &s) != nil || s != key {
-				return
-			}
-		} else if string(k) != key {
-			return
+	if at != nil && at.set {
+		val = at.val
+	} else {
+		// The field holds valid JSON (it was decoded from the line): only
+		// its shape is in question. The last of duplicate keys wins, as it
+		// does for encoding/json.
+		trimmed := bytes.TrimLeft(raw, " \t\r\n")
+		if len(trimmed) == 0 || trimmed[0] != '{' {
+			d.mism = append(d.mism, path)
+			return ""
 		}
-		val = memberValue(member, len(k))
-	})
-	if err != nil {
-		d.mism = append(d.mism, path)
-		return ""
+		err := eachMember(trimmed, func(k []byte, esc bool, member []byte) {
+			if string(k) == key || esc && jsonscan.Key(k, esc) == key {
+				val = memberValue(member, len(k))
+			}
+		})
+		if err != nil {
+			d.mism = append(d.mism, path)
+			return ""
+		}
 	}
-	return d.str(val, path+"."+key)
+	s, ok := strValue(val)
+	if !ok {
+		d.mism = append(d.mism, path+"."+key)
+	}
+	return s
 }
 
 // memberValue is the value of a member "key":value whose key body is n
@@ -356,16 +411,19 @@ func memberValue(member []byte, n int) []byte {
 var memberBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // wireNames are the lower-cased JSON names of wire's fields.
-var wireNames = func() map[string]bool {
+var wireNames = lowerNames(wire{})
+
+// lowerNames are the lower-cased JSON names of the fields of the struct v.
+func lowerNames(v any) map[string]bool {
 	m := map[string]bool{}
-	for name := range fieldsOf(reflect.TypeOf(wire{})) {
+	for name := range fieldsOf(reflect.TypeOf(v)) {
 		if len(name) > 64 {
-			panic("wireName's buffer is shorter than field " + name)
+			panic("foldsTo's buffer is shorter than field " + name)
 		}
 		m[strings.ToLower(name)] = true
 	}
 	return m
-}()
+}
 
 // modelled checks that line is one JSON object and returns it (appended
 // to buf) without the top-level members Decode does not model. They are
@@ -389,7 +447,12 @@ func modelled(line, buf []byte) ([]byte, error) {
 	return append(buf, '}'), err
 }
 
-func wireName(key []byte) bool {
+func wireName(key []byte) bool { return foldsTo(key, wireNames) }
+
+// foldsTo reports whether encoding/json could match key to one of names
+// (lower-cased): it matches keys without case, and a key with non-ASCII
+// bytes is taken to match.
+func foldsTo(key []byte, names map[string]bool) bool {
 	var low [64]byte
 	if len(key) > len(low) {
 		for _, c := range key {
@@ -408,7 +471,7 @@ func wireName(key []byte) bool {
 		}
 		low[i] = c
 	}
-	return wireNames[string(low[:len(key)])]
+	return names[string(low[:len(key)])]
 }
 
 func isNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }

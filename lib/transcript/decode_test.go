@@ -271,7 +271,7 @@ func FuzzKind(f *testing.F) {
 			return
 		}
 		var d decoder
-		got := d.kind(raw, "p", "type")
+		got := d.kind(raw, nil, "p", "type")
 		var want string
 		wantMism := false
 		var obj map[string]json.RawMessage

@@ -19,6 +19,8 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/extract"
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
+	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
@@ -315,7 +317,11 @@ const maxProbe = 100
 // record with a transcript_path and no transcript fields (type, uuid,
 // cc_source) is a session record.
 func (o *options) readStdin(env *cli.Env, x *extract.Extractor) error {
-	br := bufio.NewReaderSize(env.Stdin, 64<<10)
+	stdin := env.Stdin
+	if f, ok := stdin.(*os.File); ok {
+		ndjson.GrowPipe(f)
+	}
+	br := bufio.NewReaderSize(stdin, 64<<10)
 	var head []byte
 	var first probe
 	found := false
@@ -333,7 +339,10 @@ func (o *options) readStdin(env *cli.Env, x *extract.Extractor) error {
 			break
 		}
 	}
-	env.Stdin = io.MultiReader(bytes.NewReader(head), br)
+	// The probed lines are read again, then what br holds beyond them;
+	// the rest comes from stdin itself, in large reads (readEntries).
+	rest, _ := br.Peek(br.Buffered())
+	env.Stdin = io.MultiReader(bytes.NewReader(head), bytes.NewReader(rest), stdin)
 	if !found {
 		return readEntries(env, x) // nothing but blank or malformed lines: report them
 	}
@@ -387,16 +396,35 @@ func sourceOf(line []byte) (source, bool) {
 func readEntries(env *cli.Env, x *extract.Extractor) error {
 	lastPath := ""
 	entries := 0
-	_, err := env.EachInput(func(line []byte, n int) error {
+	// 1 MiB reads: the pipe from cc-entries carries 1 MiB at a time. A
+	// line is checked as JSON once: by its decode when the kind wants it
+	// (jsonscan.Valid again only when the decode fails, to tell a
+	// malformed line from one of the wrong shape), else by jsonscan.Valid.
+	_, err := env.ReadInput(ndjson.NewReaderSize(env.Stdin, 1<<20), func(line []byte, n int, owned bool) error {
 		if !bytes.Contains(line, []byte(`"type"`)) {
+			if !jsonscan.Valid(line) {
+				return ndjson.ErrMalformed
+			}
 			// A fact piped back in, or another tool's record.
 			env.SkipInput(n, `not a transcript entry (no "type"), skipped`)
 			return nil
 		}
-		entries++
 		if !x.Wants(line) {
+			if !jsonscan.Valid(line) {
+				return ndjson.ErrMalformed
+			}
+			entries++
 			return nil
 		}
+		decode := x.Decode
+		if owned {
+			decode = x.DecodeOwned // a huge line, not copied again
+		}
+		e, err := decode(line)
+		if err != nil && !jsonscan.Valid(line) {
+			return ndjson.ErrMalformed
+		}
+		entries++
 		var o extract.Origin
 		if s, ok := sourceOf(line); ok {
 			o = extract.Origin{Path: s.Path, Line: s.Line, SessionID: s.SessionID, AgentID: s.AgentID}
@@ -407,7 +435,6 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 			}
 			lastPath = s.Path
 		}
-		e, err := x.Decode(line)
 		if err != nil {
 			env.SkipInput(n, "%v, line skipped", err)
 			return nil

@@ -44,7 +44,7 @@ its used_percentage and resets_at are shown instead ("5h 42%, 2h14m left");
 with neither, the block part is left out.
 ctx is the prompt of the session's last main-thread response (input + cache
 read + cache write tokens) over the payload's context_window_size (else 200k,
-1M for a [1m] model), unless the payload gives context_window.used_percentage
+1M for a [1m] model or a prompt over 200k tokens), unless the payload gives context_window.used_percentage
 (Claude Code 2.1.328 does). rate_limits is read as Claude Code builds it:
 five_hour {used_percentage, resets_at in Unix seconds}; it is absent with an
 API key, so the contract suite could not capture it.
@@ -461,7 +461,10 @@ func contextOf(s *Status, p *payload, own *ownStat) {
 	switch {
 	case p.ContextWindow != nil && p.ContextWindow.ContextWindowSize != nil && *p.ContextWindow.ContextWindowSize > 0:
 		window = int64(*p.ContextWindow.ContextWindowSize)
-	case strings.HasSuffix(own.ContextModel, "[1m]") || strings.HasSuffix(p.Model.ID, "[1m]"):
+	case strings.HasSuffix(own.ContextModel, "[1m]") || strings.HasSuffix(p.Model.ID, "[1m]"),
+		own.Context > window:
+		// A prompt over 200k tokens ran in the 1M window whatever the
+		// model's name says (the beta header, not the name, enables it).
 		window = 1_000_000
 	}
 	tokens := own.Context

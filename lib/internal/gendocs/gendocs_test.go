@@ -42,11 +42,12 @@ func TestDocsUpToDate(t *testing.T) {
 }
 
 // fieldRow is a row of a "| field | meaning |" table: its first cell
-// names one or more fields in backquotes.
-var fieldRow = regexp.MustCompile("`([a-z_][a-z0-9_]*)`")
+// names one or more fields in backquotes, a nested one by its path
+// (`cc_source.path`, `matches[].kind`: arrays are looked through).
+var fieldRow = regexp.MustCompile("`([a-z_][a-z0-9_]*(?:(?:\\[\\])?\\.[a-z_][a-z0-9_]*)*)`")
 
 // documented collects the fields the command's doc names in its field
-// tables.
+// tables, nested ones as dotted paths (matches.kind).
 func documented(doc string) map[string]bool {
 	out := map[string]bool{}
 	inTable := false
@@ -59,18 +60,19 @@ func documented(doc string) map[string]bool {
 		case inTable && !strings.HasPrefix(l, "|---"):
 			cell := strings.SplitN(strings.TrimPrefix(l, "|"), "|", 2)[0]
 			for _, m := range fieldRow.FindAllStringSubmatch(cell, -1) {
-				out[m[1]] = true
+				out[strings.ReplaceAll(m[1], "[]", "")] = true
 			}
 		}
 	}
 	return out
 }
 
-// shown collects the top-level keys of the output records in the golden
-// files: every line that is a JSON object, in a golden file with
-// sections only those of its "-- stdout --" section.
-func shown(t *testing.T, globs []string) map[string]bool {
-	out := map[string]bool{}
+// records reads the output records of the golden files: every line that
+// is a JSON object, in a golden file with sections only those of its
+// "-- stdout --" and "-- stderr --" sections (a diagnostics record goes
+// to stderr; an "-- stdin --" section is input).
+func records(t *testing.T, globs []string) []map[string]any {
+	var out []map[string]any
 	for _, g := range globs {
 		paths, _ := filepath.Glob(filepath.Join(root, g))
 		if len(paths) == 0 {
@@ -83,22 +85,19 @@ func shown(t *testing.T, globs []string) map[string]bool {
 			}
 			sc := bufio.NewScanner(f)
 			sc.Buffer(nil, 64<<20)
-			sectioned, inStdout := false, false
+			sectioned, inOutput := false, false
 			for sc.Scan() {
 				l := sc.Text()
 				if strings.HasPrefix(l, "-- ") && strings.HasSuffix(l, " --") {
-					sectioned, inStdout = true, l == "-- stdout --"
+					sectioned, inOutput = true, l == "-- stdout --" || l == "-- stderr --"
 					continue
 				}
-				if sectioned && !inStdout || !strings.HasPrefix(l, "{") {
+				if sectioned && !inOutput || !strings.HasPrefix(l, "{") {
 					continue
 				}
-				var m map[string]json.RawMessage
-				if json.Unmarshal([]byte(l), &m) != nil {
-					continue
-				}
-				for k := range m {
-					out[k] = true
+				var m map[string]any
+				if json.Unmarshal([]byte(l), &m) == nil {
+					out = append(out, m)
 				}
 			}
 			f.Close()
@@ -107,32 +106,86 @@ func shown(t *testing.T, globs []string) map[string]bool {
 	return out
 }
 
-// TestDocumentedFields: every output field a command's golden files show
-// is in its documentation's field tables, and every field documented
-// there shows up in some golden output.
+// paths adds every key path of v under prefix to seen: "a", "a.b", ...,
+// looking through arrays.
+func paths(v any, prefix string, seen map[string]bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			p := k
+			if prefix != "" {
+				p = prefix + "." + k
+			}
+			seen[p] = true
+			paths(x, p, seen)
+		}
+	case []any:
+		for _, x := range v {
+			paths(x, prefix, seen)
+		}
+	}
+}
+
+var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+
+// TestDocumentedFields: every top-level output field a command's golden
+// files show is snake_case and in its documentation's field tables (by
+// itself or as the start of a documented path), and every field
+// documented there shows up in some golden output: a path such as
+// matches.kind where it says, a plain name at the top level or, for the
+// tables of a nested record (diagnostics' files and totals), below it.
 func TestDocumentedFields(t *testing.T) {
 	files, err := generate(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range commands.All {
-		if len(c.Golden) == 0 {
+		if len(c.Golden)+len(c.Verbatim) == 0 {
 			t.Logf("%s: no golden NDJSON output listed in lib/commands.All, fields not compared", c.Name)
 			continue
 		}
 		doc := documented(files[filepath.Join(root, "docs", c.Name+".md")])
-		out := shown(t, c.Golden)
-		for _, k := range sorted(out) {
-			if !doc[k] {
+		prefix := map[string]bool{}
+		for d := range doc {
+			if top, _, ok := strings.Cut(d, "."); ok {
+				prefix[top] = true
+			}
+		}
+		own := records(t, c.Golden)
+		top := map[string]bool{}
+		for _, r := range own {
+			for k := range r {
+				top[k] = true
+			}
+		}
+		for _, k := range sorted(top) {
+			if !snakeCase.MatchString(k) {
+				t.Errorf("%s: field %q in the golden output is not snake_case", c.Name, k)
+			}
+			if !doc[k] && !prefix[k] {
 				t.Errorf("%s: field %q is in the golden output but in no field table of docs/%s.md", c.Name, k, c.Name)
 			}
 		}
-		for _, k := range sorted(doc) {
-			if !out[k] {
-				t.Errorf("%s: field %q is documented but in no golden output (%s)", c.Name, k, strings.Join(c.Golden, " "))
+		seen := map[string]bool{}
+		for _, r := range append(own, records(t, c.Verbatim)...) {
+			paths(r, "", seen)
+		}
+		for _, d := range sorted(doc) {
+			if !seen[d] && (strings.Contains(d, ".") || !nested(seen, d)) {
+				t.Errorf("%s: field %q is documented but in no golden output (%s)", c.Name, d, strings.Join(append(c.Golden, c.Verbatim...), " "))
 			}
 		}
 	}
+}
+
+// nested reports whether some path of seen ends in the key name.
+func nested(seen map[string]bool, name string) bool {
+	for p := range seen {
+		if strings.HasSuffix(p, "."+name) {
+			return true
+		}
+	}
+	return false
 }
 
 func sorted(m map[string]bool) []string {

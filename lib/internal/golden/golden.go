@@ -4,10 +4,13 @@
 package golden
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -61,4 +64,37 @@ func Diff(want, got string) string {
 		fmt.Fprintf(&b, "(want %d lines, got %d)\n", len(w), len(g))
 	}
 	return b.String()
+}
+
+// Output is how a command's golden file holds one run: its exit code,
+// then its stderr and stdout as sections (the field check in
+// lib/internal/gendocs reads only the stdout section's records).
+func Output(code int, stderr, stdout string) string {
+	return fmt.Sprintf("exit %d\n-- stderr --\n%s-- stdout --\n%s", code, stderr, stdout)
+}
+
+// Run runs a command in process with args and stdin ("": no input, as
+// from a terminal) and returns its Output.
+func Run(main func(args []string, stdin io.Reader, stdout, stderr io.Writer) int, args []string, stdin string) string {
+	var out, errb bytes.Buffer
+	var in io.Reader
+	if stdin != "" {
+		in = strings.NewReader(stdin)
+	}
+	code := main(args, in, &out, &errb)
+	return Output(code, errb.String(), out.String())
+}
+
+var (
+	corpusTimeRE = regexp.MustCompile(`"(started_at|last_activity_at|updated_at)":"[^"]+"`)
+	corpusSizeRE = regexp.MustCompile(`"size_bytes":[0-9]+`)
+)
+
+// Corpus writes the real-CLI corpus dir as $CORPUS in s, and the session
+// times and sizes as $TIME and $SIZE: they change every time the corpus
+// is generated (uuids, clock); a golden file keeps everything else.
+func Corpus(s, dir string) string {
+	s = strings.ReplaceAll(s, dir, "$CORPUS")
+	s = corpusTimeRE.ReplaceAllString(s, `"$1":"$$TIME"`)
+	return corpusSizeRE.ReplaceAllString(s, `"size_bytes":$$SIZE`)
 }

@@ -1,6 +1,8 @@
 package golden
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,5 +53,31 @@ func TestDiff(t *testing.T) {
 	}
 	if Diff("same", "same") != "" {
 		t.Error("no diff for equal text")
+	}
+}
+
+func TestRun(t *testing.T) {
+	echo := func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		if stdin == nil {
+			fmt.Fprintln(stderr, "no input")
+			return 2
+		}
+		b, _ := io.ReadAll(stdin)
+		fmt.Fprintf(stdout, "%s %s", strings.Join(args, ","), b)
+		return 0
+	}
+	if got := Run(echo, []string{"a", "b"}, "in\n"); got != "exit 0\n-- stderr --\n-- stdout --\na,b in\n" {
+		t.Errorf("with input: %q", got)
+	}
+	if got := Run(echo, nil, ""); got != "exit 2\n-- stderr --\nno input\n-- stdout --\n" {
+		t.Errorf("without input (a nil reader): %q", got)
+	}
+}
+
+func TestCorpus(t *testing.T) {
+	in := `{"transcript_path":"/x/corpus/p/1.jsonl","started_at":"2026-11-30T10:46:46.279Z","size_bytes":1234,"title":"started_at"}`
+	want := `{"transcript_path":"$CORPUS/p/1.jsonl","started_at":"$TIME","size_bytes":$SIZE,"title":"started_at"}`
+	if got := Corpus(in, "/x/corpus"); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

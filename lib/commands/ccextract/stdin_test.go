@@ -1,0 +1,96 @@
+package ccextract
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/extract"
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
+)
+
+// A cut last line the kind wants is checked by its decode, then named as
+// incomplete (not malformed), as when every line was scanned first.
+func TestStdinIncompleteWantedLine(t *testing.T) {
+	in := strings.Join(transcriptLines, "\n") + "\n" + transcriptLines[3][:60]
+	var out, errb strings.Builder
+	if code := Run([]string{"shell", "--errors"}, strings.NewReader(in), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if want := "cc-extract: <stdin>:5: incomplete last line (file still being written?)\n"; errb.String() != want {
+		t.Errorf("stderr %q, want %q", errb.String(), want)
+	}
+	if n := strings.Count(out.String(), "\n"); n != 1 {
+		t.Errorf("%d facts, want the one failed call: %s", n, out.String())
+	}
+}
+
+// FuzzDecodeOnlyValid guards readEntries' order: a line the kind wants is
+// checked as JSON by its decode alone, so a decode must never accept a
+// line the JSON scanner rejects (that line used to be skipped as
+// malformed before it was decoded).
+func FuzzDecodeOnlyValid(f *testing.F) {
+	for _, l := range transcriptLines {
+		f.Add([]byte(l))
+	}
+	f.Add([]byte(`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}} x`))
+	f.Add([]byte(`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t","name":"Bash","input":{"command":"\q"}}]}}`))
+	f.Add([]byte(`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":tru}]}}`))
+	var xs []*extract.Extractor
+	for _, kind := range extract.Kinds {
+		x, err := extract.New(extract.Options{Kind: kind}, func(any) error { return nil })
+		if err != nil {
+			f.Fatal(err)
+		}
+		xs = append(xs, x)
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if bytes.IndexByte(line, '\n') >= 0 {
+			return
+		}
+		valid := jsonscan.Valid(line)
+		for i, x := range xs {
+			if !x.Wants(line) {
+				continue
+			}
+			for _, decode := range []func([]byte) (any, error){
+				func(b []byte) (any, error) { return x.Decode(b) },
+				func(b []byte) (any, error) { return x.DecodeOwned(bytes.Clone(b)) },
+			} {
+				if _, err := decode(line); err == nil && !valid {
+					t.Fatalf("%s: decoded a line that is not JSON: %q", extract.Kinds[i], line)
+				}
+			}
+		}
+	})
+}
+
+// TestStdinSameAsFiles: the facts of every kind read from stdin (as
+// cc-entries prints them) are the facts read from the file, for the
+// real-CLI transcript of testdata; but subagents, which from a file also
+// reads the subagents' own transcripts beside it.
+func TestStdinSameAsFiles(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "transcripts", "claude", "projects", "*", "*.jsonl"))
+	if len(paths) == 0 {
+		t.Fatal("no transcripts")
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, kind := range extract.Kinds {
+			if kind == "subagents" {
+				continue
+			}
+			var fromFile, fromStdin, e1, e2 strings.Builder
+			c1 := Run([]string{kind, p}, nil, &fromFile, &e1)
+			c2 := Run([]string{kind}, bytes.NewReader(data), &fromStdin, &e2)
+			if c1 != c2 || fromFile.String() != fromStdin.String() {
+				t.Errorf("%s %s: file (exit %d) and stdin (exit %d) differ:\n%s\n%s", kind, filepath.Base(p), c1, c2, e1.String(), e2.String())
+			}
+		}
+	}
+}

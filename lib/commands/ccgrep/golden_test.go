@@ -1,0 +1,52 @@
+package ccgrep
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
+)
+
+// TestGolden keeps cc-grep's output over the real-CLI corpus
+// (testdata/corpus/claude) in testdata/*.golden: the listing's session
+// records and --matches of every kind (transcript, subagent,
+// tool_result), and a stdin record passed through with its matches.
+func TestGolden(t *testing.T) {
+	corpus, err := filepath.Abs(filepath.Join("..", "..", "..", "testdata", "corpus", "claude"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := filepath.EvalSymlinks(corpus); err == nil {
+		corpus = r
+	}
+	if _, err := os.Stat(filepath.Join(corpus, "projects")); err != nil {
+		t.Skip("testdata/corpus/claude is not generated yet")
+	}
+	sys := cli.System{Home: t.TempDir(), Getenv: func(k string) string {
+		return map[string]string{"TMPDIR": "/fixture-tmp", "CLAUDE_CONFIG_DIR": corpus}[k]
+	}}
+	main := func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		return RunWith(sys, args, stdin, stdout, stderr)
+	}
+	alpha := filepath.Join(corpus, "projects", "-home-dev-projects-alpha", "c0a1f001-0000-4000-8000-000000000001.jsonl")
+	tests := []struct {
+		name, stdin string
+		args        []string
+	}{
+		// 39999 is in a stored tool result only, fg-sub-ok in a subagent
+		// transcript and its parent.
+		{name: "corpus_matches", args: []string{"--matches", "--any", "39999", "fg-sub-ok", "--workers", "1"}},
+		{name: "corpus_all_terms", args: []string{"Delegate", "fg-sub-ok"}},
+		{name: "corpus_none", args: []string{"no-such-term-anywhere"}},
+		{name: "stdin_matches", stdin: `{"transcript_path":"` + alpha + `","note":"kept as given"}` + "\n", args: []string{"--matches", "39999"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := golden.Corpus(golden.Run(main, tt.args, tt.stdin), corpus)
+			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), got)
+		})
+	}
+}

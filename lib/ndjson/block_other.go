@@ -1,0 +1,7 @@
+//go:build !unix
+
+package ndjson
+
+func allocBlock(n int) []byte { return make([]byte, n) }
+
+func freeBlock([]byte) {}
