@@ -98,6 +98,9 @@ type Extractor struct {
 	unreadable int
 	// early holds the warnings Warn is given while ReadTranscripts runs.
 	early *earlyWarnings
+	// noPrefilter turns the line filters and the lazy reads of failures
+	// and subagents off: the reference a test compares them with.
+	noPrefilter bool
 }
 
 // recordTypes are the record types each kind reads; lines of other types

@@ -41,6 +41,11 @@ type failures struct {
 	// hook's failure is written both as an attachment and in the
 	// stop_hook_summary with the same toolUseID, and is one failure.
 	hookErrs map[string]int
+	// The line wants last looked at, and special's answer, for toolsOnly
+	// (which asks about the same line next, if wants wanted it).
+	lastLine    *byte
+	lastLen     int
+	lastSpecial bool
 }
 
 func newFailures(x *Extractor) *failures {

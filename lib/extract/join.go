@@ -142,10 +142,13 @@ type joiner struct {
 	// ignored so that its result is dropped, not held as early.
 	want    func(name string) bool
 	ignored map[string]struct{}
+	// seen holds the ids of the file's calls (up to maxSeen), for the
+	// kind's line filter: a result of a call not seen may come before it.
+	seen map[string]struct{}
 }
 
 func newJoiner(done func(*call) error, want func(string) bool) *joiner {
-	return &joiner{byID: map[string]*call{}, early: map[string]*result{}, done: done, want: want, ignored: map[string]struct{}{}}
+	return &joiner{byID: map[string]*call{}, early: map[string]*result{}, done: done, want: want, ignored: map[string]struct{}{}, seen: map[string]struct{}{}}
 }
 
 func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
@@ -157,6 +160,9 @@ func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
 		for _, b := range e.Message.Content {
 			if b.Type != transcript.BlockToolUse {
 				continue
+			}
+			if len(j.seen) < maxSeen {
+				j.seen[b.ID] = struct{}{}
 			}
 			if j.want != nil && !j.want(b.Name) {
 				if _, ok := j.early[b.ID]; ok {
@@ -226,6 +232,7 @@ func (j *joiner) flush() error {
 	clear(j.byID)
 	clear(j.early)
 	clear(j.ignored)
+	clear(j.seen)
 	return err
 }
 

@@ -36,8 +36,11 @@ func (x *Extractor) Decode(line []byte) (*transcript.Entry, error) {
 }
 
 func (x *Extractor) decode(l *transcript.Line) (*transcript.Entry, error) {
-	if x.lazyTools {
-		if e, ok := l.DecodeTools(); ok {
+	if e := l.Entry; e != nil && x.lazyEnough(e) {
+		return e, nil // read by the reader (transcript.Options.Tools)
+	}
+	if lazy := x.lazy(); lazy != nil && l.Entry == nil && lazy(l.Bytes) {
+		if e, ok := l.DecodeTools(); ok && x.lazyEnough(e) {
 			return e, nil
 		}
 	}
@@ -508,13 +511,11 @@ func (x *Extractor) readFile(ctx context.Context, f file) error {
 			x.opts.Warn(fmt.Sprintf("%s:%d: %v", f.path, line, err))
 		}
 	}
-	d, err := transcript.ReadFile(f.path, transcript.Options{Types: x.types, Warn: warn}, func(l *transcript.Line) error {
+	opts := transcript.Options{Types: x.types, Warn: warn, Filter: x.filter(x.h), Tools: x.lazy()}
+	d, err := transcript.ReadFile(f.path, opts, func(l *transcript.Line) error {
 		if n++; n%1024 == 0 && ctx.Err() != nil {
 			ferr = ctx.Err()
 			return ferr
-		}
-		if x.needles != nil && !containsAny(l.Bytes, x.needles) {
-			return nil
 		}
 		e, err := x.decode(l)
 		if err != nil {

@@ -81,6 +81,8 @@ type toolsKind struct {
 	j      *joiner
 	unique map[string]*FileSummary
 	order  []*FileSummary
+	// names are the needles of the tools the kind reports (nil: all).
+	names [][]byte
 }
 
 func newToolsKind(x *Extractor) *toolsKind {
@@ -90,8 +92,12 @@ func newToolsKind(x *Extractor) *toolsKind {
 		h.j = newJoiner(h.tool, nil)
 	case "shell":
 		h.j = newJoiner(h.shell, func(name string) bool { return name == "Bash" || name == "PowerShell" })
+		h.names = quoted("Bash", "PowerShell")
 	case "files":
 		h.j = newJoiner(h.file, func(name string) bool { _, ok := fileOps[name]; return ok })
+		for name := range fileOps {
+			h.names = append(h.names, quoted(name)...)
+		}
 		h.unique = map[string]*FileSummary{}
 	}
 	return h

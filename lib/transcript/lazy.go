@@ -19,16 +19,30 @@ import (
 // invalid JSON, a field it reads with an unexpected type (Decode names
 // those), a key it reads written twice or in another case. The caller
 // then decodes the line.
-func DecodeTools(line []byte) (e *Entry, ok bool) { return decodeTools(line, false) }
+func DecodeTools(line []byte) (e *Entry, ok bool) {
+	var h Header
+	return decodeTools(line, false, &h)
+}
 
 // DecodeTools is the package's DecodeTools of the line, without copies
 // when it is Owned.
-func (l *Line) DecodeTools() (*Entry, bool) { return decodeTools(l.Bytes, l.Owned) }
+func (l *Line) DecodeTools() (*Entry, bool) {
+	var h Header
+	return decodeTools(l.Bytes, l.Owned, &h)
+}
 
-func decodeTools(line []byte, alias bool) (e *Entry, ok bool) {
-	l := lazy{c: jsonscan.New(line), alias: alias}
+// decodeTools is DecodeTools, which also fills h as Scan would: a line it
+// reads is one Scan accepts (every byte it does not read is skipped by
+// jsonscan, which checks what it skips), so a reader need not scan the
+// line first. Where Scan and the walk could see a field differently (a
+// key written twice or in another case, a value of another type) the walk
+// gives up.
+func decodeTools(line []byte, alias bool, h *Header) (e *Entry, ok bool) {
+	*h = Header{}
+	l := lazy{c: jsonscan.New(line), alias: alias, h: h}
 	e = &Entry{}
 	if l.c.Peek() != '{' || !l.object(func(k []byte) bool { return l.top(e, k) }) || l.c.End() != nil {
+		*h = Header{}
 		return nil, false
 	}
 	switch e.Type {
@@ -50,6 +64,8 @@ type lazy struct {
 	set uint32 // the top-level keys read so far
 	// alias: the line is the entry's to keep, raw values are slices of it.
 	alias bool
+	// h receives the top-level fields Scan reads.
+	h *Header
 }
 
 // object walks an object, calling field for each key (escapes resolved).
@@ -86,7 +102,11 @@ func seen(set *uint32, bit uint32) bool {
 	return true
 }
 
-func (l *lazy) str(dst *string) bool {
+func (l *lazy) str(dst *string) bool { return l.strH(dst, nil) }
+
+// strH is str that also keeps the string's bytes in *h, as Scan does for
+// a Header field (nil for a null).
+func (l *lazy) strH(dst *string, h *[]byte) bool {
 	switch l.c.Peek() {
 	case 'n':
 		_, err := l.c.Null()
@@ -94,9 +114,24 @@ func (l *lazy) str(dst *string) bool {
 	case '"':
 		v, err := l.c.String()
 		*dst = string(v)
+		if h != nil {
+			*h = v
+		}
 		return err == nil
 	}
 	return false
+}
+
+// header reads a Header field the entry does not keep, exactly as Scan
+// does: a string is kept (the last one, if the key is written twice),
+// anything else is skipped.
+func (l *lazy) header(h *[]byte) bool {
+	if l.c.Peek() != '"' {
+		return l.c.Skip() == nil
+	}
+	v, err := l.c.String()
+	*h = v
+	return err == nil
 }
 
 func (l *lazy) boolean(dst *bool) bool {
@@ -132,15 +167,19 @@ func (l *lazy) top(e *Entry, k []byte) bool {
 	u := &l.u
 	switch string(k) {
 	case "type":
-		return seen(&l.set, 1) && l.str(&e.Type)
+		return seen(&l.set, 1) && l.strH(&e.Type, &l.h.Type)
 	case "uuid":
-		return seen(&l.set, 2) && l.str(&e.UUID)
+		return seen(&l.set, 2) && l.strH(&e.UUID, &l.h.UUID)
 	case "timestamp":
-		return seen(&l.set, 4) && l.str(&e.TimestampRaw)
+		return seen(&l.set, 4) && l.strH(&e.TimestampRaw, &l.h.Timestamp)
 	case "sessionId":
-		return seen(&l.set, 8) && l.str(&e.SessionID)
+		return seen(&l.set, 8) && l.strH(&e.SessionID, &l.h.SessionID)
 	case "agentId":
-		return seen(&l.set, 16) && l.str(&e.AgentID)
+		return seen(&l.set, 16) && l.strH(&e.AgentID, &l.h.AgentID)
+	case "parentUuid":
+		return l.header(&l.h.ParentUUID)
+	case "logicalParentUuid":
+		return l.header(&l.h.LogicalParentUUID)
 	case "toolUseResult":
 		return seen(&l.set, 32) && l.raw(&u.ToolUseResult)
 	case "toolDenialKind":

@@ -38,6 +38,7 @@ func toolView(e *Entry) string {
 func checkTools(t *testing.T, line []byte) {
 	t.Helper()
 	lazy, ok := DecodeTools(line)
+	checkOneWalk(t, line)
 	full, err := Decode(line)
 	if err == nil && Scan(line, new(Header)) != nil {
 		err = Scan(line, new(Header)) // Decode leaves syntax to the reader's Scan
@@ -120,6 +121,38 @@ func TestDecodeToolsSeeds(t *testing.T) {
 	if _, ok := DecodeTools([]byte(toolSeeds[4])); ok {
 		t.Error(`is_error:"yes" read lazily; Decode names it`)
 	}
+}
+
+// checkOneWalk: a line the lazy walk reads is one Scan accepts, with the
+// same Header, so a reader that walks it once (Options.Tools) hands on
+// the same lines with the same headers as one that scans it first.
+func checkOneWalk(t *testing.T, line []byte) {
+	t.Helper()
+	var lh, sh Header
+	_, ok := decodeTools(line, false, &lh)
+	serr := Scan(line, &sh)
+	if !ok {
+		if !reflect.DeepEqual(lh, Header{}) {
+			t.Fatalf("a walk that gave up left a header: %+v", lh)
+		}
+		return
+	}
+	if serr != nil {
+		t.Fatalf("DecodeTools read a line Scan rejects (%v): %.200q", serr, line)
+	}
+	if !reflect.DeepEqual(norm(lh), norm(sh)) {
+		t.Fatalf("header of the walk\n%+v\nScan's\n%+v\nline %.300q", lh, sh, line)
+	}
+}
+
+// norm makes an empty field nil, as the two ways may differ there.
+func norm(h Header) Header {
+	for _, f := range []*[]byte{&h.Type, &h.UUID, &h.ParentUUID, &h.LogicalParentUUID, &h.Timestamp, &h.SessionID, &h.AgentID} {
+		if len(*f) == 0 {
+			*f = nil
+		}
+	}
+	return h
 }
 
 // FuzzDecodeTools: the lazy read agrees with Decode on any input.

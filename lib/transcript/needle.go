@@ -25,3 +25,13 @@ func containsNeedle(s, n []byte) bool {
 	}
 	return false
 }
+
+// Contains reports whether s holds n, as bytes.Contains does, by
+// containsNeedle's search (n of at least 2 bytes; shorter ones are left to
+// bytes.Contains).
+func Contains(s, n []byte) bool {
+	if len(n) < 2 {
+		return bytes.Contains(s, n)
+	}
+	return containsNeedle(s, n)
+}

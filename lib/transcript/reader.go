@@ -19,8 +19,19 @@ type Options struct {
 	// value written with \u escapes is therefore not found; Claude Code
 	// never writes one.
 	Types []string
+	// Filter, when set, is asked about each line that passes Types,
+	// before the line is scanned: a line it rejects is skipped unscanned
+	// and counted as prefiltered, as a line without a type needle is. It
+	// must keep every line its caller needs (a byte test may keep more).
+	Filter func(line []byte) bool
 	// Decode decodes every handed-on line into Line.Entry.
 	Decode bool
+	// Tools, when set, tells the lines to read with DecodeTools, which
+	// checks the whole line as Scan does, in the same walk: a line it
+	// reads is handed on with Line.Entry set and walked once. A line it
+	// gives up on is scanned and handed on without an Entry (the caller
+	// decodes it), or skipped as malformed exactly as without Tools.
+	Tools func(line []byte) bool
 	// MaxLine bounds one line; 0 means ndjson.DefaultMaxLine.
 	MaxLine int
 	// Warn, when set, is called for each skipped line as it happens.
@@ -33,7 +44,7 @@ type Line struct {
 	Bytes  []byte // without the newline, byte for byte as written
 	Number int    // 1-based line number in the (decompressed) file
 	Header Header
-	Entry  *Entry // set when Options.Decode
+	Entry  *Entry // set when Options.Decode, or Options.Tools read the line
 	// Owned: Bytes is the caller's to keep (a long line the reader does
 	// not reuse), so it can be decoded without a copy (DecodeOwned).
 	Owned bool
@@ -187,7 +198,17 @@ func (r *Reader) Next() (*Line, error) {
 			return nil, err
 		}
 		r.diag.Lines++
-		if r.needles != nil && !containsAny(b, r.needles) {
+		skip := r.needles != nil && !containsAny(b, r.needles)
+		if !skip && r.opts.Filter != nil && !r.opts.Filter(b) {
+			// A last line cut mid-write is still told apart, as it is when
+			// the filter wants it: the one line scanned that it refused.
+			if r.lr.Partial() && Scan(b, &r.line.Header) != nil {
+				r.skipBad(b, ErrIncomplete)
+				continue
+			}
+			skip = true
+		}
+		if skip {
 			switch t := bytes.TrimSpace(b); {
 			case len(t) == 0:
 				r.diag.Blank++
@@ -205,9 +226,16 @@ func (r *Reader) Next() (*Line, error) {
 		}
 		l := &r.line
 		*l = Line{Bytes: b, Number: r.lr.Line(), Owned: r.lr.Owned()}
-		if err := Scan(b, &l.Header); err != nil {
-			r.skipBad(b, err)
-			continue
+		if r.opts.Tools != nil && r.opts.Tools(b) {
+			// One walk checks the line and reads it; Scan runs only on a
+			// line the walk gives up on, for its verdict and its error.
+			l.Entry, _ = decodeTools(b, l.Owned, &l.Header)
+		}
+		if l.Entry == nil {
+			if err := Scan(b, &l.Header); err != nil {
+				r.skipBad(b, err)
+				continue
+			}
 		}
 		typ := l.Header.Type
 		if len(typ) == 0 {

@@ -1,0 +1,507 @@
+package extract
+
+import (
+	"bytes"
+
+	"github.com/ccpipe/ccpipe/lib/bytescan"
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
+
+// lineFilter is a handler that can tell from a line's bytes, before the
+// line is checked or decoded, that it has no use for it: the reader skips
+// such a line unscanned (counted as prefiltered). wants sees the handler's
+// state as of the line before, so it must be asked by the handler instance
+// that will receive the line, in file order. It must be exact the safe
+// way: it may want a line it turns out not to need, never refuse one it
+// needs.
+//
+// What the needles can miss, and how each filter stays exact:
+//   - A name, id or value written with \u escapes (encoding/json reads
+//     "\u0042ash" as Bash): a line holding an escape of a printable ASCII
+//     byte (\u0020-\u007f) is always wanted. Claude Code never writes one
+//     (JSON.stringify escapes only control characters).
+//   - A key written in another case, which encoding/json matches: key
+//     needles are searched ignoring ASCII case, and a line with the
+//     non-ASCII letters encoding/json folds onto ASCII ones (U+017F ſ,
+//     U+212A K, raw or escaped) is always wanted.
+//   - `"type": "x"` with blanks: needles are the quoted value alone.
+//
+// The pending-id needles rest on what a transcript file guarantees: a
+// tool_result is written after its tool_use, and tool_use ids are unique.
+// A result written before its call in the same file (possible only in a
+// hand-made file) is skipped, and the call reads as having no result.
+type lineFilter interface {
+	// wants may update the handler's state for a line it refuses, as
+	// reading the line would (failures takes answered calls out of its
+	// pending names).
+	wants(line []byte) bool
+}
+
+// filter returns the reader's per-line test for handler h: the kind's
+// static needles, then h's own filter; nil when there is neither.
+func (x *Extractor) filter(h handler) func(line []byte) bool {
+	lf, _ := h.(lineFilter)
+	if x.noPrefilter {
+		lf = nil
+	}
+	if x.needles == nil && lf == nil {
+		return nil
+	}
+	return func(line []byte) bool {
+		if x.needles != nil && !containsAnyFast(line, x.needles) {
+			return false
+		}
+		return lf == nil || lf.wants(line)
+	}
+}
+
+func containsAnyFast(b []byte, needles [][]byte) bool {
+	for _, n := range needles {
+		if transcript.Contains(b, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// asciiEscape reports whether b holds `\u00XX` with XX in 20..7f: an
+// escape of a printable ASCII byte, the one way a name, key or id of
+// printable ASCII can be written without its plain bytes. (The short
+// escapes \" \\ \/ stand for bytes no needle holds.)
+func asciiEscape(b []byte) bool {
+	ascii, _ := escapes(b)
+	return ascii
+}
+
+// escapes looks at each \u escape of b once: ascii is asciiEscape's
+// answer, fold whether one escapes a letter encoding/json folds onto an
+// ASCII one (\u017f ſ, \u212a K).
+func escapes(b []byte) (ascii, fold bool) {
+	for {
+		i := bytescan.IndexPair(b, 1, '\\', 'u', 0, 0)
+		if i < 0 || i+5 >= len(b) {
+			return ascii, fold
+		}
+		h := b[i+2 : i+6]
+		switch {
+		case h[0] == '0' && h[1] == '0' && '2' <= h[2] && h[2] <= '7':
+			return true, fold
+		case h[0] == '0' && h[1] == '1' && h[2] == '7' && h[3]|0x20 == 'f',
+			h[0] == '2' && h[1] == '1' && h[2] == '1' && h[3]|0x20 == 'a':
+			fold = true
+		}
+		b = b[i+2:]
+	}
+}
+
+// foldRisk reports whether b holds a character encoding/json folds onto
+// an ASCII letter of a key (ſ onto s, the Kelvin sign onto k), raw or
+// escaped, or an escape of an ASCII byte: a key needle searched ignoring
+// ASCII case can miss such a key.
+func foldRisk(b []byte) bool {
+	if ascii, fold := escapes(b); ascii || fold {
+		return true
+	}
+	return bytescan.IndexPair(b, 1, 0xc5, 0xbf, 0, 0) >= 0 || transcript.Contains(b, []byte("\u212a"))
+}
+
+// containsFold reports whether b holds key (lowercase ASCII) in any ASCII
+// case.
+func containsFold(b []byte, key string) bool {
+	for len(b) >= len(key) {
+		i := bytescan.IndexPair(b[:len(b)-len(key)+2], 1, key[0], key[1], bytescan.CaseMask(key[0]), bytescan.CaseMask(key[1]))
+		if i < 0 {
+			return false
+		}
+		if foldEqual(b[i:i+len(key)], key) {
+			return true
+		}
+		b = b[i+1:]
+	}
+	return false
+}
+
+func foldEqual(b []byte, lower string) bool {
+	for i := range len(lower) {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	toolUseNeedle    = []byte(`"tool_use"`)
+	toolResultNeedle = []byte(`"tool_result"`)
+)
+
+// quoted makes the needles `"name"` of names.
+func quoted(names ...string) [][]byte {
+	out := make([][]byte, len(names))
+	for i, n := range names {
+		out[i] = []byte(`"` + n + `"`)
+	}
+	return out
+}
+
+// maxSeen bounds the call ids a joiner notes per file; past it, a result
+// whose call is not pending is read (as if its call were still to come).
+const maxSeen = 100000
+
+// joinWants is the filter of a kind built on a joiner: it wants a line
+// with a tool_use block the kind reports (by the names' needles; every
+// one when names is nil), and a line with a result whose call is pending
+// or has not been seen (a result written before its call is held for
+// it). The ids of the calls in a line it skips are noted as seen, so
+// that their results are skipped too.
+func joinWants(line []byte, j *joiner, names [][]byte) bool {
+	if asciiEscape(line) {
+		return true
+	}
+	if transcript.Contains(line, toolUseNeedle) {
+		if names == nil || containsAnyFast(line, names) || !j.noteIDs(line) {
+			return true
+		}
+	}
+	return transcript.Contains(line, toolResultNeedle) && j.wantsResults(line)
+}
+
+// noteIDs adds the ids of line's tool_use blocks to j.seen, and reports
+// false when it cannot be sure to have found them all: every
+// `"tool_use"` in line must open `"type":"tool_use","id":"<id>"`, as
+// Claude Code writes a block.
+func (j *joiner) noteIDs(line []byte) bool {
+	const pre, post = `"type":`, `,"id":"`
+	var ids [][]byte
+	for s, off := line, 0; ; {
+		i := indexNeedle(s, toolUseNeedle)
+		if i < 0 {
+			break
+		}
+		at := off + i
+		end := at + len(toolUseNeedle)
+		k := at - len(pre)
+		if k < 0 || string(line[k:at]) != pre || (k > 0 && line[k-1] == '\\') || !bytes.HasPrefix(line[end:], []byte(post)) {
+			return false
+		}
+		id, ok := plainString(line[end+len(post):])
+		if !ok {
+			return false
+		}
+		ids = append(ids, id)
+		s, off = s[i+1:], at+1
+	}
+	if len(j.seen)+len(ids) > maxSeen {
+		return false
+	}
+	for _, id := range ids {
+		j.seen[string(id)] = struct{}{}
+	}
+	return true
+}
+
+// plainString returns the body of the string b starts in, up to its
+// closing quote, when it holds no escape.
+func plainString(b []byte) ([]byte, bool) {
+	i := bytes.IndexByte(b, '"')
+	if i < 0 || bytes.IndexByte(b[:i], '\\') >= 0 {
+		return nil, false
+	}
+	return b[:i], true
+}
+
+// wantsResults reports whether j needs a line holding tool_result
+// blocks: one of its tool_use_ids is pending or was never seen, or they
+// cannot all be found.
+func (j *joiner) wantsResults(line []byte) bool {
+	ok := eachResultID(line, func(id []byte) bool {
+		_, pending := j.byID[string(id)]
+		_, seen := j.seen[string(id)]
+		return pending || !seen
+	})
+	return !ok
+}
+
+// eachResultID calls fn with the tool_use_id of each tool_result block of
+// line until fn returns true, and reports false when fn did, or when the
+// ids cannot all be found by their bytes: every tool_use_id key, in any
+// case, must be the plain member `"tool_use_id":"<id>"` (no blank, no
+// escape, its quote not escaped: a member, not text), and there must be
+// exactly as many as "tool_result" strings (one per block, none
+// elsewhere). The caller has ruled out escapes of
+// ASCII and folded letters.
+func eachResultID(line []byte, fn func(id []byte) bool) bool {
+	const key = "tool_use_id"
+	n := 0
+	// Found by its two underscores, which no case changes: a rarer pair
+	// than any two adjacent letters.
+	for s, off := line, 0; ; {
+		i := bytescan.IndexPair(s, 4, '_', '_', 0, 0)
+		if i < 0 {
+			break
+		}
+		at := off + i - 4
+		s, off = s[i+1:], off+i+1
+		if at < 0 || at+len(key) > len(line) || !foldEqual(line[at:at+len(key)], key) {
+			continue
+		}
+		if at == 0 || line[at-1] != '"' || (at > 1 && line[at-2] == '\\') || !bytes.HasPrefix(line[at:], []byte(key+`":"`)) {
+			return false
+		}
+		id, ok := plainString(line[at+len(key)+3:])
+		if !ok || fn(id) {
+			return false
+		}
+		n++
+	}
+	return n == countNeedle(line, toolResultNeedle)
+}
+
+// wants: a tools, shell or files call is read from its tool_use line (by
+// the names of the tools the kind reports) and its result's line.
+func (h *toolsKind) wants(line []byte) bool { return joinWants(line, h.j, h.names) }
+
+// mayFail reports whether a result line can hold an error, a refusal or
+// an interruption: an is_error or interrupted key (any case) that is not
+// plainly false, a toolDenialKind or permissionDecision, or the interrupt
+// marker. The caller rules out escapes and folded letters (foldRisk).
+func mayFail(line []byte) bool {
+	return containsFold(line, "tooldenialkind") || containsFold(line, "permissiondecision") ||
+		bytes.Contains(line, []byte(interruptPrefix)) || !onlyFalse(line, "is_error") || !onlyFalse(line, "interrupted")
+}
+
+// wants: a subagent run is an Agent (formerly Task) call, its result and
+// the task-notification prompt of a background run.
+func (h *subagents) wants(line []byte) bool {
+	return joinWants(line, h.j, agentNames) || transcript.Contains(line, taskNotification)
+}
+
+var (
+	agentNames       = quoted("Agent", "Task")
+	taskNotification = []byte("task-notification")
+)
+
+// wants: a prompt is a user record or a queued_command attachment.
+func (h *prompts) wants(line []byte) bool {
+	return containsAnyFast(line, promptNeedles) || asciiEscape(line)
+}
+
+var promptNeedles = quoted("user", "queued_command")
+
+// wants: a text is a text block (or thinking block) of an assistant
+// record.
+func (h *texts) wants(line []byte) bool {
+	if transcript.Contains(line, textNeedle) || asciiEscape(line) {
+		return true
+	}
+	return h.x.opts.Thinking && transcript.Contains(line, thinkingNeedle)
+}
+
+var textNeedle, thinkingNeedle = []byte(`"text"`), []byte(`"thinking"`)
+
+// failureNeedles are the values of the records a failure is read from,
+// whatever the tool calls: system api_error, a UserPromptSubmit hook's
+// blocked_by_hook ending, stop_hook_summary, and the "Stop hook feedback"
+// meta prompt; the hook_* attachments are hookNeedle's.
+var (
+	failureNeedles = append(quoted("api_error", "blocked_by_hook", "stop_hook_summary"), []byte("Stop hook feedback:"))
+	hookNeedle     = []byte(`"hook_`)
+	hookTypes      = []string{"blocking_error\"", "stopped_continuation\"", "non_blocking_error\"", "error_during_execution\""}
+)
+
+// special reports whether line may hold a failure that is not read from a
+// tool call: failureNeedles, a hook_* attachment, isApiErrorMessage, or
+// an escape that could hide one.
+func special(line []byte) bool {
+	return foldRisk(line) || containsAnyFast(line, failureNeedles) || hookAttachmentLine(line) ||
+		containsFold(line, "isapierrormessage")
+}
+
+// hookAttachmentLine reports whether line holds the type of a hook_*
+// attachment failures reads.
+func hookAttachmentLine(line []byte) bool {
+	for {
+		i := bytes.Index(line, hookNeedle)
+		if i < 0 {
+			return false
+		}
+		line = line[i+len(hookNeedle):]
+		for _, t := range hookTypes {
+			if bytes.HasPrefix(line, []byte(t)) {
+				return true
+			}
+		}
+	}
+}
+
+// wants: failures come from the records special finds, and from tool
+// results that are errors, refusals or interruptions; every tool_use line
+// is read for the names of the calls. A result line that can be none of
+// those is read only to take its calls out of the pending names: it is
+// skipped when the tool_use_ids of its results can all be found (see
+// eachResultID) and none is pending.
+func (h *failures) wants(line []byte) bool {
+	sp := special(line)
+	// toolsOnly asks next about the same line: the answer is kept for it.
+	h.lastLine, h.lastLen, h.lastSpecial = first(line), len(line), sp
+	if sp || transcript.Contains(line, toolUseNeedle) {
+		return true
+	}
+	if !transcript.Contains(line, toolResultNeedle) {
+		return false
+	}
+	if mayFail(line) {
+		return true
+	}
+	// A result of no pending call that cannot fail changes nothing.
+	return !eachResultID(line, func(id []byte) bool {
+		_, pending := h.names[string(id)]
+		return pending
+	})
+}
+
+// onlyFalse reports whether every occurrence of key (lowercase ASCII) in
+// line, in any case, is the member `"<key>":false`: the field reads false
+// however the line decodes.
+func onlyFalse(line []byte, key string) bool {
+	for s, off := line, 0; len(s) >= len(key); {
+		i := bytescan.IndexPair(s[:len(s)-len(key)+2], 1, key[0], key[1], bytescan.CaseMask(key[0]), bytescan.CaseMask(key[1]))
+		if i < 0 {
+			return true
+		}
+		at := off + i
+		if foldEqual(s[i:i+len(key)], key) {
+			if at == 0 || line[at-1] != '"' || string(line[at:at+len(key)]) != key ||
+				!bytes.HasPrefix(line[at+len(key):], []byte(`":false`)) {
+				return false
+			}
+		}
+		s, off = s[i+1:], at+1
+	}
+	return true
+}
+
+// toolsReader is a handler that needs no more of some lines than
+// transcript.DecodeTools reads (the join of tool calls).
+type toolsReader interface {
+	toolsOnly(line []byte) bool
+}
+
+// lazyChecker is a toolsReader that can tell only from the entry read
+// whether that was enough (else the line is decoded in full).
+type lazyChecker interface {
+	lazyEnough(e *transcript.Entry) bool
+}
+
+func (x *Extractor) lazyEnough(e *transcript.Entry) bool {
+	lc, ok := x.h.(lazyChecker)
+	return !ok || x.noPrefilter || lc.lazyEnough(e)
+}
+
+// toolsOnly: a line holding a tool_result may be a user record answering
+// a call: no prompt, and for conversation a subagent's report at most,
+// which DecodeTools reads (toolUseResult, the block's tool_use_id).
+func (h *prompts) toolsOnly(line []byte) bool { return transcript.Contains(line, toolResultNeedle) }
+func (h *conversation) toolsOnly(line []byte) bool {
+	return transcript.Contains(line, toolResultNeedle)
+}
+
+// lazyEnough: only a user record with a tool_result block, which promptOf
+// turns down whatever else the record holds.
+func (h *prompts) lazyEnough(e *transcript.Entry) bool      { return answersCall(e) }
+func (h *conversation) lazyEnough(e *transcript.Entry) bool { return answersCall(e) }
+
+// lazyEnough: a record other than a user's or an assistant's (on stdin,
+// unfiltered) is decoded in full.
+func (h *failures) lazyEnough(e *transcript.Entry) bool {
+	return e.Type == "user" || e.Type == "assistant"
+}
+func (h *subagents) lazyEnough(e *transcript.Entry) bool {
+	return e.Type == "user" || e.Type == "assistant"
+}
+
+func answersCall(e *transcript.Entry) bool {
+	if e.Type != "user" || e.Message == nil || e.User == nil {
+		return false
+	}
+	for _, b := range e.Message.Content {
+		if b.Type == transcript.BlockToolResult {
+			return true
+		}
+	}
+	return false
+}
+
+// lazy returns the test of the lines the kind reads with DecodeTools;
+// nil when none.
+func (x *Extractor) lazy() func(line []byte) bool {
+	if x.lazyTools {
+		return func([]byte) bool { return true }
+	}
+	if tr, ok := x.h.(toolsReader); ok && !x.noPrefilter {
+		return tr.toolsOnly
+	}
+	return nil
+}
+
+// toolsOnly: a failure read from anything but a tool call's join comes
+// from a line failureNeedles or isApiErrorMessage find (an escape may hide
+// them).
+func (h *failures) toolsOnly(line []byte) bool {
+	sp := h.lastSpecial
+	if first(line) != h.lastLine || len(line) != h.lastLen {
+		sp = special(line) // not asked by wants first (entries on stdin)
+	}
+	h.lastLine = nil
+	return !sp
+}
+
+// toolsOnly: a subagent run is read from a tool call's join but for the
+// task-notification prompts.
+func (h *subagents) toolsOnly(line []byte) bool {
+	return !asciiEscape(line) && !transcript.Contains(line, taskNotification)
+}
+
+// first is the address of line's first byte (nil when empty): with the
+// length, it tells whether two slices are one line.
+func first(line []byte) *byte {
+	if len(line) == 0 {
+		return nil
+	}
+	return &line[0]
+}
+
+// indexNeedle is bytes.Index for a needle of at least 2 bytes, found by
+// its first two bytes a block of positions at a time (a quote and a
+// letter are rare together where a quote alone is not; see
+// transcript.Contains).
+func indexNeedle(s, n []byte) int {
+	for off := 0; len(s) >= len(n); {
+		i := bytescan.IndexPair(s[:len(s)-len(n)+2], 1, n[0], n[1], 0, 0)
+		if i < 0 {
+			return -1
+		}
+		if bytes.Equal(s[i:i+len(n)], n) {
+			return off + i
+		}
+		s, off = s[i+1:], off+i+1
+	}
+	return -1
+}
+
+// countNeedle is bytes.Count by indexNeedle.
+func countNeedle(s, n []byte) int {
+	c := 0
+	for {
+		i := indexNeedle(s, n)
+		if i < 0 {
+			return c
+		}
+		c++
+		s = s[i+len(n):]
+	}
+}

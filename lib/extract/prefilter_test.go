@@ -1,0 +1,391 @@
+package extract
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
+
+// feed runs lines through x as a file read does, filter first: a line
+// the filter refuses is not decoded.
+func feed(t *testing.T, x *Extractor, lines ...string) {
+	t.Helper()
+	f := x.filter(x.h)
+	for i, l := range lines {
+		if f != nil && !f([]byte(l)) {
+			continue
+		}
+		e, err := x.Decode([]byte(l))
+		if err != nil {
+			t.Fatalf("setup line %d: %v", i+1, err)
+		}
+		if err := x.Entry(Origin{Line: i + 1}, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+const (
+	useBash  = `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]}}`
+	useRead  = `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_2","name":"Read","input":{"file_path":"/a"}}]}}`
+	useAgent = `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_3","name":"Agent","input":{"prompt":"p"}}]}}`
+)
+
+// result is a user line answering id, with extra members in the block
+// and on the record.
+func resultLine(id, block, record string) string {
+	return `{"type":"user","message":{"content":[{"tool_use_id":"` + id + `","type":"tool_result","content":"out"` + block + `}]}` + record + `}`
+}
+
+func TestLineFilters(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		opts   Options
+		before []string
+		line   string
+		keep   bool // false: the filter is sharp enough to drop it
+	}{
+		{"shell: Bash call", Options{Kind: "shell"}, nil, useBash, true},
+		{"shell: Bash named with an escape", Options{Kind: "shell"}, nil, strings.Replace(useBash, `"Bash"`, `"\u0042ash"`, 1), true},
+		{"shell: blanks in the block", Options{Kind: "shell"}, nil, `{"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]}}`, true},
+		{"shell: PowerShell call", Options{Kind: "shell"}, nil, strings.Replace(useBash, `"Bash"`, `"PowerShell"`, 1), true},
+		{"shell: Read call", Options{Kind: "shell"}, nil, useRead, false},
+		{"shell: bash in lower case is not Bash", Options{Kind: "shell"}, nil, strings.Replace(useBash, `"Bash"`, `"bash"`, 1), false},
+		{"shell: result of a pending Bash call", Options{Kind: "shell"}, []string{useBash}, resultLine("toolu_1", "", ""), true},
+		{"shell: result of a Read call", Options{Kind: "shell"}, []string{useRead}, resultLine("toolu_2", "", ""), false},
+		{"shell: result before its call", Options{Kind: "shell"}, nil, resultLine("toolu_7", "", ""), true},
+		{"shell: result id escaped", Options{Kind: "shell"}, []string{useRead}, resultLine(`toolu_\u0032`, "", ""), true},
+		{"shell: result key in capitals", Options{Kind: "shell"}, []string{useRead},
+			`{"type":"user","message":{"content":[{"TOOL_USE_ID":"toolu_2","type":"tool_result","content":"x"}]}}`, true},
+		{"shell: result key with a blank", Options{Kind: "shell"}, []string{useRead},
+			`{"type":"user","message":{"content":[{"tool_use_id": "toolu_2","type":"tool_result","content":"x"}]}}`, true},
+		{"shell: a second tool_use_id in the line", Options{Kind: "shell"}, []string{useRead},
+			resultLine("toolu_2", "", `,"toolUseResult":{"tool_use_id":"toolu_2"}`), true},
+		{"shell: result of a Read call and a pending Bash call", Options{Kind: "shell"}, []string{useBash, useRead},
+			`{"type":"user","message":{"content":[{"tool_use_id":"toolu_2","type":"tool_result","content":"x"},{"tool_use_id":"toolu_1","type":"tool_result","content":"y"}]}}`, true},
+		{"shell: answered Bash call answered again", Options{Kind: "shell"}, []string{useBash, resultLine("toolu_1", "", "")}, resultLine("toolu_1", "", ""), false},
+		{"shell --errors: success of a pending call", Options{Kind: "shell", Errors: true}, []string{useBash},
+			resultLine("toolu_1", `,"is_error":false`, `,"toolUseResult":{"stdout":"x","interrupted":false}`), true},
+		{"shell --errors: failure of a pending call", Options{Kind: "shell", Errors: true}, []string{useBash}, resultLine("toolu_1", `,"is_error":true`, ""), true},
+		{"tools --errors: success before its call", Options{Kind: "tools", Errors: true}, nil, resultLine("toolu_1", "", ""), true},
+		{"tools --errors: malformed success", Options{Kind: "tools", Errors: true}, []string{useBash}, strings.Replace(resultLine("toolu_1", "", ""), `"out"`, `"out",`, 1), true},
+		{"files: Write call", Options{Kind: "files"}, nil, strings.Replace(useBash, `"Bash"`, `"Write"`, 1), true},
+		{"files: MultiEdit call", Options{Kind: "files"}, nil, strings.Replace(useBash, `"Bash"`, `"MultiEdit"`, 1), true},
+		{"files: Bash call", Options{Kind: "files"}, nil, useBash, false},
+		{"tools: any call", Options{Kind: "tools"}, nil, strings.Replace(useBash, `"Bash"`, `"Grep"`, 1), true},
+		{"tools: pending result", Options{Kind: "tools"}, []string{useRead}, resultLine("toolu_2", "", ""), true},
+		{"tools: a prompt", Options{Kind: "tools"}, nil, `{"type":"user","message":{"content":"hi"}}`, false},
+		{"subagents: Agent call", Options{Kind: "subagents"}, nil, useAgent, true},
+		{"subagents: Task call", Options{Kind: "subagents"}, nil, strings.Replace(useAgent, `"Agent"`, `"Task"`, 1), true},
+		{"subagents: Bash call", Options{Kind: "subagents"}, nil, useBash, false},
+		{"subagents: result of the Agent call", Options{Kind: "subagents"}, []string{useAgent}, resultLine("toolu_3", "", ""), true},
+		{"subagents: result of a Bash call", Options{Kind: "subagents"}, []string{useBash}, resultLine("toolu_1", "", ""), false},
+		{"subagents: task notification", Options{Kind: "subagents"}, nil,
+			`{"type":"user","message":{"content":"<task-notification><task-id>a</task-id></task-notification>"},"origin":{"kind":"task-notification"}}`, true},
+		{"failures: every call", Options{Kind: "failures"}, nil, useRead, true},
+		{"failures: error result", Options{Kind: "failures"}, []string{useRead}, resultLine("toolu_2", `,"is_error":true`, ""), true},
+		{"failures: error result, key in capitals", Options{Kind: "failures"}, []string{useRead}, resultLine("toolu_2", `,"IS_ERROR":true`, ""), true},
+		{"failures: error result, blank", Options{Kind: "failures"}, []string{useRead}, resultLine("toolu_2", `,"is_error": true`, ""), true},
+		{"failures: error result, folded letter", Options{Kind: "failures"}, []string{useRead}, resultLine("toolu_2", `,"iſ_error":true`, ""), true},
+		{"failures: error result of an unknown call", Options{Kind: "failures"}, nil, resultLine("toolu_9", `,"is_error":true`, ""), true},
+		{"failures: refusal", Options{Kind: "failures"}, []string{useRead}, resultLine("toolu_2", "", `,"toolDenialKind":"user-rejected"`), true},
+		{"failures: refusal by Kelvin sign", Options{Kind: "failures"}, []string{useRead}, resultLine("toolu_2", "", `,"toolDenial`+"\u212a"+`ind":"x"`), true},
+		{"failures: hook decision", Options{Kind: "failures"}, []string{useRead}, resultLine("toolu_2", "", `,"permissionDecision":{"decision":"reject"}`), true},
+		{"failures: interrupted", Options{Kind: "failures"}, []string{useRead}, resultLine("toolu_2", "", `,"toolUseResult":{"interrupted":true}`), true},
+		{"failures: interrupted text", Options{Kind: "failures"}, []string{useRead},
+			strings.Replace(resultLine("toolu_2", "", ""), `"out"`, `"[Request interrupted by user for tool use]"`, 1), true},
+		{"failures: plain success of a pending call", Options{Kind: "failures"}, []string{useRead},
+			resultLine("toolu_2", `,"is_error":false`, `,"toolUseResult":{"stdout":"x","interrupted":false}`), true},
+		{"failures: plain success of no pending call", Options{Kind: "failures"}, nil,
+			resultLine("toolu_2", `,"is_error":false`, `,"toolUseResult":{"stdout":"x","interrupted":false}`), false},
+		{"failures: API error message", Options{Kind: "failures"}, nil, `{"type":"assistant","isAPIErrorMessage":true,"message":{"content":[{"type":"text","text":"x"}]}}`, true},
+		{"failures: API retry", Options{Kind: "failures"}, nil, `{"type":"system","subtype":"api_error","error":{}}`, true},
+		{"failures: other system record", Options{Kind: "failures"}, nil, `{"type":"system","subtype":"turn_duration"}`, false},
+		{"failures: hook error attachment", Options{Kind: "failures"}, nil, `{"type":"attachment","attachment":{"type":"hook_non_blocking_error"}}`, true},
+		{"failures: hook success attachment", Options{Kind: "failures"}, nil, `{"type":"attachment","attachment":{"type":"hook_success"}}`, false},
+		{"failures: Stop hook feedback", Options{Kind: "failures"}, nil, `{"type":"user","isMeta":true,"message":{"content":"Stop hook feedback:\nno"}}`, true},
+		{"failures: a prompt", Options{Kind: "failures"}, nil, `{"type":"user","message":{"content":"hi"}}`, false},
+		{"prompts: a prompt", Options{Kind: "prompts"}, nil, `{"type":"user","message":{"content":"hi"}}`, true},
+		{"prompts: queued command", Options{Kind: "prompts"}, nil, `{"type":"attachment","attachment":{"type":"queued_command","prompt":"x"}}`, true},
+		{"prompts: other attachment", Options{Kind: "prompts"}, nil, `{"type":"attachment","attachment":{"type":"hook_success"}}`, false},
+		{"texts: text block", Options{Kind: "texts"}, nil, `{"type":"assistant","message":{"content":[{"type":"text","text":"x"}]}}`, true},
+		{"texts: thinking with --thinking", Options{Kind: "texts", Thinking: true}, nil, `{"type":"assistant","message":{"content":[{"type":"thinking","thinking":"x"}]}}`, true},
+		{"texts: thinking only", Options{Kind: "texts"}, nil, `{"type":"assistant","message":{"content":[{"type":"thinking","thinking":"x"}]}}`, false},
+		{"texts: a call only", Options{Kind: "texts"}, nil, useBash, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			x, err := New(tt.opts, func(any) error { return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			feed(t, x, tt.before...)
+			f := x.filter(x.h)
+			if got := f([]byte(tt.line)); got != tt.keep {
+				t.Errorf("filter = %v, want %v: %s", got, tt.keep, tt.line)
+			}
+		})
+	}
+}
+
+// genTranscript writes a transcript of n lines chosen by r from pieces
+// that exercise each kind's filter: calls of several tools (names
+// escaped, blanks), results of pending, answered, unknown and later
+// calls, failures of every source, prompts, notifications, keys in other
+// cases and escapes. Call ids are unique, as Claude Code's are.
+func genTranscript(r *rand.Rand, n int) string {
+	var b strings.Builder
+	calls := 0
+	id := func(k int) string { return fmt.Sprintf("toolu_%d", k) }
+	pick := func(s ...string) string { return s[r.IntN(len(s))] }
+	resultID := func() string {
+		switch r.IntN(4) {
+		case 0:
+			return id(calls + 1 + r.IntN(2)) // a call still to come
+		case 1:
+			return "toolu_zz"
+		}
+		return id(max(calls-r.IntN(3), 0))
+	}
+	for range n {
+		var line string
+		switch r.IntN(9) {
+		case 0, 1:
+			name := pick("Bash", "Read", "Write", "Agent", "Task", "PowerShell", "Edit", "Grep", `\u0042ash`, "bash", "MultiEdit")
+			calls++
+			in := pick(`{"command":"ls","description":"d"}`, `{"file_path":"/f"}`, `{"prompt":"p","subagent_type":"x","run_in_background":true}`, `{}`)
+			block := `{"type":"tool_use","id":"` + id(calls) + `","name":"` + name + `","input":` + in + `}`
+			if r.IntN(4) == 0 {
+				calls++
+				block += `,{"type": "tool_use", "id": "` + id(calls) + `", "name": "` + pick("Bash", "Agent", "Read") + `", "input": {}}`
+			}
+			line = `{"type":"assistant","uuid":"a` + id(calls) + `","message":{"id":"msg_1","content":[` + block + `]}}`
+		case 2, 3:
+			key := pick(`"tool_use_id"`, `"tool_use_id"`, `"tool_use_id"`, `"TOOL_USE_ID"`, `"tool\u005fuse_id"`)
+			ridv := resultID()
+			if r.IntN(6) == 0 {
+				ridv = strings.Replace(ridv, "_", `\u005f`, 1)
+			}
+			rid := key + `:"` + ridv + `"`
+			if r.IntN(6) == 0 {
+				rid = key + `: "` + ridv + `"`
+			}
+			content := pick(`"out"`, `"Exit code 2\nerr"`, `"[Request interrupted by user for tool use]"`, `[{"type":"text","text":"t"}]`)
+			flag := pick("", "", `,"is_error":false`, `,"is_error":true`, `,"IS_ERROR":true`, `,"is_error": true`)
+			rec := pick("", "", `,"toolUseResult":{"stdout":"o","stderr":"","interrupted":false}`, `,"toolUseResult":{"interrupted":true}`,
+				`,"toolUseResult":{"status":"completed","agentId":"ag1","content":[{"type":"text","text":"r"}]}`,
+				`,"toolUseResult":{"status":"async_launched","agentId":"ag2"}`, `,"toolDenialKind":"user-rejected"`,
+				`,"permissionDecision":{"decision":"reject","source":"hook"}`, `,"toolUseResult":{"tool_use_id":"`+resultID()+`"}`,
+				`,"toolUseResult":{"type":"create"}`)
+			block := `{` + rid + `,"type":"tool_result","content":` + content + flag + `}`
+			if r.IntN(5) == 0 {
+				block += `,{"tool_use_id":"` + resultID() + `","type":"tool_result","content":"two"}`
+			}
+			line = `{"type":"user","uuid":"u","message":{"role":"user","content":[` + block + `]}` + rec + `}`
+		case 4:
+			line = pick(`{"type":"user","message":{"content":"hi"}}`,
+				`{"type":"user","isMeta":true,"message":{"content":"Stop hook feedback:\nno"}}`,
+				`{"type":"user","message":{"content":"<task-notification><task-id>ag2</task-id><tool-use-id>`+resultID()+`</tool-use-id><status>completed</status><result>done</result></task-notification>"},"origin":{"kind":"task-notification"}}`,
+				`{"type":"user","message":{"content":[{"type":"text","text":"tool_result"}]}}`)
+		case 5:
+			line = pick(`{"type":"system","subtype":"api_error","error":{"message":"m","status":529},"retryAttempt":1,"maxRetries":3}`,
+				`{"type":"system","subtype":"informational","promptSubmitEnding":{"ending":{"kind":"blocked_by_hook","reason":"r"}}}`,
+				`{"type":"system","subtype":"stop_hook_summary","hookErrors":["e"],"toolUseID":"s1"}`,
+				`{"type":"system","subtype":"turn_duration"}`,
+				`{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto"}}`)
+		case 6:
+			line = pick(`{"type":"attachment","attachment":{"type":"queued_command","prompt":"q"}}`,
+				`{"type":"attachment","attachment":{"type":"hook_non_blocking_error","hookEvent":"Stop","toolUseID":"s1","stderr":"e"}}`,
+				`{"type":"attachment","attachment":{"type":"hook_blocking_error","blockingError":{"blockingError":"b"}}}`,
+				`{"type":"attachment","attachment":{"type":"hook_success"}}`)
+		case 7:
+			line = pick(`{"type":"assistant","message":{"content":[{"type":"text","text":"x"},{"type":"thinking","thinking":"y"}]}}`,
+				`{"type":"assistant","isApiErrorMessage":true,"message":{"content":[{"type":"text","text":"API Error"}]}}`,
+				`{"type":"assistant","ISAPIERRORMESSAGE":true,"message":{"content":[{"type":"text","text":"API Error"}]}}`,
+				`{"type":"user","isCompactSummary":true,"message":{"content":"summary"}}`)
+		default:
+			line = pick(`{"type":"user","message":{"content":[{"tool_use_id":"`+resultID()+`","type":"tool_result"`, // cut
+				`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"x","name":"Bash"}]},}`, ``)
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// kindOutput is the facts of opts over the transcript at path, with or
+// without the prefilters.
+func kindOutput(t *testing.T, opts Options, path string, off bool) string {
+	t.Helper()
+	var out bytes.Buffer
+	x, err := New(opts, func(v any) error {
+		b, err := json.Marshal(v)
+		out.Write(b)
+		out.WriteByte('\n')
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.noPrefilter = off
+	_ = x.ReadTranscript(context.Background(), path)
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+var prefilterVariants = []Options{
+	{Kind: "shell"}, {Kind: "shell", Errors: true}, {Kind: "files"}, {Kind: "tools"}, {Kind: "tools", Errors: true},
+	{Kind: "subagents"}, {Kind: "failures"}, {Kind: "prompts"}, {Kind: "prompts", All: true}, {Kind: "conversation", Thinking: true},
+	{Kind: "texts"}, {Kind: "texts", Thinking: true}, {Kind: "compactions"}, {Kind: "conversation"}, {Kind: "files", Unique: true},
+}
+
+// entriesOutput is kindOutput with the lines fed as entries on stdin
+// are: no line filter, Extractor.Decode's choice of decode.
+func entriesOutput(t *testing.T, opts Options, path string, off bool) string {
+	t.Helper()
+	var out bytes.Buffer
+	x, err := New(opts, func(v any) error {
+		b, err := json.Marshal(v)
+		out.Write(b)
+		out.WriteByte('\n')
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.noPrefilter = off
+	data, _ := os.ReadFile(path)
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if !x.Wants(line) {
+			continue
+		}
+		e, err := x.Decode(line)
+		if err != nil {
+			continue
+		}
+		if err := x.Entry(Origin{Line: i + 1}, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// checkPrefilters: every kind writes the same facts with its prefilter
+// as without it (the reference: every line of the kind's types read and
+// decoded in full), from files and as entries on stdin.
+func checkPrefilters(t *testing.T, path string) {
+	t.Helper()
+	for _, opts := range prefilterVariants {
+		for _, way := range []func(*testing.T, Options, string, bool) string{kindOutput, entriesOutput} {
+			with, without := way(t, opts, path, false), way(t, opts, path, true)
+			if with != without {
+				data, _ := os.ReadFile(path)
+				t.Fatalf("%+v: with the prefilter\n%s\nwithout\n%s\ntranscript\n%s", opts, with, without, data)
+			}
+		}
+	}
+}
+
+func TestPrefiltersGenerated(t *testing.T) {
+	dir := t.TempDir()
+	for seed := range uint64(300) {
+		r := rand.New(rand.NewPCG(seed, 15))
+		b := []byte(genTranscript(r, 5+r.IntN(40)))
+		if seed%2 == 1 {
+			// Corrupted bytes: keys and values no writer makes.
+			for range r.IntN(20) {
+				b[r.IntN(len(b))] = byte(r.IntN(256))
+			}
+		}
+		path := filepath.Join(dir, fmt.Sprintf("s%d.jsonl", seed))
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		checkPrefilters(t, path)
+	}
+}
+
+// FuzzPrefilters: the differential check over transcripts generated from
+// the fuzzer's seed, and over the fuzzer's own bytes as a transcript.
+func FuzzPrefilters(f *testing.F) {
+	f.Add(uint64(1), []byte(resultLine("toolu_1", "", "")+"\n"+useBash+"\n"))
+	f.Add(uint64(2), []byte(useRead+"\n"+resultLine(`toolu_\u0032`, `,"is_error":true`, "")+"\n"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, seed uint64, raw []byte) {
+		r := rand.New(rand.NewPCG(seed, 15))
+		path := filepath.Join(dir, "gen.jsonl")
+		if err := os.WriteFile(path, []byte(genTranscript(r, 1+r.IntN(30))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		checkPrefilters(t, path)
+		path = filepath.Join(dir, "raw.jsonl")
+		if err := os.WriteFile(path, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		checkPrefilters(t, path)
+	})
+}
+
+// The reader hands on the same lines with Tools as without, each walked
+// once; Filter's refusals are counted as prefiltered.
+func TestReaderToolsAndFilter(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 15))
+	in := genTranscript(r, 400)
+	type got struct {
+		n      []int
+		header []string
+		d      transcript.Diagnostics
+	}
+	read := func(opts transcript.Options) got {
+		var g got
+		rd := transcript.NewReader(strings.NewReader(in), opts)
+		err := rd.Each(func(l *transcript.Line) error {
+			g.n = append(g.n, l.Number)
+			g.header = append(g.header, fmt.Sprintf("%q %q %q", l.Header.Type, l.Header.UUID, l.Header.SessionID))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.d = rd.Diagnostics()
+		return g
+	}
+	all := func([]byte) bool { return true }
+	plain, lazy := read(transcript.Options{Types: []string{"user", "assistant"}}), read(transcript.Options{Types: []string{"user", "assistant"}, Tools: all})
+	if fmt.Sprint(plain) != fmt.Sprint(lazy) {
+		t.Errorf("with Tools:\n%v\nwithout:\n%v", lazy, plain)
+	}
+	none := read(transcript.Options{Types: []string{"user", "assistant"}, Filter: func([]byte) bool { return false }})
+	if len(none.n) != 0 || none.d.Prefiltered+none.d.Malformed+none.d.Blank != none.d.Lines {
+		t.Errorf("a filter refusing every line: %d handed on, diagnostics %+v", len(none.n), none.d)
+	}
+}
+
+func TestIndexNeedle(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		s := make([]byte, r.IntN(80))
+		for i := range s {
+			s[i] = "ab\"_"[r.IntN(4)]
+		}
+		n := []byte("ab\"_ab"[r.IntN(3):][:2+r.IntN(3)])
+		if got, want := indexNeedle(s, n), bytes.Index(s, n); got != want {
+			t.Fatalf("indexNeedle(%q, %q) = %d, want %d", s, n, got, want)
+		}
+		if got, want := countNeedle(s, n), bytes.Count(s, n); got != want {
+			t.Fatalf("countNeedle(%q, %q) = %d, want %d", s, n, got, want)
+		}
+	}
+}
