@@ -106,13 +106,24 @@ type WindowSource interface {
 
 // NewReader returns a Reader over r with a 1 MiB read buffer when r is an
 // *os.File (stdin, a pipe, a file), whose pipe it raises to match (see
-// GrowPipe), and a 64 KiB one otherwise.
+// GrowPipe), and a 64 KiB one otherwise. A regular file smaller than
+// that gets a buffer of its size (64 KiB at least): commands that read
+// thousands of small files would otherwise allocate 1 MiB for each.
 func NewReader(r io.Reader) *Reader {
 	if f, ok := r.(*os.File); ok {
-		GrowPipe(f)
-		return NewReaderSize(r, fileBufSize)
+		return NewReaderSize(r, fileReadSize(f))
 	}
 	return NewReaderSize(r, defaultBufSize)
+}
+
+// fileReadSize is NewReader's buffer size for f.
+func fileReadSize(f *os.File) int {
+	fi, err := f.Stat()
+	if err == nil && fi.Mode().IsRegular() {
+		return int(min(max(fi.Size()+1, defaultBufSize), fileBufSize))
+	}
+	GrowPipe(f)
+	return fileBufSize
 }
 
 // NewReaderBuffer returns a Reader over r that reads into buf (all of its

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -530,5 +532,29 @@ func TestReadRecordsUncheckedSameAsRecords(t *testing.T) {
 	slices.Sort(want.st.Malformed)
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("ReadRecords:\n%+v\nRecords:\n%+v", got, want)
+	}
+}
+
+// TestNewReaderSmallFile: a small regular file gets a small buffer, a big
+// one the 1 MiB read buffer (cc-redact --scan reads thousands of small
+// files; 1 MiB each doubled its time).
+func TestNewReaderSmallFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		size int
+		want int
+	}{{10, defaultBufSize}, {200 << 10, 200<<10 + 1}, {3 << 20, fileBufSize}} {
+		p := filepath.Join(dir, fmt.Sprint(c.size))
+		if err := os.WriteFile(p, bytes.Repeat([]byte("x"), c.size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(NewReader(f).buf); got != c.want {
+			t.Errorf("%d-byte file: buffer %d, want %d", c.size, got, c.want)
+		}
+		f.Close()
 	}
 }
