@@ -220,11 +220,11 @@ func genTranscript(r *rand.Rand, n int) string {
 	return b.String()
 }
 
-// kindOutput is the facts of opts over the transcript at path, with or
-// without the prefilters.
-func kindOutput(t *testing.T, opts Options, path string, off bool) string {
+// collecting returns an Extractor of opts that writes its facts as JSON
+// lines into out, with the prefilters off when off.
+func collecting(t *testing.T, opts Options, off bool) (x *Extractor, out *bytes.Buffer) {
 	t.Helper()
-	var out bytes.Buffer
+	out = new(bytes.Buffer)
 	x, err := New(opts, func(v any) error {
 		b, err := json.Marshal(v)
 		out.Write(b)
@@ -235,6 +235,14 @@ func kindOutput(t *testing.T, opts Options, path string, off bool) string {
 		t.Fatal(err)
 	}
 	x.noPrefilter = off
+	return x, out
+}
+
+// kindOutput is the facts of opts over the transcript at path, with or
+// without the prefilters.
+func kindOutput(t *testing.T, opts Options, path string, off bool) string {
+	t.Helper()
+	x, out := collecting(t, opts, off)
 	_ = x.ReadTranscript(context.Background(), path)
 	if err := x.Close(); err != nil {
 		t.Fatal(err)
@@ -252,17 +260,7 @@ var prefilterVariants = []Options{
 // are: no line filter, Extractor.Decode's choice of decode.
 func entriesOutput(t *testing.T, opts Options, path string, off bool) string {
 	t.Helper()
-	var out bytes.Buffer
-	x, err := New(opts, func(v any) error {
-		b, err := json.Marshal(v)
-		out.Write(b)
-		out.WriteByte('\n')
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	x.noPrefilter = off
+	x, out := collecting(t, opts, off)
 	data, _ := os.ReadFile(path)
 	for i, line := range bytes.Split(data, []byte("\n")) {
 		if !x.Wants(line) {
