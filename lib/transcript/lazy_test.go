@@ -67,8 +67,10 @@ func checkTools(t *testing.T, line []byte) {
 	}
 }
 
-func TestDecodeToolsCorpus(t *testing.T) {
-	n := 0
+// eachCorpusLine calls fn with each line of the transcripts of the
+// real-CLI corpus, the hand-made ones and this package's testdata.
+func eachCorpusLine(t *testing.T, fn func(line []byte)) {
+	t.Helper()
 	for _, root := range []string{"../../testdata/corpus/claude/projects", "../../testdata/transcripts", "testdata"} {
 		_ = filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
 			if err != nil || de.IsDir() || !strings.HasSuffix(p, ".jsonl") {
@@ -82,12 +84,19 @@ func TestDecodeToolsCorpus(t *testing.T) {
 			sc := bufio.NewScanner(f)
 			sc.Buffer(nil, 64<<20)
 			for sc.Scan() {
-				checkTools(t, sc.Bytes())
-				n++
+				fn(sc.Bytes())
 			}
 			return nil
 		})
 	}
+}
+
+func TestDecodeToolsCorpus(t *testing.T) {
+	n := 0
+	eachCorpusLine(t, func(line []byte) {
+		checkTools(t, line)
+		n++
+	})
 	if n < 100 {
 		t.Fatalf("only %d lines checked", n)
 	}
@@ -196,28 +205,13 @@ func checkFast(t *testing.T, line []byte) {
 
 func TestDecodeFastCorpus(t *testing.T) {
 	n, fast := 0, 0
-	for _, root := range []string{"../../testdata/corpus/claude/projects", "../../testdata/transcripts", "testdata"} {
-		_ = filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
-			if err != nil || de.IsDir() || !strings.HasSuffix(p, ".jsonl") {
-				return nil
-			}
-			f, err := os.Open(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			sc := bufio.NewScanner(f)
-			sc.Buffer(nil, 64<<20)
-			for sc.Scan() {
-				checkFast(t, sc.Bytes())
-				if _, ok := decodeFast(sc.Bytes(), false); ok {
-					fast++
-				}
-				n++
-			}
-			return nil
-		})
-	}
+	eachCorpusLine(t, func(line []byte) {
+		checkFast(t, line)
+		if _, ok := decodeFast(line, false); ok {
+			fast++
+		}
+		n++
+	})
 	if n < 100 || fast < n/2 {
 		t.Fatalf("%d lines checked, %d read the fast way", n, fast)
 	}
