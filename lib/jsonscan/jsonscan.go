@@ -447,19 +447,8 @@ func (c *Cursor) object(depth int) error {
 		if err := c.value(depth); err != nil {
 			return err
 		}
-		c.ws()
-		if c.i >= len(c.b) {
-			return c.fail("unterminated object")
-		}
-		switch c.b[c.i] {
-		case ',':
-			c.i++
-			c.ws()
-		case '}':
-			c.i++
-			return nil
-		default:
-			return c.fail("expected ',' or '}'")
+		if more, err := c.sep('}'); !more {
+			return err
 		}
 	}
 }
@@ -478,21 +467,29 @@ func (c *Cursor) array(depth int) error {
 		if err := c.value(depth); err != nil {
 			return err
 		}
-		c.ws()
-		if c.i >= len(c.b) {
-			return c.fail("unterminated array")
-		}
-		switch c.b[c.i] {
-		case ',':
-			c.i++
-			c.ws()
-		case ']':
-			c.i++
-			return nil
-		default:
-			return c.fail("expected ',' or ']'")
+		if more, err := c.sep(']'); !more {
+			return err
 		}
 	}
+}
+
+// sep moves past what follows a member or element of the object or array
+// being skipped: a comma (more is true) or close (it is consumed).
+func (c *Cursor) sep(close byte) (more bool, err error) {
+	c.ws()
+	if c.i >= len(c.b) {
+		return false, c.fail("unterminated " + kindName(close))
+	}
+	switch c.b[c.i] {
+	case ',':
+		c.i++
+		c.ws()
+		return true, nil
+	case close:
+		c.i++
+		return false, nil
+	}
+	return false, c.fail("expected ',' or '" + string(close) + "'")
 }
 
 func (c *Cursor) lit(word string) error {
