@@ -1,13 +1,13 @@
 package ccextract
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
 )
 
 // TestPricingCorpus checks every session of testdata/corpus-pricing,
@@ -33,7 +33,7 @@ func TestPricingCorpus(t *testing.T) {
 		t.Fatalf("%d sessions, want 38", len(files))
 	}
 	for _, f := range files {
-		want, unknown := lastCostState(t, f)
+		want, unknown := claudetest.CostState(t, f)
 		var out, errb bytes.Buffer
 		if code := Run([]string{"usage", "--cost", "--sum", "session", "--subagents", f}, nil, &out, &errb); code != 0 {
 			t.Fatalf("%s: exit %d: %s", f, code, errb.String())
@@ -52,31 +52,4 @@ func TestPricingCorpus(t *testing.T) {
 			t.Errorf("%s: assumed_models %v, hasUnknownModelCost %v", filepath.Base(f), s.AssumedModels, unknown)
 		}
 	}
-}
-
-func lastCostState(t *testing.T, path string) (float64, bool) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var total float64
-	var unknown, found bool
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var r struct {
-			Type                string  `json:"type"`
-			TotalCostUSD        float64 `json:"totalCostUSD"`
-			HasUnknownModelCost bool    `json:"hasUnknownModelCost"`
-		}
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Type == "cost-state" {
-			total, unknown, found = r.TotalCostUSD, r.HasUnknownModelCost, true
-		}
-	}
-	if !found {
-		t.Fatalf("%s: no cost-state", path)
-	}
-	return total, unknown
 }

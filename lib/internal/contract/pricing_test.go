@@ -1,7 +1,6 @@
 package contract
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -118,36 +117,6 @@ func oracleCases() []oracleCase {
 	)
 }
 
-// costState is the last cost-state record of a transcript.
-func costState(t *testing.T, path string) (total float64, unknown bool) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	found := false
-	for sc.Scan() {
-		if !bytes.Contains(sc.Bytes(), []byte(`"cost-state"`)) {
-			continue
-		}
-		var r struct {
-			Type                string  `json:"type"`
-			TotalCostUSD        float64 `json:"totalCostUSD"`
-			HasUnknownModelCost bool    `json:"hasUnknownModelCost"`
-		}
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Type == "cost-state" {
-			total, unknown, found = r.TotalCostUSD, r.HasUnknownModelCost, true
-		}
-	}
-	if !found {
-		t.Fatalf("%s: no cost-state record", path)
-	}
-	return total, unknown
-}
-
 // oracleQuick are the sessions the contract suite runs by default, one per
 // rule family; CCPIPE_PRICING_ORACLE=all runs every case (and with
 // CCPIPE_PRICING_CORPUS_OUT=testdata/corpus-pricing rewrites the corpus
@@ -184,7 +153,7 @@ func TestPricingOracle(t *testing.T) {
 			if len(paths) != 1 {
 				t.Fatalf("transcripts: %v", paths)
 			}
-			want, unknown := costState(t, paths[0])
+			want, unknown := claudetest.CostState(t, paths[0])
 			sums := ccExtract(t, "usage", "--cost", "--sum", "session", "--subagents", paths[0])
 			if len(sums) != 1 {
 				t.Fatalf("sums: %v", sums)
