@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -100,30 +101,23 @@ func addAll(v ...int64) (int64, bool) {
 
 var keySeed = maphash.MakeSeed()
 
-// key identifies the API message a record belongs to: its message id with
-// its request id (else requestRef), so that neither id alone decides.
-// Records without a message id count on their own.
+// bill is the record as lib/pricing's billing rule reads it.
+func (r *usageRec) bill() pricing.Record {
+	return pricing.Record{Type: "assistant", MessageID: r.msgID, RequestID: r.reqID, RequestRef: r.reqRef, UUID: r.uuid}
+}
+
+// key identifies the API message a record belongs to (pricing's
+// Record.WriteKey), hashed: the seen set holds 8 bytes a message.
 func (r *usageRec) key() uint64 {
 	var h maphash.Hash
 	h.SetSeed(keySeed)
-	if r.msgID == "" {
-		h.WriteString("uuid\x00")
-		h.WriteString(r.uuid)
-		return h.Sum64()
-	}
-	h.WriteString(r.msgID)
-	h.WriteByte(0)
-	if r.reqID != "" {
-		h.WriteString(r.reqID)
-	} else {
-		h.WriteString(r.reqRef)
-	}
+	b := r.bill()
+	b.WriteKey(&h)
 	return h.Sum64()
 }
 
 // grouper folds the records of one message (written one per content
-// block, each repeating the usage) into one: the copy with the most tokens
-// wins, in case an earlier copy held a partial streaming count.
+// block, each repeating the usage) into one, as pricing.Replaces says.
 type grouper struct {
 	cur    usageRec
 	curKey uint64
@@ -134,7 +128,7 @@ type grouper struct {
 func (g *grouper) add(r *usageRec) error {
 	k := r.key()
 	if g.have && k == g.curKey {
-		if r.total() > g.cur.total() {
+		if pricing.Replaces(float64(r.total()), float64(g.cur.total())) {
 			uuid, ts := g.cur.uuid, g.cur.ts
 			g.cur = *r
 			g.cur.uuid, g.cur.ts = uuid, ts
@@ -181,6 +175,9 @@ func newUsageState(x *Extractor) *usageState {
 func (u *usageState) entry(o *Origin, e *transcript.Entry) error {
 	r, ok := usageOf(o, e)
 	if !ok {
+		if b := base(o, e); e.Type == "assistant" && b.AgentID == nil {
+			u.session(deref(b.SessionID), e.Cwd)
+		}
 		return nil
 	}
 	if u.x.opts.Prices != nil {
@@ -189,23 +186,27 @@ func (u *usageState) entry(o *Origin, e *transcript.Entry) error {
 	return u.g.add(&r)
 }
 
-// usageOf reads an assistant entry's usage. Synthetic error records carry
-// no usage and are not API messages.
+// usageOf reads an assistant entry's usage when lib/pricing bills it. Its
+// session is the one that paid for it (a fork's copy counts in the
+// original).
 func usageOf(o *Origin, e *transcript.Entry) (usageRec, bool) {
-	if e.Type != "assistant" || e.Message == nil || e.Message.Usage == nil || e.Message.Model == "<synthetic>" ||
-		(e.Assistant != nil && e.Assistant.IsAPIErrorMessage) {
+	if e.Type != "assistant" || e.Message == nil {
 		return usageRec{}, false
 	}
 	b := base(o, e)
-	mu := e.Message.Usage
-	r := usageRec{msgID: e.Message.ID, uuid: e.UUID, ts: e.TimestampRaw, model: e.Message.Model,
-		sessionID: deref(b.SessionID), agentID: deref(b.AgentID), cwd: e.Cwd,
-		u: TokenUsage{InputTokens: mu.InputTokens, OutputTokens: mu.OutputTokens,
-			CacheCreationInputTokens: mu.CacheCreationInputTokens, CacheReadInputTokens: mu.CacheReadInputTokens}}
-	if e.Assistant != nil {
-		r.reqID, r.reqRef = e.Assistant.RequestID, e.Assistant.RequestRef
+	rec := pricing.Record{Type: e.Type, Model: e.Message.Model, UsageObject: e.Message.Usage != nil,
+		MessageID: e.Message.ID, UUID: e.UUID, SessionID: deref(b.SessionID)}
+	if a := e.Assistant; a != nil {
+		rec.APIError, rec.RequestID, rec.RequestRef, rec.RequestSessionID = a.IsAPIErrorMessage, a.RequestID, a.RequestRef, a.RequestSessionID
 	}
-	return r, true
+	if !rec.Billable() {
+		return usageRec{}, false
+	}
+	mu := e.Message.Usage
+	return usageRec{msgID: rec.MessageID, reqID: rec.RequestID, reqRef: rec.RequestRef, uuid: e.UUID, ts: e.TimestampRaw, model: e.Message.Model,
+		sessionID: rec.Owner(), agentID: deref(b.AgentID), cwd: e.Cwd,
+		u: TokenUsage{InputTokens: mu.InputTokens, OutputTokens: mu.OutputTokens,
+			CacheCreationInputTokens: mu.CacheCreationInputTokens, CacheReadInputTokens: mu.CacheReadInputTokens}}, true
 }
 
 // take counts a whole message once.
@@ -246,21 +247,7 @@ func (u *usageState) sum(r *usageRec) {
 	case "project":
 		group = r.cwd
 	}
-	s := u.sums[group]
-	if s == nil {
-		s = &UsageSum{}
-		switch u.x.opts.Sum {
-		case "day":
-			s.Date = str(group)
-		case "session":
-			s.SessionID, s.Project = str(group), str(r.cwd)
-		case "model":
-			s.Model = str(group)
-		case "project":
-			s.Project = str(group)
-		}
-		u.sums[group] = s
-	}
+	s := u.group(group, r.cwd)
 	_, tok := addAll(r.u.InputTokens, r.u.OutputTokens, r.u.CacheReadInputTokens, r.u.CacheCreationInputTokens)
 	for _, f := range []struct {
 		sum  *int64
@@ -291,6 +278,38 @@ func (u *usageState) sum(r *usageRec) {
 		if s.LastTimestamp == nil || r.ts > *s.LastTimestamp {
 			s.LastTimestamp = str(r.ts)
 		}
+	}
+}
+
+// group is the sum of a group, made empty on first use; cwd is the
+// project of a session group.
+func (u *usageState) group(group, cwd string) *UsageSum {
+	s := u.sums[group]
+	if s == nil {
+		s = &UsageSum{}
+		switch u.x.opts.Sum {
+		case "day":
+			s.Date = str(group)
+		case "session":
+			s.SessionID, s.Project = str(group), str(cwd)
+		case "model":
+			s.Model = str(group)
+		case "project":
+			s.Project = str(group)
+		}
+		u.sums[group] = s
+	}
+	return s
+}
+
+// session lists a session with an assistant record under --sum session,
+// billable messages or not: a session whose calls all failed, or a fork
+// that made none of its own, is a row with 0 messages. A transcript
+// without an assistant record made no call and is not listed: each of
+// the readers (files, entries, stdin) sees the assistant records alone.
+func (u *usageState) session(id, cwd string) {
+	if u.x.opts.Sum == "session" && id != "" {
+		u.group(id, cwd)
 	}
 }
 
@@ -359,7 +378,11 @@ func (u *usageState) finish() error {
 	sort.Slice(list, func(i, j int) bool {
 		a, b := list[i], list[j]
 		if u.x.opts.Sum == "session" && deref(a.FirstTimestamp) != deref(b.FirstTimestamp) {
-			return deref(a.FirstTimestamp) < deref(b.FirstTimestamp)
+			// A session without a message comes after those with one.
+			if a.FirstTimestamp == nil || b.FirstTimestamp == nil {
+				return b.FirstTimestamp == nil
+			}
+			return *a.FirstTimestamp < *b.FirstTimestamp
 		}
 		return keys[a] < keys[b]
 	})

@@ -10,7 +10,7 @@ import (
 // would cost every call its package initialisation (a status line refresh is
 // a few milliseconds in all), and it is slower to decode.
 
-const ledgersMagic = "ccsl-ledgers-1\n"
+const ledgersMagic = "ccsl-ledgers-2\n"
 
 func (ls *ledgers) marshal() []byte {
 	b := []byte(ledgersMagic)
@@ -28,6 +28,7 @@ func (ls *ledgers) marshal() []byte {
 			b = putStr(b, m.Key)
 			b = binary.AppendVarint(b, m.TS)
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(m.USD))
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(m.Tokens))
 			u := byte(0)
 			if m.Unpriced {
 				u = 1
@@ -57,6 +58,7 @@ func (ls *ledgers) unmarshal(b []byte) error {
 		for j := 0; j < nm && d.err == nil; j++ {
 			m := msg{Key: d.str(), TS: d.varint()}
 			m.USD = math.Float64frombits(d.u64())
+			m.Tokens = math.Float64frombits(d.u64())
 			m.Unpriced = d.byte1() == 1
 			l.Msgs = append(l.Msgs, m)
 		}
