@@ -34,6 +34,10 @@ type Options struct {
 	// Prices prices each API response as cc-extract usage --cost does
 	// (nil: the built-in table).
 	Prices *pricing.Catalog
+	// Done, when set, is given each session's Meta once its page is laid
+	// out: its totals as the page shows them (a caller's summary, the
+	// test that they are cc-extract's).
+	Done func(Meta)
 }
 
 // Session is one session to render: its main transcript and the
@@ -213,6 +217,9 @@ func (d *Doc) Session(ctx context.Context, s Session) error {
 		m.Tokens.USD = pricing.SessionTotal(m.parts)
 	}
 	d.s.foot(m)
+	if d.opts.Done != nil {
+		d.opts.Done(*m)
+	}
 	if err != nil {
 		return err
 	}
