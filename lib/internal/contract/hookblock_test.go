@@ -31,7 +31,7 @@ func TestHookBlockIsOneFailure(t *testing.T) {
 	Require(t)
 	t.Parallel()
 	bash := []fakeapi.Turn{{Blocks: []fakeapi.Block{fakeapi.Text("Running."), fakeapi.ToolUse("Bash", map[string]any{"command": "echo ran-it"})}}}
-	agent := []fakeapi.Turn{{Match: "^go$", Blocks: []fakeapi.Block{fakeapi.ToolUse("Agent", map[string]any{
+	agent := []fakeapi.Turn{{Blocks: []fakeapi.Block{fakeapi.ToolUse("Agent", map[string]any{
 		"description": "Sub check", "subagent_type": "general-purpose", "run_in_background": false, "prompt": "SUBTASK: report."})}}}
 	exit2 := func(reason string) string { return "echo '" + reason + "' >&2; exit 2" }
 	reply := func(json string) func(string) string {
