@@ -190,23 +190,32 @@ func (u *usageState) entry(o *Origin, e *transcript.Entry) error {
 // session is the one that paid for it (a fork's copy counts in the
 // original).
 func usageOf(o *Origin, e *transcript.Entry) (usageRec, bool) {
-	if e.Type != "assistant" || e.Message == nil {
-		return usageRec{}, false
-	}
-	b := base(o, e)
-	rec := pricing.Record{Type: e.Type, Model: e.Message.Model, UsageObject: e.Message.Usage != nil,
-		MessageID: e.Message.ID, UUID: e.UUID, SessionID: deref(b.SessionID)}
-	if a := e.Assistant; a != nil {
-		rec.APIError, rec.RequestID, rec.RequestRef, rec.RequestSessionID = a.IsAPIErrorMessage, a.RequestID, a.RequestRef, a.RequestSessionID
-	}
+	rec := BillRecord(o, e)
 	if !rec.Billable() {
 		return usageRec{}, false
 	}
+	b := base(o, e)
 	mu := e.Message.Usage
 	return usageRec{msgID: rec.MessageID, reqID: rec.RequestID, reqRef: rec.RequestRef, uuid: e.UUID, ts: e.TimestampRaw, model: e.Message.Model,
 		sessionID: rec.Owner(), agentID: deref(b.AgentID), cwd: e.Cwd,
 		u: TokenUsage{InputTokens: mu.InputTokens, OutputTokens: mu.OutputTokens,
 			CacheCreationInputTokens: mu.CacheCreationInputTokens, CacheReadInputTokens: mu.CacheReadInputTokens}}, true
+}
+
+// BillRecord is what lib/pricing's billing rule reads of a decoded entry
+// (its session the origin's when the entry has none).
+func BillRecord(o *Origin, e *transcript.Entry) pricing.Record {
+	rec := pricing.Record{Type: e.Type, UUID: e.UUID, SessionID: e.SessionID}
+	if rec.SessionID == "" && o != nil {
+		rec.SessionID = o.SessionID
+	}
+	if m := e.Message; m != nil {
+		rec.Model, rec.UsageObject, rec.MessageID = m.Model, m.Usage != nil, m.ID
+	}
+	if a := e.Assistant; a != nil {
+		rec.APIError, rec.RequestID, rec.RequestRef, rec.RequestSessionID = a.IsAPIErrorMessage, a.RequestID, a.RequestRef, a.RequestSessionID
+	}
+	return rec
 }
 
 // take counts a whole message once.

@@ -419,14 +419,7 @@ func (r *fileRun) entry(o extract.Origin, e *transcript.Entry) error {
 // one response merged, a fork's copies of the original's responses left
 // to the original (the page shows them, without their cost).
 func (r *fileRun) usage(o *extract.Origin, e *transcript.Entry) {
-	rec := pricing.Record{Type: e.Type, Model: e.Message.Model, UsageObject: e.Message.Usage != nil,
-		MessageID: e.Message.ID, UUID: e.UUID, SessionID: e.SessionID}
-	if rec.SessionID == "" {
-		rec.SessionID = o.SessionID
-	}
-	if a := e.Assistant; a != nil {
-		rec.APIError, rec.RequestID, rec.RequestRef, rec.RequestSessionID = a.IsAPIErrorMessage, a.RequestID, a.RequestRef, a.RequestSessionID
-	}
+	rec := extract.BillRecord(o, e)
 	if !rec.Billable() || rec.Copied() {
 		return
 	}
