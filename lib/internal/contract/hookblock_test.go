@@ -24,13 +24,16 @@ import (
 //     prompt also reads "Stop hook feedback"), no summary;
 //   - UserPromptSubmit, either way: one system/informational record with
 //     promptSubmitEnding blocked_by_hook;
-//   - PostToolUse, either way: one hook_blocking_error attachment;
+//   - PostToolUse, either way, PostToolUseFailure (beside the tool's own
+//     tool_error) and PostToolBatch by exit 2: one hook_blocking_error
+//     attachment;
 //   - PreToolUse, exit 2 or a deny: the tool_result is the error
 //     ("PreToolUse:Bash hook error: ..."), a denial.
 func TestHookBlockIsOneFailure(t *testing.T) {
 	Require(t)
 	t.Parallel()
 	bash := []fakeapi.Turn{{Blocks: []fakeapi.Block{fakeapi.Text("Running."), fakeapi.ToolUse("Bash", map[string]any{"command": "echo ran-it"})}}}
+	failing := []fakeapi.Turn{{Blocks: []fakeapi.Block{fakeapi.ToolUse("Bash", map[string]any{"command": "false"})}}}
 	agent := []fakeapi.Turn{{Blocks: []fakeapi.Block{fakeapi.ToolUse("Agent", map[string]any{
 		"description": "Sub check", "subagent_type": "general-purpose", "run_in_background": false, "prompt": "SUBTASK: report."})}}}
 	exit2 := func(reason string) string { return "echo '" + reason + "' >&2; exit 2" }
@@ -54,6 +57,8 @@ func TestHookBlockIsOneFailure(t *testing.T) {
 		{"userpromptsubmit-json", "UserPromptSubmit", "", block, nil, nil, "hook_blocked", "UserPromptSubmit"},
 		{"posttooluse-exit2", "PostToolUse", "Bash", exit2, bash, []string{"Bash"}, "hook_blocked", "PostToolUse:Bash"},
 		{"posttooluse-json", "PostToolUse", "Bash", block, bash, []string{"Bash"}, "hook_blocked", "PostToolUse:Bash"},
+		{"posttoolusefailure-exit2", "PostToolUseFailure", "Bash", exit2, failing, []string{"Bash"}, "hook_blocked", "PostToolUseFailure:Bash"},
+		{"posttoolbatch-exit2", "PostToolBatch", "", exit2, bash, []string{"Bash"}, "hook_blocked", "PostToolBatch"},
 		{"pretooluse-exit2", "PreToolUse", "Bash", exit2, bash, []string{"Bash"}, "denied", ""},
 		{"pretooluse-deny", "PreToolUse", "Bash", deny, bash, []string{"Bash"}, "denied", ""},
 	}
@@ -78,9 +83,15 @@ func TestHookBlockIsOneFailure(t *testing.T) {
 			if len(paths) != 1 {
 				t.Fatalf("transcripts: %v", paths)
 			}
-			facts := ccExtract(t, "failures", "--subagents", paths[0])
+			all := ccExtract(t, "failures", "--subagents", paths[0])
+			var facts []map[string]any // the block's; a failed tool's own tool_error is another failure
+			for _, f := range all {
+				if f["kind"] != "tool_error" {
+					facts = append(facts, f)
+				}
+			}
 			if len(facts) != 1 || facts[0]["kind"] != c.kind || !strings.Contains(facts[0]["message"].(string), reason) {
-				t.Fatalf("failures: %v, want one %s", facts, c.kind)
+				t.Fatalf("failures: %v, want one %s", all, c.kind)
 			}
 			if got, _ := facts[0]["hook"].(string); c.hookName != "" && got != c.hookName {
 				t.Errorf("hook %q, want %q", got, c.hookName)
