@@ -24,9 +24,9 @@ import (
 //     prompt also reads "Stop hook feedback"), no summary;
 //   - UserPromptSubmit, either way: one system/informational record with
 //     promptSubmitEnding blocked_by_hook;
-//   - PostToolUse, either way, PostToolUseFailure (beside the tool's own
-//     tool_error) and PostToolBatch by exit 2: one hook_blocking_error
-//     attachment;
+//   - PostToolUse, either way, and PostToolUseFailure by exit 2 (beside
+//     the tool's own tool_error): one hook_blocking_error attachment;
+//   - PostToolBatch by exit 2: one hook_stopped_continuation attachment;
 //   - PreToolUse, exit 2 or a deny: the tool_result is the error
 //     ("PreToolUse:Bash hook error: ..."), a denial.
 func TestHookBlockIsOneFailure(t *testing.T) {
@@ -84,6 +84,13 @@ func TestHookBlockIsOneFailure(t *testing.T) {
 				t.Fatalf("transcripts: %v", paths)
 			}
 			all := ccExtract(t, "failures", "--subagents", paths[0])
+			if recs, err := claudetest.ReadJSONL(paths[0]); err == nil { // what this event wrote, for -v
+				for _, r := range recs {
+					if a, _ := r["attachment"].(map[string]any); a != nil && strings.HasPrefix(a["type"].(string), "hook_") {
+						t.Logf("%s attachment: %v", c.name, a["type"])
+					}
+				}
+			}
 			var facts []map[string]any // the block's; a failed tool's own tool_error is another failure
 			for _, f := range all {
 				if f["kind"] != "tool_error" {
