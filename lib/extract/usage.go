@@ -63,7 +63,10 @@ type usageRec struct {
 	uuid, ts                string
 	model                   string
 	sessionID, agentID, cwd string
-	u                       TokenUsage
+	// copied: a fork's copy of another session's message (pricing's
+	// Record.Copied).
+	copied bool
+	u      TokenUsage
 	// With --cost: the request model and the raw usage object.
 	reqModel string
 	usageRaw string // a string, so that usageRec stays comparable
@@ -159,6 +162,9 @@ type usageState struct {
 	blocks []blockMsg
 	g      grouper
 	seen   map[uint64]struct{}
+	// copies holds the keys of the messages read only as a fork's copies
+	// so far: they count in the session that made them, when it is read.
+	copies map[uint64]struct{}
 	sums   map[string]*UsageSum
 	// dayCache maps a timestamp's minute to its date in Options.Location.
 	dayCache map[string]string
@@ -167,7 +173,7 @@ type usageState struct {
 }
 
 func newUsageState(x *Extractor) *usageState {
-	u := &usageState{x: x, seen: map[uint64]struct{}{}, sums: map[string]*UsageSum{}, dayCache: map[string]string{}}
+	u := &usageState{x: x, seen: map[uint64]struct{}{}, copies: map[uint64]struct{}{}, sums: map[string]*UsageSum{}, dayCache: map[string]string{}}
 	u.g.out = u.take
 	return u
 }
@@ -197,7 +203,7 @@ func usageOf(o *Origin, e *transcript.Entry) (usageRec, bool) {
 	b := base(o, e)
 	mu := e.Message.Usage
 	return usageRec{msgID: rec.MessageID, reqID: rec.RequestID, reqRef: rec.RequestRef, uuid: e.UUID, ts: e.TimestampRaw, model: e.Message.Model,
-		sessionID: rec.Owner(), agentID: deref(b.AgentID), cwd: e.Cwd,
+		sessionID: rec.Owner(), agentID: deref(b.AgentID), cwd: e.Cwd, copied: rec.Copied(),
 		u: TokenUsage{InputTokens: mu.InputTokens, OutputTokens: mu.OutputTokens,
 			CacheCreationInputTokens: mu.CacheCreationInputTokens, CacheReadInputTokens: mu.CacheReadInputTokens}}, true
 }
@@ -223,7 +229,16 @@ func (u *usageState) take(r *usageRec, key uint64) error {
 	if _, dup := u.seen[key]; dup {
 		return nil
 	}
+	if r.copied {
+		// Counted with the original's own record, whenever it comes;
+		// left out (and counted at the end) if it never does.
+		if len(u.copies) < maxCopies {
+			u.copies[key] = struct{}{}
+		}
+		return nil
+	}
 	u.seen[key] = struct{}{}
+	delete(u.copies, key)
 	if u.x.opts.Sum == "" {
 		rec := Usage{
 			Base:      Base{SessionID: str(r.sessionID), AgentID: str(r.agentID), UUID: str(r.uuid), Timestamp: str(r.ts)},
@@ -371,7 +386,14 @@ func (u *usageState) day(ts string) string {
 
 func (u *usageState) endFile() error { return u.g.flush() }
 
+// maxCopies bounds the copied messages remembered for the warning.
+const maxCopies = 1 << 20
+
 func (u *usageState) finish() error {
+	if n := len(u.copies); n > 0 {
+		u.x.opts.Warn(fmt.Sprintf("usage: %d messages a fork copied from a session not read are left out: they count in that session", n))
+		clear(u.copies)
+	}
 	if u.x.opts.Sum == "" {
 		return nil
 	}

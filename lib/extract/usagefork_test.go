@@ -75,3 +75,25 @@ func TestForkCopiesCountInOriginal(t *testing.T) {
 		})
 	}
 }
+
+// A fork read without its original: its copies of the original's
+// messages are not its calls and are left out, counted in a warning; its
+// own call counts (cc-sessions --limit 1 on a fork gives one row).
+func TestForkAloneCountsItsOwn(t *testing.T) {
+	grand := forkCorpus(t)[2]
+	for _, o := range []Options{{Kind: "usage"}, {Kind: "usage", Sum: "session"}, {Kind: "usage", Sum: "day"}} {
+		out, warns, err := readInputs(t, o, []string{grand})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Count(out, "\n") != 1 || (o.Sum != "day" && !strings.Contains(out, `"f0a1f003-`)) || (o.Sum != "" && !strings.Contains(out, `"messages":1,`)) {
+			t.Errorf("%s: %s", o.Sum, out)
+		}
+		if len(warns) != 1 || !strings.Contains(warns[0], "4 messages a fork copied") {
+			t.Errorf("%s: warnings %q", o.Sum, warns)
+		}
+		if ent := readEntries(t, o, []string{grand}); ent != out {
+			t.Errorf("%s: entries give %s", o.Sum, ent)
+		}
+	}
+}

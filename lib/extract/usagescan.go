@@ -498,7 +498,7 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 		}
 		r := usageRec{msgID: string(l.msgID), reqID: string(l.reqID), reqRef: string(l.reqRef),
 			uuid: string(l.uuid), ts: string(l.ts), model: mdl,
-			sessionID: rec.Owner(), agentID: intern(&aid, l.aid), cwd: intern(&cwd, l.cwd), u: l.u}
+			sessionID: rec.Owner(), agentID: intern(&aid, l.aid), cwd: intern(&cwd, l.cwd), u: l.u, copied: rec.Copied()}
 		if r.agentID == "" {
 			r.agentID = f.origin.AgentID
 		}

@@ -42,7 +42,8 @@ resumed, so a fork's includes the original's calls). The block is
 ccusage's 5-hour billing window (see cc-extract usage --sum block) over
 every transcript of the config dir changed in the last 10 hours, priced as
 cc-extract usage --cost does and equal to its --sum block: each API call
-once, a fork's copies of the original's calls included; when the payload
+once (a fork's copies of the original's calls count with the original's
+transcript, when it is among those read); when the payload
 has rate_limits.five_hour,
 its used_percentage and resets_at are shown instead ("5h 42%, 2h14m left");
 with neither, the block part is left out.

@@ -52,6 +52,9 @@ type msg struct {
 	// Tokens is the usage's token count, which decides which record of
 	// a message is kept (pricing.Replaces).
 	Tokens float64 `json:"n,omitempty"`
+	// Copied: a fork's copy of another session's message, which counts
+	// with the original's own record (latestBlock).
+	Copied bool `json:"c,omitempty"`
 }
 
 // ledgers are the cached ledgers of one config dir's transcripts, kept in
@@ -239,7 +242,7 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time)
 		if model == "" {
 			model = r.Message.Model
 		}
-		m := msg{Key: rec.Key(), TS: t.UnixMilli()}
+		m := msg{Key: rec.Key(), TS: t.UnixMilli(), Copied: rec.Copied()}
 		u, perr := pricing.ParseUsage(r.Message.Usage)
 		if perr != nil {
 			m.Unpriced = true

@@ -106,7 +106,9 @@ func (s *summary) write(path string) {
 
 // latestBlock finds the block holding the latest message. A message in
 // several transcripts (a fork's copies of the original's) counts once, as
-// lib/pricing's billing rule merges its records.
+// lib/pricing's billing rule merges its records, and only when the
+// transcript of the session that made it was read, as cc-extract counts
+// it.
 func latestBlock(msgs []msg) blockSum {
 	msgs = dedup(msgs)
 	if len(msgs) == 0 {
@@ -134,7 +136,9 @@ func latestBlock(msgs []msg) blockSum {
 	return b
 }
 
-// dedup keeps one msg per key, in place.
+// dedup keeps one msg per key, in place: the original's own record over a
+// fork's copy, else the one pricing.Replaces keeps; a message read only as
+// a copy is dropped.
 func dedup(msgs []msg) []msg {
 	index := make(map[string]int, len(msgs))
 	out := msgs[:0]
@@ -144,12 +148,20 @@ func dedup(msgs []msg) []msg {
 		case !ok:
 			index[m.Key] = len(out)
 			out = append(out, m)
-		case pricing.Replaces(m.Tokens, out[i].Tokens):
+		case out[i].Copied && !m.Copied,
+			out[i].Copied == m.Copied && pricing.Replaces(m.Tokens, out[i].Tokens):
 			m.TS = min(m.TS, out[i].TS)
 			out[i] = m
 		}
 	}
-	return out
+	k := 0
+	for _, m := range out {
+		if !m.Copied {
+			out[k] = m
+			k++
+		}
+	}
+	return out[:k]
 }
 
 // blockAndContext fills the block from the summary when it holds, else

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccpipe/ccpipe/lib/commands/ccextract"
 	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
 	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
 )
@@ -95,16 +96,13 @@ func TestBillingFork(t *testing.T) {
 			t.Errorf("%v: the read order changes the facts:\n%v\n%v", args, a, b)
 		}
 	}
-	// The fork alone: its copies still count in the original.
-	for _, f := range ccExtract(t, "usage", paths[2]) {
-		mid := f["message_id"].(string)
-		want := copies[mid]
-		if want == "" {
-			want = forkGrand
-		}
-		if f["session_id"] != want {
-			t.Errorf("grandchild alone: %s counted in %v, want %s", mid, f["session_id"], want)
-		}
+	// The fork alone: its copies are the original's calls, left out and
+	// counted on stderr; its own call counts.
+	var out, errb bytes.Buffer
+	if code := ccextract.Run([]string{"usage", "--sum", "session", paths[2]}, nil, &out, &errb); code != 0 ||
+		strings.Count(out.String(), "\n") != 1 || !strings.Contains(out.String(), `"session_id":"`+forkGrand+`"`) ||
+		!strings.Contains(out.String(), `"messages":1,`) || !strings.Contains(errb.String(), "4 messages a fork copied") {
+		t.Errorf("grandchild alone: exit %d\n%s%s", code, out.String(), errb.String())
 	}
 	if out := os.Getenv("CCPIPE_FORK_CORPUS_OUT"); out != "" {
 		writeForkCorpus(t, e, out)
