@@ -41,6 +41,9 @@ type failures struct {
 	// hook's failure is written both as an attachment and in the
 	// stop_hook_summary with the same toolUseID, and is one failure.
 	hookErrs map[string]int
+	// stopMetas and stopAtts count the two records of a Stop or
+	// SubagentStop block not yet matched, by reason (stopBlock).
+	stopMetas, stopAtts map[string]int
 	// The line wants last looked at, and special's answer, for toolsOnly
 	// (which asks about the same line next, if wants wanted it).
 	lastLine    *byte
@@ -118,13 +121,51 @@ func (h *failures) user(o *Origin, e *transcript.Entry) error {
 			return err
 		}
 	}
-	if p, ok := promptOf(o, e); ok && e.IsMeta {
-		// A Stop hook that exits 2 feeds its stderr back as a meta prompt.
-		if msg, found := strings.CutPrefix(p.Text, "Stop hook feedback:\n"); found {
-			return h.x.emit(Failure{Base: p.Base, Kind: "hook_blocked", Message: msg, Hook: new("Stop")})
+	if p, ok := promptOf(o, e); ok {
+		if msg, found := HookFeedback(p); found {
+			hook := "Stop"
+			if p.AgentID != nil {
+				hook = "SubagentStop" // its feedback reads "Stop hook feedback" too
+			}
+			if h.stopBlock(&h.stopMetas, &h.stopAtts, msg) {
+				return h.x.emit(Failure{Base: p.Base, Kind: "hook_blocked", Message: msg, Hook: &hook})
+			}
 		}
 	}
 	return nil
+}
+
+// HookFeedback says a prompt is what a blocking Stop or SubagentStop hook
+// fed back to the model (a meta prompt "Stop hook feedback:\n<reason>"),
+// and gives the reason. The block is one failure (failures kind
+// hook_blocked), which a page shows in the prompt's place.
+func HookFeedback(p Prompt) (reason string, ok bool) {
+	if p.Kind != "meta" {
+		return "", false
+	}
+	return strings.CutPrefix(p.Text, "Stop hook feedback:\n")
+}
+
+// stopBlock counts one Stop or SubagentStop block once. Claude Code
+// 2.1.328 writes a block by exit code 2 as the feedback prompt alone, and
+// one by a {"decision":"block"} reply as the feedback prompt and a
+// hook_blocking_error attachment with the same reason, in either order
+// (contract TestHookBlockIsOneFailure). mine counts the records of this
+// side still unmatched, theirs the other side's: a record the other side
+// is waiting for is the same block, and is not counted again.
+func (h *failures) stopBlock(mine, theirs *map[string]int, reason string) bool {
+	k := strings.TrimSpace(reason)
+	if (*theirs)[k] > 0 {
+		(*theirs)[k]--
+		return false
+	}
+	if *mine == nil {
+		*mine = map[string]int{}
+	}
+	if len(*mine) < maxPendingNames {
+		(*mine)[k]++
+	}
+	return true
 }
 
 // apiError is a system api_error record's error object.
@@ -236,6 +277,10 @@ func (h *failures) attachment(o *Origin, e *transcript.Entry) error {
 	if hook == "" {
 		hook = a.HookEvent
 	}
+	if e.Attachment.Type == "hook_blocking_error" && (a.HookEvent == "Stop" || a.HookEvent == "SubagentStop") &&
+		!h.stopBlock(&h.stopAtts, &h.stopMetas, a.BlockingError.BlockingError) {
+		return nil // its feedback prompt was counted
+	}
 	if kind == "hook_error" && a.ToolUseID != "" && len(h.hookErrs) < maxPendingNames && (a.HookEvent == "Stop" || a.HookEvent == "SubagentStop") {
 		h.hookErrs[a.ToolUseID]++
 	}
@@ -245,6 +290,8 @@ func (h *failures) attachment(o *Origin, e *transcript.Entry) error {
 func (h *failures) endFile() error {
 	clear(h.names)
 	clear(h.hookErrs)
+	clear(h.stopMetas)
+	clear(h.stopAtts)
 	return nil
 }
 

@@ -600,6 +600,9 @@ func (j *usageJob) take(ctx context.Context) error {
 		return ctx.Err()
 	}
 	x.report(j)
+	if j.f.origin.AgentID == "" && j.stats.sid != "" {
+		x.usage.session(j.stats.sid, j.stats.cwd)
+	}
 	for i := range j.recs {
 		r := &j.recs[i]
 		if err := x.usage.take(r, r.key()); err != nil {

@@ -53,3 +53,57 @@ func TestStopHookFailureIsOneFailure(t *testing.T) {
 		t.Errorf("failures:\n%s", out)
 	}
 }
+
+// stopJSONBlock is what 2.1.328 writes for a Stop hook that blocks with
+// {"decision":"block"} (from TestHookBlockIsOneFailure, trimmed): the
+// feedback prompt, a hook_blocking_error attachment with the same reason
+// (timestamped before it), and the summary; subagentJSONBlock the same
+// for SubagentStop, in the subagent's transcript.
+const stopJSONBlock = `{"type":"user","isMeta":true,"message":{"role":"user","content":"Stop hook feedback:\nBLOCK-REASON-stop-json"},"uuid":"u1","timestamp":"2026-12-01T20:47:37.580Z","sessionId":"s"}
+{"type":"attachment","attachment":{"type":"hook_blocking_error","hookName":"Stop","toolUseID":"T1","hookEvent":"Stop","blockingError":{"blockingError":"BLOCK-REASON-stop-json","command":"/h/stop.sh"}},"uuid":"u2","timestamp":"2026-12-01T20:47:37.579Z","sessionId":"s"}
+{"type":"system","subtype":"stop_hook_summary","hookErrors":["BLOCK-REASON-stop-json"],"failedHookErrorIndexes":[],"toolUseID":"T1","uuid":"u3","timestamp":"2026-12-01T20:47:37.610Z","sessionId":"s"}
+`
+
+const subagentJSONBlock = `{"type":"user","isMeta":true,"isSidechain":true,"agentId":"a1","message":{"role":"user","content":"Stop hook feedback:\nBLOCK-REASON-sub"},"uuid":"u4","timestamp":"2026-12-01T20:47:52.579Z","sessionId":"s"}
+{"type":"attachment","isSidechain":true,"agentId":"a1","attachment":{"type":"hook_blocking_error","hookName":"SubagentStop","toolUseID":"T2","hookEvent":"SubagentStop","blockingError":{"blockingError":"BLOCK-REASON-sub","command":"/h/sub.sh"}},"uuid":"u5","timestamp":"2026-12-01T20:47:52.556Z","sessionId":"s"}
+`
+
+// TestHookBlockRecordsAreOneFailure is issue 23 item 3: a block written
+// as two records is one failure, in either order; two blocks with the
+// same reason are two.
+func TestHookBlockRecordsAreOneFailure(t *testing.T) {
+	lines := strings.SplitAfter(stopJSONBlock, "\n")
+	swapped := lines[1] + lines[0] + lines[2]
+	exit2 := strings.SplitAfter(stopBlock, "\n")[0] // the feedback prompt alone
+	tests := []struct {
+		name, in string
+		want     []string // the hook of each failure
+	}{
+		{"feedback then attachment", stopJSONBlock, []string{"Stop"}},
+		{"attachment then feedback", swapped, []string{"Stop"}},
+		{"subagent", subagentJSONBlock, []string{"SubagentStop"}},
+		{"two blocks, same reason", stopJSONBlock + stopJSONBlock, []string{"Stop", "Stop"}},
+		{"an exit-2 block then a JSON one", exit2 + stopJSONBlock, []string{"Stop", "Stop"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "t.jsonl")
+			if err := os.WriteFile(p, []byte(tt.in), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var hooks []string
+			for _, l := range strings.Split(strings.TrimSpace(run(t, Options{Kind: "failures"}, []string{p}, dir)), "\n") {
+				if !strings.Contains(l, `"kind":"hook_blocked"`) {
+					t.Errorf("not a hook_blocked: %s", l)
+				}
+				_, h, _ := strings.Cut(l, `"hook":"`)
+				h, _, _ = strings.Cut(h, `"`)
+				hooks = append(hooks, h)
+			}
+			if strings.Join(hooks, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("hooks %v, want %v", hooks, tt.want)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -62,7 +63,10 @@ type usageRec struct {
 	uuid, ts                string
 	model                   string
 	sessionID, agentID, cwd string
-	u                       TokenUsage
+	// copied: a fork's copy of another session's message (pricing's
+	// Record.Copied).
+	copied bool
+	u      TokenUsage
 	// With --cost: the request model and the raw usage object.
 	reqModel string
 	usageRaw string // a string, so that usageRec stays comparable
@@ -100,30 +104,23 @@ func addAll(v ...int64) (int64, bool) {
 
 var keySeed = maphash.MakeSeed()
 
-// key identifies the API message a record belongs to: its message id with
-// its request id (else requestRef), so that neither id alone decides.
-// Records without a message id count on their own.
+// bill is the record as lib/pricing's billing rule reads it.
+func (r *usageRec) bill() pricing.Record {
+	return pricing.Record{Type: "assistant", MessageID: r.msgID, RequestID: r.reqID, RequestRef: r.reqRef, UUID: r.uuid}
+}
+
+// key identifies the API message a record belongs to (pricing's
+// Record.WriteKey), hashed: the seen set holds 8 bytes a message.
 func (r *usageRec) key() uint64 {
 	var h maphash.Hash
 	h.SetSeed(keySeed)
-	if r.msgID == "" {
-		h.WriteString("uuid\x00")
-		h.WriteString(r.uuid)
-		return h.Sum64()
-	}
-	h.WriteString(r.msgID)
-	h.WriteByte(0)
-	if r.reqID != "" {
-		h.WriteString(r.reqID)
-	} else {
-		h.WriteString(r.reqRef)
-	}
+	b := r.bill()
+	b.WriteKey(&h)
 	return h.Sum64()
 }
 
 // grouper folds the records of one message (written one per content
-// block, each repeating the usage) into one: the copy with the most tokens
-// wins, in case an earlier copy held a partial streaming count.
+// block, each repeating the usage) into one, as pricing.Replaces says.
 type grouper struct {
 	cur    usageRec
 	curKey uint64
@@ -134,7 +131,7 @@ type grouper struct {
 func (g *grouper) add(r *usageRec) error {
 	k := r.key()
 	if g.have && k == g.curKey {
-		if r.total() > g.cur.total() {
+		if pricing.Replaces(float64(r.total()), float64(g.cur.total())) {
 			uuid, ts := g.cur.uuid, g.cur.ts
 			g.cur = *r
 			g.cur.uuid, g.cur.ts = uuid, ts
@@ -165,6 +162,9 @@ type usageState struct {
 	blocks []blockMsg
 	g      grouper
 	seen   map[uint64]struct{}
+	// copies holds the keys of the messages read only as a fork's copies
+	// so far: they count in the session that made them, when it is read.
+	copies map[uint64]struct{}
 	sums   map[string]*UsageSum
 	// dayCache maps a timestamp's minute to its date in Options.Location.
 	dayCache map[string]string
@@ -173,7 +173,7 @@ type usageState struct {
 }
 
 func newUsageState(x *Extractor) *usageState {
-	u := &usageState{x: x, seen: map[uint64]struct{}{}, sums: map[string]*UsageSum{}, dayCache: map[string]string{}}
+	u := &usageState{x: x, seen: map[uint64]struct{}{}, copies: map[uint64]struct{}{}, sums: map[string]*UsageSum{}, dayCache: map[string]string{}}
 	u.g.out = u.take
 	return u
 }
@@ -181,6 +181,9 @@ func newUsageState(x *Extractor) *usageState {
 func (u *usageState) entry(o *Origin, e *transcript.Entry) error {
 	r, ok := usageOf(o, e)
 	if !ok {
+		if b := base(o, e); e.Type == "assistant" && b.AgentID == nil {
+			u.session(deref(b.SessionID), e.Cwd)
+		}
 		return nil
 	}
 	if u.x.opts.Prices != nil {
@@ -189,23 +192,36 @@ func (u *usageState) entry(o *Origin, e *transcript.Entry) error {
 	return u.g.add(&r)
 }
 
-// usageOf reads an assistant entry's usage. Synthetic error records carry
-// no usage and are not API messages.
+// usageOf reads an assistant entry's usage when lib/pricing bills it. Its
+// session is the one that paid for it (a fork's copy counts in the
+// original).
 func usageOf(o *Origin, e *transcript.Entry) (usageRec, bool) {
-	if e.Type != "assistant" || e.Message == nil || e.Message.Usage == nil || e.Message.Model == "<synthetic>" ||
-		(e.Assistant != nil && e.Assistant.IsAPIErrorMessage) {
+	rec := BillRecord(o, e)
+	if !rec.Billable() {
 		return usageRec{}, false
 	}
 	b := base(o, e)
 	mu := e.Message.Usage
-	r := usageRec{msgID: e.Message.ID, uuid: e.UUID, ts: e.TimestampRaw, model: e.Message.Model,
-		sessionID: deref(b.SessionID), agentID: deref(b.AgentID), cwd: e.Cwd,
+	return usageRec{msgID: rec.MessageID, reqID: rec.RequestID, reqRef: rec.RequestRef, uuid: e.UUID, ts: e.TimestampRaw, model: e.Message.Model,
+		sessionID: rec.Owner(), agentID: deref(b.AgentID), cwd: e.Cwd, copied: rec.Copied(),
 		u: TokenUsage{InputTokens: mu.InputTokens, OutputTokens: mu.OutputTokens,
-			CacheCreationInputTokens: mu.CacheCreationInputTokens, CacheReadInputTokens: mu.CacheReadInputTokens}}
-	if e.Assistant != nil {
-		r.reqID, r.reqRef = e.Assistant.RequestID, e.Assistant.RequestRef
+			CacheCreationInputTokens: mu.CacheCreationInputTokens, CacheReadInputTokens: mu.CacheReadInputTokens}}, true
+}
+
+// BillRecord is what lib/pricing's billing rule reads of a decoded entry
+// (its session the origin's when the entry has none).
+func BillRecord(o *Origin, e *transcript.Entry) pricing.Record {
+	rec := pricing.Record{Type: e.Type, UUID: e.UUID, SessionID: e.SessionID}
+	if rec.SessionID == "" && o != nil {
+		rec.SessionID = o.SessionID
 	}
-	return r, true
+	if m := e.Message; m != nil {
+		rec.Model, rec.UsageObject, rec.MessageID = m.Model, m.Usage != nil, m.ID
+	}
+	if a := e.Assistant; a != nil {
+		rec.APIError, rec.RequestID, rec.RequestRef, rec.RequestSessionID = a.IsAPIErrorMessage, a.RequestID, a.RequestRef, a.RequestSessionID
+	}
+	return rec
 }
 
 // take counts a whole message once.
@@ -213,7 +229,16 @@ func (u *usageState) take(r *usageRec, key uint64) error {
 	if _, dup := u.seen[key]; dup {
 		return nil
 	}
+	if r.copied {
+		// Counted with the original's own record, whenever it comes;
+		// left out (and counted at the end) if it never does.
+		if len(u.copies) < maxCopies {
+			u.copies[key] = struct{}{}
+		}
+		return nil
+	}
 	u.seen[key] = struct{}{}
+	delete(u.copies, key)
 	if u.x.opts.Sum == "" {
 		rec := Usage{
 			Base:      Base{SessionID: str(r.sessionID), AgentID: str(r.agentID), UUID: str(r.uuid), Timestamp: str(r.ts)},
@@ -246,21 +271,7 @@ func (u *usageState) sum(r *usageRec) {
 	case "project":
 		group = r.cwd
 	}
-	s := u.sums[group]
-	if s == nil {
-		s = &UsageSum{}
-		switch u.x.opts.Sum {
-		case "day":
-			s.Date = str(group)
-		case "session":
-			s.SessionID, s.Project = str(group), str(r.cwd)
-		case "model":
-			s.Model = str(group)
-		case "project":
-			s.Project = str(group)
-		}
-		u.sums[group] = s
-	}
+	s := u.group(group, r.cwd)
 	_, tok := addAll(r.u.InputTokens, r.u.OutputTokens, r.u.CacheReadInputTokens, r.u.CacheCreationInputTokens)
 	for _, f := range []struct {
 		sum  *int64
@@ -291,6 +302,38 @@ func (u *usageState) sum(r *usageRec) {
 		if s.LastTimestamp == nil || r.ts > *s.LastTimestamp {
 			s.LastTimestamp = str(r.ts)
 		}
+	}
+}
+
+// group is the sum of a group, made empty on first use; cwd is the
+// project of a session group.
+func (u *usageState) group(group, cwd string) *UsageSum {
+	s := u.sums[group]
+	if s == nil {
+		s = &UsageSum{}
+		switch u.x.opts.Sum {
+		case "day":
+			s.Date = str(group)
+		case "session":
+			s.SessionID, s.Project = str(group), str(cwd)
+		case "model":
+			s.Model = str(group)
+		case "project":
+			s.Project = str(group)
+		}
+		u.sums[group] = s
+	}
+	return s
+}
+
+// session lists a session with an assistant record under --sum session,
+// billable messages or not: a session whose calls all failed, or a fork
+// that made none of its own, is a row with 0 messages. A transcript
+// without an assistant record made no call and is not listed: each of
+// the readers (files, entries, stdin) sees the assistant records alone.
+func (u *usageState) session(id, cwd string) {
+	if u.x.opts.Sum == "session" && id != "" {
+		u.group(id, cwd)
 	}
 }
 
@@ -343,7 +386,14 @@ func (u *usageState) day(ts string) string {
 
 func (u *usageState) endFile() error { return u.g.flush() }
 
+// maxCopies bounds the copied messages remembered for the warning.
+const maxCopies = 1 << 20
+
 func (u *usageState) finish() error {
+	if n := len(u.copies); n > 0 {
+		u.x.opts.Warn(fmt.Sprintf("usage: %d messages a fork copied from a session not read are left out: they count in that session", n))
+		clear(u.copies)
+	}
 	if u.x.opts.Sum == "" {
 		return nil
 	}
@@ -359,7 +409,11 @@ func (u *usageState) finish() error {
 	sort.Slice(list, func(i, j int) bool {
 		a, b := list[i], list[j]
 		if u.x.opts.Sum == "session" && deref(a.FirstTimestamp) != deref(b.FirstTimestamp) {
-			return deref(a.FirstTimestamp) < deref(b.FirstTimestamp)
+			// A session without a message comes after those with one.
+			if a.FirstTimestamp == nil || b.FirstTimestamp == nil {
+				return b.FirstTimestamp == nil
+			}
+			return *a.FirstTimestamp < *b.FirstTimestamp
 		}
 		return keys[a] < keys[b]
 	})

@@ -3,7 +3,6 @@ package extract
 import (
 	"encoding/json"
 	"errors"
-	"sort"
 
 	"github.com/ccpipe/ccpipe/lib/pricing"
 )
@@ -74,15 +73,10 @@ type costSum struct {
 	unpriced         []string
 	assumed          []string
 	unpricedMessages int64
-	// parts holds the charges of a session group, to be added in time
-	// order as Claude Code's ledger does (subagent messages come from
-	// their own files, after the main transcript).
-	parts []timedPart
-}
-
-type timedPart struct {
-	ts  string
-	usd float64
+	// parts holds the charges of a session group, to be added as
+	// pricing.SessionTotal does (subagent messages come from their own
+	// files, after the main transcript).
+	parts []pricing.Timed
 }
 
 func (u *usageState) addCost(s *UsageSum, r *usageRec) {
@@ -103,7 +97,7 @@ func (u *usageState) addCost(s *UsageSum, r *usageRec) {
 			cs.assumed = append(cs.assumed, p.Model)
 		}
 		if u.x.opts.Sum == "session" {
-			cs.parts = append(cs.parts, timedPart{r.ts, p.USD})
+			cs.parts = append(cs.parts, pricing.Timed{TS: r.ts, USD: p.USD})
 		} else {
 			cs.total += p.USD
 		}
@@ -118,10 +112,7 @@ func (s *UsageSum) finishCost() {
 		cs = &costSum{}
 	}
 	if len(cs.parts) > 0 {
-		sort.SliceStable(cs.parts, func(i, j int) bool { return cs.parts[i].ts < cs.parts[j].ts })
-		for _, p := range cs.parts {
-			cs.total += p.usd
-		}
+		cs.total = pricing.SessionTotal(cs.parts)
 		cs.parts = nil
 	}
 	s.CostUSD = costJSON(cs.total, cs.unpricedMessages > 0 && cs.unpricedMessages == s.Messages)

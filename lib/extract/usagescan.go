@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/jsonscan"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
+	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -30,9 +31,9 @@ var assistantType = []byte(`"assistant"`)
 // slices point into the line (or, for a value written with escapes, into
 // a fresh copy).
 type usageLine struct {
-	typ, uuid, ts, sid, aid, reqID, reqRef, cwd, msgID, model []byte
-	u                                                         TokenUsage
-	hasUsage, apiError                                        bool
+	typ, uuid, ts, sid, aid, reqID, reqRef, reqSID, cwd, msgID, model []byte
+	u                                                                 TokenUsage
+	hasUsage, apiError                                                bool
 	// bad names the fields of an unexpected type (a count that is not an
 	// integer in int64's range, nor null): they read as empty, as a decode
 	// of the record reads them.
@@ -152,6 +153,8 @@ func scanUsageLine(b []byte, l *usageLine) error {
 			return p.str(&l.reqID)
 		case "requestRef":
 			return p.str(&l.reqRef)
+		case "requestSessionId":
+			return p.str(&l.reqSID)
 		case "cwd":
 			return p.str(&l.cwd)
 		case "isApiErrorMessage":
@@ -220,6 +223,9 @@ type scanStats struct {
 	// like an entry. Both as transcript.Reader counts them.
 	notEntries int
 	sawEntry   bool
+	// sid and cwd are the first assistant record's, for a session
+	// listed without a billable message.
+	sid, cwd string
 }
 
 // badLine counts a malformed line, or an incomplete one at the end.
@@ -470,7 +476,19 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 		} else {
 			st.sawEntry = true
 		}
-		if string(l.typ) != "assistant" || !l.hasUsage || l.apiError || string(l.model) == "<synthetic>" {
+		if string(l.typ) != "assistant" {
+			return nil
+		}
+		session, mdl := intern(&sid, l.sid), intern(&model, l.model)
+		if session == "" {
+			session = f.origin.SessionID
+		}
+		if st.sid == "" {
+			st.sid, st.cwd = session, string(l.cwd)
+		}
+		rec := pricing.Record{Type: "assistant", Model: mdl, UsageObject: l.hasUsage, APIError: l.apiError,
+			SessionID: session, RequestSessionID: string(l.reqSID)}
+		if !rec.Billable() {
 			return nil
 		}
 		if len(l.bad) > 0 && len(st.mismatched) < maxFileWarnings {
@@ -479,11 +497,8 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 			st.mismatched = append(st.mismatched, mismatch{n, strings.Join(slices.Compact(l.bad), ", ")})
 		}
 		r := usageRec{msgID: string(l.msgID), reqID: string(l.reqID), reqRef: string(l.reqRef),
-			uuid: string(l.uuid), ts: string(l.ts), model: intern(&model, l.model),
-			sessionID: intern(&sid, l.sid), agentID: intern(&aid, l.aid), cwd: intern(&cwd, l.cwd), u: l.u}
-		if r.sessionID == "" {
-			r.sessionID = f.origin.SessionID
-		}
+			uuid: string(l.uuid), ts: string(l.ts), model: mdl,
+			sessionID: rec.Owner(), agentID: intern(&aid, l.aid), cwd: intern(&cwd, l.cwd), u: l.u, copied: rec.Copied()}
 		if r.agentID == "" {
 			r.agentID = f.origin.AgentID
 		}

@@ -34,6 +34,10 @@ type Options struct {
 	// Prices prices each API response as cc-extract usage --cost does
 	// (nil: the built-in table).
 	Prices *pricing.Catalog
+	// Done, when set, is given each session's Meta once its page is laid
+	// out: its totals as the page shows them (a caller's summary, the
+	// test that they are cc-extract's).
+	Done func(Meta)
 }
 
 // Session is one session to render: its main transcript and the
@@ -118,6 +122,12 @@ type Meta struct {
 	TOC       []TOCEntry
 	TOCMore   int
 	Truncated bool // the transcript could not be read to its end
+
+	// billed holds the keys of the responses counted (lib/pricing's
+	// billing rule); parts their charges, added up at the end as
+	// pricing.SessionTotal does, so that the page's cost is cc-extract's.
+	billed map[string]struct{}
+	parts  []pricing.Timed
 }
 
 // TOCEntry is one prompt in the table of contents.
@@ -137,9 +147,11 @@ type Tokens struct {
 	Assumed  []string
 }
 
-// priced is one API response's usage and its charge.
+// priced is one API response's usage and its charge; ts is its first
+// record's timestamp.
 type priced struct {
 	u      transcript.Usage
+	ts     string
 	ch     pricing.Charge
 	costOK bool
 }
@@ -201,7 +213,13 @@ func (d *Doc) Session(ctx context.Context, s Session) error {
 	if !r.begun {
 		r.begin()
 	}
+	if len(m.parts) > 0 {
+		m.Tokens.USD = pricing.SessionTotal(m.parts)
+	}
 	d.s.foot(m)
+	if d.opts.Done != nil {
+		d.opts.Done(*m)
+	}
 	if err != nil {
 		return err
 	}
@@ -379,8 +397,8 @@ func (r *fileRun) entry(o extract.Origin, e *transcript.Entry) error {
 			m.End = e.TimestampRaw
 		}
 	}
-	if e.Type == "assistant" && e.Message != nil && e.Message.Usage != nil && (e.Assistant == nil || !e.Assistant.IsAPIErrorMessage) {
-		r.usage(e)
+	if e.Type == "assistant" && e.Message != nil {
+		r.usage(&o, e)
 	}
 	if e.Type == "user" && e.Message != nil {
 		r.collectImages(e)
@@ -396,20 +414,29 @@ func (r *fileRun) entry(o extract.Origin, e *transcript.Entry) error {
 	return r.flush(e)
 }
 
-// usage keeps each API message's usage once per turn: Claude Code repeats
-// it on every block's record, so the copy with the most tokens wins.
-func (r *fileRun) usage(e *transcript.Entry) {
-	id := e.Message.ID
-	if id == "" {
-		id = "uuid:" + e.UUID
+// usage counts each API response the session paid for once, as
+// lib/pricing's billing rule says: billable records only, the records of
+// one response merged, a fork's copies of the original's responses left
+// to the original (the page shows them, without their cost).
+func (r *fileRun) usage(o *extract.Origin, e *transcript.Entry) {
+	rec := extract.BillRecord(o, e)
+	if !rec.Billable() || rec.Copied() {
+		return
+	}
+	id := rec.Key()
+	if _, done := r.meta.billed[id]; done {
+		return // counted in an earlier turn
 	}
 	u := *e.Message.Usage
 	old, ok := r.turn[id]
 	if !ok {
 		r.order = append(r.order, id)
 	}
-	if !ok || total(u) > total(old.u) {
-		p := priced{u: u}
+	if !ok || pricing.Replaces(float64(total(u)), float64(total(old.u))) {
+		p := priced{u: u, ts: e.TimestampRaw}
+		if ok {
+			p.ts = old.ts
+		}
 		var err error
 		p.ch, _, err = extract.PriceLine(r.d.opts.Prices, e.Raw, e.Message.Model)
 		p.costOK = err == nil
@@ -427,9 +454,18 @@ func (r *fileRun) endTurn() {
 		return
 	}
 	var t Tokens
+	if r.meta.billed == nil {
+		r.meta.billed = map[string]struct{}{}
+	}
 	for _, id := range r.order {
 		p := r.turn[id]
 		t.add(&p)
+		r.meta.billed[id] = struct{}{}
+		if p.costOK {
+			for _, part := range p.ch.Parts {
+				r.meta.parts = append(r.meta.parts, pricing.Timed{TS: p.ts, USD: part.USD})
+			}
+		}
 	}
 	r.meta.Tokens.plus(t)
 	clear(r.turn)
@@ -482,6 +518,9 @@ func (r *fileRun) flush(e *transcript.Entry) error {
 
 // prompt lays out a user turn. A new prompt ends the turn before it.
 func (r *fileRun) prompt(p extract.Prompt, e *transcript.Entry) {
+	if _, ok := extract.HookFeedback(p); ok {
+		return // the block's failure marker shows it: one block, one entry
+	}
 	if p.Kind == "prompt" && p.Origin != "agent" {
 		r.endTurn()
 	}

@@ -108,6 +108,8 @@ func topMember(c *jsonscan.Cursor, k []byte, w *wire, d *decoder, pre *preConten
 		return fastStr(c, &w.RequestID)
 	case "requestRef":
 		return fastStr(c, &w.RequestRef)
+	case "requestSessionId":
+		return fastStr(c, &w.RequestSessionID)
 	case "apiBlockIndex":
 		return fastInt(c, &w.APIBlockIndex)
 	case "isApiErrorMessage":

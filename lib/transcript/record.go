@@ -87,8 +87,11 @@ type User struct {
 
 // Assistant holds the fields of an assistant record besides its message.
 type Assistant struct {
-	RequestID         string `json:"requestId"`
-	RequestRef        string `json:"requestRef"`
+	RequestID  string `json:"requestId"`
+	RequestRef string `json:"requestRef"`
+	// RequestSessionID is set on the records a fork copied: the session
+	// that made the request (lib/pricing's Record.Owner).
+	RequestSessionID  string `json:"requestSessionId"`
 	APIBlockIndex     int    `json:"apiBlockIndex"`
 	IsAPIErrorMessage bool   `json:"isApiErrorMessage"`
 	// Error is the error kind of a synthetic error record ("invalid_request").

@@ -38,14 +38,19 @@ thinking folded; every tool call with its input and result (Bash and
 PowerShell: the command, the exit code, stdout and stderr; Edit and
 MultiEdit: a unified diff; Write: the file written; Read, Grep, Glob:
 folded); failed calls, refusals (by a hook, a rule or the user) and
-interruptions marked; API errors and hook failures marked; images from the
+interruptions marked; API errors and hook failures marked (a hook block
+once, however many records Claude Code wrote for it: a Stop hook's
+feedback prompt shows as the block's mark); images from the
 transcript's base64 data; each subagent's transcript folded inside its
 Agent call; compactions as a divider with their summary; the tokens of
 each turn (API calls, input, output, cache read, cache write) and of the
 session, with their cost priced as cc-extract usage --cost prices each
 API response (the built-in price table): "(assumed: MODEL priced as the
 default model)" names unknown models, "+ N unpriced" counts calls whose
-usage could not be priced, "cost unknown" when none could.
+usage could not be priced, "cost unknown" when none could. The calls
+counted are cc-extract usage's (one billing rule): a fork's page shows the
+conversation it copied from the original, but the original's calls are
+billed on the original's page, not again on the fork's.
 
 The HTML page makes no request of any kind (a Content-Security-Policy
 forbids everything but inline CSS and data: images) and runs no script:

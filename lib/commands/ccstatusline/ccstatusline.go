@@ -36,10 +36,15 @@ The default line is
   Opus 5.5 | $0.42 session | $3.10 block, 2h14m left | ctx 37%
 
 model is the payload's model.display_name; the session cost is the
-payload's cost.total_cost_usd (Claude Code's own figure). The block is
+payload's cost.total_cost_usd (Claude Code's own figure: for a resumed or
+forked session its running total starts from the cost of the session it
+resumed, so a fork's includes the original's calls). The block is
 ccusage's 5-hour billing window (see cc-extract usage --sum block) over
 every transcript of the config dir changed in the last 10 hours, priced as
-cc-extract usage --cost does; when the payload has rate_limits.five_hour,
+cc-extract usage --cost does and equal to its --sum block: each API call
+once (a fork's copies of the original's calls count with the original's
+transcript, when it is among those read); when the payload
+has rate_limits.five_hour,
 its used_percentage and resets_at are shown instead ("5h 42%, 2h14m left");
 with neither, the block part is left out.
 ctx is the prompt of the session's last main-thread response (input + cache

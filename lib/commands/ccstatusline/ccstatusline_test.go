@@ -281,3 +281,29 @@ func TestFIFOTranscript(t *testing.T) {
 		}
 	}
 }
+
+// A fork copies the original's messages into its own transcript (same ids,
+// requestSessionId naming the original): the block counts each once, as
+// cc-extract usage --sum block does (issue 23: the line said $0.178 where
+// cc-extract said $0.102), and a copy whose original is not read not at
+// all. Records of one message count once; a
+// <synthetic> record and one without a usage object count not at all.
+func TestStatusLineForkCountsOnce(t *testing.T) {
+	root, tr, other, write := twoSessions(t)
+	m1 := assistant("m1", "2026-05-02T10:30:00.000Z", "claude-sonnet-5-5", 1000000)
+	copied := strings.Replace(m1, `"sessionId":"s"`, `"sessionId":"fork","requestSessionId":"s"`, 1)
+	synthetic := strings.Replace(assistant("m9", "2026-05-02T11:05:00.000Z", "<synthetic>", 5000000), `"requestedModel":"<synthetic>"`, `"isApiErrorMessage":true`, 1)
+	noUsage := strings.Replace(assistant("m8", "2026-05-02T11:06:00.000Z", "claude-sonnet-5-5", 1), `"usage":{"input_tokens":1,"output_tokens":0}`, `"usage":null`, 1)
+	write(tr, m1+m1)
+	// A copy whose original is not read (deleted, or older than the
+	// window): cc-extract leaves it out too.
+	orphan := strings.Replace(assistant("m7", "2026-05-02T10:40:00.000Z", "claude-sonnet-5-5", 700000), `"sessionId":"s"`, `"sessionId":"fork","requestSessionId":"gone"`, 1)
+	write(other, copied+orphan+assistant("m2", "2026-05-02T11:00:00.000Z", "claude-sonnet-5-5", 500000)+synthetic+noUsage)
+	args := []string{"--cache-dir", filepath.Join(root, "cache"), "--now", "2026-05-02T12:46:00Z", "--jq", "[.block_cost_usd, .block_unpriced] | @json", "-r"}
+	for _, payload := range []string{tr, other} { // either session asks
+		code, out, errs := run(t, realPayload(t, payload, nil), args...)
+		if code != 0 || out != "[3,0]\n" {
+			t.Errorf("asked from %s: exit %d, %q, %s", filepath.Base(payload), code, out, errs)
+		}
+	}
+}

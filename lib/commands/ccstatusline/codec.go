@@ -10,7 +10,7 @@ import (
 // would cost every call its package initialisation (a status line refresh is
 // a few milliseconds in all), and it is slower to decode.
 
-const ledgersMagic = "ccsl-ledgers-1\n"
+const ledgersMagic = "ccsl-ledgers-3\n"
 
 func (ls *ledgers) marshal() []byte {
 	b := []byte(ledgersMagic)
@@ -28,9 +28,13 @@ func (ls *ledgers) marshal() []byte {
 			b = putStr(b, m.Key)
 			b = binary.AppendVarint(b, m.TS)
 			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(m.USD))
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(m.Tokens))
 			u := byte(0)
 			if m.Unpriced {
 				u = 1
+			}
+			if m.Copied {
+				u |= 2
 			}
 			b = append(b, u)
 		}
@@ -57,7 +61,9 @@ func (ls *ledgers) unmarshal(b []byte) error {
 		for j := 0; j < nm && d.err == nil; j++ {
 			m := msg{Key: d.str(), TS: d.varint()}
 			m.USD = math.Float64frombits(d.u64())
-			m.Unpriced = d.byte1() == 1
+			m.Tokens = math.Float64frombits(d.u64())
+			flags := d.byte1()
+			m.Unpriced, m.Copied = flags&1 != 0, flags&2 != 0
 			l.Msgs = append(l.Msgs, m)
 		}
 		files[l.Path] = l

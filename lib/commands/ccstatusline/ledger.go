@@ -28,7 +28,7 @@ import (
 const keepWindow = 24 * time.Hour
 
 // ledgerVersion changes when the cache format or the pricing changes.
-const ledgerVersion = "2/" + "claude-code-2.1.328"
+const ledgerVersion = "3/" + "claude-code-2.1.328"
 
 type ledger struct {
 	Path    string `json:"path"`
@@ -49,6 +49,12 @@ type msg struct {
 	// Unpriced: the usage could not be priced (USD is 0 and must not be
 	// shown as a cost).
 	Unpriced bool `json:"unpriced,omitempty"`
+	// Tokens is the usage's token count, which decides which record of
+	// a message is kept (pricing.Replaces).
+	Tokens float64 `json:"n,omitempty"`
+	// Copied: a fork's copy of another session's message, which counts
+	// with the original's own record (latestBlock).
+	Copied bool `json:"c,omitempty"`
 }
 
 // ledgers are the cached ledgers of one config dir's transcripts, kept in
@@ -143,13 +149,17 @@ const maxLine = 64 << 20
 
 // line is the part of an assistant record a ledger reads.
 type line struct {
-	Type           string `json:"type"`
-	Timestamp      string `json:"timestamp"`
-	RequestID      string `json:"requestId"`
-	RequestedModel string `json:"requestedModel"`
-	IsSidechain    bool   `json:"isSidechain"`
-	IsAPIError     bool   `json:"isApiErrorMessage"`
-	Message        *struct {
+	Type             string `json:"type"`
+	UUID             string `json:"uuid"`
+	Timestamp        string `json:"timestamp"`
+	SessionID        string `json:"sessionId"`
+	RequestID        string `json:"requestId"`
+	RequestRef       string `json:"requestRef"`
+	RequestSessionID string `json:"requestSessionId"`
+	RequestedModel   string `json:"requestedModel"`
+	IsSidechain      bool   `json:"isSidechain"`
+	IsAPIError       bool   `json:"isApiErrorMessage"`
+	Message          *struct {
 		ID    string          `json:"id"`
 		Model string          `json:"model"`
 		Usage json.RawMessage `json:"usage"`
@@ -157,8 +167,8 @@ type line struct {
 }
 
 // readFrom reads the whole lines after Offset, until the end or the
-// deadline (done false). A response's records repeat its usage; the last
-// one read wins, under one key.
+// deadline (done false). The records of one response are one message,
+// merged as lib/pricing's billing rule says.
 func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time) (done bool, err error) {
 	if cat == nil {
 		cat = pricing.Embedded()
@@ -215,8 +225,13 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time)
 			continue
 		}
 		var r line
-		if json.Unmarshal(b, &r) != nil || r.Type != "assistant" || r.Message == nil || len(r.Message.Usage) == 0 ||
-			r.IsAPIError || r.Message.Model == "<synthetic>" {
+		if json.Unmarshal(b, &r) != nil || r.Message == nil {
+			continue
+		}
+		rec := pricing.Record{Type: r.Type, Model: r.Message.Model, UsageObject: isObject(r.Message.Usage), APIError: r.IsAPIError,
+			MessageID: r.Message.ID, RequestID: r.RequestID, RequestRef: r.RequestRef, UUID: r.UUID,
+			SessionID: r.SessionID, RequestSessionID: r.RequestSessionID}
+		if !rec.Billable() {
 			continue
 		}
 		t, err := time.Parse(time.RFC3339Nano, r.Timestamp)
@@ -227,24 +242,33 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time)
 		if model == "" {
 			model = r.Message.Model
 		}
-		m := msg{Key: r.Message.ID + "\x00" + r.RequestID, TS: t.UnixMilli()}
+		m := msg{Key: rec.Key(), TS: t.UnixMilli(), Copied: rec.Copied()}
 		u, perr := pricing.ParseUsage(r.Message.Usage)
 		if perr != nil {
 			m.Unpriced = true
 		} else {
-			m.USD = cat.Cost(model, &u).USD
+			m.USD, m.Tokens = cat.Cost(model, &u).USD, u.Tokens()
 			if !r.IsSidechain {
 				l.Context = int64(u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens)
 				l.ContextModel = model
 			}
 		}
-		if i, ok := index[m.Key]; ok {
-			l.Msgs[i] = m
-		} else {
+		i, ok := index[m.Key]
+		switch {
+		case !ok:
 			index[m.Key] = len(l.Msgs)
 			l.Msgs = append(l.Msgs, m)
+		case pricing.Replaces(m.Tokens, l.Msgs[i].Tokens):
+			m.TS = l.Msgs[i].TS // a message keeps its first record's time
+			l.Msgs[i] = m
 		}
 	}
+}
+
+// isObject says a raw JSON value is an object (a usage that can be read).
+func isObject(raw json.RawMessage) bool {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	return len(raw) > 0 && raw[0] == '{'
 }
 
 // prune drops messages older than keepWindow.

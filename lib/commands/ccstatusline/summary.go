@@ -104,12 +104,22 @@ func (s *summary) write(path string) {
 	}
 }
 
-// latestBlock finds the block holding the latest message.
+// latestBlock finds the block holding the latest message. A message in
+// several transcripts (a fork's copies of the original's) counts once, as
+// lib/pricing's billing rule merges its records, and only when the
+// transcript of the session that made it was read, as cc-extract counts
+// it.
 func latestBlock(msgs []msg) blockSum {
+	msgs = dedup(msgs)
 	if len(msgs) == 0 {
 		return blockSum{}
 	}
-	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].TS < msgs[j].TS })
+	sort.SliceStable(msgs, func(i, j int) bool {
+		if msgs[i].TS != msgs[j].TS {
+			return msgs[i].TS < msgs[j].TS
+		}
+		return msgs[i].Key < msgs[j].Key // the ledgers come in no set order
+	})
 	times := make([]time.Time, len(msgs))
 	for i, m := range msgs {
 		times[i] = time.UnixMilli(m.TS)
@@ -124,6 +134,34 @@ func latestBlock(msgs []msg) blockSum {
 		b.USD += m.USD
 	}
 	return b
+}
+
+// dedup keeps one msg per key, in place: the original's own record over a
+// fork's copy, else the one pricing.Replaces keeps; a message read only as
+// a copy is dropped.
+func dedup(msgs []msg) []msg {
+	index := make(map[string]int, len(msgs))
+	out := msgs[:0]
+	for _, m := range msgs {
+		i, ok := index[m.Key]
+		switch {
+		case !ok:
+			index[m.Key] = len(out)
+			out = append(out, m)
+		case out[i].Copied && !m.Copied,
+			out[i].Copied == m.Copied && pricing.Replaces(m.Tokens, out[i].Tokens):
+			m.TS = min(m.TS, out[i].TS)
+			out[i] = m
+		}
+	}
+	k := 0
+	for _, m := range out {
+		if !m.Copied {
+			out[k] = m
+			k++
+		}
+	}
+	return out[:k]
 }
 
 // blockAndContext fills the block from the summary when it holds, else
