@@ -11,6 +11,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/registry"
 	"github.com/ccpipe/ccpipe/lib/render"
+	"github.com/ccpipe/ccpipe/lib/sessions"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -69,6 +70,9 @@ func (o *options) runFollow(env *cli.Env, args []string, ropts render.Options) e
 			last = sig
 			if o.subagents {
 				s.Agents, _ = render.AgentsOf(path)
+			}
+			if t, err := sessions.Title(path); err == nil {
+				s.Title = t // a title set since the last render
 			}
 			if err := renderFile(env.Ctx, out, s, ropts); err != nil {
 				if env.Ctx.Err() != nil {

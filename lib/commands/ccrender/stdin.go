@@ -10,6 +10,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/render"
+	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
 // record is what a stdin line says about itself: a session record has a
@@ -26,6 +27,7 @@ type record struct {
 		TranscriptPath string `json:"transcript_path"`
 	} `json:"active"`
 	CCSource *struct {
+		Path      string `json:"path"`
 		SessionID string `json:"session_id"`
 		AgentID   string `json:"agent_id"`
 		ToolUseID string `json:"tool_use_id"`
@@ -94,6 +96,7 @@ type spool struct {
 // spooled is one session's entries: the main ones and each subagent's.
 type spooled struct {
 	id     string
+	source string // the main transcript the entries came from (cc_source.path)
 	main   *spoolFile
 	agents map[string]*spoolFile
 	tools  map[string]string // Agent tool_use id -> agent id
@@ -124,12 +127,12 @@ func (sp *spool) file(name string) (*spoolFile, error) {
 }
 
 func (sp *spool) add(r *record, line []byte) error {
-	sid, aid, tool := r.SessionID, r.AgentID, ""
+	sid, aid, tool, src := r.SessionID, r.AgentID, "", ""
 	if c := r.CCSource; c != nil {
 		if c.SessionID != "" {
 			sid = c.SessionID
 		}
-		aid, tool = c.AgentID, c.ToolUseID
+		aid, tool, src = c.AgentID, c.ToolUseID, c.Path
 	}
 	if sp.byID == nil {
 		sp.byID = map[string]*spooled{}
@@ -160,6 +163,9 @@ func (sp *spool) add(r *record, line []byte) error {
 	case aid == "":
 		if s.main == nil {
 			s.main, err = sp.file("main")
+		}
+		if s.source == "" {
+			s.source = src
 		}
 		f = s.main
 	default:
@@ -207,6 +213,12 @@ func (s *spooled) session() render.Session {
 	rs := render.Session{ID: s.id, Agents: map[string]string{}}
 	if s.main != nil {
 		rs.Path = s.main.path
+		// The entries' own title records (cc-entries passes them, not
+		// with --branch), else their transcript's title.
+		rs.Title, _ = sessions.Title(rs.Path)
+		if rs.Title == "" && s.source != "" {
+			rs.Title, _ = sessions.Title(s.source)
+		}
 	}
 	for aid, f := range s.agents {
 		rs.Agents[aid] = f.path

@@ -31,7 +31,8 @@ Modes (at most one):
                  process still runs; records of another pid namespace are
                  kept with liveness "unknown")
   --find QUERY   one session: pid:<n>, <profile>/<name>, a session id, a
-                 session name, or a unique prefix of a session id
+                 running session's name, a unique prefix of a session id,
+                 or a title (custom or AI; running sessions, then ended)
   --current      the session this command runs inside (a Bash tool call, a
                  hook): from CLAUDE_PID / CLAUDE_CODE_SESSION_ID, else the
                  first registered parent process

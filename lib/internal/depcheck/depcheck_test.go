@@ -63,7 +63,7 @@ var arrows = map[string][]string{
 	"lib/commands/ccsend":     {"lib/cli", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
 	"lib/commands/cchook":     {"lib/cli", "lib/hooks", "lib/hooks/rules"},
 	"lib/commands/cccassette": {"lib/cassette", "lib/cassette/proxy", "lib/cli", "lib/jq", "lib/ndjson", "lib/transcript"},
-	"lib/commands/ccrender":   {"lib/cli", "lib/registry", "lib/render", "lib/transcript"},
+	"lib/commands/ccrender":   {"lib/cli", "lib/registry", "lib/render", "lib/sessions", "lib/transcript"},
 
 	"cmd/cc-profiles": {"lib/commands/ccprofiles"},
 	"cmd/cc-sessions": {"lib/commands/ccsessions"},
