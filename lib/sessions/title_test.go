@@ -33,9 +33,9 @@ func titleTree(t *testing.T) ([]profiles.Profile, []Active) {
 		"projects/-w-e/" + idE + ".jsonl": {lineStart, lineAI, lineEnd, lastPrompt},
 		"projects/-w-f/" + idF + ".jsonl": {lineStart, pad, lineEnd, lastPrompt,
 			`{"type":"custom-title","customTitle":"Beta calc work"}`, lineStart, lineEnd, lastPrompt},
-		"projects/-w-a/" + idA + ".jsonl": {`{"type":"custom-title","customTitle":"shared"}`, lineStart, lineEnd, lastPrompt},
-		"projects/-w-b/" + idB + ".jsonl": {`{"type":"custom-title","customTitle":"shared"}`, lineStart, lineEnd, lastPrompt},
-		"projects/-w-c/" + idC + ".jsonl": {`{"type":"custom-title","customTitle":"twice"}`, lineStart, lineEnd, lastPrompt},
+		"projects/-w-a/" + idA + ".jsonl":                                 {`{"type":"custom-title","customTitle":"shared"}`, lineStart, lineEnd, lastPrompt},
+		"projects/-w-b/" + idB + ".jsonl":                                 {`{"type":"custom-title","customTitle":"shared"}`, lineStart, lineEnd, lastPrompt},
+		"projects/-w-c/" + idC + ".jsonl":                                 {`{"type":"custom-title","customTitle":"twice"}`, lineStart, lineEnd, lastPrompt},
 		"projects/-w-g/" + idC[:8] + "-1111-4000-8000-000000000007.jsonl": {`{"type":"custom-title","customTitle":"twice"}`, lineStart, lineEnd, lastPrompt},
 	} {
 		p := filepath.Join(cfg, path)
