@@ -23,7 +23,9 @@ func TestImportRunEnd(t *testing.T) {
 	}
 	text := func(s string) string { return `{"type":"text","text":"` + s + `"}` }
 	thinking := `{"type":"thinking","thinking":"hmm","signature":"x"}`
-	use := func(id string) string { return `{"type":"tool_use","id":"` + id + `","name":"Bash","input":{"command":"ls"}}` }
+	use := func(id string) string {
+		return `{"type":"tool_use","id":"` + id + `","name":"Bash","input":{"command":"ls"}}`
+	}
 	result := func(sec int, id string) string {
 		return `{"type":"user",` + at(sec) + `,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `","content":"ok"}]}}`
 	}
