@@ -38,6 +38,7 @@ var arrows = map[string][]string{
 	"lib/jsonscan": nil,
 	"lib/ndjson":   {"lib/jsonscan"},
 	"lib/jq":       nil,
+	"lib/records":  {"lib/jsonscan"},
 
 	"lib/profiles":      {"lib/regular"},
 	"lib/registry":      {"lib/regular", "lib/transcript"},
