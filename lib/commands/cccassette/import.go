@@ -1,6 +1,7 @@
 package cccassette
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/cassette"
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -260,7 +262,7 @@ func (o *importOptions) stdin(env *cli.Env) error {
 			}
 			continue
 		}
-		if p, ok := v.GetString("transcript_path"); ok && !v.Has("message") {
+		if p := sessionPath(line); p != "" {
 			flush()
 			if err := o.session(env, p); err != nil {
 				return err
@@ -298,6 +300,20 @@ func (o *importOptions) stdin(env *cli.Env) error {
 	}
 	flush()
 	return nil
+}
+
+// sessionPath is the transcript a stdin record names when it is not a
+// transcript entry (records.Classify): a session record, a hook payload,
+// a fact with a transcript_path; "" for an entry or a record naming none.
+func sessionPath(line []byte) string {
+	if !bytes.Contains(line, []byte(`"transcript_path"`)) {
+		return "" // the byte test spares a scan of every transcript line
+	}
+	r, err := records.Classify(line)
+	if err != nil {
+		return ""
+	}
+	return r.SessionPath()
 }
 
 // groupOf names the transcript a cc-entries line came from: its

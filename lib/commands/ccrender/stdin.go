@@ -9,36 +9,22 @@ import (
 	"path/filepath"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/render"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
-// record is what a stdin line says about itself: a session record has a
-// transcript_path and no transcript fields; an entry has a type, a uuid
-// or a cc_source.
+// record is what the spool needs of a transcript entry (records.Classify
+// tells entries from session records).
 type record struct {
-	Type           json.RawMessage `json:"type"`
-	UUID           json.RawMessage `json:"uuid"`
-	SessionID      string          `json:"sessionId"`
-	AgentID        string          `json:"agentId"`
-	TranscriptPath string          `json:"transcript_path"`
-	ID             string          `json:"session_id"`
-	Active         *struct {
-		TranscriptPath string `json:"transcript_path"`
-	} `json:"active"`
-	CCSource *struct {
+	SessionID string `json:"sessionId"`
+	AgentID   string `json:"agentId"`
+	CCSource  *struct {
 		Path      string `json:"path"`
 		SessionID string `json:"session_id"`
 		AgentID   string `json:"agent_id"`
 		ToolUseID string `json:"tool_use_id"`
 	} `json:"cc_source"`
-}
-
-func (r *record) path() string {
-	if r.TranscriptPath == "" && r.Active != nil {
-		return r.Active.TranscriptPath
-	}
-	return r.TranscriptPath
 }
 
 // readStdin renders each session record as it comes. Entries are kept in
@@ -50,18 +36,24 @@ func (o *options) readStdin(env *cli.Env, add func(render.Session) error) error 
 	defer sp.remove()
 	used := 0
 	_, err := env.EachInput(func(line []byte, n int) error {
-		var r record
-		if err := json.Unmarshal(line, &r); err != nil {
+		kind, err := records.Classify(line)
+		if err != nil {
 			env.SkipInput(n, "%v, line skipped", err)
 			return nil
 		}
-		if r.Type == nil && r.UUID == nil && r.CCSource == nil {
-			if r.path() == "" {
-				env.SkipInput(n, "neither a transcript entry nor a session record (no type, uuid, cc_source or transcript_path), skipped")
+		if kind.Kind != records.Entry {
+			if kind.SessionPath() == "" {
+				env.SkipInput(n, "neither a transcript entry nor a session record (a %s), skipped", kind.Kind)
 				return nil
 			}
 			used++
-			return add(o.sessionOf(r.path(), r.ID))
+			return add(o.sessionOf(kind.SessionPath(), kind.SessionID))
+		}
+		var r record
+		if err := json.Unmarshal(line, &r); err != nil {
+			// Fields of another type than Claude Code writes: the entry
+			// is kept, under the session of the entries around it.
+			r = record{}
 		}
 		used++
 		return sp.add(&r, line)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
@@ -183,6 +184,12 @@ func (o *options) loadProfiles(env *cli.Env) ([]profiles.Profile, error) {
 		skipped := 0
 		_, err := env.EachInput(func(line []byte, lineno int) error {
 			p, err := profiles.FromRecord(line)
+			if err == nil {
+				// A config_dir in a record of another kind (records.Classify).
+				if rec, _ := records.Classify(line); rec.Kind != records.Profile {
+					err = fmt.Errorf("a %s with a config_dir", rec.Kind)
+				}
+			}
 			if err != nil {
 				env.SkipInput(lineno, "not a profile record, skipped: %v", err)
 				skipped++
