@@ -46,11 +46,12 @@ const (
 // soon as it is known: the head until the first prompt, the cwd and the
 // start time are found (at most head bytes), and the tail backwards until
 // the newest last-prompt record and a user-set title (at most tail bytes).
-// Claude Code 2.1.328 re-appends last-prompt followed by the current
-// custom-title and ai-title at the end of an interactive turn, but a title
-// set in the last run (-n with --resume, /rename) stays where it was
-// written, so without a title after the last-prompt the whole tail window
-// is read (as Claude Code's session list reads it). A compressed transcript is decompressed as a stream: its head is
+// Claude Code 2.1.328 often re-appends last-prompt followed by the current
+// custom-title and ai-title at the end of a turn, but not always: a title
+// given with -n on a --resume stays where it was written, and later runs
+// do not re-append it (seen with the real CLI). So without a title after
+// the last-prompt the whole tail window is read, as Claude Code's own
+// session list reads it. A compressed transcript is decompressed as a stream: its head is
 // bounded the same way, but its tail can only be reached by reading through.
 func readSummary(path string, size int64, compressed bool, head, tail int64) (summary, error) {
 	if head <= 0 {
