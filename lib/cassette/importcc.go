@@ -3,6 +3,7 @@ package cassette
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -238,6 +239,10 @@ func (im *ClaudeCodeImporter) Finish() (Cassette, error) {
 			return Cassette{}, errors.New("a tool_result answers no tool_use in the transcript")
 		}
 	}
+	if !slices.ContainsFunc(turns, func(t *ccTurn) bool { return !t.human }) {
+		// Blackbox refuses it too: there is no run to replay.
+		return Cassette{}, errors.New("the transcript has no assistant messages")
+	}
 
 	// The tool list: every tool_use name in first-use order.
 	var tools []Value
@@ -277,13 +282,20 @@ func (im *ClaudeCodeImporter) Finish() (Cassette, error) {
 		return ObjectValue(Member{"messages", ArrayValue(append([]Value(nil), history...)...)}, Member{"tools", toolsV})
 	}
 	callN := 0
+	// The run ends with the last answer (Blackbox's rule): a user record
+	// after it (a prompt, a meta reminder such as "The user named this
+	// session ...", a prompt answered only by thinking or empty text) only
+	// extends the history, which no later step shows; it opens no step and
+	// leaves the run completed. Only a tool call clears the answer.
 	var lastAnswer *ccTurn
 	var lastAnswerText string
-	var humanAfter *ccTurn
+	build := func() Cassette {
+		h := Header{Version: Version, ID: id, CreatedAt: createdAt}
+		return Cassette{Header: h.Value(), Steps: steps}
+	}
 	for i, t := range turns {
 		if t.human {
 			history = append(history, ObjectValue(Member{"role", StringValue("user")}, Member{"content", StringValue(t.text)}))
-			humanAfter = t
 			continue
 		}
 		var texts, thinking []string
@@ -304,9 +316,8 @@ func (im *ClaudeCodeImporter) Finish() (Cassette, error) {
 		}
 		text := strings.Join(texts, "\n\n")
 		if len(uses) == 0 && text == "" {
-			continue
+			continue // thinking or empty text only: nothing a step can hold
 		}
-		humanAfter = nil
 		if err := add(ModelInput, t.ts, snapshot()); err != nil {
 			return Cassette{}, err
 		}
@@ -363,10 +374,13 @@ func (im *ClaudeCodeImporter) Finish() (Cassette, error) {
 		for _, c := range calls {
 			head := []Member{{"toolCallId", StringValue(c.id)}, {"toolName", StringValue(c.name)}}
 			if c.res == nil {
+				// The session was cut off while this call ran (only the
+				// last model turn may lack results): the run ends here,
+				// incomplete, as Blackbox ends it.
 				if err := add(ToolCall, t.ts, ObjectValue(append(head, Member{"toolInput", c.input})...)); err != nil {
 					return Cassette{}, err
 				}
-				continue
+				return build(), nil
 			}
 			ts := max(c.res.ts, t.ts)
 			if err := add(ToolCall, ts, ObjectValue(append(head, Member{"toolInput", c.input})...)); err != nil {
@@ -392,19 +406,13 @@ func (im *ClaudeCodeImporter) Finish() (Cassette, error) {
 		}
 		lastAnswer = nil
 	}
-	switch {
-	case humanAfter != nil:
-		if err := add(ModelInput, humanAfter.ts, snapshot()); err != nil {
-			return Cassette{}, err
-		}
-	case lastAnswer != nil:
+	if lastAnswer != nil {
 		if err := add(Metadata, lastAnswer.ts, ObjectValue(Member{"event", StringValue("run_completed")},
 			Member{"status", StringValue("success")}, Member{"result", StringValue(lastAnswerText)})); err != nil {
 			return Cassette{}, err
 		}
 	}
-	h := Header{Version: Version, ID: id, CreatedAt: createdAt}
-	return Cassette{Header: h.Value(), Steps: steps}, nil
+	return build(), nil
 }
 
 // usageStep writes the --with-usage metadata step of a model turn.

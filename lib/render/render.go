@@ -48,6 +48,11 @@ type Session struct {
 	// Agents maps an Agent tool_use id, or a subagent id, to the subagent's
 	// transcript, which is rendered inside that Agent call.
 	Agents map[string]string
+	// Title heads the page: the session's newest title, known before the
+	// transcript is read (the head is written before a title set later in
+	// the session is reached). Empty: the title records read before the
+	// head is written, if any.
+	Title string
 }
 
 // AgentsOf lists the subagent transcripts next to a main transcript, by
@@ -203,7 +208,7 @@ func (d *Doc) Session(ctx context.Context, s Session) error {
 		return fmt.Errorf("session %s: no transcript (only subagent entries?)", s.ID)
 	}
 	d.n++
-	m := &Meta{N: d.n, SessionID: s.ID}
+	m := &Meta{N: d.n, SessionID: s.ID, Title: s.Title}
 	if m.SessionID == "" {
 		m.SessionID = transcript.SessionID(s.Path)
 	}
@@ -370,7 +375,7 @@ func (r *fileRun) entry(o extract.Origin, e *transcript.Entry) error {
 			AITitle     string `json:"aiTitle"`
 		}
 		_ = json.Unmarshal(e.Raw, &t)
-		if r.depth == 0 {
+		if r.depth == 0 && r.sess.Title == "" {
 			if t.CustomTitle != "" {
 				r.meta.Title = t.CustomTitle
 			} else if t.AITitle != "" && r.meta.Title == "" {

@@ -16,14 +16,14 @@ import (
 // NotFoundError means no session matches the query.
 type NotFoundError struct {
 	Query string
-	// ByName is set when the query could only have been a name or an id
-	// prefix: names are those of running sessions, and the message says so.
+	// ByName is set when the query could only have been a name, a title
+	// or an id prefix: the message says what was tried.
 	ByName bool
 }
 
 func (e *NotFoundError) Error() string {
 	if e.ByName {
-		return fmt.Sprintf("no session matches %q (names match running sessions only; find an ended session by its id or an id prefix)", e.Query)
+		return fmt.Sprintf("no session matches %q (by name, title, id or id prefix)", e.Query)
 	}
 	return fmt.Sprintf("no session matches %q", e.Query)
 }
@@ -52,9 +52,11 @@ type FindOptions struct {
 }
 
 // Find finds one session of the profiles. The query is, in this order:
-// pid:<n>; an address <profile>/<name>; a session id; a session name; a
-// unique prefix of a session id. Running sessions are matched by their
-// registry records, sessions that ended by their transcripts. The session
+// pid:<n>; an address <profile>/<name>; a session id; a running session's
+// name; a unique prefix of a session id; a title (custom or AI, as the
+// session record gives it), running sessions first, then ended ones.
+// Running sessions are matched by their registry records, sessions that
+// ended by their transcripts. The session
 // comes back with its transcript summary and its Active record when it
 // runs. Errors: *NotFoundError, *AmbiguousError (with candidates).
 func Find(ctx context.Context, query string, profs []profiles.Profile, opt FindOptions) (Session, error) {
@@ -119,7 +121,12 @@ func Find(ctx context.Context, query string, profs []profiles.Profile, opt FindO
 	if len(hits) > 0 {
 		return pick(ctx, query, hits, profs, opt)
 	}
-	return findPrefix(ctx, query, actives, profs, opt)
+	s, err := findPrefix(ctx, query, actives, profs, opt)
+	var nf *NotFoundError
+	if errors.As(err, &nf) {
+		return findTitle(ctx, query, actives, profs)
+	}
+	return s, err
 }
 
 // pick turns matching running sessions into the result or an ambiguity.

@@ -216,7 +216,7 @@ func FuzzFromRecord(f *testing.F) {
 
 // TestFindEmptyNameMatchesNothing is issue 13 item 20: "p/" is no address,
 // and an unnamed running session is not found by it (nor by ""); item 19:
-// a name that matches nothing says names are those of running sessions.
+// a name that matches nothing says what a query is matched against.
 func TestFindEmptyNameMatchesNothing(t *testing.T) {
 	profs, actives := findTree(t)
 	actives = append(actives, Active{Address: "p/", Profile: "p", Pid: 13, SessionID: idC, Name: "", Liveness: "alive"})
@@ -230,7 +230,7 @@ func TestFindEmptyNameMatchesNothing(t *testing.T) {
 	}
 	_, err := Find(context.Background(), "some old title", profs, opt)
 	var nf *NotFoundError
-	if !errors.As(err, &nf) || !nf.ByName || !regexpMatch(`names match running sessions only`, err.Error()) {
+	if !errors.As(err, &nf) || !nf.ByName || !regexpMatch(`by name, title, id or id prefix`, err.Error()) {
 		t.Errorf("Find(title) = %v", err)
 	}
 }

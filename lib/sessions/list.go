@@ -410,16 +410,7 @@ func summarizeOne(s *Session, opt ListOptions) error {
 		s.LastActivityAt = s.Mtime
 	}
 	s.BytesRead = sum.bytesRead
-	s.Title = sum.customTitle
-	if s.Title == "" && !s.noDir {
-		s.Title = customTitleFile(sessDir)
-	}
-	if s.Title == "" {
-		s.Title = sum.headCustom
-	}
-	if s.Title == "" {
-		s.Title = sum.aiTitle
-	}
+	s.Title = sum.title(sessDir, s.noDir)
 	s.HasSubagents = !s.noDir && hasSubagents(sessDir)
 	return err
 }

@@ -45,10 +45,13 @@ const (
 // readSummary reads what listing needs of a plain transcript and stops as
 // soon as it is known: the head until the first prompt, the cwd and the
 // start time are found (at most head bytes), and the tail backwards until
-// the newest last-prompt record (at most tail bytes). Claude Code 2.1.328
-// re-appends last-prompt followed by the current custom-title and ai-title
-// at the end of every turn, so the newest titles are the ones written after
-// it. A compressed transcript is decompressed as a stream: its head is
+// the newest last-prompt record and a user-set title (at most tail bytes).
+// Claude Code 2.1.328 often re-appends last-prompt followed by the current
+// custom-title and ai-title at the end of a turn, but not always: a title
+// given with -n on a --resume stays where it was written, and later runs
+// do not re-append it (seen with the real CLI). So without a title after
+// the last-prompt the whole tail window is read, as Claude Code's own
+// session list reads it. A compressed transcript is decompressed as a stream: its head is
 // bounded the same way, but its tail can only be reached by reading through.
 func readSummary(path string, size int64, compressed bool, head, tail int64) (summary, error) {
 	if head <= 0 {
@@ -121,8 +124,8 @@ func (s *summary) readHead(f *os.File, limit int64) (int64, error) {
 }
 
 // readTail scans the lines of f between lo and size newest first, reading
-// backwards in chunks, until it has passed a last-prompt record and a timed
-// user or assistant record. headEnd is where the head's scan stopped: a
+// backwards in chunks, until it has passed a last-prompt record, a timed
+// user or assistant record and a custom-title record. headEnd is where the head's scan stopped: a
 // window starting there starts with a whole line, any other with a
 // fragment.
 func (s *summary) readTail(f *os.File, size, lo, headEnd int64) error {
@@ -179,7 +182,12 @@ func (s *summary) readTail(f *os.File, size, lo, headEnd int64) error {
 			// than the prompt before them: the last activity is known
 			// at a timed user or assistant record.
 			seenTurn = seenTurn || (!t.last.IsZero() && (typ == "user" || typ == "assistant"))
-			if seenLast && seenTurn {
+			// A title set in the last run is written where it was set
+			// (-n on --resume, /rename) and not re-appended after
+			// last-prompt: without a user-set title so far, the rest of
+			// the tail window is read, as Claude Code's own session list
+			// reads its whole tail window.
+			if seenLast && seenTurn && s.customTitle != "" {
 				return nil
 			}
 		}

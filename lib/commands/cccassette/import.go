@@ -1,6 +1,7 @@
 package cccassette
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/cassette"
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -27,10 +29,13 @@ calls numbered call-0, call-1, ... in transcript order (provider ids are
 never stored); each call with a result gives a tool_call and a
 tool_result (result: the content, JSON-parsed when it parses; error: its
 text when is_error) at the result's time. A call without a result is
-allowed only in the last model turn (a session cut off mid-tool). The run
-ends with metadata run_completed and the last answer, or stays
-incomplete (it ended on tool calls, or a prompt came after the last
-answer). Thinking, model names, usage and stop reasons are dropped.
+allowed only in the last model turn (a session cut off mid-tool): the run
+ends at that call, incomplete. The run ends with the last answer
+(metadata run_completed, success): user records after it (a prompt, a
+meta reminder such as the one /rename writes, a prompt answered only by
+thinking or empty text) open no step; it stays incomplete when tool calls
+came after the last answer. A transcript without an assistant message is
+refused. Thinking, model names, usage and stop reasons are dropped.
 
 Input: transcript paths (.jsonl, .jsonl.gz, .jsonl.zst), or on stdin
 session records (any record with a transcript_path, such as cc-sessions
@@ -257,7 +262,7 @@ func (o *importOptions) stdin(env *cli.Env) error {
 			}
 			continue
 		}
-		if p, ok := v.GetString("transcript_path"); ok && !v.Has("message") {
+		if p := sessionPath(line); p != "" {
 			flush()
 			if err := o.session(env, p); err != nil {
 				return err
@@ -295,6 +300,20 @@ func (o *importOptions) stdin(env *cli.Env) error {
 	}
 	flush()
 	return nil
+}
+
+// sessionPath is the transcript a stdin record names when it is not a
+// transcript entry (records.Classify): a session record, a hook payload,
+// a fact with a transcript_path; "" for an entry or a record naming none.
+func sessionPath(line []byte) string {
+	if !bytes.Contains(line, []byte(`"transcript_path"`)) {
+		return "" // the byte test spares a scan of every transcript line
+	}
+	r, err := records.Classify(line)
+	if err != nil {
+		return ""
+	}
+	return r.SessionPath()
 }
 
 // groupOf names the transcript a cc-entries line came from: its

@@ -118,7 +118,7 @@ func (o *options) command() *cli.Command {
 			f.StringVar(&o.archive, "archive", "", "write zstd copies of the transcripts (and their subagents, tool results) under `DIR`, print what was written")
 			f.BoolVarP(&o.follow, "follow", "f", false, "keep printing records as they are appended, until the session ends or a signal")
 			f.DurationVar(&o.poll, "poll", transcript.DefaultPoll, "with --follow, how often to check for new records (a `DURATION` such as 100ms)")
-			f.BoolVar(&o.branch, "branch", false, "only the records on the active conversation branch (walks parentUuid back from the newest record)")
+			f.BoolVar(&o.branch, "branch", false, "only the records on the active conversation branch, as Claude Code rebuilds it on resume (parentUuid back from the newest record, with every record of a parallel tool call)")
 			f.BoolVar(&o.diagnostics, "diagnostics", false, "decode every record and print one diagnostics record on stderr at the end")
 			f.IntVar(&o.maxLine, "max-line", 0, "skip lines longer than `BYTES` (default 1 GiB)")
 		},

@@ -10,7 +10,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
-	"github.com/ccpipe/ccpipe/lib/sessions"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -208,7 +208,10 @@ func (r *runner) sessionRecords(fn func(source) error) ([]source, error) {
 	var srcs []source
 	hinted := false
 	_, err := r.env.EachInput(func(line []byte, n int) error {
-		ref, err := sessions.FromRecord(line)
+		// Any record that names a transcript (records.Classify): a
+		// session record, a hook payload, a fact with a transcript_path,
+		// and cc-entries' own lines by their cc_source.
+		ref, err := records.Classify(line)
 		if err != nil || ref.TranscriptPath == "" {
 			msg := "record has no transcript_path, skipped"
 			if !hinted {

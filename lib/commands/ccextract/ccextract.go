@@ -22,6 +22,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/jsonscan"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/pricing"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
@@ -289,33 +290,13 @@ func addPaths(paths []string, add func(string) error, skip func(error)) error {
 	return nil
 }
 
-// probe is what the first stdin record says about the input.
-type probe struct {
-	Type           json.RawMessage `json:"type"`
-	UUID           json.RawMessage `json:"uuid"`
-	CCSource       json.RawMessage `json:"cc_source"`
-	TranscriptPath *string         `json:"transcript_path"`
-	Active         *struct {
-		TranscriptPath *string `json:"transcript_path"`
-	} `json:"active"`
-}
-
-func (p *probe) path() string {
-	switch {
-	case p.TranscriptPath != nil && *p.TranscriptPath != "":
-		return *p.TranscriptPath
-	case p.Active != nil && p.Active.TranscriptPath != nil:
-		return *p.Active.TranscriptPath
-	}
-	return ""
-}
-
 // maxProbe bounds the lines read to find the first valid stdin record.
 const maxProbe = 100
 
-// readStdin tells entries from session records by the first record: a
-// record with a transcript_path and no transcript fields (type, uuid,
-// cc_source) is a session record.
+// readStdin tells entries from session records by the first record
+// (records.Classify): a session record or a hook payload means session
+// records; anything else is read as transcript entries, where each line
+// that is not one is named and skipped.
 func (o *options) readStdin(env *cli.Env, x *extract.Extractor) error {
 	stdin := env.Stdin
 	if f, ok := stdin.(*os.File); ok {
@@ -323,7 +304,7 @@ func (o *options) readStdin(env *cli.Env, x *extract.Extractor) error {
 	}
 	br := bufio.NewReaderSize(stdin, 64<<10)
 	var head []byte
-	var first probe
+	var first records.Record
 	found := false
 	// Lines before the first record are held to be read again; a stream
 	// of garbage must not be held whole, so past maxProbe lines the input
@@ -334,7 +315,11 @@ func (o *options) readStdin(env *cli.Env, x *extract.Extractor) error {
 		// Malformed lines are left for EachInput to report; the first
 		// record decides.
 		t := bytes.TrimSpace(line)
-		found = len(t) > 0 && json.Unmarshal(t, &first) == nil
+		if len(t) > 0 {
+			var err error
+			first, err = records.Classify(t)
+			found = err == nil
+		}
 		if err != nil {
 			break
 		}
@@ -346,19 +331,15 @@ func (o *options) readStdin(env *cli.Env, x *extract.Extractor) error {
 	if !found {
 		return readEntries(env, x) // nothing but blank or malformed lines: report them
 	}
-	entries := first.Type != nil || first.UUID != nil || first.CCSource != nil
-	if !entries && first.path() == "" {
-		return errors.New("<stdin>: the first record is neither a transcript entry nor a session record (no type, uuid, cc_source or transcript_path)")
-	}
-	if !entries {
+	if first.Kind == records.Session || first.Kind == records.Hook {
 		return x.ReadTranscripts(env.Ctx, func(add func(string) error) error {
 			_, err := env.EachInput(func(line []byte, n int) error {
-				var p probe
-				if json.Unmarshal(line, &p) != nil || p.path() == "" {
+				r, err := records.Classify(line)
+				if err != nil || r.SessionPath() == "" {
 					env.SkipInput(n, "no transcript_path, record skipped")
 					return nil
 				}
-				return add(p.path())
+				return add(r.SessionPath())
 			})
 			return err
 		})

@@ -18,6 +18,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/search"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
@@ -177,11 +178,13 @@ func (o *options) fromStdin(env *cli.Env, s *search.Searcher) (int, error) {
 	seen := map[string]bool{}
 	noPath := 0
 	_, err := env.EachInput(func(line []byte, lineno int) error {
-		ref, err := sessions.FromRecord(line)
-		if err != nil || ref.TranscriptPath == "" {
+		// Any record that names a transcript (records.Classify); its
+		// cwd and profile come from the session fields it carries.
+		if rec, err := records.Classify(line); err != nil || rec.TranscriptPath == "" {
 			noPath++
 			return nil
 		}
+		ref, _ := sessions.FromRecord(line)
 		if seen[ref.TranscriptPath] {
 			return nil
 		}

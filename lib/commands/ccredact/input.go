@@ -3,13 +3,13 @@ package ccredact
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/ccpipe/ccpipe/lib/ndjson"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -18,39 +18,22 @@ type sessionRef struct {
 	path, id string
 }
 
-// asSession tells a session record (a transcript_path and none of the
-// fields of a transcript entry or a hook payload, as cc-render reads them)
-// from a record to redact as it is.
+// asSession tells a session record (records.Classify: a session record
+// with a transcript_path; not an entry, a hook payload or a fact) from a
+// record to redact as it is.
 func asSession(line []byte) (sessionRef, bool) {
 	if !bytes.Contains(line, []byte(`"transcript_path"`)) {
-		return sessionRef{}, false
+		return sessionRef{}, false // the byte test spares a scan of every transcript line
 	}
-	var rec struct {
-		Type           json.RawMessage `json:"type"`
-		UUID           json.RawMessage `json:"uuid"`
-		CCSource       json.RawMessage `json:"cc_source"`
-		HookEvent      json.RawMessage `json:"hook_event_name"`
-		TranscriptPath string          `json:"transcript_path"`
-		SessionID      string          `json:"session_id"`
-		Active         *struct {
-			TranscriptPath string `json:"transcript_path"`
-		} `json:"active"`
-	}
-	if json.Unmarshal(line, &rec) != nil || rec.Type != nil || rec.UUID != nil || rec.CCSource != nil || rec.HookEvent != nil {
-		return sessionRef{}, false
-	}
-	path := rec.TranscriptPath
-	if path == "" && rec.Active != nil {
-		path = rec.Active.TranscriptPath
-	}
-	if path == "" {
+	rec, err := records.Classify(line)
+	if err != nil || rec.Kind != records.Session || rec.TranscriptPath == "" {
 		return sessionRef{}, false
 	}
 	id := rec.SessionID
 	if id == "" {
-		id = transcript.SessionID(path)
+		id = transcript.SessionID(rec.TranscriptPath)
 	}
-	return sessionRef{path, id}, true
+	return sessionRef{rec.TranscriptPath, id}, true
 }
 
 // stopError carries an error that ends the run (the output went away, a

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/render"
+	"github.com/ccpipe/ccpipe/lib/sessions"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -30,8 +31,10 @@ nested under the Agent call that started them). Output goes to stdout (all
 sessions in one document), to --out FILE, or with --out-dir to one file per
 session named <session id>.md or .html.
 
-A page has: the title (custom or AI title), session id, directory, branch,
-start time and Claude Code version; every prompt with its origin (human,
+A page has: the session's newest title (the title cc-sessions gives it,
+so a title set late in the session heads the page), session id,
+directory, branch, start time and Claude Code version; every prompt with
+its origin (human,
 peer, task-notification, coordinator; queued when typed while Claude
 worked), numbered, with a table of contents; assistant text as Markdown;
 thinking folded; every tool call with its input and result (Bash and
@@ -203,6 +206,9 @@ func (o *options) sessionOf(path, id string) render.Session {
 	if s.ID == "" {
 		s.ID = transcript.SessionID(path)
 	}
+	// The page is headed by the title cc-sessions gives the session (its
+	// newest), read before the transcript; unreadable: none.
+	s.Title, _ = sessions.Title(path)
 	if o.subagents {
 		s.Agents, _ = render.AgentsOf(path) // an unreadable dir just has no subagents to show
 	}

@@ -1,7 +1,6 @@
 package ccrender
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -9,8 +8,10 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/registry"
 	"github.com/ccpipe/ccpipe/lib/render"
+	"github.com/ccpipe/ccpipe/lib/sessions"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -26,14 +27,14 @@ func (o *options) runFollow(env *cli.Env, args []string, ropts render.Options) e
 		return cli.Usagef("--follow follows one session (%d named)", len(args))
 	case env.HasInput():
 		_, err := env.EachInput(func(line []byte, n int) error {
-			var r record
-			if json.Unmarshal(line, &r) != nil || r.Type != nil || r.UUID != nil || r.CCSource != nil || r.path() == "" {
+			r, err := records.Classify(line)
+			if err != nil || r.SessionPath() == "" {
 				return cli.Usagef("--follow needs a transcript or a session record, not entries (<stdin>:%d)", n)
 			}
 			if path != "" {
 				return cli.Usagef("--follow follows one session (<stdin> has more)")
 			}
-			path, id = r.path(), r.ID
+			path, id = r.SessionPath(), r.SessionID
 			return nil
 		})
 		if err != nil {
@@ -69,6 +70,9 @@ func (o *options) runFollow(env *cli.Env, args []string, ropts render.Options) e
 			last = sig
 			if o.subagents {
 				s.Agents, _ = render.AgentsOf(path)
+			}
+			if t, err := sessions.Title(path); err == nil {
+				s.Title = t // a title set since the last render
 			}
 			if err := renderFile(env.Ctx, out, s, ropts); err != nil {
 				if env.Ctx.Err() != nil {

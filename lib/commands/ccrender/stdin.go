@@ -9,34 +9,22 @@ import (
 	"path/filepath"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/render"
+	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
-// record is what a stdin line says about itself: a session record has a
-// transcript_path and no transcript fields; an entry has a type, a uuid
-// or a cc_source.
+// record is what the spool needs of a transcript entry (records.Classify
+// tells entries from session records).
 type record struct {
-	Type           json.RawMessage `json:"type"`
-	UUID           json.RawMessage `json:"uuid"`
-	SessionID      string          `json:"sessionId"`
-	AgentID        string          `json:"agentId"`
-	TranscriptPath string          `json:"transcript_path"`
-	ID             string          `json:"session_id"`
-	Active         *struct {
-		TranscriptPath string `json:"transcript_path"`
-	} `json:"active"`
-	CCSource *struct {
+	SessionID string `json:"sessionId"`
+	AgentID   string `json:"agentId"`
+	CCSource  *struct {
+		Path      string `json:"path"`
 		SessionID string `json:"session_id"`
 		AgentID   string `json:"agent_id"`
 		ToolUseID string `json:"tool_use_id"`
 	} `json:"cc_source"`
-}
-
-func (r *record) path() string {
-	if r.TranscriptPath == "" && r.Active != nil {
-		return r.Active.TranscriptPath
-	}
-	return r.TranscriptPath
 }
 
 // readStdin renders each session record as it comes. Entries are kept in
@@ -48,18 +36,24 @@ func (o *options) readStdin(env *cli.Env, add func(render.Session) error) error 
 	defer sp.remove()
 	used := 0
 	_, err := env.EachInput(func(line []byte, n int) error {
-		var r record
-		if err := json.Unmarshal(line, &r); err != nil {
+		kind, err := records.Classify(line)
+		if err != nil {
 			env.SkipInput(n, "%v, line skipped", err)
 			return nil
 		}
-		if r.Type == nil && r.UUID == nil && r.CCSource == nil {
-			if r.path() == "" {
-				env.SkipInput(n, "neither a transcript entry nor a session record (no type, uuid, cc_source or transcript_path), skipped")
+		if kind.Kind != records.Entry {
+			if kind.SessionPath() == "" {
+				env.SkipInput(n, "neither a transcript entry nor a session record (a %s), skipped", kind.Kind)
 				return nil
 			}
 			used++
-			return add(o.sessionOf(r.path(), r.ID))
+			return add(o.sessionOf(kind.SessionPath(), kind.SessionID))
+		}
+		var r record
+		if err := json.Unmarshal(line, &r); err != nil {
+			// Fields of another type than Claude Code writes: the entry
+			// is kept, under the session of the entries around it.
+			r = record{}
 		}
 		used++
 		return sp.add(&r, line)
@@ -94,6 +88,7 @@ type spool struct {
 // spooled is one session's entries: the main ones and each subagent's.
 type spooled struct {
 	id     string
+	source string // the main transcript the entries came from (cc_source.path)
 	main   *spoolFile
 	agents map[string]*spoolFile
 	tools  map[string]string // Agent tool_use id -> agent id
@@ -124,12 +119,12 @@ func (sp *spool) file(name string) (*spoolFile, error) {
 }
 
 func (sp *spool) add(r *record, line []byte) error {
-	sid, aid, tool := r.SessionID, r.AgentID, ""
+	sid, aid, tool, src := r.SessionID, r.AgentID, "", ""
 	if c := r.CCSource; c != nil {
 		if c.SessionID != "" {
 			sid = c.SessionID
 		}
-		aid, tool = c.AgentID, c.ToolUseID
+		aid, tool, src = c.AgentID, c.ToolUseID, c.Path
 	}
 	if sp.byID == nil {
 		sp.byID = map[string]*spooled{}
@@ -160,6 +155,9 @@ func (sp *spool) add(r *record, line []byte) error {
 	case aid == "":
 		if s.main == nil {
 			s.main, err = sp.file("main")
+		}
+		if s.source == "" {
+			s.source = src
 		}
 		f = s.main
 	default:
@@ -207,6 +205,12 @@ func (s *spooled) session() render.Session {
 	rs := render.Session{ID: s.id, Agents: map[string]string{}}
 	if s.main != nil {
 		rs.Path = s.main.path
+		// The entries' own title records (cc-entries passes them, not
+		// with --branch), else their transcript's title.
+		rs.Title, _ = sessions.Title(rs.Path)
+		if rs.Title == "" && s.source != "" {
+			rs.Title, _ = sessions.Title(s.source)
+		}
 	}
 	for aid, f := range s.agents {
 		rs.Agents[aid] = f.path

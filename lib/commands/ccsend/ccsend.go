@@ -26,7 +26,9 @@ The session's model gets it as a new turn (or inside the running turn),
 after the line "Another Claude session sent a message:".
 
 TARGET is found like cc-sessions --find: pid:<n>, <profile>/<name>, a
-session id, a session name, or a unique prefix of a session id. --current
+session id, a session name, a unique prefix of a session id, or a title.
+A session found that has ended is named and reported as not running
+(exit 1). --current
 is the session this command runs inside. Without either, stdin holds
 session records (cc-sessions output, or any record with socket_path or
 active.socket_path) and each one gets the message.

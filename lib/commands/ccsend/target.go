@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/peer"
@@ -61,7 +62,12 @@ func (o *options) resolve(env *cli.Env, args []string, profs []profiles.Profile)
 	}
 	a := s.Active
 	if a == nil {
-		return nil, fmt.Errorf("%s: %w (no registry record; its transcript is %s)", s.SessionID, peer.ErrNotRunning, s.TranscriptPath)
+		// Found by its id or title among the sessions that ended.
+		who := s.SessionID
+		if s.Title != "" {
+			who += " " + strconv.Quote(s.Title)
+		}
+		return nil, fmt.Errorf("%s: %w: it has ended (no registry record; its transcript is %s)", who, peer.ErrNotRunning, s.TranscriptPath)
 	}
 	t := &target{
 		Target:  peer.Target{SocketPath: a.SocketPath, SessionID: a.SessionID, Pid: a.Pid, PeerProtocol: a.PeerProtocol()},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
@@ -31,7 +32,8 @@ Modes (at most one):
                  process still runs; records of another pid namespace are
                  kept with liveness "unknown")
   --find QUERY   one session: pid:<n>, <profile>/<name>, a session id, a
-                 session name, or a unique prefix of a session id
+                 running session's name, a unique prefix of a session id,
+                 or a title (custom or AI; running sessions, then ended)
   --current      the session this command runs inside (a Bash tool call, a
                  hook): from CLAUDE_PID / CLAUDE_CODE_SESSION_ID, else the
                  first registered parent process
@@ -182,6 +184,12 @@ func (o *options) loadProfiles(env *cli.Env) ([]profiles.Profile, error) {
 		skipped := 0
 		_, err := env.EachInput(func(line []byte, lineno int) error {
 			p, err := profiles.FromRecord(line)
+			if err == nil {
+				// A config_dir in a record of another kind (records.Classify).
+				if rec, _ := records.Classify(line); rec.Kind != records.Profile {
+					err = fmt.Errorf("a %s with a config_dir", rec.Kind)
+				}
+			}
 			if err != nil {
 				env.SkipInput(lineno, "not a profile record, skipped: %v", err)
 				skipped++

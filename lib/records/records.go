@@ -1,0 +1,199 @@
+// Package records tells what one stdin line of a ccpipe pipe is: a
+// profile record, a session record, a transcript entry, a hook payload or
+// a fact (anything else). Every command that reads records on stdin asks
+// Classify, so that one line means the same thing to all of them.
+package records
+
+import (
+	"errors"
+
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
+)
+
+// Kind is what a record is.
+type Kind uint8
+
+const (
+	// Fact is any other JSON object: what cc-extract prints (each fact
+	// carries the uuid of the transcript record it was read from, sums do
+	// not), cc-send's receipts, cc-cassette's and cc-hook's records,
+	// another tool's records.
+	Fact Kind = iota
+	// Profile is a cc-profiles record: a config_dir, and no field that
+	// names a session.
+	Profile
+	// Session is a record that names a session: a transcript_path, a
+	// socket_path or an active part (cc-sessions, cc-sessions --active,
+	// cc-grep, cc-send's receipts), and none of a transcript entry's or a
+	// fact's fields.
+	Session
+	// Entry is a transcript line: Claude Code's record (a "type" and its
+	// camelCase envelope) or cc-entries output (cc_source first).
+	Entry
+	// Hook is a hook payload (hook_event_name, or cc-hook's parsed form
+	// with event): it names its session by transcript_path and
+	// session_id, as Claude Code gives them.
+	Hook
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Profile:
+		return "profile record"
+	case Session:
+		return "session record"
+	case Entry:
+		return "transcript entry"
+	case Hook:
+		return "hook payload"
+	}
+	return "fact"
+}
+
+// Record is what Classify found.
+type Record struct {
+	Kind Kind
+	// TranscriptPath is the transcript the record names: a session
+	// record's (or its active part's), a hook payload's, a cc-entries
+	// line's cc_source.path, a fact's (cc-extract subagents names the
+	// subagent's transcript). "" when none.
+	TranscriptPath string
+	// SessionID is session_id (or the active part's), or a transcript
+	// line's sessionId or cc_source.session_id; "" when none.
+	SessionID string
+}
+
+// SessionPath is the transcript a record stands for when a command reads
+// sessions: any record's TranscriptPath except a transcript entry's (an
+// entry is itself the input, not a pointer to it).
+func (r Record) SessionPath() string {
+	if r.Kind == Entry {
+		return ""
+	}
+	return r.TranscriptPath
+}
+
+// ErrNotObject is returned for a line that is JSON but not an object.
+var ErrNotObject = jsonscan.ErrNotObject
+
+// Classify reads one line. The rules, in order: cc_source makes an entry
+// (cc-entries --with-source); hook_event_name, or event with a
+// session_id (cc-hook's parsed payload), a hook payload; a "type" without
+// session_id, transcript_path or config_dir an entry (Claude Code's lines
+// are camelCase; a Blackbox cassette step or cc-cassette show record,
+// which has a "type" and an "index", is a fact); a uuid or a "type" a
+// fact (cc-extract's facts carry the uuid of the record they were read
+// from); a transcript_path, socket_path or an active part a session
+// record (cc-send's receipts name the session they went to, so they are
+// session records too); a config_dir a profile record; anything else a
+// fact. Only a line that is not one JSON object is an
+// error. A field of an unexpected type counts as present but gives no
+// value.
+func Classify(line []byte) (Record, error) {
+	var r Record
+	var f fields
+	err := jsonscan.Members(line, func(m *jsonscan.Member) error {
+		switch m.Name() {
+		case "cc_source":
+			f.source = true
+			_ = jsonscan.Members(m.Value, func(s *jsonscan.Member) error {
+				switch s.Name() {
+				case "path":
+					f.sourcePath = str(s.Value)
+				case "session_id":
+					f.sourceSession = str(s.Value)
+				}
+				return nil
+			})
+		case "hook_event_name":
+			f.hook = true
+		case "event":
+			f.event = true
+		case "type":
+			f.typ = true
+		case "prevHash", "index":
+			f.step = true
+		case "uuid":
+			f.uuid = true
+		case "transcript_path":
+			f.path, f.hasPath = str(m.Value), true
+		case "socket_path":
+			f.socket = true
+		case "session_id":
+			f.session, f.hasSession = str(m.Value), true
+		case "sessionId":
+			f.camelSession = str(m.Value)
+		case "config_dir":
+			f.configDir = true
+		case "active":
+			if len(m.Value) > 0 && m.Value[0] == '{' {
+				f.active = true
+				_ = jsonscan.Members(m.Value, func(a *jsonscan.Member) error {
+					switch a.Name() {
+					case "transcript_path":
+						f.activePath = str(a.Value)
+					case "session_id":
+						f.activeSession = str(a.Value)
+					}
+					return nil
+				})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, jsonscan.ErrNotObject) {
+			return r, ErrNotObject
+		}
+		return r, err
+	}
+	r.TranscriptPath = first(f.path, f.activePath, f.sourcePath)
+	r.SessionID = first(f.session, f.activeSession, f.sourceSession, f.camelSession)
+	switch {
+	case f.source:
+		r.Kind = Entry
+	case f.hook, f.event && f.hasSession:
+		r.Kind = Hook
+	case f.typ && !f.step && !f.hasPath && !f.hasSession && !f.configDir:
+		r.Kind = Entry
+	case f.uuid || f.typ:
+		r.Kind = Fact
+	case f.hasPath || f.socket || f.active:
+		r.Kind = Session
+	case f.configDir:
+		r.Kind = Profile
+	default:
+		r.Kind = Fact
+	}
+	return r, nil
+}
+
+// fields is what Classify notes of a record's top-level members.
+type fields struct {
+	source, hook, event, typ, step, uuid, hasPath, socket, hasSession, configDir, active bool
+
+	path, activePath, sourcePath                        string
+	session, activeSession, sourceSession, camelSession string
+}
+
+// str is a JSON string's value; "" for any other value.
+func str(v []byte) string {
+	c := jsonscan.New(v)
+	if c.Peek() != '"' {
+		return ""
+	}
+	s, err := c.String()
+	if err != nil {
+		return ""
+	}
+	return string(s)
+}
+
+func first(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

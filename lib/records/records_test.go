@@ -1,0 +1,164 @@
+package records
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		line      string
+		kind      Kind
+		path, sid string
+	}{
+		{`{"name":"work","source":"env","config_dir":"/c","projects_dir":"/c/projects"}`, Profile, "", ""},
+		{`{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"/w","active":null}`, Session, "/t.jsonl", "s1"},
+		{`{"session_id":"s1","active":{"transcript_path":"/t.jsonl","socket_path":"/s.sock"}}`, Session, "/t.jsonl", "s1"},
+		{`{"address":"p/x","pid":7,"session_id":"s1","socket_path":"/s.sock"}`, Session, "", "s1"},
+		{`{"socket_path":"/tmp/cc-socks/4242.sock"}`, Session, "", ""},
+		{`{"type":"user","uuid":"u1","sessionId":"s1","message":{"role":"user","content":"hi"}}`, Entry, "", "s1"},
+		{`{"type":"file-history-snapshot","messageId":"m","snapshot":{}}`, Entry, "", ""},
+		{`{"cc_source":{"path":"/t.jsonl","line":3,"session_id":"s1","agent_id":null},"type":"user"}`, Entry, "/t.jsonl", "s1"},
+		{`{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"/w","hook_event_name":"Stop"}`, Hook, "/t.jsonl", "s1"},
+		{`{"event":"Stop","session_id":"s1","transcript_path":"/t.jsonl"}`, Hook, "/t.jsonl", "s1"},
+		{`{"session_id":"s1","uuid":"u1","text":"hi","kind":"prompt"}`, Fact, "", "s1"},
+		{`{"session_id":"s1","uuid":"u1","transcript_path":"/s/agent-a.jsonl","subagent_id":"a"}`, Fact, "/s/agent-a.jsonl", "s1"},
+		{`{"date":"2026-01-01","input_tokens":5}`, Fact, "", ""},
+		{`{"id":"c:0","index":0,"type":"model_input","timestamp":1,"payload":{},"prevHash":null}`, Fact, "", ""},
+		{`{}`, Fact, "", ""},
+		// A field of an unexpected type is present but gives no value.
+		{`{"transcript_path":5,"session_id":null}`, Session, "", ""},
+	}
+	for _, tt := range tests {
+		r, err := Classify([]byte(tt.line))
+		if err != nil || r.Kind != tt.kind || r.TranscriptPath != tt.path || r.SessionID != tt.sid {
+			t.Errorf("%s:\n got %v %q %q %v\nwant %v %q %q", tt.line, r.Kind, r.TranscriptPath, r.SessionID, err, tt.kind, tt.path, tt.sid)
+		}
+	}
+	for _, bad := range []string{``, `[1]`, `"x"`, `{`, `{"a":1}x`, `hello`} {
+		if _, err := Classify([]byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	if r, _ := Classify([]byte(`{"transcript_path":"/t.jsonl"}`)); r.SessionPath() != "/t.jsonl" {
+		t.Error("a session record's SessionPath")
+	}
+	if r, _ := Classify([]byte(`{"cc_source":{"path":"/t.jsonl"},"type":"user"}`)); r.SessionPath() != "" {
+		t.Error("an entry stands for itself, not for a session")
+	}
+}
+
+// TestGoldenRecords classifies every record any ccpipe command prints, as
+// its golden files hold them: each command's output is the kind the next
+// command in a pipe must take it for.
+func TestGoldenRecords(t *testing.T) {
+	const root = "../.."
+	type want struct {
+		glob    string
+		section string // the golden file's section: stdout or stderr
+		kind    Kind
+	}
+	wants := []want{
+		{"lib/commands/ccprofiles/testdata/*.golden", "stdout", Profile},
+		{"lib/commands/ccsessions/testdata/*.golden", "stdout", Session},
+		{"lib/commands/ccentries/testdata/golden/verbatim/*.golden", "stdout", Entry},
+		{"lib/commands/ccentries/testdata/golden/verbatim/*.golden", "stderr", Fact}, // --diagnostics
+		{"lib/commands/ccentries/testdata/golden/own/*.golden", "stdout", Fact},      // --archive records
+		{"lib/commands/ccentries/testdata/golden/own/*.golden", "stderr", Fact},
+		{"lib/extract/testdata/golden/*/*.jsonl", "", Fact},
+		{"lib/commands/ccgrep/testdata/*.golden", "stdout", Session},
+		{"lib/commands/ccsend/testdata/*.golden", "stdout", Session}, // receipts name their session
+		{"lib/commands/cchook/testdata/check/*.golden", "stdout", Fact},
+		{"lib/commands/cchook/testdata/run/*.golden", "stdout", Fact}, // replies in Claude Code's schema
+		{"lib/commands/cchook/testdata/out/parse.golden", "stdout", Hook},
+		{"lib/commands/cchook/testdata/out/reply_*.golden", "stdout", Fact},
+		{"lib/commands/cchook/testdata/out/settings.golden", "stdout", Fact},
+		{"lib/commands/cccassette/testdata/records/*.golden", "stdout", Fact},
+		{"lib/commands/cccassette/testdata/stored/*.golden", "stdout", Fact},
+		{"lib/commands/cccassette/testdata/corpus/*.ndjson", "", Fact},
+		{"lib/commands/ccredact/testdata/*.golden", "stdout", Fact},
+		{"lib/commands/ccredact/testdata/redacted/*.golden", "stdout", Entry},
+		{"lib/commands/ccstatusline/testdata/*.golden", "stdout", Fact},
+	}
+	// Golden files write some values as placeholders ("size_bytes":$SIZE).
+	placeholder := regexp.MustCompile(`:\$[A-Z_]+`)
+	covered := map[string]bool{}
+	n := 0
+	for _, w := range wants {
+		files, err := filepath.Glob(filepath.Join(root, w.glob))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: no files", w.glob)
+		}
+		for _, f := range files {
+			covered[f] = true
+			for _, line := range records(t, f, w.section) {
+				line = placeholder.ReplaceAllString(line, ":0")
+				r, err := Classify([]byte(line))
+				if err != nil || r.Kind != w.kind {
+					t.Errorf("%s: %v %v, want %v: %.200s", f, r.Kind, err, w.kind, line)
+				}
+				n++
+			}
+		}
+	}
+	// Every command's golden directory is in the table.
+	all, _ := filepath.Glob(filepath.Join(root, "lib/commands/*/testdata/*.golden"))
+	more, _ := filepath.Glob(filepath.Join(root, "lib/commands/*/testdata/*/*.golden"))
+	more2, _ := filepath.Glob(filepath.Join(root, "lib/commands/*/testdata/*/*/*.golden"))
+	for _, f := range append(append(all, more...), more2...) {
+		if !covered[f] && len(records(t, f, "stdout")) > 0 {
+			t.Errorf("%s holds records but is not in the table", f)
+		}
+	}
+	if n < 500 {
+		t.Errorf("only %d records classified", n)
+	}
+}
+
+// records returns the JSON object lines of a golden file's section ("":
+// the whole file).
+func records(t *testing.T, path, section string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<26)
+	cur := "stdout" // a file without sections is all output
+	var out []string
+	for sc.Scan() {
+		l := sc.Text()
+		if strings.HasPrefix(l, "-- ") && strings.HasSuffix(l, " --") {
+			cur = strings.Trim(l, "- ")
+			continue
+		}
+		if strings.HasPrefix(l, "{") && (section == "" || cur == section) {
+			out = append(out, l)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func FuzzClassify(f *testing.F) {
+	f.Add([]byte(`{"cc_source":{"path":"/t"},"type":"user"}`))
+	f.Add([]byte(`{"active":{"transcript_path":"/t"},"session_id":"s"}`))
+	f.Add([]byte(`{"type":"x","index":1}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		r, err := Classify(line)
+		if err == nil && r.Kind > Hook {
+			t.Fatalf("kind %d", r.Kind)
+		}
+		if r.Kind == Entry && r.SessionPath() != "" {
+			t.Fatal("an entry with a session path")
+		}
+	})
+}
