@@ -74,9 +74,10 @@ type costSum struct {
 	unpriced         []string
 	assumed          []string
 	unpricedMessages int64
-	// parts holds the charges of a session group, to be added in time
-	// order as Claude Code's ledger does (subagent messages come from
-	// their own files, after the main transcript).
+	// parts holds the charges of a group of one session (--sum session,
+	// session,model), to be added in time order as Claude Code's ledger
+	// does (subagent messages come from their own files, after the main
+	// transcript).
 	parts []timedPart
 }
 
@@ -102,7 +103,7 @@ func (u *usageState) addCost(s *UsageSum, r *usageRec) {
 		if p.Basis == pricing.BasisAssumed && !containsStr(cs.assumed, p.Model) {
 			cs.assumed = append(cs.assumed, p.Model)
 		}
-		if u.x.opts.Sum == "session" {
+		if u.groups.has("session") {
 			cs.parts = append(cs.parts, timedPart{r.ts, p.USD})
 		} else {
 			cs.total += p.USD

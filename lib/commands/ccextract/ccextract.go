@@ -138,6 +138,10 @@ type options struct {
 	loc                                      *time.Location
 	cost                                     bool
 	prices                                   string
+	sys                                      cli.System
+	tz, weekStart                            string
+	weekday                                  *time.Weekday
+	window                                   cli.Window
 }
 
 // Run runs cc-extract with the process environment.
@@ -148,8 +152,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // RunWith runs cc-extract in the given System (its zone decides the
 // days of --sum day).
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{loc: sys.Location()}
+	o := &options{sys: sys}
 	c := &cli.Command{
+		Sys:      &sys,
 		Name:     "cc-extract",
 		Synopsis: "cc-extract KIND [flags] [TRANSCRIPT|DIR...]",
 		Help:     help,
@@ -159,7 +164,11 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.errors, "errors", false, "shell, tools: only failed calls")
 			f.BoolVar(&o.unique, "unique", false, "files: one record per path with the operations seen")
 			f.BoolVar(&o.subagents, "subagents", false, "also read each session's subagent transcripts")
-			f.StringVar(&o.sum, "sum", "", "usage: aggregate by `GROUP` (session, model, day, project, block)")
+			f.StringVar(&o.sum, "sum", "", "usage: aggregate by `GROUP` (session, model, day, week, month, project, several joined with commas such as day,model; or block)")
+			f.StringVar(&o.tz, "tz", "", "usage --sum: the time `ZONE` of days, weeks and months, and of --since/--until dates (an IANA name; default the local zone, TZ)")
+			f.StringVar(&o.weekStart, "week-start", "monday", "usage --sum week: the first `DAY` of a week")
+			f.WindowVar(&o.window, "facts (and usage messages)")
+			f.RecordFormats()
 			f.BoolVar(&o.cost, "cost", false, "usage: price each message as Claude Code does")
 			f.StringVar(&o.prices, "prices", "", "usage: price the models named in `FILE` (JSON or YAML) at its rates; implies --cost")
 		},
@@ -167,7 +176,9 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 		Complete: func(_ context.Context, flag string, args []string) []string {
 			switch {
 			case flag == "sum":
-				return []string{"session", "model", "day", "project"}
+				return extract.SumBy
+			case flag == "week-start":
+				return weekdays
 			case flag == "" && len(args) == 0:
 				return extract.Kinds
 			}
@@ -189,6 +200,7 @@ var flagKinds = []struct {
 	{"sum", []string{"usage"}},
 	{"cost", []string{"usage"}},
 	{"prices", []string{"usage"}},
+	{"week-start", []string{"usage"}},
 }
 
 func (o *options) run(env *cli.Env, args []string) error {
@@ -204,8 +216,8 @@ func (o *options) run(env *cli.Env, args []string) error {
 			return cli.Usagef("--%s applies to %s, not %s", fk.name, strings.Join(fk.kinds, " and "), kind)
 		}
 	}
-	if o.sum != "" && !slices.Contains(extract.SumBy, o.sum) {
-		return cli.Usagef("unknown --sum %q (want one of %s)", o.sum, strings.Join(extract.SumBy, ", "))
+	if err := o.calendar(env); err != nil {
+		return err
 	}
 	var prices *pricing.Catalog
 	if o.cost || o.prices != "" {
@@ -225,6 +237,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	x, err := extract.New(extract.Options{
 		Kind: kind, All: o.all, Thinking: o.thinking, Errors: o.errors, Unique: o.unique,
 		Subagents: o.subagents, Sum: o.sum, Location: o.loc, Prices: prices,
+		WeekStart: o.weekday, Since: o.window.Since, Until: o.window.Until,
 		Warn: func(msg string) { env.Warnf("%s", msg) },
 	}, env.Out.Write)
 	if err != nil {
