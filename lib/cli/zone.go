@@ -10,10 +10,12 @@ func ZoneFlag(sys System, tz string) (*time.Location, error) {
 	case tz == "" && sys.Zone != nil:
 		return sys.Zone, nil
 	case tz == "":
-		tz = sys.Env("TZ")
-		if tz == "" {
+		// As time.Local: TZ names the zone, and a bad one is UTC.
+		loc, err := time.LoadLocation(sys.Env("TZ"))
+		if err != nil {
 			return time.UTC, nil
 		}
+		return loc, nil
 	case tz == "Local" && sys.Zone != nil:
 		return sys.Zone, nil
 	}
