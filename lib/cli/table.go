@@ -163,8 +163,7 @@ func (t *recordTable) columns() []Column {
 	}
 	var cols []Column
 	for _, k := range t.keys {
-		kind, scalar := Text, true
-		ints := true
+		scalar, ints := false, true
 		for _, r := range t.rows {
 			v := bytes.TrimSpace(r.vals[k])
 			if len(v) == 0 || string(v) == "null" {
@@ -172,7 +171,7 @@ func (t *recordTable) columns() []Column {
 			}
 			switch v[0] {
 			case '{', '[':
-				scalar = false
+				continue
 			case '"', 't', 'f':
 				ints = false
 			default:
@@ -180,10 +179,12 @@ func (t *recordTable) columns() []Column {
 					ints = false
 				}
 			}
+			scalar = true
 		}
 		if !scalar {
-			continue
+			continue // only nested values: not for a table
 		}
+		kind := Text
 		if ints {
 			kind = Count
 		}
@@ -227,13 +228,12 @@ func (t *recordTable) cell(r record, c Column) string {
 			return s[:8]
 		}
 	case Text:
-		var list []any
-		if v[0] == '[' && json.Unmarshal(v, &list) == nil {
-			parts := make([]string, len(list))
-			for i, x := range list {
-				parts[i] = fmt.Sprint(x)
-			}
-			s = strings.Join(parts, ", ")
+		var list []string
+		switch {
+		case v[0] == '[' && json.Unmarshal(v, &list) == nil:
+			s = strings.Join(list, ", ")
+		case v[0] == '[' || v[0] == '{':
+			s = cut(s, nestedWidth) // a nested value beside scalars: its start
 		}
 	}
 	return oneLine(s)
@@ -363,6 +363,9 @@ func (t *recordTable) fit(cols []Column, widths []int) {
 }
 
 func right(k CellKind) bool { return k == Count || k == Dollars || k == Bytes }
+
+// nestedWidth bounds a nested value shown in a text column.
+const nestedWidth = 40
 
 // cut shortens s to n characters, the last one …
 func cut(s string, n int) string {
