@@ -71,10 +71,18 @@ Kinds:
                 tool_use_id
 
 usage --sum GROUP writes one record per group instead (GROUP is session,
-model, day or project; day is the local date): the group's key, the four
-token counts, total_tokens, messages, models, first_timestamp,
-last_timestamp. Every message counts once across the whole input, by its
-message id with its request id (or requestRef).
+model, day, week, month or project, or several joined with commas such as
+day,model; days, weeks and months are in --tz, default the local zone, and
+a week starts on Monday or --week-start): the group's keys (date, week,
+month, session_id, model, project), the four token counts, total_tokens,
+messages, models, first_timestamp, last_timestamp. Every message counts
+once across the whole input, by its message id with its request id (or
+requestRef).
+
+On a terminal the records print as a table (--sum: one row per group and a
+Total row, dollars rounded to cents); into a pipe, NDJSON with the exact
+numbers. --format ndjson|table|csv|tsv chooses. --since/--until keep the
+facts (usage: the messages) of a time window.
 
 usage --sum block cuts the messages into 5-hour billing windows, as ccusage
 does: a block starts at the UTC hour of its first message and lasts 5 hours;
@@ -116,6 +124,9 @@ Examples:
   # tokens per day, subagents included
   $ cc-sessions | cc-extract usage --sum day --subagents
 
+  # this week's cost per day and model, as a table on a terminal
+  $ cc-sessions --since 7d | cc-extract usage --cost --sum day,model --since 7d
+
   # what each session cost, as Claude Code computed it
   $ cc-sessions | cc-extract usage --cost --sum session --subagents
 
@@ -125,8 +136,8 @@ Examples:
   # every file a session edited, once
   $ cc-sessions --limit 1 | cc-extract files --unique --jq 'select(.operations|index("edit")) | .path' -r
 
-  # from entries: the prompts typed today
-  $ cc-sessions | cc-entries --since 2026-05-01T00:00:00Z --with-source | cc-extract prompts
+  # the prompts typed today
+  $ cc-sessions --since today | cc-extract prompts --since today
 
 Exit status: 0 ok (also when there is no fact), 1 a transcript could not be
 read (the other facts are still written) or another failure, 2 usage error
