@@ -3,6 +3,7 @@ package cli
 import (
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,7 +36,7 @@ func (o *Output) setFormat(f *Flags, sys *System, stdout io.Writer) error {
 	format := fl.Value.String()
 	chosen := format != ""
 	switch {
-	case chosen && !contains(Formats, format):
+	case chosen && !slices.Contains(Formats, format):
 		return Usagef("--format %q: want one of %s", format, strings.Join(Formats, ", "))
 	case !chosen && (f.JQ != "" || !term):
 		format = "ndjson"
@@ -112,15 +113,6 @@ func (o *Output) finish() error {
 		}
 	}
 	return o.Flush()
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Layout is how a record kind shows as a table.

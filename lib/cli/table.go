@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -281,7 +282,7 @@ func (t *recordTable) writeTable(w io.Writer) error {
 		}
 	}
 	var foot []string
-	if t.layout != nil && t.layout.Total {
+	if t.layout != nil && t.layout.Total && slices.ContainsFunc(cols, func(c Column) bool { return c.Total }) {
 		foot = make([]string, len(cols))
 		for j, c := range cols {
 			if c.Total {
