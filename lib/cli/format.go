@@ -52,10 +52,11 @@ func (o *Output) setFormat(f *Flags, sys *System, stdout io.Writer) error {
 	if n, err := strconv.Atoi(s.Env("COLUMNS")); err == nil && n > 0 && width == 0 {
 		width = n // ...unless COLUMNS says how wide
 	}
+	loc, _ := ZoneFlag(*s, "") // the System's zone, else TZ
 	o.tab = &recordTable{
 		out: stdout, format: format, chosen: chosen, width: width,
 		color: term && s.Env("NO_COLOR") == "" && s.Env("TERM") != "dumb",
-		loc:   s.Location(),
+		loc:   loc,
 	}
 	return nil
 }
@@ -87,10 +88,6 @@ func (o *Output) Endless(why string) error {
 	o.tab = nil
 	return nil
 }
-
-// Tabular reports whether the records go to a table, csv or tsv (held
-// and written at the end) rather than to NDJSON.
-func (o *Output) Tabular() bool { return o.tab != nil }
 
 // SetLayout chooses the table's columns for the records to come (a
 // command knows its record kinds); without one a table shows each
