@@ -98,3 +98,34 @@ func FuzzParseTime(f *testing.F) {
 		}
 	})
 }
+
+func TestZoneFlag(t *testing.T) {
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Skip(err)
+	}
+	env := func(tz string) System {
+		return System{Getenv: func(k string) string { return map[string]string{"TZ": tz}[k] }}
+	}
+	for _, tt := range []struct {
+		name string
+		sys  System
+		tz   string
+		want string
+	}{
+		{"the System's zone", System{Zone: tokyo}, "", "Asia/Tokyo"},
+		{"TZ when the System has none", env("Asia/Tokyo"), "", "Asia/Tokyo"},
+		{"a bad TZ is UTC, as time.Local", env("Nowhere/Nothing"), "", "UTC"},
+		{"nothing: UTC", System{}, "", "UTC"},
+		{"--tz wins", System{Zone: tokyo}, "Europe/Berlin", "Europe/Berlin"},
+		{"--tz Local is the System's", System{Zone: tokyo}, "Local", "Asia/Tokyo"},
+	} {
+		loc, err := ZoneFlag(tt.sys, tt.tz)
+		if err != nil || loc.String() != tt.want {
+			t.Errorf("%s: %v, %v; want %s", tt.name, loc, err, tt.want)
+		}
+	}
+	if _, err := ZoneFlag(System{}, "Mars/Olympus"); err == nil || !strings.Contains(err.Error(), `--tz "Mars/Olympus": not a time zone`) {
+		t.Errorf("bad --tz: %v", err)
+	}
+}
