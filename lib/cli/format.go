@@ -140,4 +140,5 @@ const (
 	Time                     // an RFC 3339 time as 2006-01-02 15:04 in the zone
 	Bytes                    // a size: 980B, 12.4K, 3.1M
 	IDPrefix                 // the first 8 characters of an id
+	Path                     // text whose end matters: cut on the left, …/projects/app
 )

@@ -9,7 +9,7 @@ var SessionLayout = Layout{Columns: []Column{
 	{Head: "Last Activity", Keys: []string{"last_activity_at", "updated_at"}, Kind: Time},
 	{Head: "Session", Keys: []string{"session_id"}, Kind: IDPrefix},
 	{Head: "Title", Keys: []string{"title", "first_prompt", "name"}},
-	{Head: "Project", Keys: []string{"cwd", "project_dir"}},
+	{Head: "Project", Keys: []string{"cwd", "project_dir"}, Kind: Path},
 	{Head: "Size", Keys: []string{"size_bytes"}, Kind: Bytes},
 }}
 
@@ -20,5 +20,5 @@ var ActiveLayout = Layout{Columns: []Column{
 	{Head: "Status", Keys: []string{"status"}},
 	{Head: "Updated", Keys: []string{"updated_at", "started_at"}, Kind: Time},
 	{Head: "Session", Keys: []string{"session_id"}, Kind: IDPrefix},
-	{Head: "Project", Keys: []string{"cwd"}},
+	{Head: "Project", Keys: []string{"cwd"}, Kind: Path},
 }}

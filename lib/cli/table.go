@@ -301,7 +301,11 @@ func (t *recordTable) writeTable(w io.Writer) error {
 	line := func(row []string, bold bool) {
 		var b strings.Builder
 		for j, s := range row {
-			s = cut(s, widths[j])
+			if cols[j].Kind == Path {
+				s = cutLeft(s, widths[j])
+			} else {
+				s = cut(s, widths[j])
+			}
 			pad := strings.Repeat(" ", widths[j]-utf8.RuneCountInString(s))
 			if j > 0 {
 				b.WriteString("  ")
@@ -352,7 +356,7 @@ func (t *recordTable) fit(cols []Column, widths []int) {
 		}
 		widest := -1
 		for j, c := range cols {
-			if c.Kind == Text && widths[j] > minText && (widest < 0 || widths[j] > widths[widest]) {
+			if (c.Kind == Text || c.Kind == Path) && widths[j] > minText && (widest < 0 || widths[j] > widths[widest]) {
 				widest = j
 			}
 		}
@@ -375,6 +379,15 @@ func cut(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
+}
+
+// cutLeft shortens s to n characters, the first one …
+func cutLeft(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return "…" + string(r[len(r)-n+1:])
 }
 
 // oneLine puts a text on one line: line breaks and tabs become spaces.

@@ -81,11 +81,11 @@ func sumLayout(keys []string, loc *time.Location) cli.Layout {
 			model = true
 			cols = append(cols, cli.Column{Head: "Model", Keys: []string{"model"}})
 		case "project":
-			cols = append(cols, cli.Column{Head: "Project", Keys: []string{"project"}})
+			cols = append(cols, cli.Column{Head: "Project", Keys: []string{"project"}, Kind: cli.Path})
 		}
 	}
 	if keys[0] == "session" && len(keys) == 1 {
-		cols = append(cols, cli.Column{Head: "Project", Keys: []string{"project"}})
+		cols = append(cols, cli.Column{Head: "Project", Keys: []string{"project"}, Kind: cli.Path})
 	}
 	if !model {
 		cols = append(cols, cli.Column{Head: "Models", Keys: []string{"models"}})
