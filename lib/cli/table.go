@@ -240,16 +240,19 @@ func (t *recordTable) cell(r record, c Column) string {
 	return oneLine(s)
 }
 
-// total is a Total-row cell: the column's sum.
+// total is a Total-row cell: the column's sum, display only (the exact
+// sums are the records').
 func (t *recordTable) total(c Column) string {
 	var n int64
 	var f float64
+	seen := false
 	for _, r := range t.rows {
 		for _, k := range c.Keys {
 			s := plain(r.vals[k])
 			if s == "" {
 				continue
 			}
+			seen = true
 			if c.Kind == Dollars {
 				x, _ := strconv.ParseFloat(s, 64)
 				f += x
@@ -259,7 +262,10 @@ func (t *recordTable) total(c Column) string {
 			break
 		}
 	}
-	if c.Kind == Dollars {
+	switch {
+	case !seen:
+		return "" // nothing to add (a cost no message has): not $0.00
+	case c.Kind == Dollars:
 		return dollars(f)
 	}
 	return thousands(n)

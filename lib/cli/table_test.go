@@ -100,6 +100,15 @@ func TestTableFormats(t *testing.T) {
 	}
 }
 
+func TestTableTotalOfNothing(t *testing.T) {
+	recs := []string{`{"date":"d1","messages":1,"cost_usd":null}`, `{"date":"d2","messages":2,"cost_usd":null}`}
+	_, out, _ := table(t, term(0), &sumLayout, recs, "--format", "table")
+	want := "Date   Messages  Cost\nd1            1\nd2            2\n" + strings.Repeat("─", 21) + "\nTotal         3\n"
+	if out != want {
+		t.Errorf("unpriced groups\n%s\nwant\n%s", out, want)
+	}
+}
+
 func TestTableGenericAndWidth(t *testing.T) {
 	recs := []string{
 		`{"id":"a","n":1,"text":"a long line of text\nwith a break that will not fit","nested":{"x":1},"ok":true}`,
