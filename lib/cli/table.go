@@ -345,8 +345,9 @@ func (t *recordTable) writeTable(w io.Writer) error {
 	return nil
 }
 
-// fit narrows the widest text columns until the table fits the width; a
-// text column keeps at least 12 characters (numbers are never cut).
+// fit narrows the widest text column, a character at a time, until the
+// table fits the width; a text column keeps at least 12 characters
+// (numbers, times and ids are never cut).
 func (t *recordTable) fit(cols []Column, widths []int) {
 	if t.width <= 0 {
 		return
@@ -360,16 +361,25 @@ func (t *recordTable) fit(cols []Column, widths []int) {
 		if total <= t.width {
 			return
 		}
-		widest := -1
+		widest, second := -1, minText
 		for j, c := range cols {
-			if (c.Kind == Text || c.Kind == Path) && widths[j] > minText && (widest < 0 || widths[j] > widths[widest]) {
+			if (c.Kind != Text && c.Kind != Path) || widths[j] <= minText {
+				continue
+			}
+			if widest < 0 || widths[j] > widths[widest] {
+				if widest >= 0 {
+					second = max(second, widths[widest])
+				}
 				widest = j
+			} else {
+				second = max(second, widths[j])
 			}
 		}
 		if widest < 0 {
 			return // nothing left to narrow: the terminal wraps
 		}
-		widths[widest] = max(minText, widths[widest]-(total-t.width))
+		// Down to the next widest at most: the widest columns end up even.
+		widths[widest] -= min(total-t.width, max(1, widths[widest]-second))
 	}
 }
 
