@@ -1,6 +1,7 @@
 package ccextract
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -30,7 +31,7 @@ func (o *options) calendar(env *cli.Env) error {
 		}
 	}
 	if env.Flags.Visited("week-start") {
-		if !strings.Contains(","+o.sum+",", ",week,") {
+		if !slices.Contains(keys, "week") {
 			return cli.Usagef("--week-start applies to --sum with week")
 		}
 		d, ok := weekday(o.weekStart)
