@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -278,13 +279,13 @@ func (t *recordTable) writeTable(w io.Writer) error {
 	}
 	head := make([]string, len(cols))
 	for i, c := range cols {
-		head[i] = c.Head
+		head[i] = printable(oneLine(c.Head))
 	}
 	body := make([][]string, len(t.rows))
 	for i, r := range t.rows {
 		body[i] = make([]string, len(cols))
 		for j, c := range cols {
-			body[i][j] = t.cell(r, c)
+			body[i][j] = printable(t.cell(r, c))
 		}
 	}
 	var foot []string
@@ -412,6 +413,21 @@ func oneLine(s string) string {
 		return s
 	}
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// printable replaces the control characters left in a cell (an escape
+// sequence in a tool's output, say) with U+FFFD: a table prints text the
+// records hold, which must not drive the terminal.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, s)
 }
 
 // thousands writes n with a comma between each group of three digits.

@@ -14,6 +14,7 @@ func TestCells(t *testing.T) {
 		{size(980), "980B"}, {size(12700), "12.4K"}, {size(3 << 20), "3.0M"},
 		{cut("abcdef", 4), "abc…"}, {cutLeft("/home/dev/app", 6), "…v/app"}, {cutLeft("app", 6), "app"}, {cut("abc", 4), "abc"}, {cut("ééééé", 3), "éé…"},
 		{oneLine("a\nb\tc  d"), "a b c d"},
+		{printable("red \x1b[31mtext\x1b[0m\u0085!"), "red \ufffd[31mtext\ufffd[0m\ufffd!"},
 	} {
 		if tt.got != tt.want {
 			t.Errorf("got %q, want %q", tt.got, tt.want)
@@ -125,6 +126,11 @@ func TestTableGenericAndWidth(t *testing.T) {
 		if n := len([]rune(l)); n > 44 {
 			t.Errorf("line of %d characters on a 44-column terminal: %q", n, l)
 		}
+	}
+	// A record's text cannot drive the terminal.
+	_, out, _ = table(t, term(80, "NO_COLOR", "1"), nil, []string{`{"k\u001b]0;x\u0007":"\u001b[2J wiped"}`})
+	if strings.ContainsAny(out, "\x1b\x07") {
+		t.Errorf("escape sequence passed to the terminal: %q", out)
 	}
 	// CSV quoting: commas, quotes and line breaks as RFC 4180 says.
 	_, out, _ = table(t, term(0), nil, []string{`{"a":"x,y","b":"say \"hi\"","c":"two\nlines","d":[1,"z"]}`}, "--format", "csv")
