@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/width"
 )
 
 // recordTable holds the records of --format table, csv or tsv and writes
@@ -301,7 +303,7 @@ func (t *recordTable) writeTable(w io.Writer) error {
 	widths := make([]int, len(cols))
 	for _, row := range append(append([][]string{head}, body...), foot) {
 		for j, s := range row {
-			widths[j] = max(widths[j], utf8.RuneCountInString(s))
+			widths[j] = max(widths[j], textWidth(s))
 		}
 	}
 	t.fit(cols, widths)
@@ -313,7 +315,7 @@ func (t *recordTable) writeTable(w io.Writer) error {
 			} else {
 				s = cut(s, widths[j])
 			}
-			pad := strings.Repeat(" ", widths[j]-utf8.RuneCountInString(s))
+			pad := strings.Repeat(" ", max(0, widths[j]-textWidth(s)))
 			if j > 0 {
 				b.WriteString("  ")
 			}
@@ -389,22 +391,55 @@ func right(k CellKind) bool { return k == Count || k == Dollars || k == Bytes }
 // nestedWidth bounds a nested value shown in a text column.
 const nestedWidth = 40
 
-// cut shortens s to n characters, the last one …
+// cut shortens s to n columns, the last one …
 func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	if textWidth(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	w := 0
+	for i, r := range s {
+		if w+runeWidth(r) > n-1 {
+			return s[:i] + "…"
+		}
+		w += runeWidth(r)
+	}
+	return s
 }
 
-// cutLeft shortens s to n characters, the first one …
+// cutLeft shortens s to n columns, the first one …
 func cutLeft(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	if textWidth(s) <= n {
 		return s
 	}
 	r := []rune(s)
-	return "…" + string(r[len(r)-n+1:])
+	w, i := 0, len(r)
+	for i > 0 && w+runeWidth(r[i-1]) <= n-1 {
+		i--
+		w += runeWidth(r[i])
+	}
+	return "…" + string(r[i:])
+}
+
+// textWidth is how many terminal columns s takes: a CJK character two,
+// a combining mark none.
+func textWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeWidth(r)
+	}
+	return n
+}
+
+func runeWidth(r rune) int {
+	switch {
+	case unicode.In(r, unicode.Mn, unicode.Me):
+		return 0
+	case r >= 0x1100:
+		if k := width.LookupRune(r).Kind(); k == width.EastAsianWide || k == width.EastAsianFullwidth {
+			return 2
+		}
+	}
+	return 1
 }
 
 // oneLine puts a text on one line: line breaks and tabs become spaces.

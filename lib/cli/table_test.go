@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -12,7 +13,8 @@ func TestCells(t *testing.T) {
 		{dollars(0), "$0.00"}, {dollars(0.004999), "$0.00"}, {dollars(0.005), "$0.01"}, {dollars(1234.567), "$1,234.57"},
 		{dollars(4.277445524999998), "$4.28"}, {dollars(-0.001), "$0.00"}, {dollars(-12.5), "-$12.50"},
 		{size(980), "980B"}, {size(12700), "12.4K"}, {size(3 << 20), "3.0M"},
-		{cut("abcdef", 4), "abc…"}, {cutLeft("/home/dev/app", 6), "…v/app"}, {cutLeft("app", 6), "app"}, {cut("abc", 4), "abc"}, {cut("ééééé", 3), "éé…"},
+		{cut("abcdef", 4), "abc…"}, {cutLeft("/home/dev/app", 6), "…v/app"}, {cutLeft("app", 6), "app"}, {cut("abc", 4), "abc"}, {cut("ééééé", 3), "éé…"}, {cut("日本語のテキスト", 7), "日本語…"}, {cutLeft("/home/日本語", 6), "…本語"},
+		{fmt.Sprint(textWidth("日本a")), "5"}, {fmt.Sprint(textWidth("e\u0301")), "1"},
 		{oneLine("a\nb\tc  d"), "a b c d"},
 		{printable("red \x1b[31mtext\x1b[0m\u0085!"), "red \ufffd[31mtext\ufffd[0m\ufffd!"},
 	} {
