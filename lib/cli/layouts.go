@@ -16,7 +16,7 @@ var SessionLayout = Layout{Columns: []Column{
 // ActiveLayout shows running sessions (cc-sessions --active).
 var ActiveLayout = Layout{Columns: []Column{
 	{Head: "Address", Keys: []string{"address"}},
-	{Head: "PID", Keys: []string{"pid"}, Kind: Count},
+	{Head: "PID", Keys: []string{"pid"}}, // an id: no thousands separator
 	{Head: "Status", Keys: []string{"status"}},
 	{Head: "Updated", Keys: []string{"updated_at", "started_at"}, Kind: Time},
 	{Head: "Session", Keys: []string{"session_id"}, Kind: IDPrefix},
