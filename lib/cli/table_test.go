@@ -187,3 +187,12 @@ func TestActiveLayout(t *testing.T) {
 		t.Errorf("--active table\n%s\nwant\n%s", out, want)
 	}
 }
+
+func TestCompleteFormat(t *testing.T) {
+	c := &Command{Name: "cc-test", SetFlags: func(f *Flags) { f.RecordFormats() }}
+	var out strings.Builder
+	c.Main([]string{completeArg, "--format", ""}, nil, &out, io.Discard)
+	if got := strings.Fields(out.String()); strings.Join(got, " ") != "ndjson table csv tsv" {
+		t.Errorf("--format completes to %q", got)
+	}
+}
