@@ -32,6 +32,8 @@ type Command struct {
 	// name), or with flag "" for the positional argument after args. The
 	// shell filters them by what was typed.
 	Complete func(ctx context.Context, flag string, args []string) []string
+	// Sys is the System the command runs in (its RunWith's); nil: OS().
+	Sys *System
 }
 
 // Env is what a running command gets: its streams, the shared flags and
@@ -100,6 +102,9 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 	} else if f.Raw || len(f.JQArgs) > 0 {
 		return c.report(stderr, Usagef("--raw-output and --arg need --jq"))
 	}
+	if err := out.setFormat(f, c.Sys, stdout); err != nil {
+		return c.report(stderr, err)
+	}
 	if stdout == os.Stdout {
 		// Turn SIGPIPE into EPIPE so that `cc-x | head -1` ends quietly with 0.
 		ch := make(chan os.Signal, 1)
@@ -117,7 +122,7 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 	if code >= 0 {
 		return code // a signal: buffered output is dropped, not half-written
 	}
-	if ferr := out.Flush(); err == nil {
+	if ferr := out.finish(); err == nil {
 		err = ferr
 	}
 	if err == nil && out.failed > 0 {

@@ -98,6 +98,8 @@ func (c *Command) complete(ctx context.Context, w io.Writer, words []string) {
 	switch {
 	case valueOf == "completion":
 		out = Shells
+	case valueOf == "format":
+		out = Formats
 	case valueOf != "":
 		if c.Complete != nil {
 			out = c.Complete(ctx, valueOf, pos)

@@ -22,6 +22,10 @@ type Output struct {
 	warn   func(format string, a ...any)
 	in     int // records given to the filter
 	failed int // records whose filter run raised a runtime error
+
+	// tab holds the records for --format table, csv or tsv, written
+	// out at the end; nil for NDJSON (see format.go).
+	tab *recordTable
 }
 
 // Write emits one record given as a Go value (a struct with json tags, a
@@ -30,7 +34,7 @@ func (o *Output) Write(v any) error {
 	if raw, ok := v.(json.RawMessage); ok {
 		return o.WriteJSON(raw)
 	}
-	if o.filter == nil {
+	if o.filter == nil && o.tab == nil {
 		o.n++
 		return o.check(o.w.Encode(v))
 	}
@@ -46,7 +50,7 @@ func (o *Output) Write(v any) error {
 func (o *Output) WriteJSON(line []byte) error {
 	if o.filter == nil {
 		o.n++
-		return o.check(o.w.WriteLine(line))
+		return o.line(line)
 	}
 	v, err := jq.Decode(line)
 	if err != nil {
@@ -59,14 +63,14 @@ func (o *Output) apply(v any) error {
 	o.in++
 	err := o.filter.Run(v, func(r any) error {
 		o.n++
-		if s, ok := r.(string); ok && o.raw {
+		if s, ok := r.(string); ok && o.raw && o.tab == nil {
 			return o.check(o.w.WriteLine([]byte(s)))
 		}
 		b, err := jq.Marshal(r)
 		if err != nil {
 			return err
 		}
-		return o.check(o.w.WriteLine(b))
+		return o.line(b)
 	})
 	if errors.Is(err, jq.ErrHalt) {
 		return errQuiet
@@ -89,8 +93,17 @@ var errJQFailed = &ExitError{Code: ExitFail}
 // Count is the number of lines written so far.
 func (o *Output) Count() int { return o.n }
 
-// Flush writes out buffered lines; a reader that went away is not an error.
+// Flush writes out buffered lines; a reader that went away is not an
+// error. A table is written only at the end (finish).
 func (o *Output) Flush() error { return o.check(o.w.Flush()) }
+
+// line writes one JSON record: a line of NDJSON, or a row to hold.
+func (o *Output) line(b []byte) error {
+	if o.tab != nil {
+		return o.tab.add(b)
+	}
+	return o.check(o.w.WriteLine(b))
+}
 
 // Filtering reports whether --jq is set (commands that pass raw lines can
 // skip decoding otherwise).

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"os"
 	"time"
 
@@ -19,6 +20,9 @@ type System struct {
 	Now    func() time.Time    // nil: time.Now
 	Zone   *time.Location      // for dates and days; nil: UTC
 	Pid    int                 // where --current starts walking up the process tree; 0: this process's parent
+	// Terminal reports whether w is a terminal and how wide (0: unknown),
+	// which picks --format's default; nil asks the OS (see IsTerminal).
+	Terminal func(w io.Writer) (width int, ok bool)
 }
 
 // OS is the real System of this process. With HOME unset (a cron job,

@@ -21,8 +21,9 @@ var Kinds = []string{
 	"failures", "usage", "compactions", "conversation",
 }
 
-// SumBy lists the groupings usage --sum knows.
-var SumBy = []string{"session", "model", "day", "project", "block"}
+// SumBy lists the groupings usage --sum knows alone (see SumKeys and
+// ParseSum for several at once).
+var SumBy = append(append([]string(nil), SumKeys...), "block")
 
 // Options select a kind and its switches.
 type Options struct {
@@ -39,10 +40,18 @@ type Options struct {
 	// Subagents makes ReadTranscript read the session's subagent
 	// transcripts too, after the main one.
 	Subagents bool
-	// Sum aggregates usage by session, model, day or project.
+	// Sum aggregates usage by session, model, day, week, month or
+	// project, or several of them joined with commas (see ParseSum), or
+	// cuts 5-hour blocks.
 	Sum string
-	// Location is the time zone of --sum day; nil means UTC.
+	// Location is the time zone of days, weeks and months; nil means UTC.
 	Location *time.Location
+	// WeekStart is the first day of a --sum week; nil is Monday, as
+	// ISO 8601.
+	WeekStart *time.Weekday
+	// Since and Until keep the facts timestamped in [Since, Until] (a
+	// zero bound is open); a fact without a timestamp is then left out.
+	Since, Until time.Time
 	// Workers bounds the transcripts ReadTranscripts reads at once; 0
 	// means one per CPU.
 	Workers int
@@ -134,8 +143,10 @@ func New(opts Options, emit func(any) error) (*Extractor, error) {
 	if !slices.Contains(Kinds, opts.Kind) {
 		return nil, fmt.Errorf("unknown kind %q (want one of %s)", opts.Kind, strings.Join(Kinds, ", "))
 	}
-	if opts.Sum != "" && !slices.Contains(SumBy, opts.Sum) {
-		return nil, fmt.Errorf("unknown --sum %q (want one of %s)", opts.Sum, strings.Join(SumBy, ", "))
+	if opts.Sum != "" {
+		if _, err := ParseSum(opts.Sum); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Location == nil {
 		opts.Location = time.UTC
@@ -152,7 +163,8 @@ func New(opts Options, emit func(any) error) (*Extractor, error) {
 		defer mu.Unlock()
 		warn(msg)
 	}
-	x := &Extractor{opts: opts, emit: emit, types: recordTypes[opts.Kind], needles: needles[opts.Kind], early: &earlyWarnings{}}
+	x := &Extractor{opts: opts, types: recordTypes[opts.Kind], needles: needles[opts.Kind], early: &earlyWarnings{}}
+	x.emit = x.windowed(emit)
 	// The quoted name alone, not `"type":"T"`: entries re-encoded with a
 	// space after the colon must still pass (the type is confirmed on
 	// decode), as they do through transcript.Options.Types.

@@ -230,6 +230,9 @@ func (h *toolsKind) file(c *call) error {
 // ReadTranscripts' per-file handlers emit the facts and the Extractor's
 // own handler summarizes them in input order.
 func (h *toolsKind) summarize(f File) {
+	if !h.x.inWindow(deref(f.Timestamp)) {
+		return
+	}
 	s := h.unique[f.Path]
 	if s == nil {
 		s = &FileSummary{Base: f.Base, Path: f.Path, Operations: []string{}, Tools: []string{}}

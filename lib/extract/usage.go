@@ -29,10 +29,12 @@ type Usage struct {
 }
 
 // UsageSum is a usage --sum fact: the tokens of a group of messages.
-// Exactly one of Date, SessionID (with Project), Model and Project (alone)
-// names the group.
+// The keys of --sum name the group: Date, Week, Month, SessionID (with
+// the session's Project), Model, Project; the others are left out.
 type UsageSum struct {
 	Date                     *string  `json:"date,omitempty"`
+	Week                     *string  `json:"week,omitempty"`
+	Month                    *string  `json:"month,omitempty"`
 	SessionID                *string  `json:"session_id,omitempty"`
 	Model                    *string  `json:"model,omitempty"`
 	Project                  *string  `json:"project,omitempty"`
@@ -170,10 +172,13 @@ type usageState struct {
 	dayCache map[string]string
 	// overflowed holds the group and field of each sum held at a bound.
 	overflowed map[string]struct{}
+	// groups are the keys of --sum and their calendar.
+	groups groupKeys
 }
 
 func newUsageState(x *Extractor) *usageState {
-	u := &usageState{x: x, seen: map[uint64]struct{}{}, copies: map[uint64]struct{}{}, sums: map[string]*UsageSum{}, dayCache: map[string]string{}}
+	u := &usageState{x: x, seen: map[uint64]struct{}{}, copies: map[uint64]struct{}{}, sums: map[string]*UsageSum{}, dayCache: map[string]string{},
+		groups: newGroupKeys(x.opts.Sum, x.opts.WeekStart)}
 	u.g.out = u.take
 	return u
 }
@@ -226,6 +231,9 @@ func BillRecord(o *Origin, e *transcript.Entry) pricing.Record {
 
 // take counts a whole message once.
 func (u *usageState) take(r *usageRec, key uint64) error {
+	if !u.x.inWindow(r.ts) {
+		return nil
+	}
 	if _, dup := u.seen[key]; dup {
 		return nil
 	}
@@ -260,18 +268,8 @@ func (u *usageState) take(r *usageRec, key uint64) error {
 }
 
 func (u *usageState) sum(r *usageRec) {
-	var group string
-	switch u.x.opts.Sum {
-	case "day":
-		group = u.day(r.ts)
-	case "session":
-		group = r.sessionID
-	case "model":
-		group = r.model
-	case "project":
-		group = r.cwd
-	}
-	s := u.group(group, r.cwd)
+	group := u.group(r)
+	s := u.sumOf(group, r.cwd)
 	_, tok := addAll(r.u.InputTokens, r.u.OutputTokens, r.u.CacheReadInputTokens, r.u.CacheCreationInputTokens)
 	for _, f := range []struct {
 		sum  *int64
@@ -292,7 +290,7 @@ func (u *usageState) sum(r *usageRec) {
 	if u.x.opts.Prices != nil {
 		u.addCost(s, r)
 	}
-	if u.x.opts.Sum != "model" && r.model != "" && !containsStr(s.Models, r.model) {
+	if !u.groups.has("model") && r.model != "" && !containsStr(s.Models, r.model) {
 		s.Models = append(s.Models, r.model)
 	}
 	if r.ts != "" {
@@ -305,22 +303,13 @@ func (u *usageState) sum(r *usageRec) {
 	}
 }
 
-// group is the sum of a group, made empty on first use; cwd is the
+// sumOf is the sum of a group, made empty on first use; cwd is the
 // project of a session group.
-func (u *usageState) group(group, cwd string) *UsageSum {
+func (u *usageState) sumOf(group, cwd string) *UsageSum {
 	s := u.sums[group]
 	if s == nil {
 		s = &UsageSum{}
-		switch u.x.opts.Sum {
-		case "day":
-			s.Date = str(group)
-		case "session":
-			s.SessionID, s.Project = str(group), str(cwd)
-		case "model":
-			s.Model = str(group)
-		case "project":
-			s.Project = str(group)
-		}
+		u.groups.name(s, group, cwd)
 		u.sums[group] = s
 	}
 	return s
@@ -333,7 +322,7 @@ func (u *usageState) group(group, cwd string) *UsageSum {
 // the readers (files, entries, stdin) sees the assistant records alone.
 func (u *usageState) session(id, cwd string) {
 	if u.x.opts.Sum == "session" && id != "" {
-		u.group(id, cwd)
+		u.sumOf(id, cwd)
 	}
 }
 
@@ -348,7 +337,7 @@ func (u *usageState) overflow(group, field string) {
 		u.overflowed = map[string]struct{}{}
 	}
 	u.overflowed[k] = struct{}{}
-	u.x.opts.Warn(fmt.Sprintf("usage --sum %s %q: %s overflows a 64-bit integer; printed at its bound", u.x.opts.Sum, group, field))
+	u.x.opts.Warn(fmt.Sprintf("usage --sum %s %q: %s overflows a 64-bit integer; printed at its bound", u.x.opts.Sum, display(group), field))
 }
 
 func containsStr(list []string, s string) bool {
@@ -406,17 +395,7 @@ func (u *usageState) finish() error {
 		list = append(list, s)
 		keys[s] = k
 	}
-	sort.Slice(list, func(i, j int) bool {
-		a, b := list[i], list[j]
-		if u.x.opts.Sum == "session" && deref(a.FirstTimestamp) != deref(b.FirstTimestamp) {
-			// A session without a message comes after those with one.
-			if a.FirstTimestamp == nil || b.FirstTimestamp == nil {
-				return b.FirstTimestamp == nil
-			}
-			return *a.FirstTimestamp < *b.FirstTimestamp
-		}
-		return keys[a] < keys[b]
-	})
+	sort.Slice(list, func(i, j int) bool { return u.groups.less(keys[list[i]], keys[list[j]]) })
 	for _, s := range list {
 		if u.x.opts.Prices != nil {
 			s.finishCost()

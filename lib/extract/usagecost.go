@@ -73,9 +73,9 @@ type costSum struct {
 	unpriced         []string
 	assumed          []string
 	unpricedMessages int64
-	// parts holds the charges of a session group, to be added as
-	// pricing.SessionTotal does (subagent messages come from their own
-	// files, after the main transcript).
+	// parts holds the charges of a group of one session (--sum session,
+	// session,model), to be added as pricing.SessionTotal does (subagent
+	// messages come from their own files, after the main transcript).
 	parts []pricing.Timed
 }
 
@@ -96,7 +96,7 @@ func (u *usageState) addCost(s *UsageSum, r *usageRec) {
 		if p.Basis == pricing.BasisAssumed && !containsStr(cs.assumed, p.Model) {
 			cs.assumed = append(cs.assumed, p.Model)
 		}
-		if u.x.opts.Sum == "session" {
+		if u.groups.has("session") {
 			cs.parts = append(cs.parts, pricing.Timed{TS: r.ts, USD: p.USD})
 		} else {
 			cs.total += p.USD

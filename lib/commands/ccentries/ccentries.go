@@ -62,8 +62,8 @@ type options struct {
 	types       []string
 	withSource  bool
 	subagents   bool
-	since       string
-	until       string
+	window      cli.Window
+	sys         cli.System
 	tail        int
 	archive     string
 	follow      bool
@@ -85,8 +85,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // RunWith runs cc-entries in the given System.
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{now: sys.Clock, stopFor: registryStop}
-	return o.command().Main(args, stdin, stdout, stderr)
+	o := &options{now: sys.Clock, stopFor: registryStop, sys: sys}
+	c := o.command()
+	c.Sys = &sys
+	return c.Main(args, stdin, stdout, stderr)
 }
 
 func (o *options) command() *cli.Command {
@@ -112,8 +114,8 @@ func (o *options) command() *cli.Command {
 			})
 			f.BoolVar(&o.withSource, "with-source", false, `add "cc_source":{path,line,session_id,agent_id} as each record's first key`)
 			f.BoolVar(&o.subagents, "subagents", false, "also the sessions' subagent transcripts (implies --with-source)")
-			f.StringVar(&o.since, "since", "", "only records at or after `TIME` (RFC 3339, a date, or a duration ago such as 2h)")
-			f.StringVar(&o.until, "until", "", "only records at or before `TIME` (a date alone is the whole day, a time without seconds the whole minute)")
+			f.WindowVar(&o.window, "records")
+			f.RecordFormats()
 			f.IntVarP(&o.tail, "tail", "n", -1, "only the last `N` records of each transcript (with --follow, 0 prints only new records)")
 			f.StringVar(&o.archive, "archive", "", "write zstd copies of the transcripts (and their subagents, tool results) under `DIR`, print what was written")
 			f.BoolVarP(&o.follow, "follow", "f", false, "keep printing records as they are appended, until the session ends or a signal")

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"sync"
-	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
@@ -48,6 +47,11 @@ func (o *options) run(env *cli.Env, args []string) error {
 	sel, err := o.selection()
 	if err != nil {
 		return err
+	}
+	if o.follow {
+		if err := env.Out.Endless("--follow"); err != nil {
+			return err
+		}
 	}
 	r := &runner{o: o, env: env, sel: sel, totals: transcript.NewDiagnostics(), seen: map[string]bool{}}
 	r.topts = transcript.Options{Types: o.types, Decode: o.diagnostics, MaxLine: o.maxLine}
@@ -125,8 +129,8 @@ func (o *options) check(f *cli.Flags, args []string) error {
 	switch {
 	case stdin > 1:
 		return cli.Usagef(`"-" (stdin) can be given once`)
-	case o.archive != "" && (o.follow || o.branch || o.tail >= 0 || len(o.types) > 0 || o.since != "" ||
-		o.until != "" || o.withSource || o.subagents || o.diagnostics):
+	case o.archive != "" && (o.follow || o.branch || o.tail >= 0 || len(o.types) > 0 || o.window.Set() ||
+		o.withSource || o.subagents || o.diagnostics):
 		return cli.Usagef("--archive copies whole sessions: it takes no selection or output flags")
 	case o.archive != "" && stdin > 0:
 		return cli.Usagef(`--archive needs transcript files, not "-"`)
@@ -150,19 +154,12 @@ func (o *options) check(f *cli.Flags, args []string) error {
 // selection parses --since, --until and --tail.
 func (o *options) selection() (transcript.Select, error) {
 	var sel transcript.Select
-	var err error
-	if o.since != "" {
-		if sel.Since, err = parseTime(o.since, o.now()); err != nil {
-			return sel, cli.Usagef("--since: %v", err)
+	if o.window.Set() {
+		loc, _ := cli.ZoneFlag(o.sys, "")
+		if err := o.window.Resolve(o.now(), loc); err != nil {
+			return sel, err
 		}
-	}
-	if o.until != "" {
-		if sel.Until, err = parseUntil(o.until, o.now()); err != nil {
-			return sel, cli.Usagef("--until: %v", err)
-		}
-	}
-	if !sel.Since.IsZero() && !sel.Until.IsZero() && sel.Until.Before(sel.Since) {
-		return sel, cli.Usagef("--until is before --since")
+		sel.Since, sel.Until = o.window.Since, o.window.Until
 	}
 	switch {
 	case o.tail == 0:
@@ -172,34 +169,6 @@ func (o *options) selection() (transcript.Select, error) {
 	}
 	sel.Branch = o.branch
 	return sel, nil
-}
-
-// parseUntil is parseTime for an upper bound: a time given to the day,
-// minute or second covers all of it (--until 2026-11-30 keeps that day).
-func parseUntil(s string, now time.Time) (time.Time, error) {
-	for _, l := range []struct {
-		layout string
-		span   time.Duration
-	}{{"2006-01-02", 24 * time.Hour}, {"2006-01-02T15:04", time.Minute}, {"2006-01-02T15:04:05", time.Second}} {
-		if t, err := time.Parse(l.layout, s); err == nil {
-			return t.Add(l.span - time.Nanosecond), nil
-		}
-	}
-	return parseTime(s, now)
-}
-
-// parseTime reads RFC 3339 (with or without a zone, UTC assumed), a date,
-// or a Go duration meaning that long before now.
-func parseTime(s string, now time.Time) (time.Time, error) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, fmt.Errorf("%q is not a time (RFC 3339, YYYY-MM-DD, or a duration such as 90m)", s)
 }
 
 // sessionRecords reads session records from stdin. With fn each is read

@@ -72,10 +72,18 @@ Kinds:
                 tool_use_id
 
 usage --sum GROUP writes one record per group instead (GROUP is session,
-model, day or project; day is the local date): the group's key, the four
-token counts, total_tokens, messages, models, first_timestamp,
-last_timestamp. Every message counts once across the whole input, by its
-message id with its request id (or requestRef).
+model, day, week, month or project, or several joined with commas such as
+day,model; days, weeks and months are in --tz, default the local zone, and
+a week starts on Monday or --week-start): the group's keys (date, week,
+month, session_id, model, project), the four token counts, total_tokens,
+messages, models, first_timestamp, last_timestamp. Every message counts
+once across the whole input, by its message id with its request id (or
+requestRef).
+
+On a terminal the records print as a table (--sum: one row per group and a
+Total row, dollars rounded to cents); into a pipe, NDJSON with the exact
+numbers. --format ndjson|table|csv|tsv chooses. --since/--until keep the
+facts (usage: the messages) of a time window.
 
 usage --sum block cuts the messages into 5-hour billing windows, as ccusage
 does: a block starts at the UTC hour of its first message and lasts 5 hours;
@@ -117,6 +125,9 @@ Examples:
   # tokens per day, subagents included
   $ cc-sessions | cc-extract usage --sum day --subagents
 
+  # this week's cost per day and model, as a table on a terminal
+  $ cc-sessions --since 7d | cc-extract usage --cost --sum day,model --since 7d
+
   # what each session cost, as Claude Code computed it
   $ cc-sessions | cc-extract usage --cost --sum session --subagents
 
@@ -126,8 +137,8 @@ Examples:
   # every file a session edited, once
   $ cc-sessions --limit 1 | cc-extract files --unique --jq 'select(.operations|index("edit")) | .path' -r
 
-  # from entries: the prompts typed today
-  $ cc-sessions | cc-entries --since 2026-05-01T00:00:00Z --with-source | cc-extract prompts
+  # the prompts typed today
+  $ cc-sessions --since today | cc-extract prompts --since today
 
 Exit status: 0 ok (also when there is no fact), 1 a transcript could not be
 read (the other facts are still written) or another failure, 2 usage error
@@ -139,6 +150,10 @@ type options struct {
 	loc                                      *time.Location
 	cost                                     bool
 	prices                                   string
+	sys                                      cli.System
+	tz, weekStart                            string
+	weekday                                  *time.Weekday
+	window                                   cli.Window
 }
 
 // Run runs cc-extract with the process environment.
@@ -149,8 +164,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // RunWith runs cc-extract in the given System (its zone decides the
 // days of --sum day).
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{loc: sys.Location()}
+	o := &options{sys: sys}
 	c := &cli.Command{
+		Sys:      &sys,
 		Name:     "cc-extract",
 		Synopsis: "cc-extract KIND [flags] [TRANSCRIPT|DIR...]",
 		Help:     help,
@@ -160,7 +176,11 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.errors, "errors", false, "shell, tools: only failed calls")
 			f.BoolVar(&o.unique, "unique", false, "files: one record per path with the operations seen")
 			f.BoolVar(&o.subagents, "subagents", false, "also read each session's subagent transcripts")
-			f.StringVar(&o.sum, "sum", "", "usage: aggregate by `GROUP` (session, model, day, project, block)")
+			f.StringVar(&o.sum, "sum", "", "usage: aggregate by `GROUP` (session, model, day, week, month, project, several joined with commas such as day,model; or block)")
+			f.StringVar(&o.tz, "tz", "", "usage --sum: the time `ZONE` of days, weeks and months, and of --since/--until dates (an IANA name; default the local zone, TZ)")
+			f.StringVar(&o.weekStart, "week-start", "monday", "usage --sum week: the first `DAY` of a week")
+			f.WindowVar(&o.window, "facts (and usage messages)")
+			f.RecordFormats()
 			f.BoolVar(&o.cost, "cost", false, "usage: price each message as Claude Code does")
 			f.StringVar(&o.prices, "prices", "", "usage: price the models named in `FILE` (JSON or YAML) at its rates; implies --cost")
 		},
@@ -168,7 +188,9 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 		Complete: func(_ context.Context, flag string, args []string) []string {
 			switch {
 			case flag == "sum":
-				return []string{"session", "model", "day", "project"}
+				return extract.SumBy
+			case flag == "week-start":
+				return weekdays
 			case flag == "" && len(args) == 0:
 				return extract.Kinds
 			}
@@ -190,6 +212,7 @@ var flagKinds = []struct {
 	{"sum", []string{"usage"}},
 	{"cost", []string{"usage"}},
 	{"prices", []string{"usage"}},
+	{"week-start", []string{"usage"}},
 }
 
 func (o *options) run(env *cli.Env, args []string) error {
@@ -205,8 +228,8 @@ func (o *options) run(env *cli.Env, args []string) error {
 			return cli.Usagef("--%s applies to %s, not %s", fk.name, strings.Join(fk.kinds, " and "), kind)
 		}
 	}
-	if o.sum != "" && !slices.Contains(extract.SumBy, o.sum) {
-		return cli.Usagef("unknown --sum %q (want one of %s)", o.sum, strings.Join(extract.SumBy, ", "))
+	if err := o.calendar(env); err != nil {
+		return err
 	}
 	var prices *pricing.Catalog
 	if o.cost || o.prices != "" {
@@ -226,6 +249,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	x, err := extract.New(extract.Options{
 		Kind: kind, All: o.all, Thinking: o.thinking, Errors: o.errors, Unique: o.unique,
 		Subagents: o.subagents, Sum: o.sum, Location: o.loc, Prices: prices,
+		WeekStart: o.weekday, Since: o.window.Since, Until: o.window.Until,
 		Warn: func(msg string) { env.Warnf("%s", msg) },
 	}, env.Out.Write)
 	if err != nil {

@@ -71,12 +71,14 @@ type options struct {
 	workers   int
 	profiles  []string
 	cwdWithin []string
+	window    cli.Window
 }
 
 // RunWith runs cc-grep in the given System.
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := &options{sys: sys}
 	c := &cli.Command{
+		Sys:      &sys,
 		Name:     "cc-grep",
 		Synopsis: "cc-grep [--any] [--matches] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...",
 		Help:     help,
@@ -92,6 +94,8 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 				o.cwdWithin = append(o.cwdWithin, s)
 				return nil
 			})
+			f.WindowVar(&o.window, "sessions active")
+			f.RecordFormats()
 		},
 		Run: o.run,
 		Complete: func(_ context.Context, flag string, _ []string) []string {
@@ -115,6 +119,10 @@ func (o *options) run(env *cli.Env, terms []string) error {
 	if err := checkTerms(env, terms); err != nil {
 		return err
 	}
+	if err := o.resolveWindow(); err != nil {
+		return err
+	}
+	env.Out.SetLayout(cli.SessionLayout)
 	s, err := search.New(search.Options{Terms: terms, Any: o.any, Matches: o.matches})
 	if err != nil {
 		return cli.Usagef("%v", err)
@@ -191,6 +199,9 @@ func (o *options) fromStdin(env *cli.Env, s *search.Searcher) (int, error) {
 		if within != nil && !within(ref.Cwd) {
 			return nil
 		}
+		if o.window.Set() && !o.recordInWindow(line, ref.TranscriptPath) {
+			return nil
+		}
 		if len(o.profiles) > 0 && !inProfiles(line, ref, o.profiles) {
 			return nil
 		}
@@ -241,6 +252,9 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	for _, err := range errs {
 		env.Warnf("%v", err)
 	}
+	if o.window.Set() {
+		files = slices.DeleteFunc(files, func(f sessions.Session) bool { return !o.fileInWindow(f) })
+	}
 	// Biggest first: the results are sorted at the end anyway, and a big
 	// session taken up last would leave the other workers idle while it
 	// is searched.
@@ -270,6 +284,9 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	}
 	for _, err := range errs {
 		env.Warnf("%v", err)
+	}
+	if o.window.Set() {
+		hits = slices.DeleteFunc(hits, func(h sessions.Session) bool { return !o.sessionInWindow(h) })
 	}
 	for _, h := range hits {
 		line, err := ndjson.Marshal(h) // as cc-sessions prints it: <, > and & literal

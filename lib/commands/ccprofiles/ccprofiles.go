@@ -46,11 +46,13 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := options{env: profiles.NewEnv(sys.Home, sys.Getenv)}
 	c := &cli.Command{
+		Sys:      &sys,
 		Name:     "cc-profiles",
 		Synopsis: "cc-profiles [--profile NAME] [--jq EXPR]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
 			f.StringVar(&o.profile, "profile", "", "list only the profile named `NAME`")
+			f.RecordFormats()
 		},
 		Run: o.run,
 		Complete: func(_ context.Context, flag string, _ []string) []string {

@@ -119,6 +119,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 		}
 	}
 	c := &cli.Command{
+		Sys:      &sys,
 		Name:     "cc-send",
 		Synopsis: "cc-send TARGET|--current [--name NAME] [--from LABEL] [--lines] [--wait] [--wait-idle] [--rename NAME] [-- message]",
 		Help:     help,
@@ -135,6 +136,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.stamp, "stamp", false, "with --lines, prefix each line with [#<seq> <time>] so that repeats are not dropped")
 			f.BoolVar(&o.wait, "wait", false, "listen for the receipt of each message (held, delivered, dropped, denied, …)")
 			f.BoolVar(&o.waitIdle, "wait-idle", false, "return when the receiver's turn has ended (notify_when_idle)")
+			f.RecordFormats()
 		},
 		Run: o.run,
 		Complete: func(ctx context.Context, flag string, args []string) []string {
@@ -192,6 +194,12 @@ func (o *options) check(env *cli.Env, args []string) error {
 func (o *options) run(env *cli.Env, args []string) error {
 	if err := o.check(env, args); err != nil {
 		return err
+	}
+	if streams := o.lines || (len(args) == 0 && !o.current); streams {
+		// The results of a stream are read as they happen.
+		if err := env.Out.Endless("a stream of messages (--lines, records on stdin)"); err != nil {
+			return err
+		}
 	}
 	if len(args) == 0 && !o.current {
 		return o.runRecords(env)

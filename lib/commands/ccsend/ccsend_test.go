@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -126,6 +127,7 @@ func TestGolden(t *testing.T) {
 		env   map[string]string
 		stdin *string
 		reply string
+		term  bool // stdout is a terminal: a table, kept in testdata/tables
 	}{
 		{name: "words_name", args: []string{"default/app-3c", "--name", `CI "bot" <1>`, "--", "hello", "world"}},
 		{name: "stdin_message", args: []string{"app-3c", "--priority", "now"}, stdin: ptr("Pipeline #1234 failed in job `test`\n\n")},
@@ -165,16 +167,26 @@ func TestGolden(t *testing.T) {
 		{name: "lines_too_long", args: []string{"app-3c", "--lines"}, stdin: ptr("first\n" + strings.Repeat("y", 2<<20) + "\nlast\n")},
 		{name: "records_not_socket", args: []string{"--", "hi"}, stdin: ptr(`{"socket_path":"/etc/passwd"}` + "\n")},
 		{name: "too_large_stdin", args: []string{"app-3c"}, stdin: ptr(strings.Repeat("x", 5<<20))},
+		// On a terminal one message's result is a table; a stream's
+		// results stay NDJSON, printed as they happen.
+		{name: "table_words", args: []string{"default/app-3c", "--", "hello"}, term: true, env: map[string]string{"NO_COLOR": "1"}},
+		{name: "table_records_stream", args: []string{"--", "hi"}, stdin: ptr(records), term: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f.in.Reset(peertest.Reply(tt.reply))
 			var out, errb bytes.Buffer
 			var code int
+			sys := f.deps(tt.env)
+			dir := "testdata"
+			if tt.term {
+				sys.Terminal = func(io.Writer) (int, bool) { return 200, true }
+				dir = filepath.Join("testdata", "tables")
+			}
 			if tt.stdin != nil {
-				code = RunWith(f.deps(tt.env), tt.args, strings.NewReader(*tt.stdin), &out, &errb)
+				code = RunWith(sys, tt.args, strings.NewReader(*tt.stdin), &out, &errb)
 			} else {
-				code = RunWith(f.deps(tt.env), tt.args, nil, &out, &errb)
+				code = RunWith(sys, tt.args, nil, &out, &errb)
 			}
 			if strings.Contains(out.String()+errb.String(), token) {
 				t.Fatal("the key file token reached the output")
@@ -184,7 +196,7 @@ func TestGolden(t *testing.T) {
 				recv = recv[:200] + fmt.Sprintf("… (%d bytes)\n", len(recv))
 			}
 			got := f.normalize(fmt.Sprintf("exit %d\n-- stderr --\n%s-- stdout --\n%s-- inbox --\n%s", code, errb.String(), out.String(), recv))
-			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), got)
+			golden.Check(t, filepath.Join(dir, tt.name+".golden"), got)
 		})
 	}
 	if _, err := os.Lstat(filepath.Join(f.sockDir, "ccpipe-cc-send.sock")); !os.IsNotExist(err) {

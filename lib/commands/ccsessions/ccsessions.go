@@ -4,6 +4,7 @@
 package ccsessions
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -78,12 +79,14 @@ type options struct {
 	find      string
 	cwd       string
 	current   bool
+	window    cli.Window
 }
 
 // RunWith runs cc-sessions in the given System.
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := &options{sys: sys}
 	c := &cli.Command{
+		Sys:      &sys,
 		Name:     "cc-sessions",
 		Synopsis: "cc-sessions [--active | --find QUERY | --current] [--profile NAME] [--cwd-within DIR] [--limit N]",
 		Help:     help,
@@ -101,6 +104,8 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.StringVar(&o.find, "find", "", "one session: pid:<n>, <profile>/<name>, id, name or id prefix (`QUERY`)")
 			f.StringVar(&o.cwd, "cwd", "", "with --find: look in the project dirs of `DIR` first")
 			f.BoolVar(&o.current, "current", false, "the session this command runs inside")
+			f.WindowVar(&o.window, "sessions last active")
+			f.RecordFormats()
 		},
 		Run: o.run,
 		Complete: func(ctx context.Context, flag string, _ []string) []string {
@@ -136,9 +141,18 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return cli.Usagef("--cwd works with --find")
 	case o.limit < 0:
 		return cli.Usagef("--limit must be 0 or more, not %d", o.limit)
-	case (env.Flags.Visited("find") || o.current) && (len(o.cwdWithin) > 0 || env.Flags.Visited("limit")):
+	case (env.Flags.Visited("find") || o.current) && (len(o.cwdWithin) > 0 || env.Flags.Visited("limit") || o.window.Set()):
 		// Silently ignoring them would answer another question than asked.
-		return cli.Usagef("--cwd-within and --limit work with the listing and --active, not with --find or --current")
+		return cli.Usagef("--cwd-within, --limit, --since and --until work with the listing and --active, not with --find or --current")
+	}
+	loc, _ := cli.ZoneFlag(o.sys, "")
+	if err := o.window.Resolve(o.sys.Clock(), loc); err != nil {
+		return err
+	}
+	if o.active {
+		env.Out.SetLayout(cli.ActiveLayout)
+	} else {
+		env.Out.SetLayout(cli.SessionLayout)
 	}
 	profs, err := o.loadProfiles(env)
 	if err != nil || profs == nil {
@@ -165,10 +179,15 @@ func (o *options) run(env *cli.Env, args []string) error {
 		CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv,
 	})
 	warn(env, errs)
-	for i, s := range list {
-		if o.limit > 0 && i >= o.limit {
+	n := 0
+	for _, s := range list {
+		if o.window.Set() && !o.window.Contains(s.LastActivityAt) {
+			continue
+		}
+		if o.limit > 0 && n >= o.limit {
 			break
 		}
+		n++
 		if err := env.Out.Write(s); err != nil {
 			return err
 		}
@@ -232,6 +251,9 @@ func (o *options) listActive(env *cli.Env, profs []profiles.Profile) error {
 	n := 0
 	for _, a := range list {
 		if within != nil && !within(a.Cwd) {
+			continue
+		}
+		if last := a.UpdatedAt; o.window.Set() && !o.window.Contains(cmp.Or(last, a.StartedAt)) {
 			continue
 		}
 		if o.limit > 0 && n >= o.limit {

@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Formats are the values of --format: NDJSON streams; the others hold the
+// records and write them at the end.
+var Formats = []string{"ndjson", "table", "csv", "tsv"}
+
+// RecordFormats registers --format on a command whose stdout is records.
+// The default is gh's: a table when stdout is a terminal, NDJSON
+// otherwise (and with --jq, jq's own output).
+func (f *Flags) RecordFormats() {
+	f.fs.String("format", "", "print records as `FORMAT`: ndjson, table, csv or tsv (default: table on a terminal, else ndjson; with --jq, jq's output)")
+}
+
+// setFormat picks the output format from --format, --jq and whether
+// stdout is a terminal (asked through the System).
+func (o *Output) setFormat(f *Flags, sys *System, stdout io.Writer) error {
+	fl := f.fs.Lookup("format")
+	if fl == nil {
+		return nil
+	}
+	s := sys
+	if s == nil {
+		real := OS()
+		s = &real
+	}
+	width, term := terminal(s, stdout)
+	format := fl.Value.String()
+	chosen := format != ""
+	switch {
+	case chosen && !slices.Contains(Formats, format):
+		return Usagef("--format %q: want one of %s", format, strings.Join(Formats, ", "))
+	case !chosen && (f.JQ != "" || !term):
+		format = "ndjson"
+	case !chosen:
+		format = "table"
+	}
+	if format == "ndjson" {
+		return nil
+	}
+	if !term {
+		width = 0 // a table into a file or pipe is not cut...
+	}
+	if n, err := strconv.Atoi(s.Env("COLUMNS")); err == nil && n > 0 && width == 0 {
+		width = n // ...unless COLUMNS says how wide
+	}
+	loc, _ := ZoneFlag(*s, "") // the System's zone, else TZ
+	o.tab = &recordTable{
+		out: stdout, format: format, chosen: chosen, width: width,
+		color: term && s.Env("NO_COLOR") == "" && s.Env("TERM") != "dumb",
+		loc:   loc,
+	}
+	return nil
+}
+
+// terminal asks sys (else the OS) whether w is a terminal, and its width.
+func terminal(sys *System, w io.Writer) (int, bool) {
+	if sys.Terminal != nil {
+		return sys.Terminal(w)
+	}
+	if s, ok := w.(*syncWriter); ok {
+		w = s.w
+	}
+	if !IsTerminal(w) {
+		return 0, false
+	}
+	return termWidth(w.(*os.File)), true
+}
+
+// Endless tells the output that the records will not end (--follow): a
+// table, written at the end, would never show. A table by default falls
+// back to NDJSON; one asked for with --format is a usage error.
+func (o *Output) Endless(why string) error {
+	if o.tab == nil {
+		return nil
+	}
+	if o.tab.chosen {
+		return Usagef("--format %s writes the records at the end, and %s never ends: use --format ndjson", o.tab.format, why)
+	}
+	o.tab = nil
+	return nil
+}
+
+// SetLayout chooses the table's columns for the records to come (a
+// command knows its record kinds); without one a table shows each
+// record's scalar fields. It changes nothing for NDJSON, csv and tsv.
+func (o *Output) SetLayout(l Layout) {
+	if o.tab != nil {
+		o.tab.layout = &l
+		if l.Zone != nil {
+			o.tab.loc = l.Zone
+		}
+	}
+}
+
+// finish writes a held table out (what was gathered, also after a
+// failure) and flushes.
+func (o *Output) finish() error {
+	if o.tab != nil && len(o.tab.rows) > 0 {
+		if err := o.check(o.tab.write()); err != nil {
+			return err
+		}
+	}
+	return o.Flush()
+}
+
+// Layout is how a record kind shows as a table.
+type Layout struct {
+	Columns []Column
+	// Total adds a Total row that sums the columns marked Total.
+	Total bool
+	// Zone shows Time cells in this zone (nil: the System's).
+	Zone *time.Location
+}
+
+// Column is one table column: the first of Keys the record has (not
+// null) shows, as Kind says. A column no record has is left out.
+type Column struct {
+	Head  string
+	Keys  []string
+	Kind  CellKind
+	Total bool
+}
+
+// CellKind says how a value shows in a table.
+type CellKind int
+
+const (
+	Text     CellKind = iota // as it is, on one line; cut with … to fit the width
+	Count                    // an integer with thousands separators, right-aligned
+	Dollars                  // $1,234.57: rounded to cents for reading only
+	Time                     // an RFC 3339 time as 2006-01-02 15:04 in the zone
+	Bytes                    // a size: 980B, 12.4K, 3.1M
+	IDPrefix                 // the first 8 characters of an id
+	Path                     // text whose end matters: cut on the left, …/projects/app
+)

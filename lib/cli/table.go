@@ -1,0 +1,515 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/width"
+)
+
+// recordTable holds the records of --format table, csv or tsv and writes
+// them at the end: a table needs every row to size its columns, csv its
+// header. One writer for every command; the command says how its record
+// kind shows (Layout), else a table shows each record's scalar fields.
+type recordTable struct {
+	out    io.Writer
+	format string // table, csv or tsv
+	chosen bool   // asked for with --format (not the terminal default)
+	width  int    // the terminal's columns; 0: not cut
+	color  bool
+	loc    *time.Location
+	layout *Layout
+
+	rows []record
+	keys []string // every key, in order of first appearance
+	seen map[string]bool
+}
+
+// record is one record's fields in their order, values as JSON.
+type record struct {
+	keys []string
+	vals map[string]json.RawMessage
+}
+
+// add holds one record (a JSON line; a result of --jq that is not an
+// object is shown as one field, "value").
+func (t *recordTable) add(line []byte) error {
+	r, err := decodeRecord(line)
+	if err != nil {
+		return err
+	}
+	if t.seen == nil {
+		t.seen = map[string]bool{}
+	}
+	for _, k := range r.keys {
+		if !t.seen[k] {
+			t.seen[k] = true
+			t.keys = append(t.keys, k)
+		}
+	}
+	t.rows = append(t.rows, r)
+	return nil
+}
+
+func decodeRecord(line []byte) (record, error) {
+	r := record{vals: map[string]json.RawMessage{}}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return r, fmt.Errorf("record for the table: %w", err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		r.keys = []string{"value"}
+		r.vals["value"] = append(json.RawMessage(nil), bytes.TrimSpace(line)...)
+		return r, nil
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return r, fmt.Errorf("record for the table: %w", err)
+		}
+		k, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return r, fmt.Errorf("record for the table: %w", err)
+		}
+		if _, dup := r.vals[k]; !dup {
+			r.keys = append(r.keys, k)
+		}
+		r.vals[k] = v
+	}
+	return r, nil
+}
+
+// write writes the held records out in the table's format.
+func (t *recordTable) write() error {
+	w := bufio.NewWriter(t.out)
+	var err error
+	if t.format == "table" {
+		err = t.writeTable(w)
+	} else {
+		err = t.writeCSV(w)
+	}
+	if err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// writeCSV writes every field of the records, exact, under a header of
+// the field names: RFC 4180 quoting, a tab between fields for tsv. A
+// nested value is its JSON, a null an empty field.
+func (t *recordTable) writeCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if t.format == "tsv" {
+		cw.Comma = '\t'
+	}
+	if err := cw.Write(t.keys); err != nil {
+		return err
+	}
+	row := make([]string, len(t.keys))
+	for _, r := range t.rows {
+		for i, k := range t.keys {
+			row[i] = plain(r.vals[k])
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// plain is a JSON value as a csv field: a string unquoted, null empty,
+// anything else its JSON text.
+func plain(v json.RawMessage) string {
+	v = bytes.TrimSpace(v)
+	switch {
+	case len(v) == 0 || string(v) == "null":
+		return ""
+	case v[0] == '"':
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return s
+		}
+	}
+	return string(v)
+}
+
+// columns is the table's columns: the layout's that some record has, else
+// every scalar field (a generic record).
+func (t *recordTable) columns() []Column {
+	if t.layout != nil {
+		var cols []Column
+		for _, c := range t.layout.Columns {
+			for _, k := range c.Keys {
+				if t.seen[k] {
+					cols = append(cols, c)
+					break
+				}
+			}
+		}
+		if len(cols) > 0 {
+			return cols
+		}
+	}
+	var cols []Column
+	for _, k := range t.keys {
+		scalar, ints := false, true
+		for _, r := range t.rows {
+			v := bytes.TrimSpace(r.vals[k])
+			if len(v) == 0 || string(v) == "null" {
+				continue
+			}
+			switch v[0] {
+			case '{', '[':
+				continue
+			case '"', 't', 'f':
+				ints = false
+			default:
+				if _, err := strconv.ParseInt(string(v), 10, 64); err != nil {
+					ints = false
+				}
+			}
+			scalar = true
+		}
+		if !scalar {
+			continue // only nested values: not for a table
+		}
+		kind := Text
+		if ints {
+			kind = Count
+		}
+		cols = append(cols, Column{Head: k, Keys: []string{k}, Kind: kind})
+	}
+	return cols
+}
+
+// cell is one value as the table shows it.
+func (t *recordTable) cell(r record, c Column) string {
+	var v json.RawMessage
+	for _, k := range c.Keys {
+		if x := bytes.TrimSpace(r.vals[k]); len(x) > 0 && string(x) != "null" {
+			v = x
+			break
+		}
+	}
+	if v == nil {
+		return ""
+	}
+	s := plain(v)
+	switch c.Kind {
+	case Count:
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return thousands(n)
+		}
+	case Dollars:
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return dollars(f)
+		}
+	case Time:
+		if tm, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			return tm.In(t.loc).Format("2006-01-02 15:04")
+		}
+	case Bytes:
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return size(n)
+		}
+	case IDPrefix:
+		if len(s) > 8 {
+			return s[:8]
+		}
+	case Text:
+		var list []string
+		switch {
+		case v[0] == '[' && json.Unmarshal(v, &list) == nil:
+			s = strings.Join(list, ", ")
+		case v[0] == '[' || v[0] == '{':
+			s = cut(s, nestedWidth) // a nested value beside scalars: its start
+		}
+	}
+	return oneLine(s)
+}
+
+// total is a Total-row cell: the column's sum, display only (the exact
+// sums are the records').
+func (t *recordTable) total(c Column) string {
+	var n int64
+	var f float64
+	seen := false
+	for _, r := range t.rows {
+		for _, k := range c.Keys {
+			s := plain(r.vals[k])
+			if s == "" {
+				continue
+			}
+			seen = true
+			if c.Kind == Dollars {
+				x, _ := strconv.ParseFloat(s, 64)
+				f += x
+			} else if x, err := strconv.ParseInt(s, 10, 64); err == nil {
+				n += x
+			}
+			break
+		}
+	}
+	switch {
+	case !seen:
+		return "" // nothing to add (a cost no message has): not $0.00
+	case c.Kind == Dollars:
+		return dollars(f)
+	}
+	return thousands(n)
+}
+
+func (t *recordTable) writeTable(w io.Writer) error {
+	cols := t.columns()
+	if len(cols) == 0 {
+		return nil
+	}
+	head := make([]string, len(cols))
+	for i, c := range cols {
+		head[i] = printable(oneLine(c.Head))
+	}
+	body := make([][]string, len(t.rows))
+	for i, r := range t.rows {
+		body[i] = make([]string, len(cols))
+		for j, c := range cols {
+			body[i][j] = printable(t.cell(r, c))
+		}
+	}
+	var foot []string
+	if t.layout != nil && t.layout.Total && slices.ContainsFunc(cols, func(c Column) bool { return c.Total }) {
+		foot = make([]string, len(cols))
+		for j, c := range cols {
+			if c.Total {
+				foot[j] = t.total(c)
+			}
+		}
+		foot[0] = "Total"
+	}
+	widths := make([]int, len(cols))
+	for _, row := range append(append([][]string{head}, body...), foot) {
+		for j, s := range row {
+			widths[j] = max(widths[j], textWidth(s))
+		}
+	}
+	t.fit(cols, widths)
+	line := func(row []string, bold bool) {
+		var b strings.Builder
+		for j, s := range row {
+			if cols[j].Kind == Path {
+				s = cutLeft(s, widths[j])
+			} else {
+				s = cut(s, widths[j])
+			}
+			pad := strings.Repeat(" ", max(0, widths[j]-textWidth(s)))
+			if j > 0 {
+				b.WriteString("  ")
+			}
+			if right(cols[j].Kind) {
+				b.WriteString(pad + s)
+			} else if j < len(row)-1 {
+				b.WriteString(s + pad)
+			} else {
+				b.WriteString(s)
+			}
+		}
+		s := strings.TrimRight(b.String(), " ")
+		if bold && t.color {
+			s = "\x1b[1m" + s + "\x1b[0m"
+		}
+		fmt.Fprintln(w, s)
+	}
+	line(head, true)
+	for _, row := range body {
+		line(row, false)
+	}
+	if foot != nil {
+		rule := 0
+		for _, n := range widths {
+			rule += n
+		}
+		fmt.Fprintln(w, strings.Repeat("─", rule+2*(len(widths)-1)))
+		line(foot, true)
+	}
+	return nil
+}
+
+// fit narrows the widest text column, a character at a time, until the
+// table fits the width; a text column keeps at least 12 characters
+// (numbers, times and ids are never cut).
+func (t *recordTable) fit(cols []Column, widths []int) {
+	if t.width <= 0 {
+		return
+	}
+	const minText = 12
+	for {
+		total := 2 * (len(widths) - 1)
+		for _, n := range widths {
+			total += n
+		}
+		if total <= t.width {
+			return
+		}
+		widest, second := -1, minText
+		for j, c := range cols {
+			if (c.Kind != Text && c.Kind != Path) || widths[j] <= minText {
+				continue
+			}
+			if widest < 0 || widths[j] > widths[widest] {
+				if widest >= 0 {
+					second = max(second, widths[widest])
+				}
+				widest = j
+			} else {
+				second = max(second, widths[j])
+			}
+		}
+		if widest < 0 {
+			return // nothing left to narrow: the terminal wraps
+		}
+		// Down to the next widest at most: the widest columns end up even.
+		widths[widest] -= min(total-t.width, max(1, widths[widest]-second))
+	}
+}
+
+func right(k CellKind) bool { return k == Count || k == Dollars || k == Bytes }
+
+// nestedWidth bounds a nested value shown in a text column.
+const nestedWidth = 40
+
+// cut shortens s to n columns, the last one …
+func cut(s string, n int) string {
+	if textWidth(s) <= n {
+		return s
+	}
+	w := 0
+	for i, r := range s {
+		if w+runeWidth(r) > n-1 {
+			return s[:i] + "…"
+		}
+		w += runeWidth(r)
+	}
+	return s
+}
+
+// cutLeft shortens s to n columns, the first one …
+func cutLeft(s string, n int) string {
+	if textWidth(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	w, i := 0, len(r)
+	for i > 0 && w+runeWidth(r[i-1]) <= n-1 {
+		i--
+		w += runeWidth(r[i])
+	}
+	return "…" + string(r[i:])
+}
+
+// textWidth is how many terminal columns s takes: a CJK character two,
+// a combining mark none.
+func textWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeWidth(r)
+	}
+	return n
+}
+
+func runeWidth(r rune) int {
+	switch {
+	case unicode.In(r, unicode.Mn, unicode.Me):
+		return 0
+	case r >= 0x1100:
+		if k := width.LookupRune(r).Kind(); k == width.EastAsianWide || k == width.EastAsianFullwidth {
+			return 2
+		}
+	}
+	return 1
+}
+
+// oneLine puts a text on one line: line breaks and tabs become spaces.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\n\r\t") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// printable replaces the control characters left in a cell (an escape
+// sequence in a tool's output, say) with U+FFFD: a table prints text the
+// records hold, which must not drive the terminal.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, s)
+}
+
+// thousands writes n with a comma between each group of three digits.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// dollars is an amount rounded to cents: $1,234.57.
+func dollars(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(math.Abs(f), 'f', 2, 64)
+	whole, frac, _ := strings.Cut(s, ".")
+	n, _ := strconv.ParseInt(whole, 10, 64)
+	sign := ""
+	if f < 0 && s != "0.00" {
+		sign = "-"
+	}
+	return sign + "$" + thousands(n) + "." + frac
+}
+
+// size is a byte count as ls -h writes it: 980B, 12.4K, 3.1M, 2.0G.
+func size(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return strconv.FormatInt(n, 10) + "B"
+	}
+	f := float64(n)
+	for _, u := range []string{"K", "M", "G", "T"} {
+		f /= unit
+		if f < unit || u == "T" {
+			return strconv.FormatFloat(f, 'f', 1, 64) + u
+		}
+	}
+	return ""
+}

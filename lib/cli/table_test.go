@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestCells(t *testing.T) {
+	for _, tt := range []struct{ got, want string }{
+		{thousands(0), "0"}, {thousands(999), "999"}, {thousands(1000), "1,000"}, {thousands(-1234567), "-1,234,567"},
+		{dollars(0), "$0.00"}, {dollars(0.004999), "$0.00"}, {dollars(0.005), "$0.01"}, {dollars(1234.567), "$1,234.57"},
+		{dollars(4.277445524999998), "$4.28"}, {dollars(-0.001), "$0.00"}, {dollars(-12.5), "-$12.50"},
+		{size(980), "980B"}, {size(12700), "12.4K"}, {size(3 << 20), "3.0M"},
+		{cut("abcdef", 4), "abc…"}, {cutLeft("/home/dev/app", 6), "…v/app"}, {cutLeft("app", 6), "app"}, {cut("abc", 4), "abc"}, {cut("ééééé", 3), "éé…"}, {cut("日本語のテキスト", 7), "日本語…"}, {cutLeft("/home/日本語", 6), "…本語"},
+		{fmt.Sprint(textWidth("日本a")), "5"}, {fmt.Sprint(textWidth("e\u0301")), "1"},
+		{oneLine("a\nb\tc  d"), "a b c d"},
+		{printable("red \x1b[31mtext\x1b[0m\u0085!"), "red \ufffd[31mtext\ufffd[0m\ufffd!"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
+
+// table runs a command whose Run writes recs, with the given System and
+// args, and returns its stdout.
+func table(t *testing.T, sys *System, layout *Layout, recs []string, args ...string) (int, string, string) {
+	t.Helper()
+	c := &Command{Name: "cc-test", Synopsis: "cc-test", Help: "usage: cc-test", Sys: sys,
+		SetFlags: func(f *Flags) { f.RecordFormats() },
+		Run: func(env *Env, _ []string) error {
+			if layout != nil {
+				env.Out.SetLayout(*layout)
+			}
+			for _, r := range recs {
+				if err := env.Out.WriteJSON([]byte(r)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}}
+	var out, errb strings.Builder
+	code := c.Main(args, nil, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func term(width int, env ...string) *System {
+	vars := map[string]string{}
+	for i := 0; i+1 < len(env); i += 2 {
+		vars[env[i]] = env[i+1]
+	}
+	return &System{Getenv: func(k string) string { return vars[k] }, Terminal: func(io.Writer) (int, bool) { return width, width > 0 }}
+}
+
+var sumRecs = []string{
+	`{"date":"2026-11-29","model":"claude-opus-5-5","messages":3,"input_tokens":1234567,"cost_usd":4.277445524999998}`,
+	`{"date":"2026-11-30","model":"claude-haiku-5-5","messages":1,"input_tokens":5,"cost_usd":0.0011}`,
+}
+
+var sumLayout = Layout{Total: true, Columns: []Column{
+	{Head: "Date", Keys: []string{"date"}}, {Head: "Model", Keys: []string{"model"}},
+	{Head: "Messages", Keys: []string{"messages"}, Kind: Count, Total: true},
+	{Head: "Input", Keys: []string{"input_tokens"}, Kind: Count, Total: true},
+	{Head: "Cache", Keys: []string{"cache_read_input_tokens"}, Kind: Count, Total: true}, // no record has it: left out
+	{Head: "Cost", Keys: []string{"cost_usd"}, Kind: Dollars, Total: true},
+}}
+
+func TestTableFormats(t *testing.T) {
+	wantTable := "Date        Model             Messages      Input   Cost\n" +
+		"2026-11-29  claude-opus-5-5          3  1,234,567  $4.28\n" +
+		"2026-11-30  claude-haiku-5-5         1          5  $0.00\n" +
+		"────────────────────────────────────────────────────────\n" +
+		"Total                                4  1,234,572  $4.28\n"
+	ndjson := strings.Join(sumRecs, "\n") + "\n"
+	for _, tt := range []struct {
+		name string
+		sys  *System
+		args []string
+		want string
+	}{
+		{"terminal: a table", term(100, "NO_COLOR", "1"), nil, wantTable},
+		{"terminal with colour: bold header and total", term(100), nil,
+			"\x1b[1m" + strings.Split(wantTable, "\n")[0] + "\x1b[0m\n" + strings.Join(strings.Split(wantTable, "\n")[1:4], "\n") + "\n\x1b[1m" + strings.Split(wantTable, "\n")[4] + "\x1b[0m\n"},
+		{"TERM=dumb: no colour", term(100, "TERM", "dumb"), nil, wantTable},
+		{"pipe: NDJSON untouched", term(0), nil, ndjson},
+		{"pipe asked for a table: no colour", term(0), []string{"--format", "table"}, wantTable},
+		{"terminal asked for ndjson", term(100), []string{"--format", "ndjson"}, ndjson},
+		{"terminal with --jq: jq's output", term(100), []string{"--jq", ".date", "-r"}, "2026-11-29\n2026-11-30\n"},
+		{"--jq into a table", term(0), []string{"--jq", "{date}", "--format", "table"}, "Date\n2026-11-29\n2026-11-30\n"},
+		{"csv: every field exact", term(100), []string{"--format", "csv"},
+			"date,model,messages,input_tokens,cost_usd\n2026-11-29,claude-opus-5-5,3,1234567,4.277445524999998\n2026-11-30,claude-haiku-5-5,1,5,0.0011\n"},
+		{"tsv", term(0), []string{"--format", "tsv"},
+			"date\tmodel\tmessages\tinput_tokens\tcost_usd\n2026-11-29\tclaude-opus-5-5\t3\t1234567\t4.277445524999998\n2026-11-30\tclaude-haiku-5-5\t1\t5\t0.0011\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := table(t, tt.sys, &sumLayout, sumRecs, tt.args...)
+			if code != 0 || out != tt.want {
+				t.Errorf("exit %d %s\n%s\nwant\n%s", code, errs, out, tt.want)
+			}
+		})
+	}
+}
+
+func TestTableTotalOfNothing(t *testing.T) {
+	recs := []string{`{"date":"d1","messages":1,"cost_usd":null}`, `{"date":"d2","messages":2,"cost_usd":null}`}
+	_, out, _ := table(t, term(0), &sumLayout, recs, "--format", "table")
+	want := "Date   Messages  Cost\nd1            1\nd2            2\n" + strings.Repeat("─", 21) + "\nTotal         3\n"
+	if out != want {
+		t.Errorf("unpriced groups\n%s\nwant\n%s", out, want)
+	}
+}
+
+func TestTableGenericAndWidth(t *testing.T) {
+	recs := []string{
+		`{"id":"a","n":1,"text":"a long line of text\nwith a break that will not fit","nested":{"x":1},"ok":true}`,
+		`{"id":"b","n":22,"text":"short","nested":[1,2],"ok":null,"extra":"late key"}`,
+	}
+	_, out, _ := table(t, term(44, "NO_COLOR", "1"), nil, recs)
+	want := "id   n  text                  ok    extra\n" +
+		"a    1  a long line of text…  true\n" +
+		"b   22  short                       late key\n"
+	if out != want {
+		t.Errorf("generic table\n%s\nwant\n%s", out, want)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if n := len([]rune(l)); n > 44 {
+			t.Errorf("line of %d characters on a 44-column terminal: %q", n, l)
+		}
+	}
+	// A record's text cannot drive the terminal.
+	_, out, _ = table(t, term(80, "NO_COLOR", "1"), nil, []string{`{"k\u001b]0;x\u0007":"\u001b[2J wiped"}`})
+	if strings.ContainsAny(out, "\x1b\x07") {
+		t.Errorf("escape sequence passed to the terminal: %q", out)
+	}
+	// CSV quoting: commas, quotes and line breaks as RFC 4180 says.
+	_, out, _ = table(t, term(0), nil, []string{`{"a":"x,y","b":"say \"hi\"","c":"two\nlines","d":[1,"z"]}`}, "--format", "csv")
+	if want := "a,b,c,d\n\"x,y\",\"say \"\"hi\"\"\",\"two\nlines\",\"[1,\"\"z\"\"]\"\n"; out != want {
+		t.Errorf("csv\n%q\nwant\n%q", out, want)
+	}
+}
+
+func TestFormatErrors(t *testing.T) {
+	code, _, errs := table(t, term(0), nil, nil, "--format", "yaml")
+	if code != 2 || !strings.HasPrefix(errs, `cc-test: --format "yaml": want one of ndjson, table, csv, tsv`) {
+		t.Errorf("bad --format: %d %q", code, errs)
+	}
+	// A command whose output never ends gives up the default table, and
+	// refuses one asked for.
+	endless := func(sys *System, args ...string) (int, string, string) {
+		c := &Command{Name: "cc-test", Synopsis: "cc-test", Help: "usage", Sys: sys,
+			SetFlags: func(f *Flags) { f.RecordFormats() },
+			Run: func(env *Env, _ []string) error {
+				if err := env.Out.Endless("--follow"); err != nil {
+					return err
+				}
+				return env.Out.WriteJSON([]byte(`{"a":1}`))
+			}}
+		var out, errb strings.Builder
+		code := c.Main(args, nil, &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	if code, out, _ := endless(term(80)); code != 0 || out != "{\"a\":1}\n" {
+		t.Errorf("endless on a terminal: %d %q, want NDJSON", code, out)
+	}
+	if code, _, errs := endless(term(80), "--format", "table"); code != 2 || !strings.Contains(errs, "--follow never ends") {
+		t.Errorf("endless with --format table: %d %q", code, errs)
+	}
+	// A command without RecordFormats has no --format.
+	c, _ := testCommand(func(env *Env, _ []string) error { return nil })
+	if code, _, _ := call(c, nil, "--format", "table"); code != 2 {
+		t.Errorf("--format on a command without records: exit %d", code)
+	}
+}
+
+func TestActiveLayout(t *testing.T) {
+	recs := []string{
+		`{"address":"default/app-3c","profile":"default","pid":4242,"session_id":"11111111-2222-4333-8444-555555555555","status":"busy","cwd":"/home/dev/app","started_at":"2026-11-30T09:00:00.000Z","updated_at":"2026-11-30T10:47:16.987Z","raw":{"x":1}}`,
+		`{"address":"work/beta","profile":"work","pid":77,"session_id":"22222222-2222-4333-8444-555555555555","status":null,"cwd":"/home/dev/beta","started_at":"2026-11-30T08:00:00.000Z","updated_at":null}`,
+	}
+	_, out, _ := table(t, term(100, "NO_COLOR", "1"), &ActiveLayout, recs)
+	want := "Address         PID   Status  Updated           Session   Project\n" +
+		"default/app-3c  4242  busy    2026-11-30 10:47  11111111  /home/dev/app\n" +
+		"work/beta       77            2026-11-30 08:00  22222222  /home/dev/beta\n"
+	if out != want {
+		t.Errorf("--active table\n%s\nwant\n%s", out, want)
+	}
+}
+
+func TestCompleteFormat(t *testing.T) {
+	c := &Command{Name: "cc-test", SetFlags: func(f *Flags) { f.RecordFormats() }}
+	var out strings.Builder
+	c.Main([]string{completeArg, "--format", ""}, nil, &out, io.Discard)
+	if got := strings.Fields(out.String()); strings.Join(got, " ") != "ndjson table csv tsv" {
+		t.Errorf("--format completes to %q", got)
+	}
+}

@@ -1,0 +1,62 @@
+package ccgrep
+
+import (
+	"encoding/json"
+	"os"
+	"time"
+
+	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/sessions"
+)
+
+// --since/--until keep the sessions active in the window: from their
+// first record to their last, as cc-sessions records them.
+
+// fileInWindow tells, before a session is searched, whether it can have
+// been active in the window: a transcript last written before --since
+// holds nothing later.
+func (o *options) fileInWindow(f sessions.Session) bool {
+	return o.window.Since.IsZero() || f.Mtime.IsZero() || !f.Mtime.Before(o.window.Since)
+}
+
+// sessionInWindow tells whether a listed session was active in the window.
+func (o *options) sessionInWindow(s sessions.Session) bool {
+	return o.window.Overlaps(s.StartedAt, s.LastActivityAt)
+}
+
+// recordInWindow tells whether the session of an input record was active
+// in the window: by its started_at and last_activity_at (a cc-sessions
+// record) or updated_at (an --active one), else by the transcript's
+// modification time.
+func (o *options) recordInWindow(line []byte, path string) bool {
+	var rec struct {
+		StartedAt      string `json:"started_at"`
+		LastActivityAt string `json:"last_activity_at"`
+		UpdatedAt      string `json:"updated_at"`
+	}
+	_ = json.Unmarshal(line, &rec) // a field of another type is as good as missing
+	from, to := parse(rec.StartedAt), parse(rec.LastActivityAt)
+	if to.IsZero() {
+		to = parse(rec.UpdatedAt)
+	}
+	if to.IsZero() {
+		if fi, err := os.Stat(path); err == nil {
+			to = fi.ModTime()
+		}
+	}
+	if from.IsZero() && to.IsZero() {
+		return false // nothing tells when it was active
+	}
+	return o.window.Overlaps(from, to)
+}
+
+func parse(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
+
+// resolveWindow parses --since/--until in the System's clock and zone.
+func (o *options) resolveWindow() error {
+	loc, _ := cli.ZoneFlag(o.sys, "")
+	return o.window.Resolve(o.sys.Clock(), loc)
+}
