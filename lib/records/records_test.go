@@ -72,6 +72,7 @@ func TestGoldenRecords(t *testing.T) {
 		{"lib/extract/testdata/golden/*/*.jsonl", "", Fact},
 		{"lib/commands/ccgrep/testdata/*.golden", "stdout", Session},
 		{"lib/commands/ccsend/testdata/*.golden", "stdout", Session}, // receipts name their session
+		{"lib/commands/ccsend/testdata/tables/*.golden", "stdout", Session},
 		{"lib/commands/cchook/testdata/check/*.golden", "stdout", Fact},
 		{"lib/commands/cchook/testdata/run/*.golden", "stdout", Fact}, // replies in Claude Code's schema
 		{"lib/commands/cchook/testdata/out/parse.golden", "stdout", Hook},
