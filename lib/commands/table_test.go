@@ -85,7 +85,9 @@ func TestTables(t *testing.T) {
 		{"sessions_since", ccsessions.RunWith, false, 120, []string{"NO_COLOR", "1"}, []string{"--since", "2026-11-30T10:47:00Z"}},
 		{"sessions_csv", ccsessions.RunWith, false, 0, nil, []string{"--format", "csv", "--limit", "2"}},
 		{"grep", ccgrep.RunWith, false, 120, []string{"NO_COLOR", "1"}, []string{"--any", "RESULT", "flaky"}},
-		{"profiles", ccprofiles.RunWith, false, 200, []string{"NO_COLOR", "1"}, nil},
+		// A config dir at a fixed path: the corpus' path depends on the checkout,
+		// and the columns are laid out before it is replaced by $TESTDATA.
+		{"profiles", ccprofiles.RunWith, false, 200, []string{"NO_COLOR", "1", "CLAUDE_CONFIG_DIR", "/home/dev/work/claude"}, nil},
 		{"entries_jq_table", ccentries.RunWith, true, 0, []string{"COLUMNS", "90"}, []string{"--types", "user", "--format", "table", "--jq", "{timestamp, type, text: .message.content}"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
