@@ -19,6 +19,9 @@ type System struct {
 	Now    func() time.Time    // nil: time.Now
 	Zone   *time.Location      // for dates and days; nil: UTC
 	Pid    int                 // where --current starts walking up the process tree; 0: this process's parent
+	// Executable is this program's path, for the settings --print-settings
+	// prints; nil: os.Executable.
+	Executable func() (string, error)
 }
 
 // OS is the real System of this process. With HOME unset (a cron job,
