@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -202,23 +201,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 
 // ruleSet is the default rules plus those of --rules.
 func (o *options) ruleSet() (*secrets.Set, error) {
-	if len(o.rules) == 0 {
-		return secrets.Default, nil
-	}
-	var extra []*secrets.Rule
-	for _, name := range o.rules {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, cli.Usagef("--rules: %v", err)
-		}
-		rules, err := secrets.ParseRules(f, name)
-		f.Close()
-		if err != nil {
-			return nil, cli.Usagef("--rules: %v", err)
-		}
-		extra = append(extra, rules...)
-	}
-	set, err := secrets.Default.With(extra...)
+	set, err := secrets.DefaultWith(o.rules...)
 	if err != nil {
 		return nil, cli.Usagef("--rules: %v", err)
 	}

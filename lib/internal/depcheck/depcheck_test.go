@@ -49,7 +49,7 @@ var arrows = map[string][]string{
 	"lib/hooks/rules":   {"lib/hooks", "lib/jq", "lib/regular"},
 	"lib/secrets":       {"lib/bytescan"},
 	"lib/cassette":      {"lib/ndjson", "lib/secrets"},
-	"lib/render":        {"lib/extract", "lib/pricing", "lib/transcript"},
+	"lib/render":        {"lib/extract", "lib/pricing", "lib/secrets", "lib/transcript"},
 	"lib/hooks/link":    {"lib/hooks", "lib/profiles", "lib/sessions", "lib/transcript"},
 
 	"lib/cli": {"lib/jq", "lib/ndjson", "lib/regular"},
@@ -63,7 +63,7 @@ var arrows = map[string][]string{
 	"lib/commands/ccsend":     {"lib/cli", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
 	"lib/commands/cchook":     {"lib/cli", "lib/hooks", "lib/hooks/rules"},
 	"lib/commands/cccassette": {"lib/cassette", "lib/cassette/proxy", "lib/cli", "lib/jq", "lib/ndjson", "lib/transcript"},
-	"lib/commands/ccrender":   {"lib/cli", "lib/registry", "lib/render", "lib/transcript"},
+	"lib/commands/ccrender":   {"lib/cli", "lib/registry", "lib/render", "lib/secrets", "lib/transcript"},
 
 	"cmd/cc-profiles": {"lib/commands/ccprofiles"},
 	"cmd/cc-sessions": {"lib/commands/ccsessions"},
