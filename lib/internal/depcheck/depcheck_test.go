@@ -84,6 +84,7 @@ var arrows = map[string][]string{
 	"lib/internal/claudetest/cmd/gencorpus": {"lib/internal/claudetest", "lib/internal/contract", "lib/internal/fakeapi"},
 	"lib/internal/contract":                 {"lib/internal/claudetest"},
 
+	"bench/barehook":            nil,
 	"bench/corpus":              nil,
 	"bench/gen":                 {"bench/corpus"},
 	"bench/tool":                {"bench/corpus", "lib/secrets"},
