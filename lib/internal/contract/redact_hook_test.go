@@ -20,7 +20,8 @@ import (
 //
 //  1. prints an Anthropic key and a GitHub token: the model's next
 //     request holds the masked text and neither key, and no file of the
-//     config dir (transcript included) holds them;
+//     config dir (transcript included) holds them; a Read of a .env
+//     holding an OpenAI key is masked the same way (Read's output shape);
 //  2. prints a third key ahead of an output large enough for Claude Code
 //     to save whole under tool-results/ before the hooks run: the model
 //     gets the masked preview, the saved file keeps the key (a documented
@@ -40,15 +41,26 @@ func TestRedactHookMasksToolOutput(t *testing.T) {
 	gh := "ghp_Ab3dEf7hK9" + strings.Repeat("Qz8xWv2uT5", 3)[:26]
 	big := "ghp_Zx9cVb2nM4" + strings.Repeat("Lk3jHg5fD7", 3)[:26]
 	aws := "AKIAQX7ZR2TM4KVB9WLP"
+	openai := "sk-proj-Ab3dEf7hK9Qz8xWv2uT5Lm4nOp6qRs"
 	cmd1 := `k=sk-ant-api03-; echo "ANTHROPIC_API_KEY=${k}` + antTail + `"; echo "GH_TOKEN=ghp_$(printf 'Ab3dEf7hK9')$(printf 'Qz8xWv2uT5%.0s' 1 2 3 | head -c 26)"`
 	cmd2 := `echo "GH_TOKEN=ghp_$(printf 'Zx9cVb2nM4')$(printf 'Lk3jHg5fD7%.0s' 1 2 3 | head -c 26)"; seq 1 40000`
 	cmd3 := `echo "AWS_ACCESS_KEY_ID=AKI""AQX7ZR2TM4KVB9WLP"; exit 3`
 	e := claudetest.New(t, claudetest.Config{Script: &fakeapi.Script{Turns: []fakeapi.Turn{
 		{Blocks: []fakeapi.Block{fakeapi.ToolUse("Bash", map[string]any{"command": cmd1})}},
-		{Match: `\[REDACTED:anthropic-api-key\]`, Blocks: []fakeapi.Block{fakeapi.ToolUse("Bash", map[string]any{"command": cmd2})}},
-		{Match: "persisted-output", Blocks: []fakeapi.Block{fakeapi.ToolUse("Bash", map[string]any{"command": cmd3})}},
-		{Match: "Exit code 3", Blocks: []fakeapi.Block{fakeapi.Text("Saw masked keys.")}},
 	}}})
+	dir := e.Project("redact-hook")
+	env := filepath.Join(dir, ".env")
+	if err := os.WriteFile(env, []byte("OPENAI_API_KEY="+openai+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.API.AddTurns(
+		fakeapi.Turn{Match: `\[REDACTED:anthropic-api-key\]`, Blocks: []fakeapi.Block{fakeapi.ToolUse("Read", map[string]any{"file_path": env})}},
+		fakeapi.Turn{Match: `OPENAI_API_KEY=\[REDACTED:openai-api-key\]`, Blocks: []fakeapi.Block{fakeapi.ToolUse("Bash", map[string]any{"command": cmd2})}},
+		fakeapi.Turn{Match: "persisted-output", Blocks: []fakeapi.Block{fakeapi.ToolUse("Bash", map[string]any{"command": cmd3})}},
+		fakeapi.Turn{Match: "Exit code 3", Blocks: []fakeapi.Block{fakeapi.Text("Saw masked keys.")}},
+	); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []string{cmd1, cmd2, cmd3} {
 		for _, k := range []string{ant, gh, big, aws} {
 			if strings.Contains(c, k) {
@@ -73,8 +85,7 @@ func TestRedactHookMasksToolOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	dir := e.Project("redact-hook")
-	res := e.Headless(claudetest.Cmd{Dir: dir, Prompt: "print the keys", AllowedTools: []string{"Bash"}})
+	res := e.Headless(claudetest.Cmd{Dir: dir, Prompt: "print the keys", AllowedTools: []string{"Bash", "Read"}})
 	if res.ExitCode != 0 {
 		t.Fatalf("claude exit %d: %s", res.ExitCode, res.Stderr)
 	}
@@ -85,9 +96,9 @@ func TestRedactHookMasksToolOutput(t *testing.T) {
 	// 1. The next request has the masked text; no request has the keys.
 	var after1 *fakeapi.Request
 	for _, r := range e.API.Requests() {
-		for _, k := range []string{ant, gh} {
+		for _, k := range []string{ant, gh, openai} {
 			if bytes.Contains(r.Body, []byte(k)) {
-				t.Errorf("request %d (%s) holds a key of call 1", r.Seq, r.Kind)
+				t.Errorf("request %d (%s) holds a key of call 1 or of the Read", r.Seq, r.Kind)
 			}
 		}
 		if bytes.Contains(r.Body, []byte(big)) {
@@ -113,9 +124,9 @@ func TestRedactHookMasksToolOutput(t *testing.T) {
 			return err
 		}
 		rel, _ := filepath.Rel(e.ConfigDir, path)
-		for _, k := range []string{ant, gh} {
+		for _, k := range []string{ant, gh, openai} {
 			if bytes.Contains(b, []byte(k)) {
-				t.Errorf("%s holds a key of call 1", rel)
+				t.Errorf("%s holds a key of call 1 or of the Read", rel)
 			}
 		}
 		isSaved := filepath.Base(filepath.Dir(path)) == "tool-results"
