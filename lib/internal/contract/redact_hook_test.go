@@ -14,7 +14,8 @@ import (
 )
 
 // cc-redact --hook, installed with what `cc-redact --print-settings`
-// prints into the test config dir's settings.json, in a real session
+// prints into the test HOME's ~/.claude/settings.json (the file it names),
+// in a real session
 // with three Bash calls (every key a fake, built by the command so that
 // the command line does not hold it):
 //
@@ -45,7 +46,7 @@ func TestRedactHookMasksToolOutput(t *testing.T) {
 	cmd1 := `k=sk-ant-api03-; echo "ANTHROPIC_API_KEY=${k}` + antTail + `"; echo "GH_TOKEN=ghp_$(printf 'Ab3dEf7hK9')$(printf 'Qz8xWv2uT5%.0s' 1 2 3 | head -c 26)"`
 	cmd2 := `echo "GH_TOKEN=ghp_$(printf 'Zx9cVb2nM4')$(printf 'Lk3jHg5fD7%.0s' 1 2 3 | head -c 26)"; seq 1 40000`
 	cmd3 := `echo "AWS_ACCESS_KEY_ID=AKI""AQX7ZR2TM4KVB9WLP"; exit 3`
-	e := claudetest.New(t, claudetest.Config{Script: &fakeapi.Script{Turns: []fakeapi.Turn{
+	e := claudetest.New(t, claudetest.Config{InHome: true, Script: &fakeapi.Script{Turns: []fakeapi.Turn{
 		{Blocks: []fakeapi.Block{fakeapi.ToolUse("Bash", map[string]any{"command": cmd1})}},
 	}}})
 	dir := e.Project("redact-hook")
@@ -71,7 +72,7 @@ func TestRedactHookMasksToolOutput(t *testing.T) {
 
 	// The settings as a user would install them.
 	ps := exec.Command(bin, "--print-settings")
-	ps.Env = append(os.Environ(), "HOME="+e.Home, "CLAUDE_CONFIG_DIR="+e.ConfigDir)
+	ps.Env = []string{"HOME=" + e.Home, "PATH=" + os.Getenv("PATH")}
 	var stdout, stderr bytes.Buffer
 	ps.Stdout, ps.Stderr = &stdout, &stderr
 	if err := ps.Run(); err != nil {
@@ -112,10 +113,11 @@ func TestRedactHookMasksToolOutput(t *testing.T) {
 		t.Errorf("no request after call 1 with both keys masked")
 	}
 
-	// Every file under the config dir: none holds keys 1 and 2; the large
-	// output's key only in its tool-results file.
+	// Every file of HOME and of Claude Code's temp dir: none holds the keys
+	// of call 1 or of the Read; the large output's key only its
+	// tool-results file.
 	var transcript, saved string
-	err := filepath.WalkDir(e.ConfigDir, func(path string, d os.DirEntry, err error) error {
+	walk := func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -123,7 +125,7 @@ func TestRedactHookMasksToolOutput(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(e.ConfigDir, path)
+		rel, _ := filepath.Rel(e.Root, path)
 		for _, k := range []string{ant, gh, openai} {
 			if bytes.Contains(b, []byte(k)) {
 				t.Errorf("%s holds a key of call 1 or of the Read", rel)
@@ -141,9 +143,12 @@ func TestRedactHookMasksToolOutput(t *testing.T) {
 			transcript = string(b)
 		}
 		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	}
+	// HOME (~/.claude, ~/.claude.json) and Claude Code's temp dir.
+	for _, root := range []string{e.Home, e.TmpDir} {
+		if err := filepath.WalkDir(root, walk); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, want := range []string{`ANTHROPIC_API_KEY=[REDACTED:anthropic-api-key]\nGH_TOKEN=[REDACTED:github-token]`, // tool_result and toolUseResult
 		"cc-redact masked 2 secrets (anthropic-api-key, github-token) in the output of Bash"} { // the user's line
