@@ -23,6 +23,9 @@ type System struct {
 	// Terminal reports whether w is a terminal and how wide (0: unknown),
 	// which picks --format's default; nil asks the OS (see IsTerminal).
 	Terminal func(w io.Writer) (width int, ok bool)
+	// Executable is this program's path, for the settings --print-settings
+	// prints; nil: os.Executable.
+	Executable func() (string, error)
 }
 
 // OS is the real System of this process. With HOME unset (a cron job,

@@ -68,8 +68,9 @@ var All = []Command{
 		Verbatim: []string{"lib/commands/cccassette/testdata/stored/*.golden", "lib/commands/cccassette/testdata/corpus/*.ndjson"}},
 	{Name: "cc-redact", Dir: "lib/commands/ccredact", Run: ccredact.Run,
 		Golden: []string{"lib/commands/ccredact/testdata/*.golden"},
-		// The input's records, secrets replaced.
-		Verbatim: []string{"lib/commands/ccredact/testdata/redacted/*.golden"}},
+		// The input's records, secrets replaced; --hook's replies and
+		// --print-settings' object, in Claude Code's schema.
+		Verbatim: []string{"lib/commands/ccredact/testdata/redacted/*.golden", "lib/commands/ccredact/testdata/hook/*.golden"}},
 	{Name: "cc-statusline", Dir: "lib/commands/ccstatusline", Run: ccstatusline.Run,
 		Golden: []string{"lib/commands/ccstatusline/testdata/*.golden"}},
 }

@@ -280,15 +280,19 @@ func (r SubagentStopReply) Build() (*Reply, error) {
 }
 
 // PostToolUseReply answers PostToolUse: Block feeds Reason to the model
-// (the tool already ran); UpdatedToolOutput must match the tool's output
-// shape.
+// (the tool already ran); UpdatedToolOutput replaces the output the model
+// and the transcript get, and must match the tool's output shape (Bash:
+// the whole {stdout, stderr, ...} object). UpdatedMCPToolOutput is the
+// older name for MCP tools: 2.1.328 reads it only when UpdatedToolOutput
+// is absent.
 type PostToolUseReply struct {
 	Common
-	Block             bool
-	Reason            string
-	AdditionalContext string
-	UpdatedToolOutput any
-	ClassifierContext string
+	Block                bool
+	Reason               string
+	AdditionalContext    string
+	UpdatedToolOutput    any
+	UpdatedMCPToolOutput any
+	ClassifierContext    string
 }
 
 // Build checks and encodes the reply.
@@ -300,6 +304,7 @@ func (r PostToolUseReply) Build() (*Reply, error) {
 	top.set("reason", r.Reason)
 	s.set("additionalContext", r.AdditionalContext)
 	s.set("updatedToolOutput", r.UpdatedToolOutput)
+	s.set("updatedMCPToolOutput", r.UpdatedMCPToolOutput)
 	s.set("classifierContext", r.ClassifierContext)
 	return build(PostToolUse, r.Common, top, s)
 }

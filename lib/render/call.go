@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -319,6 +320,38 @@ type part struct {
 }
 
 // results lists what a page shows of a call's result, in order.
+// foldAt splits a tool output after its first n lines: head holds them
+// (its last newline included), rest the more lines after it. With n <= 0,
+// or no more than n lines, head is t.
+func foldAt(t string, n int) (head, rest string, more int) {
+	if n <= 0 {
+		return t, "", 0
+	}
+	i, seen := 0, 0
+	for seen < n {
+		j := strings.IndexByte(t[i:], '\n')
+		if j < 0 {
+			return t, "", 0
+		}
+		i += j + 1
+		seen++
+	}
+	rest = t[i:]
+	if rest == "" {
+		return t, "", 0
+	}
+	more = strings.Count(rest, "\n")
+	if !strings.HasSuffix(rest, "\n") {
+		more++
+	}
+	return t[:i], rest, more
+}
+
+// moreLines is the summary of a folded output's rest.
+func moreLines(n int, rest string) string {
+	return fmt.Sprintf("%s (%s)", plural(n, "more line"), size(len(rest)))
+}
+
 func results(c *call) []part {
 	if d := c.Denied; d != nil {
 		return []part{{label: "denied by " + d.By, text: d.Reason, bad: true}}

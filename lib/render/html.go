@@ -13,9 +13,10 @@ import (
 // are data: URIs). Every string from the transcript goes through esc;
 // attributes hold only values the renderer made (ids, classes).
 type htmlSink struct {
-	w     *bufio.Writer
-	begun bool
-	fold  int // ids of "show all" switches
+	w        *bufio.Writer
+	begun    bool
+	fold     int // ids of "show all" switches
+	maxLines int // Options.MaxOutputLines
 }
 
 // csp allows inline styles and data: images, and nothing else: no script,
@@ -306,7 +307,11 @@ func (s *htmlSink) result(c *call) {
 		case p.prose:
 			s.markdown(p.text)
 		default:
-			s.pre(p.text, "")
+			head, rest, more := foldAt(p.text, s.maxLines)
+			s.pre(head, "")
+			if more > 0 {
+				s.details("more", moreLines(more, rest), false, func() { s.pre(rest, "") })
+			}
 		}
 	}
 }

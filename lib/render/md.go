@@ -14,7 +14,8 @@ import (
 // fences closed, everything else goes in fences longer than any backtick
 // run inside, or in code spans, or is escaped.
 type mdSink struct {
-	w *bufio.Writer
+	w        *bufio.Writer
+	maxLines int // Options.MaxOutputLines
 }
 
 func (s *mdSink) p(parts ...string) {
@@ -155,7 +156,11 @@ func (s *mdSink) result(c *call) {
 			s.p("**", mdInline(p.label), "**\n\n", mdProse(p.text), "\n\n")
 		default:
 			s.p("**", mdInline(p.label), "**\n\n")
-			s.fence(p.text, "text")
+			head, rest, more := foldAt(p.text, s.maxLines)
+			s.fence(head, "text")
+			if more > 0 {
+				s.details(moreLines(more, rest), false, func() { s.fence(rest, "text") })
+			}
 		}
 	}
 }

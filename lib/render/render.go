@@ -19,6 +19,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/extract"
 	"github.com/ccpipe/ccpipe/lib/pricing"
+	"github.com/ccpipe/ccpipe/lib/secrets"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -38,6 +39,13 @@ type Options struct {
 	// out: its totals as the page shows them (a caller's summary, the
 	// test that they are cc-extract's).
 	Done func(Meta)
+	// Redact, when set, replaces the secrets it finds in every string of
+	// every record with [REDACTED:<kind>] before anything is laid out
+	// (nil: the page shows them).
+	Redact *secrets.Set
+	// MaxOutputLines folds a tool output longer than this many lines: the
+	// rest goes into a closed details block (0: no such fold).
+	MaxOutputLines int
 }
 
 // Session is one session to render: its main transcript and the
@@ -77,6 +85,7 @@ type Doc struct {
 	opts   Options
 	n      int // sessions begun
 	closed bool
+	masked []byte // the last line with its secrets masked (Options.Redact)
 }
 
 // NewDoc returns a document writing to w. Call Session for each session,
@@ -91,9 +100,9 @@ func NewDoc(w io.Writer, opts Options) (*Doc, error) {
 	d := &Doc{w: bufio.NewWriterSize(w, 64<<10), opts: opts}
 	switch opts.Format {
 	case "md":
-		d.s = &mdSink{w: d.w}
+		d.s = &mdSink{w: d.w, maxLines: opts.MaxOutputLines}
 	case "html":
-		d.s = &htmlSink{w: d.w}
+		d.s = &htmlSink{w: d.w, maxLines: opts.MaxOutputLines}
 	default:
 		return nil, fmt.Errorf("unknown format %q (want md or html)", opts.Format)
 	}
@@ -340,6 +349,7 @@ func (r *fileRun) read(path string, origin extract.Origin) error {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
+		line = r.d.mask(line)
 		if err := transcript.Scan(line, &h); err != nil {
 			if lr.partial {
 				warn(lr.n, "incomplete last line (the transcript is being written?), skipped")
@@ -364,6 +374,24 @@ func (r *fileRun) read(path string, origin extract.Origin) error {
 			return fmt.Errorf("%w: %w", errStop, err)
 		}
 	}
+}
+
+// mask returns line with its secrets masked (Options.Redact). The line
+// holds at most MaxString of one text (the reader cut the rest), so a
+// secret is masked wherever the page could show it. A line without a
+// keyword of any rule costs one scan and comes back as is.
+func (d *Doc) mask(line []byte) []byte {
+	set := d.opts.Redact
+	if set == nil {
+		return line
+	}
+	if found, err := set.ScanJSON(line); err == nil && len(found) == 0 {
+		return line
+	}
+	// A line that does not parse gets its raw text masked: it is skipped
+	// as malformed next, and its error quotes no text.
+	d.masked, _, _ = set.RedactJSON(d.masked[:0], line)
+	return d.masked
 }
 
 // entry feeds one entry to every extractor, then lays out what they found.

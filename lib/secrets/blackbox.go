@@ -52,12 +52,13 @@ var Blackbox = struct {
 // bb builds a Blackbox rule: the label is the kind and the keyword is the
 // pattern's literal start.
 func bb(label, pattern string, wordStart bool) *Rule {
-	kw, _ := regexp.MustCompile(pattern).LiteralPrefix()
+	re := regexp.MustCompile(pattern)
+	kw, _ := re.LiteralPrefix()
 	return &Rule{
 		Kind:      label,
 		Doc:       "Blackbox's " + label + " pattern",
 		Keywords:  []string{kw},
-		Pattern:   regexp.MustCompile(pattern),
+		Pattern:   re,
 		WordStart: wordStart,
 		Span:      1 << 10,
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // A Rule is one credential shape.
@@ -66,7 +67,7 @@ func (m Match) String() string { return fmt.Sprintf("%s@%d-%d", m.Kind, m.Start,
 // safe for concurrent use.
 type Set struct {
 	rules    []*Rule
-	anchored []*regexp.Regexp   // Pattern, matching only at the start
+	anchored []*lazyRegexp      // Pattern, matching only at the start
 	secret   []int              // index of the "secret" group per rule, or 0
 	keywords []keyword          // distinct, lowercase
 	bits     []uint64           // trigram hashes that may start a keyword (see index)
@@ -102,11 +103,7 @@ func NewSet(rules ...*Rule) (*Set, error) {
 			return nil, fmt.Errorf("secrets: rule %d has no kind or no pattern", i)
 		}
 		s.rules = append(s.rules, r)
-		a, err := regexp.Compile(`^(?:` + r.Pattern.String() + `)`)
-		if err != nil {
-			return nil, fmt.Errorf("secrets: rule %s: %v", r.Kind, err)
-		}
-		s.anchored = append(s.anchored, a)
+		s.anchored = append(s.anchored, &lazyRegexp{src: `^(?:` + r.Pattern.String() + `)`})
 		s.secret = append(s.secret, max(r.Pattern.SubexpIndex("secret"), 0))
 		if len(r.Keywords) == 0 {
 			s.unkeyed = append(s.unkeyed, i)
@@ -453,4 +450,20 @@ func Entropy(b []byte) float64 {
 		}
 	}
 	return h
+}
+
+// lazyRegexp is a rule's anchored expression, compiled on first use: most
+// runs meet few rules' keywords (a clean hook payload none), and
+// compiling every rule twice at start-up was most of a short command's
+// start. It cannot fail: it wraps a Pattern that compiled.
+type lazyRegexp struct {
+	once sync.Once
+	src  string
+	re   *regexp.Regexp
+}
+
+// FindSubmatchIndex is regexp's, compiling first when needed.
+func (l *lazyRegexp) FindSubmatchIndex(b []byte) []int {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	return l.re.FindSubmatchIndex(b)
 }

@@ -46,8 +46,10 @@ Claude Code hooks without code, checked against Claude Code 2.1.328.
   check     validates a reply on stdin (what a hook prints) and prints
             {valid, event, problems}; exit 1 when Claude Code would reject
             or ignore any of it, or when a deny or block has no reason.
-  settings  prints the settings.json fragment that registers the rule file
-            for the events and matchers it uses, after checking every rule.
+  settings  prints the settings.json object that registers the rule file
+            for the events and matchers it uses, after checking every rule;
+            the command is this binary's absolute path (Claude Code started
+            from an IDE may not have it on PATH), stderr names the file.
 
 Examples:
   # settings.json hook command: guard Bash calls with a rule file
@@ -80,6 +82,7 @@ reads exit 2 from a hook as a blocking error.
 See docs/cc-hook.md for the rule file format and every field.`
 
 type options struct {
+	sys          cli.System
 	onError      string
 	event        string
 	reason       string
@@ -101,10 +104,11 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return RunWith(cli.OS(), args, stdin, stdout, stderr)
 }
 
-// RunWith runs cc-hook in the given System. It reads nothing of it yet:
-// a hook's input is its payload; the seam is there like every command's.
-func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{}
+// RunWith runs cc-hook in the given System. A hook's input is its
+// payload; only settings reads the System (this binary's path, the user's
+// settings file).
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{sys: sys}
 	c := &cli.Command{
 		Name:     "cc-hook",
 		Synopsis: "cc-hook run|parse|reply|check|settings ...",
@@ -117,7 +121,7 @@ func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Wri
 			f.StringVar(&o.systemMsg, "system-message", "", "reply: a message `TEXT` shown to the user")
 			f.StringVar(&o.sessionTitle, "session-title", "", "reply: a session `TITLE` (UserPromptSubmit, SessionStart)")
 			f.StringVar(&o.updatedInput, "updated-input", "", "reply: the tool input to use instead, a JSON `OBJECT`")
-			f.StringVar(&o.command, "command", "cc-hook", "settings: how settings.json calls cc-hook (`CMD`)")
+			f.StringVar(&o.command, "command", "", "settings: how settings.json calls cc-hook (`CMD`; default: this binary's absolute path)")
 		},
 		Run: o.run,
 		Complete: func(_ context.Context, flag string, args []string) []string {
@@ -384,18 +388,16 @@ func (o *options) settings(env *cli.Env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("resolving %s: %w", args[0], err)
 	}
-	cmd := o.command + " run"
+	cmd := o.command
+	if cmd == "" {
+		if cmd, err = o.sys.SelfCommand(); err != nil {
+			return err
+		}
+	}
+	cmd += " run"
 	if policy != hooks.PolicyPass {
 		cmd += " --on-error " + string(policy)
 	}
-	cmd += " " + shellQuote(abs)
-	return env.Out.Write(f.Settings(cmd, policy == hooks.PolicyBlock))
-}
-
-// shellQuote quotes s for sh when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	cmd += " " + cli.ShellQuote(abs)
+	return cli.PrintSettings(env, o.sys, f.Settings(cmd, policy == hooks.PolicyBlock))
 }

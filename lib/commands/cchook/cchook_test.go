@@ -5,14 +5,19 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/cli"
 )
 
 func run(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr strings.Builder
-	code := Run(args, strings.NewReader(stdin), &stdout, &stderr)
+	code := RunWith(testSystem, args, strings.NewReader(stdin), &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
+
+// testSystem puts the binary at /usr/local/bin/cc-hook, for settings.
+var testSystem = cli.System{Home: "/home/dev", Executable: func() (string, error) { return "/usr/local/bin/cc-hook", nil }}
 
 func fixture(t *testing.T, name string) string {
 	t.Helper()
@@ -84,7 +89,7 @@ func TestCommand(t *testing.T) {
 		{"check field on wrong event", `{"hookSpecificOutput":{"hookEventName":"Notification","sessionTitle":"x"}}`, []string{"check", "--jq", ".problems[].kind", "-r"}, 1, "ignored\n",
 			"cc-hook: check: hookSpecificOutput.sessionTitle: ignored: not read on Notification (read on UserPromptSubmit, SessionStart)\n"},
 		{"check empty", "", []string{"check"}, 0, `{"valid":true,"event":null,"problems":[]}` + "\n", ""},
-		{"settings", "", []string{"settings", rules, "--jq", ".hooks | keys"}, 0, "[\"PreToolUse\",\"TaskCompleted\"]\n", ""},
+		{"settings", "", []string{"settings", rules, "--jq", ".hooks | keys"}, 0, "[\"PreToolUse\",\"TaskCompleted\"]\n", "cc-hook: add this to /home/dev/.claude/settings.json (your user settings; a project's .claude/settings.json or .claude/settings.local.json works too), merged with what is there: keep its other keys and hooks\n"},
 		{"settings broken", "", []string{"settings", broken}, 1, "", "cc-hook: " + broken + ": rule at line 2: if: invalid jq expression: unexpected EOF\n    .x |\n        ^\n"},
 		{"run --jq refused", pre, []string{"run", rules, "--jq", "."}, 1, "", "cc-hook: run prints a reply for Claude Code, not records: --jq does not apply\nusage: cc-hook run|parse|reply|check|settings ...\nRun 'cc-hook -h' for help.\n"},
 	}
@@ -99,11 +104,37 @@ func TestCommand(t *testing.T) {
 }
 
 func TestSettingsCommand(t *testing.T) {
-	code, stdout, stderr := run(t, "", "settings", "../../../testdata/hooks/guard.yaml", "--on-error", "block", "--command", "/opt/cc hook")
 	abs, _ := filepath.Abs("../../../testdata/hooks/guard.yaml")
-	want := `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"/opt/cc hook run --on-error block ` + abs + `","onFailure":"block"}]}]}}` + "\n"
-	if code != 0 || stdout != want || stderr != "" {
-		t.Errorf("got %d %q %q\nwant %q", code, stdout, stderr, want)
+	note := "cc-hook: add this to /home/dev/.claude/settings.json (your user settings; a project's .claude/settings.json or .claude/settings.local.json works too), merged with what is there: keep its other keys and hooks\n"
+	for _, tt := range []struct {
+		args    []string
+		command string
+	}{
+		{[]string{"--command", "/opt/cc hook"}, "/opt/cc hook"},
+		// By default the binary's absolute path: an IDE's PATH may lack it.
+		{nil, "/usr/local/bin/cc-hook"},
+	} {
+		code, stdout, stderr := run(t, "", append([]string{"settings", "../../../testdata/hooks/guard.yaml", "--on-error", "block"}, tt.args...)...)
+		want := `{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "` + tt.command + ` run --on-error block ` + abs + `",
+            "onFailure": "block"
+          }
+        ]
+      }
+    ]
+  }
+}
+`
+		if code != 0 || stdout != want || stderr != note {
+			t.Errorf("got %d %q %q\nwant %q %q", code, stdout, stderr, want, note)
+		}
 	}
 }
 

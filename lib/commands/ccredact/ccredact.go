@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -15,6 +14,8 @@ import (
 )
 
 const help = `usage: cc-redact [--scan] [--rules FILE] [--profile NAME] [TRANSCRIPT... | -]
+       cc-redact --hook [--rules FILE]
+       cc-redact --print-settings [--rules FILE]
 
 Replaces secrets with [REDACTED:<kind>] in every string value of every
 record: prompts, text, tool inputs and results, toolUseResult,
@@ -52,6 +53,28 @@ exact shapes are in lib/secrets (rules.go), each with its tests. --rules
 adds site-specific ones:
 ` + secrets.RuleFileFormat + `
 
+--hook is a PostToolUse command hook: Claude Code sends it each tool's
+output before the model sees it, and it replies with the output masked
+(updatedToolOutput, the whole output object, so that it keeps the tool's
+shape; for mcp__ tools updatedMCPToolOutput too) and a line for the user
+naming the kinds. An output without a secret gets no reply at all (exit
+0, nothing printed): a clean call costs one process start. The model's
+next request and the transcript then hold [REDACTED:<kind>]. It cannot
+cover: the command line itself (a key typed into a Bash command is in the
+assistant's message before any hook runs), files the tool wrote or read
+(Read of a .env is an output and is masked; the .env on disk is not),
+user prompts, the output of a failed call (Bash exit status not 0 fires
+PostToolUseFailure, which cannot replace it: --hook then warns the user),
+and a large output Claude Code saves whole under tool-results/ before the
+hooks run (the model gets the masked preview; the file keeps the secret,
+and the warning names it). For those: cc-hook rules on PreToolUse (deny a
+command that would print a key, such as cat .env) and UserPromptSubmit,
+and cc-redact --scan to find what got through. Failures never block the
+tool: a payload that cannot be read or parsed is one stderr line and exit
+0 (the output passes unchanged); a usage error exits 1, never 2.
+--print-settings prints the settings.json object that installs it, with
+this binary's absolute path; stderr names the file it belongs in.
+
 Lines that are not JSON are reported on stderr and left out of the
 output; so are lines over 1 GiB. --scan parses only the lines that hold a
 keyword of some rule (the rest cannot hold a secret): a broken one is
@@ -67,16 +90,22 @@ Examples:
   # which kinds, how often
   $ cc-redact --scan --jq .kind -r | sort | uniq -c
 
+  # mask keys in tool output before the model sees them: paste into settings.json
+  $ cc-redact --print-settings
+
   # one transcript, with the company's own token shape
   $ cc-redact --rules ~/.config/ccpipe/secrets.rules ~/.claude/projects/-x/ID.jsonl > clean.jsonl
 
-Exit status: 0 ok (with --scan: nothing found), 1 with --scan a secret
-was found, or a file could not be read or a line was not JSON (stderr
-says which), 2 usage error.`
+Exit status: 0 ok (with --scan: nothing found; --hook: always, unless a
+usage error), 1 with --scan a secret was found, or a file could not be
+read or a line was not JSON (stderr says which), 2 usage error (1 with
+--hook).`
 
 type options struct {
 	sys      cli.System
 	scan     bool
+	hook     bool
+	settings bool
 	rules    []string
 	profiles []string
 	workers  int
@@ -92,10 +121,12 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	o := &options{sys: sys}
 	c := &cli.Command{
 		Name:     "cc-redact",
-		Synopsis: "cc-redact [--scan] [--rules FILE] [--profile NAME] [TRANSCRIPT... | -]",
+		Synopsis: "cc-redact [--scan | --hook | --print-settings] [--rules FILE] [--profile NAME] [TRANSCRIPT... | -]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
 			f.BoolVar(&o.scan, "scan", false, "print where secrets are (session_id, path, line, field, kind) instead of redacting; exit 1 if any")
+			f.BoolVar(&o.hook, "hook", false, "answer a PostToolUse hook payload on stdin: the tool's output with its secrets masked, or nothing")
+			f.BoolVar(&o.settings, "print-settings", false, "print the settings.json object that installs --hook (this binary's absolute path)")
 			f.Func("rules", "add the rules in `FILE` (format in the help above; repeatable)", func(s string) error {
 				o.rules = append(o.rules, s)
 				return nil
@@ -108,12 +139,21 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 		},
 		Run: o.run,
 	}
-	return c.Main(args, stdin, stdout, stderr)
+	return hookExit(args, c.Main(args, stdin, stdout, stderr))
 }
 
 func (o *options) run(env *cli.Env, args []string) error {
 	if o.workers < 1 {
 		return cli.Usagef("--workers must be 1 or more, not %d", o.workers)
+	}
+	if n := btoi(o.scan) + btoi(o.hook) + btoi(o.settings); n > 1 {
+		return cli.Usagef("--scan, --hook and --print-settings are ways to run: give one")
+	}
+	if (o.hook || o.settings) && (len(args) > 0 || len(o.profiles) > 0) {
+		return cli.Usagef("--hook and --print-settings take no transcripts or --profile")
+	}
+	if o.hook && env.Out.Filtering() {
+		return cli.Usagef("--hook prints a reply for Claude Code, not records: --jq does not apply")
 	}
 	if len(o.profiles) > 0 && (!o.scan || len(args) > 0) {
 		return cli.Usagef("--profile picks the sessions --scan reads when no input is given")
@@ -132,6 +172,12 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return err
 	}
 	r := &runner{o: o, env: env, set: set, seen: map[string]bool{}}
+	switch {
+	case o.hook:
+		return r.hook()
+	case o.settings:
+		return o.printSettings(env)
+	}
 	if o.scan {
 		err = r.scan(args)
 	} else {
@@ -155,23 +201,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 
 // ruleSet is the default rules plus those of --rules.
 func (o *options) ruleSet() (*secrets.Set, error) {
-	if len(o.rules) == 0 {
-		return secrets.Default, nil
-	}
-	var extra []*secrets.Rule
-	for _, name := range o.rules {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, cli.Usagef("--rules: %v", err)
-		}
-		rules, err := secrets.ParseRules(f, name)
-		f.Close()
-		if err != nil {
-			return nil, cli.Usagef("--rules: %v", err)
-		}
-		extra = append(extra, rules...)
-	}
-	set, err := secrets.Default.With(extra...)
+	set, err := secrets.DefaultWith(o.rules...)
 	if err != nil {
 		return nil, cli.Usagef("--rules: %v", err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/render"
+	"github.com/ccpipe/ccpipe/lib/secrets"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
@@ -54,6 +55,16 @@ usage could not be priced, "cost unknown" when none could. The calls
 counted are cc-extract usage's (one billing rule): a fork's page shows the
 conversation it copied from the original, but the original's calls are
 billed on the original's page, not again on the fork's.
+
+Secrets are masked: every string of every record goes through cc-redact's
+rules (lib/secrets) before it is laid out, so an API key, token or
+password a prompt, a command or an output held shows as
+[REDACTED:<kind>]. --no-redact shows them as they are; --rules adds
+site-specific rules (cc-redact's format).
+
+A tool output longer than --max-output-lines (default 200) shows its
+first lines; the rest is in a closed details block ("N more lines"), in
+Markdown as in HTML. 0 shows every output whole.
 
 The HTML page makes no request of any kind (a Content-Security-Policy
 forbids everything but inline CSS and data: images) and runs no script:
@@ -98,6 +109,9 @@ or session record (only bad lines), or another failure (what could be
 read is still rendered), 2 usage error.`
 
 type options struct {
+	noRedact  bool
+	rules     []string
+	maxLines  int
 	format    string
 	out       string
 	outDir    string
@@ -129,6 +143,12 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.subagents, "subagents", false, "render subagent transcripts inside their Agent calls")
 			f.BoolVar(&o.follow, "follow", false, "rewrite the output as the session grows, until it ends")
 			f.DurationVar(&o.poll, "poll", 500*time.Millisecond, "with --follow, how often to look for changes")
+			f.BoolVar(&o.noRedact, "no-redact", false, "show secrets as they are (default: masked as [REDACTED:<kind>])")
+			f.Func("rules", "mask the secrets of the rules in `FILE` too (cc-redact's format; repeatable)", func(s string) error {
+				o.rules = append(o.rules, s)
+				return nil
+			})
+			f.IntVar(&o.maxLines, "max-output-lines", 200, "fold a tool output after `N` lines into a closed details block (0: never)")
 		},
 		Run: o.run,
 		Complete: func(_ context.Context, flag string, args []string) []string {
@@ -163,8 +183,21 @@ func (o *options) run(env *cli.Env, args []string) error {
 			return err
 		}
 	}
+	if o.maxLines < 0 {
+		return cli.Usagef("--max-output-lines must be 0 or more, not %d", o.maxLines)
+	}
+	if o.noRedact && len(o.rules) > 0 {
+		return cli.Usagef("--no-redact and --rules exclude each other")
+	}
 	var failed []string
-	ropts := render.Options{Format: o.format, Warn: func(msg string) { env.Warnf("%s", msg) }}
+	ropts := render.Options{Format: o.format, Warn: func(msg string) { env.Warnf("%s", msg) }, MaxOutputLines: o.maxLines}
+	if !o.noRedact {
+		set, err := secrets.DefaultWith(o.rules...)
+		if err != nil {
+			return cli.Usagef("--rules: %v", err)
+		}
+		ropts.Redact = set
+	}
 	if o.follow {
 		return o.runFollow(env, args, ropts)
 	}

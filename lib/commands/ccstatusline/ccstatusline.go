@@ -31,6 +31,9 @@ prints one line. Set it up in settings.json:
 
   "statusLine": {"type": "command", "command": "cc-statusline"}
 
+or let --print-settings print that object with this binary's absolute path
+(and the --template, --prices and --log given), and name the settings file.
+
 The default line is
 
   Opus 5.5 | $0.42 session | $3.10 block, 2h14m left | ctx 37%
@@ -82,6 +85,9 @@ Examples:
   # the default line
   "statusLine": {"type": "command", "command": "cc-statusline"}
 
+  # the same, with the absolute path, to paste into settings.json
+  cc-statusline --print-settings
+
   # a line of your own
   cc-statusline --template '{{.model}} {{usd .session_cost_usd}}'
 
@@ -104,6 +110,8 @@ const DefaultTemplate = `{{.model}} | {{usd .session_cost_usd}} session` +
 	`{{if .context_percent}} | ctx {{pct .context_percent}}%{{end}}`
 
 type options struct {
+	sys      cli.System
+	settings bool
 	tmpl     string
 	recheck  time.Duration
 	budget   time.Duration
@@ -119,9 +127,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // RunWith runs cc-statusline in the given System. Its clock comes from
-// --now in tests; the payload says the rest.
-func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{}
+// --now in tests; the payload says the rest; --print-settings reads the
+// binary's path and the user's settings file from it.
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{sys: sys}
 	c := &cli.Command{
 		Name:     "cc-statusline",
 		Synopsis: "cc-statusline [--template TEXT | --jq EXPR] [--log FILE]",
@@ -134,6 +143,7 @@ func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Wri
 			f.StringVar(&o.cacheDir, "cache-dir", "", "keep the per-transcript cache in `DIR` (default: the user cache dir's ccpipe/statusline)")
 			f.StringVar(&o.now, "now", "", "take `TIME` (RFC 3339) as now, for tests")
 			f.StringVar(&o.prices, "prices", "", "price the block with the override rows in `FILE`, as cc-extract usage --prices does")
+			f.BoolVar(&o.settings, "print-settings", false, "print the settings.json object that runs this binary (absolute path) for the status line")
 		},
 		Run: o.run,
 	}
@@ -172,6 +182,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	if o.tmpl != "" && env.Out.Filtering() {
 		return cli.Usagef("--template and --jq: give one")
+	}
+	if o.settings {
+		return o.printSettings(env)
 	}
 	text := o.tmpl
 	if text == "" {
@@ -475,4 +488,32 @@ func contextOf(s *Status, p *payload, own *ownStat) {
 	tokens := own.Context
 	pct := math.Round(float64(tokens)*1000/float64(window)) / 10
 	s.ContextTokens, s.ContextWindow, s.ContextPercent = &tokens, &window, &pct
+}
+
+// printSettings prints the statusLine object that runs this binary with
+// the --template, --prices and --log given (files by absolute path).
+func (o *options) printSettings(env *cli.Env) error {
+	var args []string
+	if o.tmpl != "" {
+		args = append(args, "--template", o.tmpl)
+	}
+	for _, f := range []struct{ flag, path string }{{"--prices", o.prices}, {"--log", o.log}} {
+		if f.path == "" {
+			continue
+		}
+		abs, err := filepath.Abs(f.path)
+		if err != nil {
+			return fmt.Errorf("resolving %s: %w", f.path, err)
+		}
+		args = append(args, f.flag, abs)
+	}
+	cmd, err := o.sys.SelfCommand(args...)
+	if err != nil {
+		return err
+	}
+	type statusLine struct {
+		Type    string `json:"type"`
+		Command string `json:"command"`
+	}
+	return cli.PrintSettings(env, o.sys, map[string]any{"statusLine": statusLine{"command", cmd}})
 }

@@ -50,7 +50,7 @@ var arrows = map[string][]string{
 	"lib/hooks/rules":   {"lib/hooks", "lib/jq", "lib/regular"},
 	"lib/secrets":       {"lib/bytescan"},
 	"lib/cassette":      {"lib/ndjson", "lib/secrets"},
-	"lib/render":        {"lib/extract", "lib/pricing", "lib/transcript"},
+	"lib/render":        {"lib/extract", "lib/pricing", "lib/secrets", "lib/transcript"},
 	"lib/hooks/link":    {"lib/hooks", "lib/profiles", "lib/sessions", "lib/transcript"},
 
 	"lib/cli": {"lib/jq", "lib/ndjson", "lib/regular"},
@@ -64,7 +64,7 @@ var arrows = map[string][]string{
 	"lib/commands/ccsend":     {"lib/cli", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
 	"lib/commands/cchook":     {"lib/cli", "lib/hooks", "lib/hooks/rules"},
 	"lib/commands/cccassette": {"lib/cassette", "lib/cassette/proxy", "lib/cli", "lib/jq", "lib/ndjson", "lib/records", "lib/transcript"},
-	"lib/commands/ccrender":   {"lib/cli", "lib/records", "lib/registry", "lib/render", "lib/sessions", "lib/transcript"},
+	"lib/commands/ccrender":   {"lib/cli", "lib/records", "lib/registry", "lib/render", "lib/secrets", "lib/sessions", "lib/transcript"},
 
 	"cmd/cc-profiles": {"lib/commands/ccprofiles"},
 	"cmd/cc-sessions": {"lib/commands/ccsessions"},
@@ -85,13 +85,14 @@ var arrows = map[string][]string{
 	"lib/internal/claudetest/cmd/gencorpus": {"lib/internal/claudetest", "lib/internal/contract", "lib/internal/fakeapi"},
 	"lib/internal/contract":                 {"lib/internal/claudetest"},
 
+	"bench/barehook":            nil,
 	"bench/corpus":              nil,
 	"bench/gen":                 {"bench/corpus"},
 	"bench/tool":                {"bench/corpus", "lib/secrets"},
 	"cmd/cc-redact":             {"lib/commands/ccredact"},
 	"cmd/cc-statusline":         {"lib/commands/ccstatusline"},
 	"lib/cassette/proxy":        {"lib/cassette", "lib/jq", "lib/secrets"},
-	"lib/commands/ccredact":     {"lib/cli", "lib/ndjson", "lib/profiles", "lib/records", "lib/regular", "lib/search", "lib/secrets", "lib/sessions", "lib/transcript"},
+	"lib/commands/ccredact":     {"lib/cli", "lib/hooks", "lib/ndjson", "lib/profiles", "lib/records", "lib/regular", "lib/search", "lib/secrets", "lib/sessions", "lib/transcript"},
 	"lib/commands/ccstatusline": {"lib/cli", "lib/pricing", "lib/regular", "lib/sessionid"},
 	"lib/pricing":               nil,
 	"lib/regular":               nil,
