@@ -21,6 +21,8 @@ const help = `usage: cc-hook run RULES.yaml [--on-error pass|block|ask]
        cc-hook reply EVENT [DECISION] [--reason TEXT] [--context TEXT] [--system-message TEXT]
        cc-hook check [--event EVENT]
        cc-hook settings RULES.yaml [--on-error pass|block|ask] [--command CMD]
+       cc-hook lint RULES.yaml...
+       cc-hook backtest RULES.yaml [TRANSCRIPT|DIR...] [--all] [--run-unless]
 
 Claude Code hooks without code, checked against Claude Code 2.1.328.
 
@@ -48,6 +50,18 @@ Claude Code hooks without code, checked against Claude Code 2.1.328.
             or ignore any of it, or when a deny or block has no reason.
   settings  prints the settings.json fragment that registers the rule file
             for the events and matchers it uses, after checking every rule.
+  lint      checks rule files: every rule compiles, and every field its
+            "if" reads is in the payload of an event it names (for tool
+            events: in the tool_input of a tool its matcher names, from the
+            tool schemas of Claude Code 2.1.328). One record per field no
+            payload has, with the nearest real one; exit 1 if any. run
+            (for the payload's event) and settings check the same.
+  backtest  rebuilds the payloads past sessions sent (PreToolUse,
+            PostToolUse, PostToolUseFailure, UserPromptSubmit; subagents
+            included) from transcripts, dirs, session records or cc-entries
+            lines on stdin, and prints one record per payload a rule
+            answered (--all: every payload). unless commands are not run
+            (the rule applies as if they failed) without --run-unless.
 
 Examples:
   # settings.json hook command: guard Bash calls with a rule file
@@ -88,6 +102,8 @@ type options struct {
 	sessionTitle string
 	updatedInput string
 	command      string
+	runUnless    bool
+	all          bool
 	// exit2 is set when cc-hook decides to exit 2 on purpose; any other 2
 	// from cli (a usage error) becomes 1.
 	exit2 bool
@@ -107,7 +123,7 @@ func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Wri
 	o := &options{}
 	c := &cli.Command{
 		Name:     "cc-hook",
-		Synopsis: "cc-hook run|parse|reply|check|settings ...",
+		Synopsis: "cc-hook run|parse|reply|check|settings|lint ...",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
 			f.StringVar(&o.onError, "on-error", "pass", "run, settings: failure `POLICY`: pass, block or ask")
@@ -118,6 +134,8 @@ func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Wri
 			f.StringVar(&o.sessionTitle, "session-title", "", "reply: a session `TITLE` (UserPromptSubmit, SessionStart)")
 			f.StringVar(&o.updatedInput, "updated-input", "", "reply: the tool input to use instead, a JSON `OBJECT`")
 			f.StringVar(&o.command, "command", "cc-hook", "settings: how settings.json calls cc-hook (`CMD`)")
+			f.BoolVar(&o.runUnless, "run-unless", false, "backtest: run the rules' unless commands (default: a rule with one applies as if it failed)")
+			f.BoolVar(&o.all, "all", false, "backtest: also print the payloads no rule answered")
 		},
 		Run: o.run,
 		Complete: func(_ context.Context, flag string, args []string) []string {
@@ -127,7 +145,7 @@ func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Wri
 			case flag == "event", flag == "" && len(args) == 1 && args[0] == "reply":
 				return hooks.Events
 			case flag == "" && len(args) == 0:
-				return []string{"run", "parse", "reply", "check", "settings"}
+				return subcommands
 			}
 			return nil
 		},
@@ -142,6 +160,9 @@ func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Wri
 	return code
 }
 
+// subcommands are cc-hook's subcommands, in the order the help names them.
+var subcommands = []string{"run", "parse", "reply", "check", "settings", "lint", "backtest"}
+
 // subcommand flags: each flag belongs to the subcommands named here.
 var flagOwners = map[string][]string{
 	"on-error":       {"run", "settings"},
@@ -152,11 +173,13 @@ var flagOwners = map[string][]string{
 	"session-title":  {"reply"},
 	"updated-input":  {"reply"},
 	"command":        {"settings"},
+	"run-unless":     {"backtest"},
+	"all":            {"backtest"},
 }
 
 func (o *options) run(env *cli.Env, args []string) error {
 	if len(args) == 0 {
-		return cli.Usagef("missing subcommand (run, parse, reply, check or settings)")
+		return cli.Usagef("missing subcommand (%s)", subcommandList())
 	}
 	sub, args := args[0], args[1:]
 	for name, owners := range flagOwners {
@@ -175,8 +198,18 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return o.check(env, args)
 	case "settings":
 		return o.settings(env, args)
+	case "lint":
+		return o.lint(env, args)
+	case "backtest":
+		return o.backtest(env, args)
 	}
-	return cli.Usagef("unknown subcommand %q (want run, parse, reply, check or settings)", sub)
+	return cli.Usagef("unknown subcommand %q (want %s)", sub, subcommandList())
+}
+
+// subcommandList is "run, parse, ... or lint".
+func subcommandList() string {
+	n := len(subcommands)
+	return strings.Join(subcommands[:n-1], ", ") + " or " + subcommands[n-1]
 }
 
 func contains(list []string, s string) bool {
@@ -228,6 +261,11 @@ func (o *options) runRules(env *cli.Env, args []string) error {
 	f, err := rules.LoadFile(args[0])
 	if err != nil {
 		return o.exit(runner.Fail(ev.EventName(), err))
+	}
+	// A rule that reads a field its payloads never have would never fire:
+	// that is a broken rule file, not a quiet "no opinion".
+	if err := f.LintError(ev.EventName()); err != nil {
+		return o.exit(runner.Fail(ev.EventName(), fmt.Errorf("%s: %w", args[0], err)))
 	}
 	m, err := f.Eval(env.Ctx, ev, payload)
 	if err != nil {
@@ -377,7 +415,7 @@ func (o *options) settings(env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := f.Validate(); err != nil {
+	if err := f.LintError(""); err != nil {
 		return fmt.Errorf("%s: %w", args[0], err)
 	}
 	abs, err := filepath.Abs(args[0])

@@ -29,6 +29,9 @@ import (
 type File struct {
 	Path  string
 	Rules []*Rule
+	// SkipUnless makes Eval treat every unless command as failed without
+	// running it (cc-hook backtest, unless --run-unless).
+	SkipUnless bool
 }
 
 // Rule is one entry of a rule file. Field names are the YAML keys.
@@ -223,6 +226,12 @@ func (f *File) Validate() error {
 type Match struct {
 	Rule  *Rule
 	Reply *hooks.Reply
+	// Reason is the reply's reason: the rule's, with the tail of a failed
+	// unless command's output.
+	Reason string
+	// UnlessSkipped is set when the rule's unless command was not run
+	// (File.SkipUnless).
+	UnlessSkipped bool
 }
 
 // Eval returns the first rule matching the payload (payload is its JSON,
@@ -264,7 +273,8 @@ func (f *File) Eval(ctx context.Context, ev hooks.Event, payload []byte) (*Match
 			}
 		}
 		reason := r.Reason
-		if r.Unless != "" {
+		skipped := r.Unless != "" && f.SkipUnless
+		if r.Unless != "" && !skipped {
 			passed, out, err := runUnless(ctx, r.Unless, payload)
 			if err != nil {
 				return nil, fmt.Errorf("%s: unless: %w", r.Label(), err)
@@ -280,7 +290,7 @@ func (f *File) Eval(ctx context.Context, ev hooks.Event, payload []byte) (*Match
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Label(), err)
 		}
-		return &Match{Rule: r, Reply: reply}, nil
+		return &Match{Rule: r, Reply: reply, Reason: reason, UnlessSkipped: skipped}, nil
 	}
 	return nil, nil
 }

@@ -39,18 +39,19 @@ var arrows = map[string][]string{
 	"lib/ndjson":   {"lib/jsonscan"},
 	"lib/jq":       nil,
 
-	"lib/profiles":      {"lib/regular"},
-	"lib/registry":      {"lib/regular", "lib/transcript"},
-	"lib/sessions":      {"lib/ndjson", "lib/profiles", "lib/registry", "lib/regular", "lib/sessionid", "lib/transcript"},
-	"lib/extract":       {"lib/bytescan", "lib/hooks", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/transcript"},
-	"lib/peer":          {"lib/ndjson", "lib/regular"},
-	"lib/peer/peertest": nil,
-	"lib/hooks":         {"lib/jsonscan"},
-	"lib/hooks/rules":   {"lib/hooks", "lib/jq", "lib/regular"},
-	"lib/secrets":       {"lib/bytescan"},
-	"lib/cassette":      {"lib/ndjson", "lib/secrets"},
-	"lib/render":        {"lib/extract", "lib/pricing", "lib/transcript"},
-	"lib/hooks/link":    {"lib/hooks", "lib/profiles", "lib/sessions", "lib/transcript"},
+	"lib/profiles":       {"lib/regular"},
+	"lib/registry":       {"lib/regular", "lib/transcript"},
+	"lib/sessions":       {"lib/ndjson", "lib/profiles", "lib/registry", "lib/regular", "lib/sessionid", "lib/transcript"},
+	"lib/extract":        {"lib/bytescan", "lib/hooks", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/transcript"},
+	"lib/peer":           {"lib/ndjson", "lib/regular"},
+	"lib/peer/peertest":  nil,
+	"lib/hooks":          {"lib/jsonscan"},
+	"lib/hooks/rules":    {"lib/hooks", "lib/jq", "lib/regular"},
+	"lib/hooks/backtest": {"lib/extract", "lib/hooks", "lib/hooks/rules"},
+	"lib/secrets":        {"lib/bytescan"},
+	"lib/cassette":       {"lib/ndjson", "lib/secrets"},
+	"lib/render":         {"lib/extract", "lib/pricing", "lib/transcript"},
+	"lib/hooks/link":     {"lib/hooks", "lib/profiles", "lib/sessions", "lib/transcript"},
 
 	"lib/cli": {"lib/jq", "lib/ndjson", "lib/regular"},
 
@@ -61,7 +62,7 @@ var arrows = map[string][]string{
 	"lib/commands/ccextract":  {"lib/cli", "lib/extract", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/sessions"},
 	"lib/commands/ccgrep":     {"lib/cli", "lib/jsonscan", "lib/ndjson", "lib/profiles", "lib/search", "lib/sessions"},
 	"lib/commands/ccsend":     {"lib/cli", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
-	"lib/commands/cchook":     {"lib/cli", "lib/hooks", "lib/hooks/rules"},
+	"lib/commands/cchook":     {"lib/cli", "lib/hooks", "lib/hooks/backtest", "lib/hooks/rules"},
 	"lib/commands/cccassette": {"lib/cassette", "lib/cassette/proxy", "lib/cli", "lib/jq", "lib/ndjson", "lib/transcript"},
 	"lib/commands/ccrender":   {"lib/cli", "lib/registry", "lib/render", "lib/transcript"},
 
@@ -104,7 +105,10 @@ var arrows = map[string][]string{
 var light = map[string][]string{
 	"lib/hooks":       {"lib/transcript", "lib/registry", "lib/sessions", "github.com/klauspost/compress"},
 	"lib/hooks/rules": {"lib/transcript", "lib/registry", "lib/sessions", "github.com/klauspost/compress"},
-	"cmd/cc-hook":     {"lib/transcript", "lib/registry", "lib/sessions", "github.com/klauspost/compress"},
+	// cc-hook backtest reads transcripts (lib/extract): the transcript
+	// reader and its archive codecs are linked, so only their init runs
+	// on the hot path; the registry and session listing stay out.
+	"cmd/cc-hook": {"lib/registry", "lib/sessions"},
 }
 
 // flagUsers may import the standard flag package: the CLI plumbing and

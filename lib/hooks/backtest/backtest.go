@@ -1,0 +1,263 @@
+// Package backtest runs a hook rule file on the past: it rebuilds, from
+// session transcripts, the payloads Claude Code sent its hooks (tool calls
+// joined with their results by lib/extract, subagents included) and asks
+// the rules what they would have answered. It is cc-hook backtest; it
+// never writes anywhere and runs no "unless" command unless asked.
+package backtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ccpipe/ccpipe/lib/extract"
+	"github.com/ccpipe/ccpipe/lib/hooks"
+	"github.com/ccpipe/ccpipe/lib/hooks/rules"
+)
+
+// Events are the events backtest can rebuild from a transcript.
+var Events = []string{hooks.PreToolUse, hooks.PostToolUse, hooks.PostToolUseFailure, hooks.UserPromptSubmit}
+
+// Options are backtest's switches.
+type Options struct {
+	// RunUnless runs the rules' unless commands (with the rebuilt payload
+	// on stdin); otherwise a rule with one applies as if it had failed,
+	// and its record names the command in Unless.
+	RunUnless bool
+	// All adds a record for every payload no rule answered.
+	All bool
+	// Workers bounds the transcripts read at once; 0 means one per CPU.
+	Workers int
+	// Warn is told about skipped lines and unreadable transcripts.
+	Warn func(msg string)
+}
+
+// Record is one payload a rule answered (or, with All, none did).
+type Record struct {
+	SessionID *string `json:"session_id"`
+	AgentID   *string `json:"agent_id"`
+	Event     string  `json:"event"`
+	ToolUseID *string `json:"tool_use_id"`
+	ToolName  *string `json:"tool_name"`
+	Timestamp *string `json:"timestamp"`
+	// Rule is the answering rule's name (else "line N"); null when none
+	// answered.
+	Rule     *string `json:"rule"`
+	Decision *string `json:"decision"`
+	Reason   *string `json:"reason"`
+	// Unless is the rule's unless command when it was not run.
+	Unless *string `json:"unless"`
+	// Payload is the rebuilt payload (not printed; tests and --payloads
+	// read it).
+	Payload json.RawMessage `json:"-"`
+}
+
+// Run reads the transcripts produce adds (main transcripts; their
+// subagents are read after each) and emits one Record per payload a rule
+// answered, in the order of the calls and prompts in each file. The tool
+// events come from one pass over the transcripts, UserPromptSubmit from a
+// second when the rules name it, so produce may be called twice.
+func Run(ctx context.Context, f *rules.File, opts Options, produce func(add func(path string) error) error, emit func(Record) error) error {
+	f.SkipUnless = !opts.RunUnless
+	named := map[string]bool{}
+	for _, r := range f.Rules {
+		for _, e := range r.Events {
+			named[e] = true
+		}
+	}
+	b := &runner{ctx: ctx, f: f, opts: opts, emit: emit}
+	if named[hooks.PreToolUse] || named[hooks.PostToolUse] || named[hooks.PostToolUseFailure] {
+		b.named = named
+		if err := b.pass("tools", produce, b.tool); err != nil {
+			return err
+		}
+	}
+	if named[hooks.UserPromptSubmit] {
+		if err := b.pass("prompts", produce, b.prompt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type runner struct {
+	ctx   context.Context
+	f     *rules.File
+	opts  Options
+	emit  func(Record) error
+	named map[string]bool
+	buf   bytes.Buffer
+}
+
+func (b *runner) pass(kind string, produce func(add func(string) error) error, fact func(any) error) error {
+	x, err := extract.New(extract.Options{Kind: kind, Subagents: true, Workers: b.opts.Workers, Warn: b.opts.Warn}, fact)
+	if err != nil {
+		return err
+	}
+	err = x.ReadTranscripts(b.ctx, produce)
+	if cerr := x.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// tool answers the payloads of one joined call: PreToolUse fires for every
+// call that passed input validation; then PostToolUse for a success or
+// PostToolUseFailure for an error, unless the call was refused (a hook, a
+// permission rule, the user) or has no result.
+func (b *runner) tool(v any) error {
+	t, ok := v.(extract.Tool)
+	if !ok {
+		return nil
+	}
+	if t.Result != nil && t.IsError && strings.HasPrefix(*t.Result, "<tool_use_error>") {
+		return nil // refused before the hooks: no event fires
+	}
+	if b.named[hooks.PreToolUse] {
+		if err := b.answer(hooks.PreToolUse, &t.Base, &t, func(w *payload) {}); err != nil {
+			return err
+		}
+	}
+	if t.Result == nil || t.Denied != nil {
+		return nil
+	}
+	if !t.IsError {
+		if !b.named[hooks.PostToolUse] {
+			return nil
+		}
+		resp := t.Response
+		if len(resp) == 0 {
+			resp = json.RawMessage(jsonString(*t.Result))
+		}
+		return b.answer(hooks.PostToolUse, &t.Base, &t, func(w *payload) { w.raw("tool_response", resp) })
+	}
+	if !b.named[hooks.PostToolUseFailure] {
+		return nil
+	}
+	return b.answer(hooks.PostToolUseFailure, &t.Base, &t, func(w *payload) {
+		w.str("error", *t.Result)
+		w.raw("is_interrupt", json.RawMessage(boolJSON(t.Interrupted)))
+	})
+}
+
+// prompt answers UserPromptSubmit for a prompt a person typed or sent with
+// -p (queued ones included); a subagent's task, a task notification or a
+// peer message is not one.
+func (b *runner) prompt(v any) error {
+	p, ok := v.(extract.Prompt)
+	if !ok || p.Kind != "prompt" || p.Origin != "human" || p.AgentID != nil {
+		return nil
+	}
+	return b.answer(hooks.UserPromptSubmit, &p.Base, nil, func(w *payload) { w.str("prompt", p.Text) })
+}
+
+// answer builds the event's payload, runs the rules on it and emits the
+// record.
+func (b *runner) answer(event string, base *extract.Base, t *extract.Tool, fields func(*payload)) error {
+	w := &payload{buf: &b.buf}
+	b.buf.Reset()
+	b.buf.WriteByte('{')
+	w.str("session_id", deref(base.SessionID))
+	w.str("transcript_path", mainTranscript(base.Path, base.AgentID != nil))
+	w.str("cwd", base.Cwd)
+	if base.AgentID != nil {
+		w.str("agent_id", *base.AgentID)
+	}
+	w.str("hook_event_name", event)
+	if t != nil {
+		w.str("tool_name", t.Name)
+		input := t.Input
+		if len(input) == 0 {
+			input = json.RawMessage("{}")
+		}
+		w.raw("tool_input", input)
+		w.str("tool_use_id", t.ToolUseID)
+	}
+	fields(w)
+	b.buf.WriteByte('}')
+	data := slices.Clone(b.buf.Bytes())
+	ev, err := hooks.Parse(data)
+	if err != nil {
+		return err
+	}
+	m, err := b.f.Eval(b.ctx, ev, data)
+	if err != nil {
+		return err
+	}
+	if m == nil && !b.opts.All {
+		return nil
+	}
+	rec := Record{SessionID: base.SessionID, AgentID: base.AgentID, Event: event, Timestamp: base.Timestamp, Payload: data}
+	if t != nil {
+		rec.ToolUseID, rec.ToolName = &t.ToolUseID, &t.Name
+		if event != hooks.PreToolUse && t.ResultTimestamp != nil {
+			rec.Timestamp = t.ResultTimestamp
+		}
+	}
+	if m != nil {
+		name := m.Rule.Name
+		if name == "" {
+			name = strings.TrimPrefix(m.Rule.Label(), "rule at ")
+		}
+		rec.Rule = &name
+		if m.Rule.Decision != "" {
+			rec.Decision = &m.Rule.Decision
+		}
+		if m.Reason != "" {
+			rec.Reason = &m.Reason
+		}
+		if m.UnlessSkipped {
+			rec.Unless = &m.Rule.Unless
+		}
+	}
+	return b.emit(rec)
+}
+
+// mainTranscript is the session's main transcript: a hook inside a
+// subagent gets the session's transcript_path, not the subagent's file.
+func mainTranscript(path string, subagent bool) string {
+	if !subagent || filepath.Base(filepath.Dir(path)) != "subagents" {
+		return path
+	}
+	return filepath.Dir(filepath.Dir(path)) + ".jsonl"
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// payload writes a payload's members in the order Claude Code sends them.
+type payload struct {
+	buf *bytes.Buffer
+	n   int
+}
+
+func (w *payload) raw(name string, v json.RawMessage) {
+	if w.n > 0 {
+		w.buf.WriteByte(',')
+	}
+	w.n++
+	w.buf.WriteString(jsonString(name))
+	w.buf.WriteByte(':')
+	w.buf.Write(v)
+}
+
+func (w *payload) str(name, v string) { w.raw(name, json.RawMessage(jsonString(v))) }
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s) // a string always encodes
+	return string(b)
+}
+
+func boolJSON(v bool) string {
+	if v {
+		return "true"
+	}
+	return "false"
+}
