@@ -64,8 +64,12 @@ func (o *options) backtest(env *cli.Env, args []string) error {
 		return nil
 	}
 	opts := backtest.Options{RunUnless: o.runUnless, All: o.all, Warn: func(msg string) { env.Warnf("%s", msg) }}
-	if err := backtest.Run(env.Ctx, f, opts, produce, func(r backtest.Record) error { return env.Out.Write(r) }); err != nil {
+	errs, err := backtest.Run(env.Ctx, f, opts, produce, func(r backtest.Record) error { return env.Out.Write(r) })
+	if err != nil {
 		return err
+	}
+	if errs > 0 {
+		return &cli.ExitError{Code: cli.ExitFail, Err: fmt.Errorf("backtest: the rule file failed on %d payloads (decision \"error\")", errs)}
 	}
 	if skipped > 0 {
 		return &cli.ExitError{Code: cli.ExitFail, Err: fmt.Errorf("backtest: %d unreadable paths skipped", skipped)}

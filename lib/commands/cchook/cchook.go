@@ -23,6 +23,7 @@ const help = `usage: cc-hook run RULES.yaml [--on-error pass|block|ask]
        cc-hook settings RULES.yaml [--on-error pass|block|ask] [--command CMD]
        cc-hook lint RULES.yaml...
        cc-hook backtest RULES.yaml [TRANSCRIPT|DIR...] [--all] [--run-unless]
+       cc-hook test RULES.yaml CASES [--run-unless]
 
 Claude Code hooks without code, checked against Claude Code 2.1.328.
 
@@ -62,6 +63,10 @@ Claude Code hooks without code, checked against Claude Code 2.1.328.
             lines on stdin, and prints one record per payload a rule
             answered (--all: every payload). unless commands are not run
             (the rule applies as if they failed) without --run-unless.
+  test      runs a rule file on test cases (YAML "cases:" or NDJSON: a
+            payload and the expected decision: deny, block, ..., context or
+            none; optionally the rule), for CI: one record per case, each
+            mismatch on stderr with the payload; exit 1 if any fails.
 
 Examples:
   # settings.json hook command: guard Bash calls with a rule file
@@ -123,7 +128,7 @@ func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Wri
 	o := &options{}
 	c := &cli.Command{
 		Name:     "cc-hook",
-		Synopsis: "cc-hook run|parse|reply|check|settings|lint ...",
+		Synopsis: "cc-hook run|parse|reply|check|settings|lint|backtest|test ...",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
 			f.StringVar(&o.onError, "on-error", "pass", "run, settings: failure `POLICY`: pass, block or ask")
@@ -134,7 +139,7 @@ func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Wri
 			f.StringVar(&o.sessionTitle, "session-title", "", "reply: a session `TITLE` (UserPromptSubmit, SessionStart)")
 			f.StringVar(&o.updatedInput, "updated-input", "", "reply: the tool input to use instead, a JSON `OBJECT`")
 			f.StringVar(&o.command, "command", "cc-hook", "settings: how settings.json calls cc-hook (`CMD`)")
-			f.BoolVar(&o.runUnless, "run-unless", false, "backtest: run the rules' unless commands (default: a rule with one applies as if it failed)")
+			f.BoolVar(&o.runUnless, "run-unless", false, "backtest, test: run the rules' unless commands (default: a rule with one applies as if it failed)")
 			f.BoolVar(&o.all, "all", false, "backtest: also print the payloads no rule answered")
 		},
 		Run: o.run,
@@ -161,7 +166,7 @@ func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Wri
 }
 
 // subcommands are cc-hook's subcommands, in the order the help names them.
-var subcommands = []string{"run", "parse", "reply", "check", "settings", "lint", "backtest"}
+var subcommands = []string{"run", "parse", "reply", "check", "settings", "lint", "backtest", "test"}
 
 // subcommand flags: each flag belongs to the subcommands named here.
 var flagOwners = map[string][]string{
@@ -173,7 +178,7 @@ var flagOwners = map[string][]string{
 	"session-title":  {"reply"},
 	"updated-input":  {"reply"},
 	"command":        {"settings"},
-	"run-unless":     {"backtest"},
+	"run-unless":     {"backtest", "test"},
 	"all":            {"backtest"},
 }
 
@@ -202,6 +207,8 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return o.lint(env, args)
 	case "backtest":
 		return o.backtest(env, args)
+	case "test":
+		return o.test(env, args)
 	}
 	return cli.Usagef("unknown subcommand %q (want %s)", sub, subcommandList())
 }

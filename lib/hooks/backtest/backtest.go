@@ -45,7 +45,10 @@ type Record struct {
 	Timestamp *string `json:"timestamp"`
 	// Rule is the answering rule's name (else "line N"); null when none
 	// answered.
-	Rule     *string `json:"rule"`
+	Rule *string `json:"rule"`
+	// Decision is the rule's decision, "context" for a rule that only
+	// adds context or a message, "error" when the file failed; null
+	// when none answered.
 	Decision *string `json:"decision"`
 	Reason   *string `json:"reason"`
 	// Unless is the rule's unless command when it was not run.
@@ -60,7 +63,11 @@ type Record struct {
 // answered, in the order of the calls and prompts in each file. The tool
 // events come from one pass over the transcripts, UserPromptSubmit from a
 // second when the rules name it, so produce may be called twice.
-func Run(ctx context.Context, f *rules.File, opts Options, produce func(add func(path string) error) error, emit func(Record) error) error {
+//
+// A payload the rule file fails on (a condition's run-time error) gets a
+// record with decision "error" and the error as its reason; errs counts
+// them.
+func Run(ctx context.Context, f *rules.File, opts Options, produce func(add func(path string) error) error, emit func(Record) error) (errs int, err error) {
 	f.SkipUnless = !opts.RunUnless
 	named := map[string]bool{}
 	for _, r := range f.Rules {
@@ -69,22 +76,25 @@ func Run(ctx context.Context, f *rules.File, opts Options, produce func(add func
 		}
 	}
 	b := &runner{ctx: ctx, f: f, opts: opts, emit: emit}
+	defer func() { errs = b.Errors }()
 	if named[hooks.PreToolUse] || named[hooks.PostToolUse] || named[hooks.PostToolUseFailure] {
 		b.named = named
 		if err := b.pass("tools", produce, b.tool); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	if named[hooks.UserPromptSubmit] {
 		if err := b.pass("prompts", produce, b.prompt); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	return 0, nil
 }
 
 type runner struct {
-	ctx   context.Context
+	// Errors counts the payloads the rule file failed on.
+	Errors int
+	ctx    context.Context
 	f     *rules.File
 	opts  Options
 	emit  func(Record) error
@@ -129,8 +139,8 @@ func (b *runner) tool(v any) error {
 			return nil
 		}
 		resp := t.Response
-		if len(resp) == 0 {
-			resp = json.RawMessage(jsonString(*t.Result))
+		if len(resp) == 0 || string(resp) == "null" {
+			resp = responseOf(&t)
 		}
 		return b.answer(hooks.PostToolUse, &t.Base, &t, func(w *payload) { w.raw("tool_response", resp) })
 	}
@@ -141,6 +151,17 @@ func (b *runner) tool(v any) error {
 		w.str("error", *t.Result)
 		w.raw("is_interrupt", json.RawMessage(boolJSON(t.Interrupted)))
 	})
+}
+
+// responseOf stands in for a toolUseResult the transcript lacks (a
+// subagent's results have none): Bash's shape around the output it shows
+// (stderr is merged into it), else the result's text.
+func responseOf(t *extract.Tool) json.RawMessage {
+	if t.Name == "Bash" {
+		return json.RawMessage(`{"stdout":` + jsonString(strings.TrimPrefix(*t.Result, "(Bash completed with no output)")) +
+			`,"stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false}`)
+	}
+	return json.RawMessage(jsonString(*t.Result))
 }
 
 // prompt answers UserPromptSubmit for a prompt a person typed or sent with
@@ -185,7 +206,14 @@ func (b *runner) answer(event string, base *extract.Base, t *extract.Tool, field
 	}
 	m, err := b.f.Eval(b.ctx, ev, data)
 	if err != nil {
-		return err
+		// The rule file fails on this payload (a condition's run-time
+		// error): say so in its record and go on with the others.
+		b.Errors++
+		errText, decision := err.Error(), "error"
+		return b.emit(Record{SessionID: base.SessionID, AgentID: base.AgentID, Event: event, Timestamp: base.Timestamp,
+			ToolUseID: toolField(t, func(t *extract.Tool) *string { return &t.ToolUseID }),
+			ToolName:  toolField(t, func(t *extract.Tool) *string { return &t.Name }),
+			Decision:  &decision, Reason: &errText, Payload: data})
 	}
 	if m == nil && !b.opts.All {
 		return nil
@@ -203,9 +231,11 @@ func (b *runner) answer(event string, base *extract.Base, t *extract.Tool, field
 			name = strings.TrimPrefix(m.Rule.Label(), "rule at ")
 		}
 		rec.Rule = &name
-		if m.Rule.Decision != "" {
-			rec.Decision = &m.Rule.Decision
+		d := m.Rule.Decision
+		if d == "" {
+			d = "context" // as cc-hook test names a rule that only adds context
 		}
+		rec.Decision = &d
 		if m.Reason != "" {
 			rec.Reason = &m.Reason
 		}
@@ -214,6 +244,13 @@ func (b *runner) answer(event string, base *extract.Base, t *extract.Tool, field
 		}
 	}
 	return b.emit(rec)
+}
+
+func toolField(t *extract.Tool, f func(*extract.Tool) *string) *string {
+	if t == nil {
+		return nil
+	}
+	return f(t)
 }
 
 // mainTranscript is the session's main transcript: a hook inside a
