@@ -95,11 +95,11 @@ type runner struct {
 	// Errors counts the payloads the rule file failed on.
 	Errors int
 	ctx    context.Context
-	f     *rules.File
-	opts  Options
-	emit  func(Record) error
-	named map[string]bool
-	buf   bytes.Buffer
+	f      *rules.File
+	opts   Options
+	emit   func(Record) error
+	named  map[string]bool
+	buf    bytes.Buffer
 }
 
 func (b *runner) pass(kind string, produce func(add func(string) error) error, fact func(any) error) error {
