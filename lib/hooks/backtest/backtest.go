@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,7 +20,8 @@ import (
 )
 
 // Events are the events backtest can rebuild from a transcript.
-var Events = []string{hooks.PreToolUse, hooks.PostToolUse, hooks.PostToolUseFailure, hooks.UserPromptSubmit}
+var Events = []string{hooks.PreToolUse, hooks.PostToolUse, hooks.PostToolUseFailure, hooks.UserPromptSubmit,
+	hooks.Stop, hooks.SessionStart}
 
 // Options are backtest's switches.
 type Options struct {
@@ -62,7 +64,8 @@ type Record struct {
 // subagents are read after each) and emits one Record per payload a rule
 // answered, in the order of the calls and prompts in each file. The tool
 // events come from one pass over the transcripts, UserPromptSubmit from a
-// second when the rules name it, so produce may be called twice.
+// second and Stop and SessionStart from a third over the main transcripts
+// when the rules name them, so produce may be called up to three times.
 //
 // A payload the rule file fails on (a condition's run-time error) gets a
 // record with decision "error" and the error as its reason; errs counts
@@ -75,10 +78,9 @@ func Run(ctx context.Context, f *rules.File, opts Options, produce func(add func
 			named[e] = true
 		}
 	}
-	b := &runner{ctx: ctx, f: f, opts: opts, emit: emit}
+	b := &runner{ctx: ctx, f: f, opts: opts, emit: emit, named: named}
 	defer func() { errs = b.Errors }()
 	if named[hooks.PreToolUse] || named[hooks.PostToolUse] || named[hooks.PostToolUseFailure] {
-		b.named = named
 		if err := b.pass("tools", produce, b.tool); err != nil {
 			return 0, err
 		}
@@ -86,6 +88,18 @@ func Run(ctx context.Context, f *rules.File, opts Options, produce func(add func
 	if named[hooks.UserPromptSubmit] {
 		if err := b.pass("prompts", produce, b.prompt); err != nil {
 			return 0, err
+		}
+	}
+	if named[hooks.Stop] || named[hooks.SessionStart] {
+		var paths []string
+		if err := produce(func(p string) error { paths = append(paths, p); return nil }); err != nil {
+			return 0, err
+		}
+		if err := b.turnPass(paths); err != nil {
+			return 0, err
+		}
+		if b.unreadable > 0 {
+			return 0, fmt.Errorf("%w: %d", extract.ErrUnreadable, b.unreadable)
 		}
 	}
 	return 0, nil
@@ -100,6 +114,8 @@ type runner struct {
 	emit   func(Record) error
 	named  map[string]bool
 	buf    bytes.Buffer
+	// unreadable counts the transcripts the turn pass could not read.
+	unreadable int
 }
 
 func (b *runner) pass(kind string, produce func(add func(string) error) error, fact func(any) error) error {

@@ -20,7 +20,9 @@ const corpus = "../../../testdata/corpus/claude/projects"
 // real Claude Code, subagents included) equal a reference computed here
 // without lib/extract, lib/transcript or jq: every transcript line read
 // with encoding/json, calls joined with results by id, and the rules of
-// testdata/hooks/history.yaml written out as Go.
+// testdata/hooks/history.yaml written out as Go. A turn ends at an
+// assistant message that did not stop for a tool call (SessionStart:
+// startup at a main transcript's first record).
 func TestCorpusReference(t *testing.T) {
 	f, err := rules.LoadFile("../../../testdata/hooks/history.yaml")
 	if err != nil {
@@ -55,7 +57,7 @@ func TestCorpusReference(t *testing.T) {
 	}
 	// Every kind of answer and a subagent's among them: the test can fail.
 	joined := strings.Join(want, "\n")
-	for _, s := range []string{"deny", "ask", "context", "block", "a7320cfe3f347049a"} {
+	for _, s := range []string{"deny", "ask", "context", "block", "a7320cfe3f347049a", "Stop ", "SessionStart "} {
 		if !strings.Contains(joined, s) {
 			t.Errorf("the reference has no %s: the corpus changed?", s)
 		}
@@ -83,6 +85,8 @@ func key(event, id, agent, rule, decision string) string {
 
 type line struct {
 	Type          string          `json:"type"`
+	Subtype       string          `json:"subtype"`
+	Cwd           string          `json:"cwd"`
 	AgentID       string          `json:"agentId"`
 	IsMeta        bool            `json:"isMeta"`
 	IsSidechain   bool            `json:"isSidechain"`
@@ -94,7 +98,10 @@ type line struct {
 		Decision string `json:"decision"`
 	} `json:"permissionDecision"`
 	Message struct {
-		Content json.RawMessage `json:"content"`
+		ID         string          `json:"id"`
+		Model      string          `json:"model"`
+		StopReason string          `json:"stop_reason"`
+		Content    json.RawMessage `json:"content"`
 	} `json:"message"`
 	Attachment struct {
 		Type        string `json:"type"`
@@ -137,6 +144,15 @@ func reference(t *testing.T) []string {
 		}
 		sc := bufio.NewScanner(fh)
 		sc.Buffer(nil, 64<<20)
+		main := !strings.Contains(path, "/subagents/")
+		started := false
+		var stopMsg, stopText string
+		endTurn := func() {
+			if stopMsg != "" && strings.Contains(stopText, "PERIWINKLE") {
+				out = append(out, key("Stop", "", "", "stop-unless-done", "block"))
+			}
+			stopMsg, stopText = "", ""
+		}
 		for sc.Scan() {
 			var l line
 			if json.Unmarshal(sc.Bytes(), &l) != nil {
@@ -149,6 +165,24 @@ func reference(t *testing.T) []string {
 				prompt = &s
 			} else {
 				_ = json.Unmarshal(l.Message.Content, &blocks)
+			}
+			if main && !started && (l.Type == "user" || l.Type == "assistant") {
+				started = true
+				if strings.HasSuffix(l.Cwd, "/gamma") {
+					out = append(out, key("SessionStart", "", "", "startup-context", "context"))
+				}
+			}
+			if main && l.Type == "assistant" && l.Message.ID != stopMsg {
+				endTurn()
+			}
+			if main && l.Type == "user" && !isToolResultLine(blocks) {
+				endTurn()
+			}
+			if main && l.Type == "assistant" && l.Message.StopReason != "tool_use" && l.Message.Model != "<synthetic>" {
+				stopMsg = l.Message.ID
+				for _, b := range blocks {
+					stopText += b.Text
+				}
 			}
 			switch {
 			case l.Type == "assistant":
@@ -205,6 +239,7 @@ func reference(t *testing.T) []string {
 				out = append(out, promptRule(l.Attachment.Prompt)...)
 			}
 		}
+		endTurn()
 		fh.Close()
 	}
 	for id, c := range calls {
@@ -233,6 +268,15 @@ func reference(t *testing.T) []string {
 		}
 	}
 	return out
+}
+
+func isToolResultLine(blocks []block) bool {
+	for _, b := range blocks {
+		if b.Type == "tool_result" {
+			return true
+		}
+	}
+	return false
 }
 
 func promptRule(p string) []string {

@@ -47,7 +47,7 @@ var arrows = map[string][]string{
 	"lib/peer/peertest":  nil,
 	"lib/hooks":          {"lib/jsonscan"},
 	"lib/hooks/rules":    {"lib/hooks", "lib/jq", "lib/regular"},
-	"lib/hooks/backtest": {"lib/extract", "lib/hooks", "lib/hooks/rules"},
+	"lib/hooks/backtest": {"lib/extract", "lib/hooks", "lib/hooks/rules", "lib/transcript"},
 	"lib/secrets":        {"lib/bytescan"},
 	"lib/cassette":       {"lib/ndjson", "lib/secrets"},
 	"lib/render":         {"lib/extract", "lib/pricing", "lib/transcript"},
