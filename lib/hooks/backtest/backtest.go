@@ -206,7 +206,7 @@ func (b *runner) answer(event string, base *extract.Base, t *extract.Tool, field
 	w.str("hook_event_name", event)
 	if t != nil {
 		w.str("tool_name", t.Name)
-		input := t.Input
+		input := absPaths(t.Input, base.Cwd)
 		if len(input) == 0 {
 			input = json.RawMessage("{}")
 		}
@@ -267,6 +267,38 @@ func toolField(t *extract.Tool, f func(*extract.Tool) *string) *string {
 		return nil
 	}
 	return f(t)
+}
+
+// pathFields are the tool_input fields Claude Code resolves against the
+// cwd before a hook sees them (the transcript keeps what the model wrote).
+var pathFields = []string{"file_path", "notebook_path"}
+
+// absPaths is the input with a relative file_path or notebook_path made
+// absolute, as the payload has it; the input itself when there is none.
+func absPaths(input json.RawMessage, cwd string) json.RawMessage {
+	if cwd == "" || !bytes.Contains(input, []byte(`_path"`)) {
+		return input
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(input, &m) != nil {
+		return input
+	}
+	changed := false
+	for _, f := range pathFields {
+		var p string
+		if json.Unmarshal(m[f], &p) != nil || p == "" || filepath.IsAbs(p) {
+			continue
+		}
+		m[f], changed = json.RawMessage(jsonString(filepath.Join(cwd, p))), true
+	}
+	if !changed {
+		return input
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return input
+	}
+	return out
 }
 
 // mainTranscript is the session's main transcript: a hook inside a
