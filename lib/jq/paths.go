@@ -22,9 +22,16 @@ func Paths(expr string) ([][]string, error) {
 	if err != nil {
 		return nil, &CompileError{Expr: expr, Msg: err.Error(), Offset: -1}
 	}
+	return paths(q), nil
+}
+
+// Paths is Paths of the compiled expression, without parsing it again.
+func (f *Filter) Paths() [][]string { return paths(f.query) }
+
+func paths(q *gojq.Query) [][]string {
 	w := &pathWalker{}
 	w.query(q, root, nil)
-	return w.paths, nil
+	return w.paths
 }
 
 // path is where a value sits in the input; nil when it is not a part of

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/hooks"
-	"github.com/ccpipe/ccpipe/lib/jq"
 )
 
 // Problem is a field a rule's condition reads that no payload the rule
@@ -62,13 +61,10 @@ func (f *File) lint(event string) ([]Problem, error) {
 		if err := r.prepare(); err != nil {
 			return nil, err
 		}
-		if r.If == "" {
+		if r.cond == nil {
 			continue
 		}
-		paths, err := jq.Paths(r.If)
-		if err != nil {
-			return nil, fmt.Errorf("%s: if: %w", r.Label(), err)
-		}
+		paths := r.cond.Paths() // compiled by prepare
 		seen := map[string]bool{}
 		for _, p := range paths {
 			// .a.b after .a: one problem, at the first missing name.
