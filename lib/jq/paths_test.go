@@ -51,3 +51,23 @@ func TestPaths(t *testing.T) {
 		t.Error("Paths of a broken expression: no error")
 	}
 }
+
+// FuzzPaths: any expression either fails to parse or yields paths of
+// non-empty segments; the walk never panics.
+func FuzzPaths(f *testing.F) {
+	for _, s := range []string{`.a.b // .c | has("d")`, `reduce .[] as [$a, {b: $c}] (0; . + $a)`, `def f: .x; f | .y`,
+		`.a as {$b, "c": [$d]} | $b.e`, `try .a catch .b`, `label $out | foreach .[] as $x (0; .+1; .)`, `{a, "b": .c, (.d): 1}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		ps, err := Paths(expr)
+		if err != nil {
+			return
+		}
+		for _, p := range ps {
+			if len(p) == 0 {
+				t.Fatalf("%q: an empty path", expr)
+			}
+		}
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -37,6 +38,10 @@ type caseDoc struct {
 	Decision string `yaml:"decision" json:"decision"`
 	Rule     string `yaml:"rule" json:"rule"`
 }
+
+// caseKeys are the keys of a case; another is an error, so a misspelt
+// expectation never passes unchecked.
+var caseKeys = []string{"name", "payload", "decision", "rule"}
 
 // LoadCasesFile reads a case file: YAML (a top-level "cases:" list) or
 // NDJSON (one case object per line), told by its first character.
@@ -87,7 +92,13 @@ func LoadCases(data []byte) ([]Case, error) {
 		}
 		for i := range doc.Cases {
 			var d caseDoc
-			if err := doc.Cases[i].Decode(&d); err != nil {
+			n := &doc.Cases[i]
+			for j := 0; n.Kind == yaml.MappingNode && j+1 < len(n.Content); j += 2 {
+				if k := n.Content[j].Value; !slices.Contains(caseKeys, k) {
+					return nil, fmt.Errorf("case at line %d: unknown key %q (want one of %s)", n.Line, k, strings.Join(caseKeys, ", "))
+				}
+			}
+			if err := n.Decode(&d); err != nil {
 				return nil, fmt.Errorf("case at line %d: %s", doc.Cases[i].Line, strings.TrimPrefix(err.Error(), "yaml: "))
 			}
 			docs, lines = append(docs, d), append(lines, doc.Cases[i].Line)
