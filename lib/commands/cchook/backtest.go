@@ -2,6 +2,7 @@ package cchook
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -36,8 +37,10 @@ func (o *options) backtest(env *cli.Env, args []string) error {
 			}
 		}
 	}
+	opts := backtest.Options{RunUnless: o.runUnless, All: o.all, Warn: func(msg string) { env.Warnf("%s", msg) }}
+	emit := func(r backtest.Record) error { return env.Out.Write(r) }
 	var paths []string
-	skipped := 0
+	skipped, errs := 0, 0
 	switch {
 	case len(args) > 1:
 		for _, p := range args[1:] {
@@ -49,24 +52,30 @@ func (o *options) backtest(env *cli.Env, args []string) error {
 			paths = append(paths, ps...)
 		}
 	case env.HasInput():
-		if paths, err = stdinTranscripts(env); err != nil {
+		var fd *backtest.Feed
+		if paths, fd, err = readStdin(env, f, opts, emit); err != nil {
 			return err
+		}
+		if fd != nil {
+			if errs, err = fd.Close(); err != nil {
+				return err
+			}
 		}
 	default:
 		return cli.Usagef("backtest: no input: name transcripts or dirs, or pipe cc-sessions or cc-entries output")
 	}
-	produce := func(add func(string) error) error {
-		for _, p := range paths {
-			if err := add(p); err != nil {
-				return err
+	if len(paths) > 0 {
+		produce := func(add func(string) error) error {
+			for _, p := range paths {
+				if err := add(p); err != nil {
+					return err
+				}
 			}
+			return nil
 		}
-		return nil
-	}
-	opts := backtest.Options{RunUnless: o.runUnless, All: o.all, Warn: func(msg string) { env.Warnf("%s", msg) }}
-	errs, err := backtest.Run(env.Ctx, f, opts, produce, func(r backtest.Record) error { return env.Out.Write(r) })
-	if err != nil {
-		return err
+		if errs, err = backtest.Run(env.Ctx, f, opts, produce, emit); err != nil {
+			return err
+		}
 	}
 	if errs > 0 {
 		return &cli.ExitError{Code: cli.ExitFail, Err: fmt.Errorf("backtest: the rule file failed on %d payloads (decision \"error\")", errs)}
@@ -107,38 +116,59 @@ func transcriptsUnder(p string) ([]string, error) {
 	return out, nil
 }
 
-// stdinTranscripts reads session records (transcript_path) or cc-entries
-// lines (cc_source.path) and lists the main transcripts they name, each
-// once, in the order first named; a subagent's lines name its session.
-func stdinTranscripts(env *cli.Env) ([]string, error) {
+// readStdin reads session records (transcript_path: the transcripts are
+// listed, each once, for Run) or transcript entries (cc-entries lines,
+// with or without cc_source: fed to a Feed as they come), told by the
+// first record.
+func readStdin(env *cli.Env, f *rules.File, opts backtest.Options, emit func(backtest.Record) error) ([]string, *backtest.Feed, error) {
 	var out []string
+	var fd *backtest.Feed
+	entries, decided := false, false
 	seen := map[string]bool{}
 	_, err := env.EachInput(func(line []byte, n int) error {
 		var rec struct {
-			TranscriptPath string `json:"transcript_path"`
+			Type           json.RawMessage `json:"type"`
+			UUID           json.RawMessage `json:"uuid"`
+			TranscriptPath string          `json:"transcript_path"`
 			Active         *struct {
 				TranscriptPath string `json:"transcript_path"`
 			} `json:"active"`
-			Source *struct {
-				Path string `json:"path"`
-			} `json:"cc_source"`
+			Source *backtest.Source `json:"cc_source"`
 		}
 		if json.Unmarshal(line, &rec) != nil {
 			env.SkipInput(n, "not JSON, skipped")
 			return nil
 		}
-		p := rec.TranscriptPath
-		switch {
-		case rec.Source != nil && rec.Source.Path != "":
-			p = rec.Source.Path
-			if filepath.Base(filepath.Dir(p)) == "subagents" {
-				p = filepath.Dir(filepath.Dir(p)) + ".jsonl"
+		if !decided {
+			decided = true
+			entries = rec.Type != nil || rec.UUID != nil || rec.Source != nil
+			if entries {
+				var err error
+				if fd, err = backtest.NewFeed(env.Ctx, f, opts, emit); err != nil {
+					return err
+				}
 			}
-		case p == "" && rec.Active != nil:
+		}
+		if entries {
+			var src backtest.Source
+			if rec.Source != nil {
+				src = *rec.Source
+			}
+			if err := fd.Line(line, src); err != nil {
+				if errors.Is(err, backtest.ErrNotEntry) {
+					env.SkipInput(n, "%v, skipped", err)
+					return nil
+				}
+				return err
+			}
+			return nil
+		}
+		p := rec.TranscriptPath
+		if p == "" && rec.Active != nil {
 			p = rec.Active.TranscriptPath
 		}
 		if p == "" {
-			env.SkipInput(n, "no transcript_path or cc_source, skipped")
+			env.SkipInput(n, "no transcript_path, skipped")
 			return nil
 		}
 		if !seen[p] {
@@ -147,5 +177,5 @@ func stdinTranscripts(env *cli.Env) ([]string, error) {
 		}
 		return nil
 	})
-	return out, err
+	return out, fd, err
 }

@@ -15,6 +15,15 @@ const (
 	corpusProjects = "../../../testdata/corpus/claude/projects"
 )
 
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // examples are the example rule files of testdata/hooks.
 func examples(t *testing.T) []string {
 	t.Helper()
@@ -77,6 +86,8 @@ func TestGolden(t *testing.T) {
 		{name: "test/fail", args: []string{"test", hooksDir + "/guard.yaml", "testdata/guard-wrong.cases.ndjson"}},
 		{name: "backtest/history", args: []string{"backtest", hooksDir + "/history.yaml", corpusProjects}},
 		{name: "backtest/all", args: []string{"backtest", "--all", hooksDir + "/history.yaml", corpusProjects + "/-home-dev-projects-beta"}},
+		{name: "backtest/entries", stdin: readFile(t, corpusProjects+"/-home-dev-projects-gamma/c0a1f006-0000-4000-8000-000000000006.jsonl"),
+			args: []string{"backtest", hooksDir + "/history.yaml"}},
 		{name: "backtest/stdin", stdin: `{"transcript_path":"` + corpusProjects + `/-home-dev-projects-gamma/c0a1f006-0000-4000-8000-000000000006.jsonl"}` + "\n",
 			args: []string{"backtest", hooksDir + "/history.yaml"}},
 	}

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/extract"
 	"github.com/ccpipe/ccpipe/lib/hooks"
 	"github.com/ccpipe/ccpipe/lib/hooks/rules"
+	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
 // Events are the events backtest can rebuild from a transcript.
@@ -345,4 +347,120 @@ func boolJSON(v bool) string {
 		return "true"
 	}
 	return "false"
+}
+
+// Feed runs a rule file on transcript entries handed one by one, in file
+// order (cc-entries lines on stdin), instead of reading transcripts.
+type Feed struct {
+	b              *runner
+	tools, prompts *extract.Extractor
+	turns          *turns
+	key            string
+}
+
+// NewFeed starts a Feed; call Line for each entry, then Close.
+func NewFeed(ctx context.Context, f *rules.File, opts Options, emit func(Record) error) (*Feed, error) {
+	f.SkipUnless = !opts.RunUnless
+	named := map[string]bool{}
+	for _, r := range f.Rules {
+		for _, e := range r.Events {
+			named[e] = true
+		}
+	}
+	fd := &Feed{b: &runner{ctx: ctx, f: f, opts: opts, emit: emit, named: named}}
+	var err error
+	if named[hooks.PreToolUse] || named[hooks.PostToolUse] || named[hooks.PostToolUseFailure] {
+		if fd.tools, err = extract.New(extract.Options{Kind: "tools", Warn: opts.Warn}, fd.b.tool); err != nil {
+			return nil, err
+		}
+	}
+	if named[hooks.UserPromptSubmit] {
+		if fd.prompts, err = extract.New(extract.Options{Kind: "prompts", Warn: opts.Warn}, fd.b.prompt); err != nil {
+			return nil, err
+		}
+	}
+	return fd, nil
+}
+
+// Source is where a line came from, as cc-entries --with-source says in
+// its cc_source field.
+type Source struct {
+	Path      string `json:"path"`
+	SessionID string `json:"session_id"`
+	AgentID   string `json:"agent_id"`
+}
+
+// ErrNotEntry is wrapped by Line's error for a line that is not a
+// transcript entry: the caller reports it and goes on.
+var ErrNotEntry = errors.New("not a transcript entry")
+
+// Line takes one transcript line; src says where it came from, as far as
+// known.
+func (fd *Feed) Line(line []byte, src Source) error {
+	e, err := transcript.Decode(line)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrNotEntry, err)
+	}
+	o := extract.Origin{Path: src.Path, SessionID: src.SessionID, AgentID: src.AgentID}
+	if o.SessionID == "" {
+		o.SessionID = e.SessionID
+	}
+	if o.AgentID == "" {
+		o.AgentID = e.AgentID
+	}
+	key := o.Path
+	if key == "" {
+		key = o.SessionID + "/" + o.AgentID
+	}
+	if key != fd.key {
+		if err := fd.endFile(); err != nil {
+			return err
+		}
+		fd.key = key
+		fd.turns = &turns{b: fd.b, path: o.Path}
+	}
+	// The turn's events first: a session starts, and a turn's Stop comes,
+	// before the next prompt's UserPromptSubmit.
+	if o.AgentID == "" && (fd.b.named[hooks.Stop] || fd.b.named[hooks.SessionStart]) {
+		if err := fd.turns.entry(e); err != nil {
+			return err
+		}
+	}
+	if fd.tools != nil {
+		if err := fd.tools.Entry(o, e); err != nil {
+			return err
+		}
+	}
+	if fd.prompts != nil {
+		return fd.prompts.Entry(o, e)
+	}
+	return nil
+}
+
+func (fd *Feed) endFile() error {
+	for _, x := range []*extract.Extractor{fd.tools, fd.prompts} {
+		if x != nil {
+			if err := x.EndFile(); err != nil {
+				return err
+			}
+		}
+	}
+	if fd.turns != nil {
+		return fd.turns.flush()
+	}
+	return nil
+}
+
+// Close answers what the last transcript left pending and returns the
+// count of payloads the rule file failed on.
+func (fd *Feed) Close() (errs int, err error) {
+	err = fd.endFile()
+	for _, x := range []*extract.Extractor{fd.tools, fd.prompts} {
+		if x != nil {
+			if cerr := x.Close(); err == nil {
+				err = cerr
+			}
+		}
+	}
+	return fd.b.Errors, err
 }

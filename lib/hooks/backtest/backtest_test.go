@@ -285,3 +285,54 @@ func promptRule(p string) []string {
 	}
 	return nil
 }
+
+// TestFeedEqualsRun: entries handed one by one (cc-entries lines, each
+// session's main transcript then its subagents') give Run's records.
+func TestFeedEqualsRun(t *testing.T) {
+	f, err := rules.LoadFile("../../../testdata/hooks/history.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mains, _ := filepath.Glob(filepath.Join(corpus, "*", "*.jsonl"))
+	line := func(r Record) string {
+		b, _ := json.Marshal(r)
+		return string(b)
+	}
+	var want, got []string
+	if _, err := Run(context.Background(), f, Options{All: true}, func(add func(string) error) error {
+		for _, m := range mains {
+			if err := add(m); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, func(r Record) error { want = append(want, line(r)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := NewFeed(context.Background(), f, Options{All: true}, func(r Record) error { got = append(got, line(r)); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mains {
+		subs, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(m, ".jsonl"), "subagents", "*.jsonl"))
+		for _, p := range append([]string{m}, subs...) {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+				if err := fd.Line([]byte(l), Source{Path: p}); err != nil {
+					t.Fatalf("%s: %v", p, err)
+				}
+			}
+		}
+	}
+	if _, err := fd.Close(); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) || len(want) < 40 {
+		t.Errorf("feed (%d records):\n%s\nrun (%d):\n%s", len(got), strings.Join(got, "\n"), len(want), strings.Join(want, "\n"))
+	}
+}
