@@ -118,6 +118,8 @@ type runner struct {
 	buf    bytes.Buffer
 	// unreadable counts the transcripts the turn pass could not read.
 	unreadable int
+	// agentTypes caches each subagent transcript's agent type.
+	agentTypes map[string]string
 }
 
 func (b *runner) pass(kind string, produce func(add func(string) error) error, fact func(any) error) error {
@@ -204,6 +206,9 @@ func (b *runner) answer(event string, base *extract.Base, t *extract.Tool, field
 	w.str("cwd", base.Cwd)
 	if base.AgentID != nil {
 		w.str("agent_id", *base.AgentID)
+		if at := b.agentType(base.Path); at != "" {
+			w.str("agent_type", at)
+		}
 	}
 	w.str("hook_event_name", event)
 	if t != nil {
@@ -301,6 +306,26 @@ func absPaths(input json.RawMessage, cwd string) json.RawMessage {
 		return input
 	}
 	return out
+}
+
+// agentType is the subagent's type from the .meta.json beside its
+// transcript (read once per file); "" when unknown.
+func (b *runner) agentType(path string) string {
+	if filepath.Base(filepath.Dir(path)) != "subagents" {
+		return ""
+	}
+	if at, ok := b.agentTypes[path]; ok {
+		return at
+	}
+	at := ""
+	if m := transcript.MetaOf(path); m != nil {
+		at = m.AgentType
+	}
+	if b.agentTypes == nil {
+		b.agentTypes = map[string]string{}
+	}
+	b.agentTypes[path] = at
+	return at
 }
 
 // mainTranscript is the session's main transcript: a hook inside a

@@ -85,7 +85,7 @@ func TestBacktestPayloads(t *testing.T) {
 		if !ok {
 			continue
 		}
-		for _, field := range []string{"session_id", "transcript_path", "cwd", "agent_id", "tool_name", "tool_input",
+		for _, field := range []string{"session_id", "transcript_path", "cwd", "agent_id", "agent_type", "tool_name", "tool_input",
 			"tool_use_id", "tool_response", "error", "is_interrupt", "prompt", "stop_hook_active", "last_assistant_message", "source"} {
 			wv, gv := w[field], g[field]
 			if field == "tool_response" && w["agent_id"] != nil && w["tool_name"] != nil && string(w["tool_name"]) == `"Bash"` {
@@ -97,6 +97,25 @@ func TestBacktestPayloads(t *testing.T) {
 				t.Errorf("%s: %s:\n  rebuilt %s\n  sent    %s", k, field, gv, wv)
 			}
 		}
+	}
+	// What the transcript cannot give: logged, and named in the docs.
+	missing := map[string]bool{}
+	for k, w := range want {
+		for f := range w {
+			if _, ok := got[k][f]; !ok && got[k] != nil {
+				missing[f] = true
+			}
+		}
+	}
+	t.Logf("fields sent, not rebuilt: %v", keysOf(missing))
+	subagent := 0
+	for _, w := range want {
+		if w["agent_id"] != nil && w["agent_type"] != nil {
+			subagent++
+		}
+	}
+	if subagent == 0 {
+		t.Error("no payload from inside the subagent (agent_id, agent_type) was sent")
 	}
 	t.Logf("%d payloads compared: %s", len(want), strings.Join(keys(want), "; "))
 }
@@ -135,6 +154,15 @@ func keyed(t *testing.T, payloads [][]byte) map[string]map[string]json.RawMessag
 }
 
 func keys(m map[string]map[string]json.RawMessage) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func keysOf(m map[string]bool) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)
