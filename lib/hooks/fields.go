@@ -45,16 +45,6 @@ func KnownTool(name string) bool {
 	return ok
 }
 
-// ToolNames lists the tools whose input schemas are known, sorted.
-func ToolNames() []string {
-	names := make([]string, 0, len(toolSchemas()))
-	for n := range toolSchemas() {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
 // TakesToolInput reports whether the event's payload carries a tool call
 // (tool_name and tool_input).
 func TakesToolInput(event string) bool {
