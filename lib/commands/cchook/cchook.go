@@ -58,11 +58,12 @@ Claude Code hooks without code, checked against Claude Code 2.1.328.
             payload has, with the nearest real one; exit 1 if any. run
             (for the payload's event) and settings check the same.
   backtest  rebuilds the payloads past sessions sent (PreToolUse,
-            PostToolUse, PostToolUseFailure, UserPromptSubmit; subagents
-            included) from transcripts, dirs, session records or cc-entries
-            lines on stdin, and prints one record per payload a rule
-            answered (--all: every payload). unless commands are not run
-            (the rule applies as if they failed) without --run-unless.
+            PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop,
+            SessionStart; subagents included) from transcripts, dirs,
+            session records or cc-entries lines on stdin, and prints one
+            record per payload a rule answered (--all: every payload).
+            unless commands are not run (the rule applies as if they
+            failed) without --run-unless.
   test      runs a rule file on test cases (YAML "cases:" or NDJSON: a
             payload and the expected decision: deny, block, ..., context or
             none; optionally the rule), for CI: one record per case, each
@@ -74,6 +75,11 @@ Examples:
 
   # log every payload
   $ cc-hook parse >> ~/hooks.ndjson
+
+  # which fields do my rules read that no payload has? what would they
+  # have done in my last 50 sessions?
+  $ cc-hook lint ~/.claude/rules.yaml
+  $ cc-sessions --limit 50 | cc-hook backtest ~/.claude/rules.yaml
 
   # a shell hook's deny
   $ cc-hook reply PreToolUse deny --reason 'use glab-pipeline inspect'
