@@ -173,6 +173,31 @@ func (b *runner) tool(v any) error {
 	})
 }
 
+// eventOf is the typed event Eval tests the rules' events and matchers
+// against: built from what answer knows rather than parsed again (Eval
+// gives the rules' conditions the payload itself).
+func eventOf(event string, t *extract.Tool, data []byte) hooks.Event {
+	tc := hooks.ToolCall{}
+	if t != nil {
+		tc.ToolName = t.Name
+	}
+	b := hooks.Base{HookEventName: event}
+	switch event {
+	case hooks.PreToolUse:
+		return &hooks.PreToolUseEvent{Base: b, ToolCall: tc}
+	case hooks.PostToolUse:
+		return &hooks.PostToolUseEvent{Base: b, ToolCall: tc}
+	case hooks.PostToolUseFailure:
+		return &hooks.PostToolUseFailureEvent{Base: b, ToolCall: tc}
+	}
+	// The session events are few: parse them (SessionStart's matcher
+	// reads source).
+	if ev, err := hooks.Parse(data); err == nil {
+		return ev
+	}
+	return &hooks.UnknownEvent{Base: b}
+}
+
 // responseOf stands in for a toolUseResult the transcript lacks (a
 // subagent's results have none): Bash's shape around the output it shows
 // (stderr is merged into it), else the result's text.
@@ -198,6 +223,9 @@ func (b *runner) prompt(v any) error {
 // answer builds the event's payload, runs the rules on it and emits the
 // record.
 func (b *runner) answer(event string, base *extract.Base, t *extract.Tool, fields func(*payload)) error {
+	if !b.opts.All && t != nil && !b.f.Wants(event, t.Name) {
+		return nil // no rule of the event matches the tool: nothing to build
+	}
 	w := &payload{buf: &b.buf}
 	b.buf.Reset()
 	b.buf.WriteByte('{')
@@ -223,11 +251,7 @@ func (b *runner) answer(event string, base *extract.Base, t *extract.Tool, field
 	fields(w)
 	b.buf.WriteByte('}')
 	data := slices.Clone(b.buf.Bytes())
-	ev, err := hooks.Parse(data)
-	if err != nil {
-		return err
-	}
-	m, err := b.f.Eval(b.ctx, ev, data)
+	m, err := b.f.Eval(b.ctx, eventOf(event, t, data), data)
 	if err != nil {
 		// The rule file fails on this payload (a condition's run-time
 		// error): say so in its record and go on with the others.

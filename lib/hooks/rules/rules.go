@@ -222,6 +222,27 @@ func (f *File) Validate() error {
 	return nil
 }
 
+// Wants reports whether some rule names the event and, for an event
+// that takes a matcher, matches value (the tool name, the source, ...):
+// whether Eval could answer such a payload. cc-hook backtest asks before
+// it builds one. A rule that does not compile is wanted (Eval reports it).
+func (f *File) Wants(event, value string) bool {
+	for _, r := range f.Rules {
+		if !slices.Contains(r.Events, event) {
+			continue
+		}
+		if r.prepare() != nil || r.matches(value) {
+			return true
+		}
+	}
+	return false
+}
+
+// matches tests the rule's matcher against the payload's matcher value.
+func (r *Rule) matches(v string) bool {
+	return r.matchAll || r.re != nil && r.re.MatchString(v) || r.re == nil && slices.Contains(r.names, v)
+}
+
 // Match is the rule that answered and its reply.
 type Match struct {
 	Rule  *Rule
@@ -248,11 +269,8 @@ func (f *File) Eval(ctx context.Context, ev hooks.Event, payload []byte) (*Match
 		if err := r.prepare(); err != nil {
 			return nil, err
 		}
-		if !r.matchAll {
-			v, _ := ev.Matcher()
-			if r.re != nil && !r.re.MatchString(v) || r.re == nil && !slices.Contains(r.names, v) {
-				continue
-			}
+		if v, _ := ev.Matcher(); !r.matches(v) {
+			continue
 		}
 		if r.cond != nil {
 			if !decoded {
