@@ -39,19 +39,18 @@ var arrows = map[string][]string{
 	"lib/ndjson":   {"lib/jsonscan"},
 	"lib/jq":       nil,
 
-	"lib/profiles":       {"lib/regular"},
-	"lib/registry":       {"lib/regular", "lib/transcript"},
-	"lib/sessions":       {"lib/ndjson", "lib/profiles", "lib/registry", "lib/regular", "lib/sessionid", "lib/transcript"},
-	"lib/extract":        {"lib/bytescan", "lib/hooks", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/transcript"},
-	"lib/peer":           {"lib/ndjson", "lib/regular"},
-	"lib/peer/peertest":  nil,
-	"lib/hooks":          {"lib/jsonscan"},
-	"lib/hooks/rules":    {"lib/hooks", "lib/jq", "lib/regular"},
-	"lib/hooks/backtest": {"lib/extract", "lib/hooks", "lib/hooks/rules", "lib/transcript"},
-	"lib/secrets":        {"lib/bytescan"},
-	"lib/cassette":       {"lib/ndjson", "lib/secrets"},
-	"lib/render":         {"lib/extract", "lib/pricing", "lib/transcript"},
-	"lib/hooks/link":     {"lib/hooks", "lib/profiles", "lib/sessions", "lib/transcript"},
+	"lib/profiles":      {"lib/regular"},
+	"lib/registry":      {"lib/regular", "lib/transcript"},
+	"lib/sessions":      {"lib/ndjson", "lib/profiles", "lib/registry", "lib/regular", "lib/sessionid", "lib/transcript"},
+	"lib/extract":       {"lib/bytescan", "lib/hooks", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/transcript"},
+	"lib/peer":          {"lib/ndjson", "lib/regular"},
+	"lib/peer/peertest": nil,
+	"lib/hooks":         {"lib/jsonscan"},
+	"lib/hooks/rules":   {"lib/hooks", "lib/jq", "lib/regular"},
+	"lib/secrets":       {"lib/bytescan"},
+	"lib/cassette":      {"lib/ndjson", "lib/secrets"},
+	"lib/render":        {"lib/extract", "lib/pricing", "lib/transcript"},
+	"lib/hooks/link":    {"lib/hooks", "lib/profiles", "lib/sessions", "lib/transcript"},
 
 	"lib/cli": {"lib/jq", "lib/ndjson", "lib/regular"},
 
@@ -98,6 +97,7 @@ var arrows = map[string][]string{
 	"lib/sessionid":             nil,
 	"lib/search":                {"lib/bytescan", "lib/mapped", "lib/regular", "lib/transcript"},
 	"lib/transcript":            {"lib/bytescan", "lib/jsonscan", "lib/mapped", "lib/ndjson", "lib/profiles", "lib/regular"},
+	"lib/hooks/backtest":        {"lib/extract", "lib/hooks", "lib/hooks/rules", "lib/transcript"},
 }
 
 // light are packages on a hot path, with what they must not pull in even
