@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -334,5 +335,48 @@ func TestFeedEqualsRun(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(got, want) || len(want) < 40 {
 		t.Errorf("feed (%d records):\n%s\nrun (%d):\n%s", len(got), strings.Join(got, "\n"), len(want), strings.Join(want, "\n"))
+	}
+}
+
+// A Stop hook that sends Claude back: the turn's first Stop fired with
+// stop_hook_active false, the next with true (as the contract test saw
+// the real CLI send them).
+func TestStopHookActive(t *testing.T) {
+	f, err := rules.Load([]byte("rules:\n  - {events: Stop, if: 'false', additional_context: x}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{
+		`{"type":"user","uuid":"u1","sessionId":"s","cwd":"/w","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"go"}}`,
+		`{"type":"assistant","uuid":"a1","sessionId":"s","cwd":"/w","timestamp":"2026-01-01T00:00:01Z","message":{"id":"m1","role":"assistant","stop_reason":"end_turn","content":[{"type":"text","text":"All done."}]}}`,
+		`{"type":"user","uuid":"u2","sessionId":"s","cwd":"/w","isMeta":true,"timestamp":"2026-01-01T00:00:02Z","message":{"role":"user","content":"Stop hook feedback:\n[x]: again"}}`,
+		`{"type":"assistant","uuid":"a2","sessionId":"s","cwd":"/w","timestamp":"2026-01-01T00:00:03Z","message":{"id":"m2","role":"assistant","stop_reason":"end_turn","content":[{"type":"text","text":"Once more."}]}}`,
+	}
+	var got []string
+	fd, err := NewFeed(context.Background(), f, Options{All: true}, func(r Record) error {
+		var p struct {
+			Active bool   `json:"stop_hook_active"`
+			Last   string `json:"last_assistant_message"`
+		}
+		if err := json.Unmarshal(r.Payload, &p); err != nil {
+			return err
+		}
+		got = append(got, fmt.Sprint(r.Event, " ", p.Active, " ", p.Last))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
+		if err := fd.Line([]byte(l), Source{Path: "/p/s.jsonl"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := fd.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Stop false All done.", "Stop true Once more."}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -85,9 +85,11 @@ func (tt *turns) entry(e *transcript.Entry) error {
 		}
 		text := transcript.Text(e.Message.Content)
 		if e.IsMeta && strings.HasPrefix(text, "Stop hook feedback") {
-			tt.pending = nil // the turn went on
+			// The Stop fired and a hook sent Claude back: the turn goes on,
+			// and its next Stop has stop_hook_active.
+			err := tt.flush()
 			tt.feedback = true
-			return nil
+			return err
 		}
 		if isToolResult(e) {
 			return nil

@@ -39,6 +39,7 @@ func TestBacktestPayloads(t *testing.T) {
 		{Match: "SUB-TASK", Blocks: []fakeapi.Block{bash("echo sub-ok")}},
 		{Match: "sub-ok", Blocks: []fakeapi.Block{fakeapi.Text("Sub report: sub-ok")}},
 		{Match: "Sub report", Blocks: []fakeapi.Block{fakeapi.Text("All done.")}},
+		{Match: "ONE-MORE-TURN", Blocks: []fakeapi.Block{fakeapi.Text("One more turn, done.")}},
 	}}})
 	dir := e.Project("backtest")
 	raw := filepath.Join(e.Root, "raw.ndjson")
@@ -46,6 +47,10 @@ func TestBacktestPayloads(t *testing.T) {
 	for _, ev := range backtest.Events {
 		all[ev] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "cat >> " + raw + "; echo >> " + raw}}}}
 	}
+	// A second Stop hook sends Claude back once: the next Stop has
+	// stop_hook_active true.
+	block := e.WriteFile("block-once.sh", "#!/bin/sh\ngrep -q '\"stop_hook_active\":false' && echo '{\"decision\":\"block\",\"reason\":\"ONE-MORE-TURN\"}'\nexit 0\n", 0o755)
+	all[hooks.Stop] = append(all[hooks.Stop].([]any), map[string]any{"hooks": []any{map[string]any{"type": "command", "command": block}}})
 	res := e.Headless(claudetest.Cmd{Dir: dir, Prompt: "go", AllowedTools: []string{"Bash", "Read", "Write", "Edit", "Agent"},
 		Settings: map[string]any{"hooks": all}})
 	if res.ExitCode != 0 {
@@ -113,6 +118,9 @@ func TestBacktestPayloads(t *testing.T) {
 		if w["agent_id"] != nil && w["agent_type"] != nil {
 			subagent++
 		}
+	}
+	if w := want["Stop #2"]; w == nil || string(w["stop_hook_active"]) != "true" {
+		t.Errorf("no second Stop with stop_hook_active true was sent: %v", keys(want))
 	}
 	if subagent == 0 {
 		t.Error("no payload from inside the subagent (agent_id, agent_type) was sent")
