@@ -57,8 +57,8 @@ type Record struct {
 	Reason   *string `json:"reason"`
 	// Unless is the rule's unless command when it was not run.
 	Unless *string `json:"unless"`
-	// Payload is the rebuilt payload (not printed; tests and --payloads
-	// read it).
+	// Payload is the rebuilt payload (not printed: for callers of Run,
+	// such as the contract test comparing it with what the CLI sent).
 	Payload json.RawMessage `json:"-"`
 }
 
