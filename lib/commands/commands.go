@@ -57,7 +57,8 @@ var All = []Command{
 	{Name: "cc-send", Dir: "lib/commands/ccsend", Run: ccsend.Run,
 		Golden: []string{"lib/commands/ccsend/testdata/*.golden"}},
 	{Name: "cc-hook", Dir: "lib/commands/cchook", Run: cchook.Run,
-		Golden: []string{"lib/commands/cchook/testdata/check/*.golden"},
+		Golden: []string{"lib/commands/cchook/testdata/check/*.golden", "lib/commands/cchook/testdata/lint/*.golden",
+			"lib/commands/cchook/testdata/test/*.golden", "lib/commands/cchook/testdata/backtest/*.golden"},
 		// Replies and settings in Claude Code's schema, payloads as parsed.
 		Verbatim: []string{"lib/commands/cchook/testdata/run/*.golden", "lib/commands/cchook/testdata/out/*.golden"}},
 	// Writes pages (md, html), no records: nothing to compare.

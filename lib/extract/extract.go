@@ -80,6 +80,10 @@ type Base struct {
 	AgentID   *string `json:"agent_id"`
 	UUID      *string `json:"uuid"`
 	Timestamp *string `json:"timestamp"`
+	// Cwd and Path (the transcript read) are not printed: cc-hook
+	// backtest puts them in the hook payloads it rebuilds.
+	Cwd  string `json:"-"`
+	Path string `json:"-"`
 }
 
 // handler is one kind's state machine.
@@ -239,7 +243,7 @@ func base(o *Origin, e *transcript.Entry) Base {
 	if aid == "" {
 		aid = o.AgentID
 	}
-	return Base{SessionID: str(sid), AgentID: str(aid), UUID: str(e.UUID), Timestamp: str(e.TimestampRaw)}
+	return Base{SessionID: str(sid), AgentID: str(aid), UUID: str(e.UUID), Timestamp: str(e.TimestampRaw), Cwd: e.Cwd, Path: o.Path}
 }
 
 // str is nil for "" so that a missing value reads null, not "".

@@ -28,6 +28,9 @@ type Tool struct {
 	PersistedOutputLocalPath *string `json:"persisted_output_local_path"`
 	ResultUUID               *string `json:"result_uuid"`
 	ResultTimestamp          *string `json:"result_timestamp"`
+	// Response is the result record's toolUseResult (not printed): the
+	// tool_response of a PostToolUse payload, for cc-hook backtest.
+	Response json.RawMessage `json:"-"`
 }
 
 // Shell is a shell fact: a Bash or PowerShell call.
@@ -132,6 +135,7 @@ func (h *toolsKind) tool(c *call) error {
 		t.IsError, t.Denied, t.Interrupted = r.isError, r.denial(), r.interrupted()
 		t.PersistedOutputPath, t.PersistedOutputLocalPath = r.persistedPath(), r.localPersistedPath()
 		t.ResultUUID, t.ResultTimestamp = r.base.UUID, r.base.Timestamp
+		t.Response = r.tur
 	}
 	return h.x.emit(t)
 }

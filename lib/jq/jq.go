@@ -21,6 +21,7 @@ import (
 type Filter struct {
 	code   *gojq.Code
 	values []any
+	query  *gojq.Query // for Paths
 }
 
 // ErrHalt is returned by Run when the expression called halt or
@@ -82,7 +83,7 @@ func Compile(expr string, vars [][2]string) (*Filter, error) {
 	if err != nil {
 		return nil, &CompileError{Expr: expr, Msg: err.Error(), Offset: -1}
 	}
-	return &Filter{code: code, values: values}, nil
+	return &Filter{code: code, values: values, query: q}, nil
 }
 
 // Run applies the filter to v (a plain JSON tree: map[string]any, []any,

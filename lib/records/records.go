@@ -32,7 +32,9 @@ const (
 	Entry
 	// Hook is a hook payload (hook_event_name, or cc-hook's parsed form
 	// with event): it names its session by transcript_path and
-	// session_id, as Claude Code gives them.
+	// session_id, as Claude Code gives them. A record with an event and a
+	// session but no transcript_path (cc-hook backtest's decisions) is a
+	// fact about a payload, not one.
 	Hook
 )
 
@@ -152,7 +154,7 @@ func Classify(line []byte) (Record, error) {
 	switch {
 	case f.source:
 		r.Kind = Entry
-	case f.hook, f.event && f.hasSession:
+	case f.hook, f.event && f.hasSession && f.hasPath:
 		r.Kind = Hook
 	case f.typ && !f.step && !f.hasPath && !f.hasSession && !f.configDir:
 		r.Kind = Entry

@@ -76,6 +76,9 @@ func TestGoldenRecords(t *testing.T) {
 		{"lib/commands/cchook/testdata/check/*.golden", "stdout", Fact},
 		{"lib/commands/cchook/testdata/run/*.golden", "stdout", Fact}, // replies in Claude Code's schema
 		{"lib/commands/cchook/testdata/out/parse.golden", "stdout", Hook},
+		{"lib/commands/cchook/testdata/backtest/*.golden", "stdout", Fact},
+		{"lib/commands/cchook/testdata/lint/*.golden", "stdout", Fact},
+		{"lib/commands/cchook/testdata/test/*.golden", "stdout", Fact},
 		{"lib/commands/cchook/testdata/out/reply_*.golden", "stdout", Fact},
 		{"lib/commands/cccassette/testdata/records/*.golden", "stdout", Fact},
 		{"lib/commands/cccassette/testdata/stored/*.golden", "stdout", Fact},

@@ -7,7 +7,7 @@ import (
 )
 
 // DecodeTools reads only what a tool-call join needs from a line: the
-// envelope's type, uuid, timestamp, sessionId and agentId, the message's
+// envelope's type, uuid, timestamp, sessionId, agentId and cwd, the message's
 // tool_use blocks (id, name, input) and tool_result blocks (tool_use_id,
 // is_error, the text of their content), and a user record's toolUseResult,
 // toolDenialKind and permissionDecision. Those fields read as Decode reads
@@ -161,7 +161,7 @@ func (l *lazy) raw(dst *json.RawMessage) bool {
 }
 
 var topNames = []string{"type", "uuid", "timestamp", "sessionId", "agentId", "message",
-	"toolUseResult", "toolDenialKind", "permissionDecision"}
+	"toolUseResult", "toolDenialKind", "permissionDecision", "cwd"}
 
 func (l *lazy) top(e *Entry, k []byte) bool {
 	u := &l.u
@@ -176,6 +176,9 @@ func (l *lazy) top(e *Entry, k []byte) bool {
 		return seen(&l.set, 8) && l.strH(&e.SessionID, &l.h.SessionID)
 	case "agentId":
 		return seen(&l.set, 16) && l.strH(&e.AgentID, &l.h.AgentID)
+	case "cwd":
+		// cc-hook backtest rebuilds a tool call's hook payload, which has it.
+		return seen(&l.set, 512) && l.str(&e.Cwd)
 	case "parentUuid":
 		return l.header(&l.h.ParentUUID)
 	case "logicalParentUuid":

@@ -14,7 +14,7 @@ import (
 // toolView is what DecodeTools promises to read as Decode does.
 func toolView(e *Entry) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "type=%q uuid=%q ts=%q sid=%q aid=%q", e.Type, e.UUID, e.TimestampRaw, e.SessionID, e.AgentID)
+	fmt.Fprintf(&b, "type=%q uuid=%q ts=%q sid=%q aid=%q cwd=%q", e.Type, e.UUID, e.TimestampRaw, e.SessionID, e.AgentID, e.Cwd)
 	if e.User != nil {
 		fmt.Fprintf(&b, " tur=%q denial=%q decision=%q", e.User.ToolUseResult, e.User.ToolDenialKind, e.User.PermissionDecision)
 	}

@@ -110,6 +110,15 @@ func Subagents(transcriptPath string) ([]Subagent, error) {
 	return out, nil
 }
 
+// MetaOf reads the .meta.json beside a subagent transcript
+// (subagents/agent-<id>.jsonl); nil when there is none or it is not an
+// object.
+func MetaOf(subagentPath string) *SubagentMeta {
+	id, _ := TrimSuffix(filepath.Base(subagentPath))
+	_, m := readMeta(filepath.Join(filepath.Dir(subagentPath), id+".meta.json"))
+	return m
+}
+
 // maxMeta bounds a subagent .meta.json (a few hundred bytes when real).
 const maxMeta = 1 << 20
 

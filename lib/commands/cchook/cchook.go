@@ -21,6 +21,9 @@ const help = `usage: cc-hook run RULES.yaml [--on-error pass|block|ask]
        cc-hook reply EVENT [DECISION] [--reason TEXT] [--context TEXT] [--system-message TEXT]
        cc-hook check [--event EVENT]
        cc-hook settings RULES.yaml [--on-error pass|block|ask] [--command CMD]
+       cc-hook lint RULES.yaml...
+       cc-hook backtest RULES.yaml [TRANSCRIPT|DIR...] [--all] [--run-unless]
+       cc-hook test RULES.yaml CASES [--run-unless]
 
 Claude Code hooks without code, checked against Claude Code 2.1.328.
 
@@ -50,6 +53,23 @@ Claude Code hooks without code, checked against Claude Code 2.1.328.
             for the events and matchers it uses, after checking every rule;
             the command is this binary's absolute path (Claude Code started
             from an IDE may not have it on PATH), stderr names the file.
+  lint      checks rule files: every rule compiles, and every field its
+            "if" reads is in the payload of an event it names (for tool
+            events: in the tool_input of a tool its matcher names, from the
+            tool schemas of Claude Code 2.1.328). One record per field no
+            payload has, with the nearest real one; exit 1 if any. run
+            (for the payload's event) and settings check the same.
+  backtest  rebuilds the payloads past sessions sent (PreToolUse,
+            PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop,
+            SessionStart; subagents included) from transcripts, dirs,
+            session records or cc-entries lines on stdin, and prints one
+            record per payload a rule answered (--all: every payload).
+            unless commands are not run (the rule applies as if they
+            failed) without --run-unless.
+  test      runs a rule file on test cases (YAML "cases:" or NDJSON: a
+            payload and the expected decision: deny, block, ..., context or
+            none; optionally the rule), for CI: one record per case, each
+            mismatch on stderr with the payload; exit 1 if any fails.
 
 Examples:
   # settings.json hook command: guard Bash calls with a rule file
@@ -57,6 +77,11 @@ Examples:
 
   # log every payload
   $ cc-hook parse >> ~/hooks.ndjson
+
+  # which fields do my rules read that no payload has? what would they
+  # have done in my last 50 sessions?
+  $ cc-hook lint ~/.claude/rules.yaml
+  $ cc-sessions --limit 50 | cc-hook backtest ~/.claude/rules.yaml
 
   # a shell hook's deny
   $ cc-hook reply PreToolUse deny --reason 'use glab-pipeline inspect'
@@ -91,6 +116,8 @@ type options struct {
 	sessionTitle string
 	updatedInput string
 	command      string
+	runUnless    bool
+	all          bool
 	// exit2 is set when cc-hook decides to exit 2 on purpose; any other 2
 	// from cli (a usage error) becomes 1.
 	exit2 bool
@@ -111,7 +138,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	o := &options{sys: sys}
 	c := &cli.Command{
 		Name:     "cc-hook",
-		Synopsis: "cc-hook run|parse|reply|check|settings ...",
+		Synopsis: "cc-hook run|parse|reply|check|settings|lint|backtest|test ...",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
 			f.StringVar(&o.onError, "on-error", "pass", "run, settings: failure `POLICY`: pass, block or ask")
@@ -122,6 +149,8 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.StringVar(&o.sessionTitle, "session-title", "", "reply: a session `TITLE` (UserPromptSubmit, SessionStart)")
 			f.StringVar(&o.updatedInput, "updated-input", "", "reply: the tool input to use instead, a JSON `OBJECT`")
 			f.StringVar(&o.command, "command", "", "settings: how settings.json calls cc-hook (`CMD`; default: this binary's absolute path)")
+			f.BoolVar(&o.runUnless, "run-unless", false, "backtest, test: run the rules' unless commands (default: a rule with one applies as if it failed)")
+			f.BoolVar(&o.all, "all", false, "backtest: also print the payloads no rule answered")
 		},
 		Run: o.run,
 		Complete: func(_ context.Context, flag string, args []string) []string {
@@ -131,7 +160,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			case flag == "event", flag == "" && len(args) == 1 && args[0] == "reply":
 				return hooks.Events
 			case flag == "" && len(args) == 0:
-				return []string{"run", "parse", "reply", "check", "settings"}
+				return subcommands
 			}
 			return nil
 		},
@@ -146,6 +175,9 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	return code
 }
 
+// subcommands are cc-hook's subcommands, in the order the help names them.
+var subcommands = []string{"run", "parse", "reply", "check", "settings", "lint", "backtest", "test"}
+
 // subcommand flags: each flag belongs to the subcommands named here.
 var flagOwners = map[string][]string{
 	"on-error":       {"run", "settings"},
@@ -156,11 +188,13 @@ var flagOwners = map[string][]string{
 	"session-title":  {"reply"},
 	"updated-input":  {"reply"},
 	"command":        {"settings"},
+	"run-unless":     {"backtest", "test"},
+	"all":            {"backtest"},
 }
 
 func (o *options) run(env *cli.Env, args []string) error {
 	if len(args) == 0 {
-		return cli.Usagef("missing subcommand (run, parse, reply, check or settings)")
+		return cli.Usagef("missing subcommand (%s)", subcommandList())
 	}
 	sub, args := args[0], args[1:]
 	for name, owners := range flagOwners {
@@ -179,8 +213,20 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return o.check(env, args)
 	case "settings":
 		return o.settings(env, args)
+	case "lint":
+		return o.lint(env, args)
+	case "backtest":
+		return o.backtest(env, args)
+	case "test":
+		return o.test(env, args)
 	}
-	return cli.Usagef("unknown subcommand %q (want run, parse, reply, check or settings)", sub)
+	return cli.Usagef("unknown subcommand %q (want %s)", sub, subcommandList())
+}
+
+// subcommandList is "run, parse, ... or lint".
+func subcommandList() string {
+	n := len(subcommands)
+	return strings.Join(subcommands[:n-1], ", ") + " or " + subcommands[n-1]
 }
 
 func contains(list []string, s string) bool {
@@ -232,6 +278,11 @@ func (o *options) runRules(env *cli.Env, args []string) error {
 	f, err := rules.LoadFile(args[0])
 	if err != nil {
 		return o.exit(runner.Fail(ev.EventName(), err))
+	}
+	// A rule that reads a field its payloads never have would never fire:
+	// that is a broken rule file, not a quiet "no opinion".
+	if err := f.LintError(ev.EventName()); err != nil {
+		return o.exit(runner.Fail(ev.EventName(), fmt.Errorf("%s: %w", args[0], err)))
 	}
 	m, err := f.Eval(env.Ctx, ev, payload)
 	if err != nil {
@@ -381,7 +432,7 @@ func (o *options) settings(env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := f.Validate(); err != nil {
+	if err := f.LintError(""); err != nil {
 		return fmt.Errorf("%s: %w", args[0], err)
 	}
 	abs, err := filepath.Abs(args[0])

@@ -9,7 +9,36 @@ import (
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
-const payloads = "../../../testdata/hooks/payloads"
+const (
+	payloads       = "../../../testdata/hooks/payloads"
+	hooksDir       = "../../../testdata/hooks"
+	corpusProjects = "../../../testdata/corpus/claude/projects"
+)
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// examples are the example rule files of testdata/hooks.
+func examples(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(hooksDir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".cases.yaml") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // TestGolden keeps cc-hook's output in testdata: run's reply to every
 // event's payload (testdata/hooks/payloads) under testdata/rules.yaml,
@@ -51,11 +80,23 @@ func TestGolden(t *testing.T) {
 		{name: "check/incomplete", stdin: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}`, args: []string{"check"}},
 		{name: "check/ignored", stdin: `{"hookSpecificOutput":{"hookEventName":"Notification","sessionTitle":"x"}}`, args: []string{"check"}},
 		{name: "check/rejected", stdin: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"maybe"}}`, args: []string{"check"}},
+		{name: "lint/bad", args: []string{"lint", "testdata/lint-bad.yaml"}},
+		{name: "lint/examples", args: append([]string{"lint"}, examples(t)...)},
+		{name: "test/pass", args: []string{"test", hooksDir + "/guard.yaml", hooksDir + "/guard.cases.yaml"}},
+		{name: "test/fail", args: []string{"test", hooksDir + "/guard.yaml", "testdata/guard-wrong.cases.ndjson"}},
+		{name: "backtest/history", args: []string{"backtest", hooksDir + "/history.yaml", corpusProjects}},
+		{name: "backtest/all", args: []string{"backtest", "--all", hooksDir + "/history.yaml", corpusProjects + "/-home-dev-projects-beta"}},
+		{name: "backtest/entries", stdin: readFile(t, corpusProjects+"/-home-dev-projects-gamma/c0a1f006-0000-4000-8000-000000000006.jsonl"),
+			args: []string{"backtest", hooksDir + "/history.yaml"}},
+		{name: "backtest/stdin", stdin: `{"transcript_path":"` + corpusProjects + `/-home-dev-projects-gamma/c0a1f006-0000-4000-8000-000000000006.jsonl"}` + "\n",
+			args: []string{"backtest", hooksDir + "/history.yaml"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errs := run(t, tt.stdin, tt.args...)
 			got := strings.ReplaceAll(golden.Output(code, errs, out), rules, "$RULES")
+			got = strings.ReplaceAll(got, hooksDir, "$HOOKS")
+			got = strings.ReplaceAll(got, corpusProjects, "$PROJECTS")
 			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), got)
 		})
 	}

@@ -29,6 +29,9 @@ import (
 type File struct {
 	Path  string
 	Rules []*Rule
+	// SkipUnless makes Eval treat every unless command as failed without
+	// running it (cc-hook backtest, unless --run-unless).
+	SkipUnless bool
 }
 
 // Rule is one entry of a rule file. Field names are the YAML keys.
@@ -219,10 +222,37 @@ func (f *File) Validate() error {
 	return nil
 }
 
+// Wants reports whether some rule names the event and, for an event
+// that takes a matcher, matches value (the tool name, the source, ...):
+// whether Eval could answer such a payload. cc-hook backtest asks before
+// it builds one. A rule that does not compile is wanted (Eval reports it).
+func (f *File) Wants(event, value string) bool {
+	for _, r := range f.Rules {
+		if !slices.Contains(r.Events, event) {
+			continue
+		}
+		if r.prepare() != nil || r.matches(value) {
+			return true
+		}
+	}
+	return false
+}
+
+// matches tests the rule's matcher against the payload's matcher value.
+func (r *Rule) matches(v string) bool {
+	return r.matchAll || r.re != nil && r.re.MatchString(v) || r.re == nil && slices.Contains(r.names, v)
+}
+
 // Match is the rule that answered and its reply.
 type Match struct {
 	Rule  *Rule
 	Reply *hooks.Reply
+	// Reason is the reply's reason: the rule's, with the tail of a failed
+	// unless command's output.
+	Reason string
+	// UnlessSkipped is set when the rule's unless command was not run
+	// (File.SkipUnless).
+	UnlessSkipped bool
 }
 
 // Eval returns the first rule matching the payload (payload is its JSON,
@@ -239,11 +269,8 @@ func (f *File) Eval(ctx context.Context, ev hooks.Event, payload []byte) (*Match
 		if err := r.prepare(); err != nil {
 			return nil, err
 		}
-		if !r.matchAll {
-			v, _ := ev.Matcher()
-			if r.re != nil && !r.re.MatchString(v) || r.re == nil && !slices.Contains(r.names, v) {
-				continue
-			}
+		if v, _ := ev.Matcher(); !r.matches(v) {
+			continue
 		}
 		if r.cond != nil {
 			if !decoded {
@@ -264,7 +291,8 @@ func (f *File) Eval(ctx context.Context, ev hooks.Event, payload []byte) (*Match
 			}
 		}
 		reason := r.Reason
-		if r.Unless != "" {
+		skipped := r.Unless != "" && f.SkipUnless
+		if r.Unless != "" && !skipped {
 			passed, out, err := runUnless(ctx, r.Unless, payload)
 			if err != nil {
 				return nil, fmt.Errorf("%s: unless: %w", r.Label(), err)
@@ -280,7 +308,7 @@ func (f *File) Eval(ctx context.Context, ev hooks.Event, payload []byte) (*Match
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Label(), err)
 		}
-		return &Match{Rule: r, Reply: reply}, nil
+		return &Match{Rule: r, Reply: reply, Reason: reason, UnlessSkipped: skipped}, nil
 	}
 	return nil, nil
 }

@@ -62,7 +62,7 @@ var arrows = map[string][]string{
 	"lib/commands/ccextract":  {"lib/cli", "lib/extract", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/records", "lib/sessions"},
 	"lib/commands/ccgrep":     {"lib/cli", "lib/jsonscan", "lib/ndjson", "lib/profiles", "lib/records", "lib/search", "lib/sessions"},
 	"lib/commands/ccsend":     {"lib/cli", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
-	"lib/commands/cchook":     {"lib/cli", "lib/hooks", "lib/hooks/rules"},
+	"lib/commands/cchook":     {"lib/cli", "lib/hooks", "lib/hooks/backtest", "lib/hooks/rules"},
 	"lib/commands/cccassette": {"lib/cassette", "lib/cassette/proxy", "lib/cli", "lib/jq", "lib/ndjson", "lib/records", "lib/transcript"},
 	"lib/commands/ccrender":   {"lib/cli", "lib/records", "lib/registry", "lib/render", "lib/secrets", "lib/sessions", "lib/transcript"},
 
@@ -99,6 +99,7 @@ var arrows = map[string][]string{
 	"lib/sessionid":             nil,
 	"lib/search":                {"lib/bytescan", "lib/mapped", "lib/regular", "lib/transcript"},
 	"lib/transcript":            {"lib/bytescan", "lib/jsonscan", "lib/mapped", "lib/ndjson", "lib/profiles", "lib/regular"},
+	"lib/hooks/backtest":        {"lib/extract", "lib/hooks", "lib/hooks/rules", "lib/transcript"},
 }
 
 // light are packages on a hot path, with what they must not pull in even
@@ -106,7 +107,10 @@ var arrows = map[string][]string{
 var light = map[string][]string{
 	"lib/hooks":       {"lib/transcript", "lib/registry", "lib/sessions", "github.com/klauspost/compress"},
 	"lib/hooks/rules": {"lib/transcript", "lib/registry", "lib/sessions", "github.com/klauspost/compress"},
-	"cmd/cc-hook":     {"lib/transcript", "lib/registry", "lib/sessions", "github.com/klauspost/compress"},
+	// cc-hook backtest reads transcripts (lib/extract): the transcript
+	// reader and its archive codecs are linked, so only their init runs
+	// on the hot path; the registry and session listing stay out.
+	"cmd/cc-hook": {"lib/registry", "lib/sessions"},
 }
 
 // flagUsers may import the standard flag package: the CLI plumbing and
