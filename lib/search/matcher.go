@@ -86,9 +86,9 @@ func newASCIIMatcher(term string) *asciiMatcher {
 	return m
 }
 
-// findPair finds the term through the positions where its two rarest
+// indexPair finds the term through the positions where its two rarest
 // bytes both occur (see bytescan.IndexPair).
-func (m *asciiMatcher) findPair(buf []byte) bool {
+func (m *asciiMatcher) indexPair(buf []byte) int {
 	n := len(m.lower)
 	a, b := m.anchor, m.anchor2
 	if a > b {
@@ -100,11 +100,11 @@ func (m *asciiMatcher) findPair(buf []byte) bool {
 	for i := 0; ; i++ {
 		j := bytescan.IndexPair(hay[i:], b-a, ca, cb, bytescan.CaseMask(ca), bytescan.CaseMask(cb))
 		if j < 0 {
-			return false
+			return -1
 		}
 		i += j
 		if equalFoldASCII(buf[i:i+n], m.lower) {
-			return true
+			return i
 		}
 	}
 }
@@ -112,13 +112,17 @@ func (m *asciiMatcher) findPair(buf []byte) bool {
 func (m *asciiMatcher) overlap() int { return len(m.lower) - 1 }
 func (m *asciiMatcher) cost() int    { return m.weight }
 
-func (m *asciiMatcher) find(buf []byte, _ *[]byte) bool {
+func (m *asciiMatcher) find(buf []byte, _ *[]byte) bool { return m.index(buf) >= 0 }
+
+// index returns where the first occurrence of the term in buf starts, or
+// -1.
+func (m *asciiMatcher) index(buf []byte) int {
 	n := len(m.lower)
 	if len(buf) < n {
-		return false
+		return -1
 	}
 	if m.pair {
-		return m.findPair(buf)
+		return m.indexPair(buf)
 	}
 	// hay holds every position the anchor byte can take in a whole
 	// occurrence; a hit at hay[p] means an occurrence starting at buf[p].
@@ -128,26 +132,26 @@ func (m *asciiMatcher) find(buf []byte, _ *[]byte) bool {
 		for i1 >= 0 || i2 >= 0 {
 			if i2 < 0 || (i1 >= 0 && i1 < i2) {
 				if equalFoldASCII(buf[i1:i1+n], m.lower) {
-					return true
+					return i1
 				}
 				i1 = indexByteFrom(hay, i1+1, m.lo)
 			} else {
 				if equalFoldASCII(buf[i2:i2+n], m.lower) {
-					return true
+					return i2
 				}
 				i2 = indexByteFrom(hay, i2+1, m.up)
 			}
 		}
-		return false
+		return -1
 	}
 	for p := 0; ; p++ {
 		i := bytescan.IndexByte(hay[p:], m.lo)
 		if i < 0 {
-			return false
+			return -1
 		}
 		p += i
 		if equalFoldASCII(buf[p:p+n], m.lower) {
-			return true
+			return p
 		}
 	}
 }

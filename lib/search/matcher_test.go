@@ -106,7 +106,7 @@ func testMatchers(t *testing.T) {
 
 // feedAll runs the chunked read loop over text with a tiny buffer.
 func feedAll(t testing.TB, term string, text []byte, bufSize int) bool {
-	s, err := New(Options{Terms: []string{term}, BufSize: bufSize})
+	s, err := New(Options{Raw: true, Terms: []string{term}, BufSize: bufSize})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,9 +25,18 @@ type Options struct {
 	// Any makes a session match when it holds at least one term; by
 	// default it must hold every term.
 	Any bool
-	// Matches records which terms each file holds. A matching session is
-	// then read to the end of every file that does not yet hold every term.
+	// Raw compares the terms with the raw bytes of the files, anywhere:
+	// keys, ids and Claude Code's boilerplate included. By default a term
+	// counts only where it lies in content (content.go), and a file
+	// without its bytes is never decoded.
+	Raw bool
+	// Matches collects every occurrence in content of a matching session
+	// (Result.Hits); every file of a session whose raw bytes match is
+	// then read to the end. Not with Raw.
 	Matches bool
+	// Context is how many characters either side of a hit its snippet
+	// keeps (with Matches).
+	Context int
 	// BufSize is the read buffer of each worker, and the piece of a
 	// mapped window searched at once (DefaultBufSize when 0).
 	BufSize int
@@ -36,9 +45,15 @@ type Options struct {
 // Searcher looks for literal terms in sessions. It is safe for concurrent
 // use by several Scanners.
 type Searcher struct {
-	opts    Options
-	ms      []matcher
-	order   []int // term indices, the rarest anchor first
+	opts Options
+	ms   []matcher // the terms, on raw bytes
+	// pre are the raw matchers of the terms' prefilter parts (see
+	// prefilterTerm), nil for a term that is all escapable bytes; tms
+	// find the terms in decoded text.
+	pre     []matcher
+	tms     []*textMatcher
+	preS    *Searcher // the session-level raw pass over pre
+	order   []int     // term indices, the rarest anchor first
 	overlap int
 	// Bytes and Sessions count what was searched so far, for progress.
 	Bytes    atomic.Int64
@@ -52,6 +67,9 @@ func New(o Options) (*Searcher, error) {
 	}
 	if o.BufSize <= 0 {
 		o.BufSize = DefaultBufSize
+	}
+	if o.Raw && o.Matches {
+		return nil, errors.New("matches are found in content only, not with raw")
 	}
 	s := &Searcher{opts: o}
 	for i, t := range o.Terms {
@@ -67,14 +85,12 @@ func New(o Options) (*Searcher, error) {
 		s.overlap = max(s.overlap, m.overlap())
 	}
 	slices.SortStableFunc(s.order, func(a, b int) int { return s.ms[a].cost() - s.ms[b].cost() })
+	if !o.Raw {
+		if err := s.prepareContent(); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
-}
-
-// FileMatch names the terms found in one file.
-type FileMatch struct {
-	Path  string   `json:"path"`
-	Kind  string   `json:"kind"`
-	Terms []string `json:"terms"`
 }
 
 // Result is what a search found in one session.
@@ -83,9 +99,9 @@ type Result struct {
 	// Found tells, per term, whether it was seen. A term can stay false in
 	// a session that holds it when the answer was known without it.
 	Found []bool
-	Files []FileMatch // with Options.Matches, each file holding a term
-	Bytes int64       // bytes searched (decompressed)
-	Errs  []error     // files that could not be read to the end
+	Hits  []Hit   // with Options.Matches, every occurrence in content, in file order
+	Bytes int64   // bytes searched (decompressed)
+	Errs  []error // files that could not be read to the end
 }
 
 // Scanner searches one session at a time with its own buffers. Use one
@@ -94,6 +110,8 @@ type Scanner struct {
 	s       *Searcher
 	buf     []byte
 	scratch []byte
+	pre     *Scanner // the raw pass of the content search
+	lbuf    []byte   // the content search's line buffer, as big as the longest line
 }
 
 // NewScanner returns a Scanner with its read buffer.
@@ -120,8 +138,8 @@ func (sc *Scanner) Files(ctx context.Context, files []File) Result {
 	s := sc.s
 	res := Result{Found: make([]bool, len(s.ms))}
 	switch {
-	case s.opts.Matches:
-		sc.allFiles(ctx, files, &res)
+	case !s.opts.Raw:
+		sc.content(ctx, files, &res)
 	case s.opts.Any:
 		for _, f := range files {
 			sc.read(ctx, f.Path, &res, func(buf []byte) bool {
@@ -204,37 +222,6 @@ func (sc *Scanner) allTerms(ctx context.Context, files []File, res *Result) {
 		if done {
 			return
 		}
-	}
-}
-
-// allFiles reads every file for every term, for --matches; a file is left
-// as soon as it holds them all.
-func (sc *Scanner) allFiles(ctx context.Context, files []File, res *Result) {
-	s := sc.s
-	in := make([]bool, len(s.ms))
-	for _, f := range files {
-		clear(in)
-		n := 0
-		sc.read(ctx, f.Path, res, func(buf []byte) bool {
-			for ti, m := range s.ms {
-				if !in[ti] && m.find(buf, &sc.scratch) {
-					in[ti] = true
-					n++
-				}
-			}
-			return n == len(s.ms)
-		})
-		if n == 0 {
-			continue
-		}
-		fm := FileMatch{Path: f.Path, Kind: f.Kind}
-		for ti, ok := range in {
-			if ok {
-				res.Found[ti] = true
-				fm.Terms = append(fm.Terms, s.opts.Terms[ti])
-			}
-		}
-		res.Files = append(res.Files, fm)
 	}
 }
 

@@ -66,7 +66,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 type options struct {
 	sys       cli.System
 	any       bool
+	raw       bool
 	matches   bool
+	context   int
+	terms     []string
 	workers   int
 	profiles  []string
 	cwdWithin []string
@@ -77,11 +80,13 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	o := &options{sys: sys}
 	c := &cli.Command{
 		Name:     "cc-grep",
-		Synopsis: "cc-grep [--any] [--matches] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...",
+		Synopsis: "cc-grep [--any] [--raw | --matches [-C N]] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
 			f.BoolVar(&o.any, "any", false, "keep sessions holding any term (default: every term)")
-			f.BoolVar(&o.matches, "matches", false, `add "matches": the files holding each term`)
+			f.BoolVar(&o.raw, "raw", false, "match the raw bytes of the files anywhere, keys, ids and boilerplate included")
+			f.BoolVar(&o.matches, "matches", false, "print one record per hit (where, snippet) instead of one per session")
+			f.IntVarP(&o.context, "context", "C", 80, "keep `N` characters either side of a hit in its snippet (with --matches)")
 			f.IntVar(&o.workers, "workers", runtime.NumCPU(), "search `N` sessions at once")
 			f.Func("profile", "only sessions of the profile named `NAME` (repeatable)", func(s string) error {
 				o.profiles = append(o.profiles, s)
@@ -111,10 +116,21 @@ func (o *options) run(env *cli.Env, terms []string) error {
 	if o.workers < 1 {
 		return cli.Usagef("--workers must be 1 or more, not %d", o.workers)
 	}
+	if o.raw && o.matches {
+		return cli.Usagef("--matches shows hits in content: it does not go with --raw")
+	}
+	if o.context < 0 {
+		return cli.Usagef("--context must be 0 or more, not %d", o.context)
+	}
 	if err := checkTerms(env, terms); err != nil {
 		return err
 	}
-	s, err := search.New(search.Options{Terms: terms, Any: o.any, Matches: o.matches})
+	o.terms = terms
+	// From the listing, --matches first finds the sessions (stopping
+	// early in each), then reads the matching ones again for their hits,
+	// in the listing's order (hitsInOrder).
+	listMatches := o.matches && !env.HasInput()
+	s, err := search.New(search.Options{Terms: terms, Any: o.any, Raw: o.raw, Matches: o.matches && !listMatches, Context: o.context})
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
@@ -144,18 +160,11 @@ func warnErrs(env *cli.Env, r search.Result) {
 	}
 }
 
-// emit writes one matching session: the record as it came, plus
-// "matches" when asked for.
-func (o *options) emit(env *cli.Env, line []byte, r search.Result) error {
+// emit writes one matching session: the record as it came, or with
+// --matches a record per hit.
+func (o *options) emit(env *cli.Env, line []byte, transcriptPath, sessionID string, r search.Result) error {
 	if o.matches {
-		files := r.Files
-		if files == nil {
-			files = []search.FileMatch{}
-		}
-		var err error
-		if line, err = setKey(line, "matches", files); err != nil {
-			return err
-		}
+		return o.emitHits(env, transcriptPath, sessionID, r)
 	}
 	return env.Out.WriteJSON(line)
 }
@@ -171,7 +180,8 @@ func (o *options) fromStdin(env *cli.Env, s *search.Searcher) (int, error) {
 			return nil
 		}
 		matched++
-		return o.emit(env, j.Data.([]byte), r)
+		in := j.Data.(stdinJob)
+		return o.emit(env, in.line, j.TranscriptPath, in.sessionID, r)
 	})
 	within := sessions.CwdFilter(o.cwdWithin)
 	seen := map[string]bool{}
@@ -192,7 +202,8 @@ func (o *options) fromStdin(env *cli.Env, s *search.Searcher) (int, error) {
 			return nil
 		}
 		seen[ref.TranscriptPath] = true
-		if err := p.Add(search.Job{TranscriptPath: ref.TranscriptPath, Data: append([]byte(nil), line...)}); err != nil {
+		job := stdinJob{line: append([]byte(nil), line...), sessionID: ref.SessionID}
+		if err := p.Add(search.Job{TranscriptPath: ref.TranscriptPath, Data: job}); err != nil {
 			return errStopped
 		}
 		return nil
@@ -268,12 +279,15 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	for _, err := range errs {
 		env.Warnf("%v", err)
 	}
+	if o.matches {
+		return len(hits), o.hitsInOrder(env, hits)
+	}
 	for _, h := range hits {
 		line, err := ndjson.Marshal(h) // as cc-sessions prints it: <, > and & literal
 		if err != nil {
 			return 0, err
 		}
-		if err := o.emit(env, line, byPath[h.TranscriptPath]); err != nil {
+		if err := o.emit(env, line, h.TranscriptPath, h.SessionID, byPath[h.TranscriptPath]); err != nil {
 			return 0, err
 		}
 	}

@@ -94,32 +94,6 @@ func TestRun(t *testing.T) {
 	}
 }
 
-func TestSetKey(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{`{"a":1}`, `{"a":1,"matches":[]}`},
-		{`{}`, `{"matches":[]}`},
-		{`{"matches":{"old":true},"b":1.50}`, `{"matches":[],"b":1.50}`},
-		{`{"x":"<&>","n":12345678901234567890}`, `{"x":"<&>","n":12345678901234567890,"matches":[]}`},
-		// Keys keep their spelling; the value is written as ndjson does.
-		{`{ "\u00e9<" : 1 , "a\"b":2}`, `{"\u00e9<":1,"a\"b":2,"matches":["a&b<c>"]}`},
-		// A second "matches" would win in jq: it goes.
-		{`{"matches":1,"a":2,"matches":3}`, `{"matches":["a&b<c>"],"a":2}`},
-	}
-	for _, tt := range tests {
-		v := []string{}
-		if strings.Contains(tt.want, "a&b") {
-			v = []string{"a&b<c>"}
-		}
-		got, err := setKey([]byte(tt.in), "matches", v)
-		if err != nil || string(got) != tt.want {
-			t.Errorf("setKey(%s) = %s, %v; want %s", tt.in, got, err, tt.want)
-		}
-	}
-	if _, err := setKey([]byte(`[1]`), "matches", 1); err == nil {
-		t.Error("setKey accepted an array")
-	}
-}
-
 // TestListingAsCCSessions: a session record from the listing is spelled as
 // cc-sessions prints it (<, > and & literal, as the ndjson writer does), in
 // the record and in --matches, so cc-grep and cc-sessions | cc-grep agree.
