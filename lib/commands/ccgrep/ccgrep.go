@@ -24,15 +24,21 @@ import (
 
 const help = `usage: cc-grep [flags] TERM...
 
-Prints the sessions whose main transcript, subagent transcripts
-(<session>/subagents/*.jsonl) or stored tool results (<session>/tool-results/*)
-contain every TERM (with --any: at least one). Terms are literal and ignore
-case; they are looked for in the raw bytes of the files, so ids, paths and
-tool output match too, and a quote or backslash must be written as JSON
-escapes it (\" and \\). A term of ASCII characters ignores ASCII case only;
-any other term is compared under full Unicode case folding, as Python's
+Prints the sessions in which every TERM (with --any: at least one) was said
+or done: in a prompt, the assistant's text or thinking, a tool call's input,
+a tool result (stored ones under <session>/tool-results/ included), a
+subagent's transcript, or an attachment that carries user or hook content
+(a mentioned file, a queued prompt, hook output). Keys, ids, metadata and
+Claude Code's own boilerplate (its system prompt, tool and skill listings,
+environment) are not searched: "error" matches where an error was
+mentioned, not every tool result's is_error key. --raw searches the raw
+bytes of the files instead, anywhere.
+
+Terms are literal and ignore case: an ASCII term ignores ASCII case only;
+any other is compared under full Unicode case folding, as Python's
 str.casefold (STRASSE matches straße). .jsonl.gz and .jsonl.zst files are
-read transparently. A session is read only until its answer is known.
+read transparently. A session is read only until its answer is known, and
+a file whose bytes do not hold the terms is never decoded.
 
 Input: session records on stdin (any record with a transcript_path: from
 cc-sessions, cc-sessions --active, cc-entries --with-source), searched in
@@ -40,9 +46,11 @@ input order, each session once; with no input, every session of every
 profile, newest activity first. Output: the session records (the input
 record unchanged, or the cc-sessions record), in that order.
 
-With --matches each record gets a "matches" field: one object per file that
-holds a term, {path, kind (transcript | subagent | tool_result), terms}, in
-search order; every file of a matching session is then read.
+With --matches, one record per hit instead: session_id, agent_id, the
+record's uuid and timestamp, where (prompt, text, thinking, tool_use,
+tool_result, attachment) with the tool or attachment type and the field,
+the term, and a snippet with -C N characters either side (default 80) and
+the hit's offsets in it (.snippet[.match_start:.match_end] is the hit).
 
 Examples:
   # the session where the login test was flaky
@@ -51,8 +59,11 @@ Examples:
   # sessions of one project that mention either error
   $ cc-sessions --cwd-within ~/src/app | cc-grep --any ECONNRESET EPIPE
 
-  # which files hold the term
-  $ cc-grep --matches 'Σίσυφος' --jq '.matches[].path' -r
+  # where it was said, with 40 characters of context
+  $ cc-grep --matches -C 40 timeout --jq '"\(.where) \(.tool // "")  \(.snippet)"' -r
+
+  # any byte, ids and paths included
+  $ cc-grep --raw c0a1f003
 
 Exit status: 0 a session matched; 1 none matched (nothing on stderr), or a
 failure (one line on stderr); 2 usage error. A file that cannot be read is
