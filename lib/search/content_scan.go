@@ -41,16 +41,13 @@ func (s *Searcher) prepareContent() error {
 		s.pre = append(s.pre, newMatcher(p))
 		preTerms = append(preTerms, p)
 	}
-	if len(preTerms) == len(o.Terms) || (o.Any && len(preTerms) > 0) {
-		// The raw pass can rule a session out only when a term it cannot
-		// see (all escapable bytes) is not needed for a match.
-		if len(preTerms) != len(o.Terms) {
-			preTerms = nil // with --any such a term can match anywhere
-		}
-	} else {
-		preTerms = nil
-	}
-	if preTerms != nil {
+	// The raw pass can rule a session out only when it sees every term: a
+	// term of escapable bytes alone may lie anywhere in the raw text. It
+	// pays only with several terms to AND, where it looks for the rarest
+	// alone until it shows up: for one term, or any of several, the line
+	// pass scans the same bytes the same way, and a session that passes
+	// is not read twice.
+	if len(preTerms) == len(o.Terms) && len(o.Terms) > 1 && !o.Any {
 		var err error
 		s.preS, err = New(Options{Terms: preTerms, Any: o.Any, Raw: true, BufSize: o.BufSize})
 		if err != nil {
@@ -63,12 +60,12 @@ func (s *Searcher) prepareContent() error {
 	return nil
 }
 
-// content decides a session on its content: first the raw pass (the
-// whole session, over the prefilter parts, stopping as early as --raw
-// does) rules out every session whose bytes cannot hold the terms; then
-// each file of a remaining one is read again in whole lines, and only the
-// lines with a raw hit are decoded, to see whether the hit lies in
-// content.
+// content decides a session on its content: with several terms to AND,
+// first the raw pass (the whole session, over the prefilter parts,
+// stopping as early as --raw does) rules out every session whose bytes
+// cannot hold them all; then each file is read in whole lines, scanned
+// for the terms' raw bytes, and only the lines with a raw hit are
+// decoded, to see whether the hit lies in content.
 func (sc *Scanner) content(ctx context.Context, files []File, res *Result) {
 	s := sc.s
 	if s.preS != nil {

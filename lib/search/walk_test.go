@@ -100,6 +100,8 @@ func TestContentSession(t *testing.T) {
 		{[]string{"is_error"}, false, false},
 		{[]string{"skill_listing"}, false, false},
 		{[]string{"say \"HI\""}, false, true},
+		{[]string{`"`}, false, true},   // all escapable: no raw pass, every line decoded
+		{[]string{`\\`}, false, false}, // no backslash was said
 		{[]string{"widget", "error"}, false, true},
 		{[]string{"widget", "absent"}, false, false},
 		{[]string{"absent", "build a"}, true, false},
