@@ -175,6 +175,9 @@ type walker struct {
 	fn    func(p *Place, text []byte) bool
 	names map[string]string
 	done  bool
+	// seen holds an attachment's strings so far: a hook_success repeats
+	// its stdout as content (trimmed), and a hit there is one hit.
+	seen [][]byte
 }
 
 func (w *walker) emit(p *Place, raw []byte) {
@@ -183,7 +186,19 @@ func (w *walker) emit(p *Place, raw []byte) {
 	}
 	c := jsonscan.New(raw)
 	s, err := c.String()
-	if err == nil && !w.fn(p, s) {
+	if err != nil {
+		return
+	}
+	if p.Where == WhereAttachment {
+		t := bytes.TrimSpace(s)
+		for _, prev := range w.seen {
+			if bytes.Equal(prev, t) {
+				return
+			}
+		}
+		w.seen = append(w.seen, t)
+	}
+	if !w.fn(p, s) {
 		w.done = true
 	}
 }

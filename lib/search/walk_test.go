@@ -28,6 +28,10 @@ func TestWalkContent(t *testing.T) {
 		{`{"type":"attachment","attachment":{"type":"task_reminder","content":[{"id":"1","subject":"write docs","description":"for grep","status":"pending"}],"itemCount":1}}`,
 			[]string{"attachment//task_reminder/content.subject=write docs", "attachment//task_reminder/content.description=for grep"}},
 		{`{"type":"attachment","attachment":{"type":"skill_listing","content":"- dataviz: test"}}`, nil},
+		// As 2.1.328 writes a UserPromptSubmit hook's output: content is the
+		// trimmed stdout, one string.
+		{`{"type":"attachment","attachment":{"type":"hook_success","content":"ctx word","stdout":"ctx word\n","stderr":"","command":"/h.sh"}}`,
+			[]string{"attachment//hook_success/content=ctx word"}},
 		{`{"type":"queue-operation","operation":"enqueue","content":"typed while busy"}`, nil},
 		{`{"type":"last-prompt","lastPrompt":"fix the flaky test"}`, nil},
 	}
