@@ -186,7 +186,7 @@ func (w *walker) emit(p *Place, raw []byte) {
 	}
 	c := jsonscan.New(raw)
 	s, err := c.String()
-	if err != nil {
+	if err != nil || len(s) == 0 {
 		return
 	}
 	if p.Where == WhereAttachment {
