@@ -110,10 +110,21 @@ type fileState struct {
 // terms still wanted in it.
 func (sc *Scanner) contentFile(ctx context.Context, f File, res *Result) {
 	st := &fileState{f: f}
-	if sc.s.opts.Matches && f.Kind != KindToolResult {
-		st.names = map[string]string{}
+	var from int64
+	if sc.s.opts.Matches {
+		if f.Kind != KindToolResult {
+			st.names = map[string]string{}
+		}
+	} else {
+		// The raw scan first, in fixed buffers: a file without the bytes
+		// is never read in lines (nor its longest line held), and one
+		// with them is read in lines from the line of the first hit.
+		var hit bool
+		if from, hit = sc.firstRawHit(ctx, f, res); !hit {
+			return
+		}
 	}
-	r, closer, err := sc.openLines(f.Path)
+	r, closer, err := sc.openLines(f.Path, from)
 	if err != nil {
 		res.Errs = append(res.Errs, err)
 		return
@@ -130,9 +141,67 @@ func (sc *Scanner) contentFile(ctx context.Context, f File, res *Result) {
 	}
 }
 
-// openLines opens a file for reading in lines: a plain one directly, an
-// archive (by name or by magic number) through transcript.Open.
-func (sc *Scanner) openLines(path string) (io.Reader, io.Closer, error) {
+// firstRawHit scans a file's raw bytes for the terms not yet found and
+// returns the offset of the line where the first hit lies (or of an
+// earlier line start). A stored tool result is content whole: a raw hit
+// there is found, and hit stays false.
+func (sc *Scanner) firstRawHit(ctx context.Context, f File, res *Result) (lineStart int64, hit bool) {
+	s := sc.s
+	base := res.Bytes
+	var lastNL int64 // a line start at or before every byte scanned so far
+	sc.read(ctx, f.Path, res, func(buf []byte) bool {
+		start := res.Bytes - base - int64(len(buf)) // buf[0]'s offset in the file
+		first := -1 // the earliest hit of any term in buf
+		for ti := range s.ms {
+			if res.Found[ti] {
+				continue
+			}
+			if f.Kind == KindToolResult {
+				if s.ms[ti].find(buf, &sc.scratch) {
+					res.Found[ti] = true
+				}
+				continue
+			}
+			var at int
+			switch m := s.pre[ti].(type) {
+			case nil:
+				at = 0 // a term of escapable bytes: any line may hold it
+			case *asciiMatcher:
+				at = m.index(buf)
+			default:
+				at = -1
+				if m.find(buf, &sc.scratch) {
+					at = 0 // somewhere in buf: from the line before it
+				}
+			}
+			if at >= 0 && (first < 0 || at < first) {
+				first = at
+			}
+		}
+		if first >= 0 {
+			if j := bytes.LastIndexByte(buf[:first], '\n'); j >= 0 {
+				lineStart = start + int64(j) + 1
+			} else {
+				lineStart = lastNL
+			}
+			hit = true
+			return true
+		}
+		if f.Kind == KindToolResult {
+			return sc.decided(res)
+		}
+		if j := bytes.LastIndexByte(buf, '\n'); j >= 0 {
+			lastNL = start + int64(j) + 1
+		}
+		return false
+	})
+	return lineStart, hit
+}
+
+// openLines opens a file for reading in lines from offset from (a line
+// start): a plain one directly, an archive (by name or by magic number)
+// through transcript.Open, its first bytes skipped.
+func (sc *Scanner) openLines(path string, from int64) (io.Reader, io.Closer, error) {
 	if transcript.CompressionOf(path) == transcript.Plain {
 		f, err := openPlain(path)
 		if err != nil {
@@ -141,11 +210,19 @@ func (sc *Scanner) openLines(path string) (io.Reader, io.Closer, error) {
 		var magic [4]byte
 		n, _ := f.ReadAt(magic[:], 0)
 		if !bytes.HasPrefix(magic[:n], gzipMagic) && !bytes.HasPrefix(magic[:n], zstdMagic) {
-			return f, f, nil
+			return io.NewSectionReader(f, from, f.size-from), f, nil
 		}
 		f.Close()
 	}
-	return sc.openArchive(path)
+	r, c, err := sc.openArchive(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := io.CopyN(io.Discard, r, from); err != nil {
+		c.Close()
+		return nil, nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return r, c, nil
 }
 
 // eachRegion reads r and calls fn with regions of whole lines: all the
@@ -174,7 +251,8 @@ func (sc *Scanner) eachRegion(ctx context.Context, r io.Reader, res *Result, fn 
 			cut = bytes.LastIndexByte(sc.lbuf[:end], '\n') + 1
 			if cut == 0 {
 				// One line fills the buffer: make room for more of it.
-				sc.lbuf = append(sc.lbuf[:end], make([]byte, len(sc.lbuf))...)
+				sc.lbuf = slices.Grow(sc.lbuf[:end], len(sc.lbuf))
+				sc.lbuf = sc.lbuf[:cap(sc.lbuf)]
 				keep = end
 				continue
 			}
