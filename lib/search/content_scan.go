@@ -151,7 +151,7 @@ func (sc *Scanner) firstRawHit(ctx context.Context, f File, res *Result) (lineSt
 	var lastNL int64 // a line start at or before every byte scanned so far
 	sc.read(ctx, f.Path, res, func(buf []byte) bool {
 		start := res.Bytes - base - int64(len(buf)) // buf[0]'s offset in the file
-		first := -1 // the earliest hit of any term in buf
+		first := -1                                 // the earliest hit of any term in buf
 		for ti := range s.ms {
 			if res.Found[ti] {
 				continue
