@@ -75,10 +75,11 @@ func (sc *Scanner) content(ctx context.Context, files []File, res *Result) {
 		r := sc.pre.Files(ctx, files)
 		res.Bytes += r.Bytes
 		s.Bytes.Add(r.Bytes)
-		if len(r.Errs) > 0 || !r.Matched {
+		if !r.Matched {
 			res.Errs = append(res.Errs, r.Errs...)
 			return
 		}
+		// A file that failed is read again below, which reports it.
 	}
 	for _, f := range files {
 		if ctx.Err() != nil || (!s.opts.Matches && sc.decided(res)) {
@@ -112,6 +113,11 @@ func (sc *Scanner) contentFile(ctx context.Context, f File, res *Result) {
 	st := &fileState{f: f}
 	var from int64
 	if sc.s.opts.Matches {
+		// Every line of a file with a raw hit is looked at (a tool_use
+		// line names the tool of a later result); a file without is not.
+		if !sc.anyRawHit(ctx, f, res) {
+			return
+		}
 		if f.Kind != KindToolResult {
 			st.names = map[string]string{}
 		}
@@ -196,6 +202,27 @@ func (sc *Scanner) firstRawHit(ctx context.Context, f File, res *Result) (lineSt
 		return false
 	})
 	return lineStart, hit
+}
+
+// anyRawHit reports whether a file's raw bytes hold any term (its
+// prefilter part in a transcript).
+func (sc *Scanner) anyRawHit(ctx context.Context, f File, res *Result) bool {
+	s := sc.s
+	hit := false
+	sc.read(ctx, f.Path, res, func(buf []byte) bool {
+		for ti := range s.ms {
+			m := s.pre[ti]
+			if f.Kind == KindToolResult {
+				m = s.ms[ti]
+			}
+			if m == nil || m.find(buf, &sc.scratch) {
+				hit = true
+				return true
+			}
+		}
+		return false
+	})
+	return hit
 }
 
 // openLines opens a file for reading in lines from offset from (a line
