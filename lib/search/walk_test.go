@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -132,4 +133,53 @@ func TestContentSession(t *testing.T) {
 	if _, err := New(Options{Terms: []string{"x"}, Raw: true, Matches: true}); err == nil {
 		t.Error("Raw with Matches accepted")
 	}
+}
+
+// FuzzWalkContent: a transcript line is outside input. The walk never
+// panics, and every string it hands out is one that encoding/json decodes
+// from the line.
+func FuzzWalkContent(f *testing.F) {
+	f.Add(`{"type":"user","message":{"content":"hi \u00e9 \"q\""}}`)
+	f.Add(`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t","name":"Bash","input":{"a":[1,"x",{"b":"y"}]}}]}}`)
+	f.Add(`{"type":"attachment","attachment":{"type":"task_reminder","content":[{"subject":"s"},"z",3]}}`)
+	f.Add(`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"\ud800"}]}]}}`)
+	f.Fuzz(func(t *testing.T, line string) {
+		var texts []string
+		_, err := walkContent([]byte(line), map[string]string{}, func(_ *Place, text []byte) bool {
+			texts = append(texts, string(text))
+			return true
+		})
+		var v any
+		if json.Unmarshal([]byte(line), &v) != nil {
+			return // err or not, nothing to compare with
+		}
+		if err != nil {
+			if _, isObj := v.(map[string]any); isObj {
+				t.Fatalf("walkContent(%q): %v, encoding/json decodes it", line, err)
+			}
+			return
+		}
+		all := map[string]bool{}
+		var collect func(any)
+		collect = func(v any) {
+			switch v := v.(type) {
+			case string:
+				all[v] = true
+			case []any:
+				for _, e := range v {
+					collect(e)
+				}
+			case map[string]any:
+				for _, e := range v {
+					collect(e)
+				}
+			}
+		}
+		collect(v)
+		for _, s := range texts {
+			if !all[s] {
+				t.Fatalf("walkContent(%q) gave %q, not a string of the line", line, s)
+			}
+		}
+	})
 }
