@@ -31,6 +31,7 @@ type Options struct {
 	GiantFrac float64 // share of Size per giant transcript
 	Zst       float64 // share of main transcripts written as .jsonl.zst only
 	Workers   int     // parallel session writers
+	Vocab     string  // the text's words: "code" (the default) or "short" (see vocabs)
 }
 
 // Defaults used when an Options field is zero.
@@ -399,17 +400,30 @@ func Generate(ctx context.Context, o Options) (*Manifest, error) {
 	if err := os.MkdirAll(filepath.Join(o.Out, "projects"), 0o755); err != nil {
 		return nil, fmt.Errorf("create output dir: %w", err)
 	}
+	if o.Vocab == "" {
+		o.Vocab = "code"
+	}
+	v := vocabs[o.Vocab]
+	if v == nil {
+		return nil, fmt.Errorf("unknown vocabulary %q (code, short)", o.Vocab)
+	}
 	master := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
 	g := &gen{
 		opts:     o,
-		prose:    newPool(master, 1<<20, nil, true),
-		code:     newPool(master, 2<<20, codeTemplates, false),
-		shell:    newPool(master, 1<<20, shellOutputs, false),
+		vocab:    v,
+		prose:    newPool(v, master, 1<<20, nil, true),
+		code:     newPool(v, master, 2<<20, codeTemplates, false),
+		shell:    newPool(v, master, 1<<20, shellOutputs, false),
 		b64:      b64Pool(master, 1<<20),
 		base:     time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC),
 		projects: makeProjects(master, max(1, o.Sessions/15)),
 	}
 	g.b64 = scrubB64(g.b64)
+	for _, p := range []*pool{g.prose, g.code, g.shell} {
+		if err := checkVocab(p.text); err != nil {
+			return nil, err
+		}
+	}
 	g.fixedTexts()
 	plans := makePlans(&o, master)
 	for _, p := range g.projects {
@@ -480,6 +494,18 @@ func Generate(ctx context.Context, o Options) (*Manifest, error) {
 	}
 	m.Elapsed = time.Since(start).Round(time.Millisecond).String()
 	return m, writeJSON(filepath.Join(o.Out, "manifest.json"), m)
+}
+
+// checkVocab makes sure no planted term, in any case or spelling, comes
+// out of a vocabulary's words by chance.
+func checkVocab(text string) error {
+	low := strings.ToLower(text)
+	for _, t := range append([]string{TermAndA, TermAndB, TermSubagent, TermToolResults, TermHugeLine, "strasse", "straße", "qzv"}, AnyTerms...) {
+		if strings.Contains(low, t) {
+			return fmt.Errorf("the vocabulary makes the planted term %q", t)
+		}
+	}
+	return nil
 }
 
 // scrubB64 makes sure no planted term (in any case) occurs in the base64

@@ -23,6 +23,7 @@ const fakeHome = "/home/dev/.claude"
 
 type gen struct {
 	opts               Options
+	vocab              *vocab
 	prose, code, shell *pool
 	b64                string
 	base               time.Time
@@ -880,7 +881,7 @@ var bashCommands = []string{"go test ./...", "go build ./...", "git status", "gi
 var fileExts = []string{".go", ".go", ".ts", ".py", ".rs", ".md", "_test.go", ".json", ".sql"}
 
 func (s *sess) filePath() string {
-	return s.proj.cwd + "/" + pick(s.r, proseWords[:60]) + "/" + pick(s.r, identWords) + pick(s.r, fileExts)
+	return s.proj.cwd + "/" + pick(s.r, s.g.vocab.prose[:60]) + "/" + pick(s.r, s.g.vocab.ident) + pick(s.r, fileExts)
 }
 
 func (s *sess) toolID() string { return randID(s.r, "toolu_01", 22, alnum) }
@@ -1096,7 +1097,7 @@ func (s *sess) write(c *toolCall) {
 
 func (s *sess) grep(c *toolCall) {
 	c.name = "Grep"
-	pat := pick(s.r, identWords)
+	pat := pick(s.r, s.g.vocab.ident)
 	mode := "files_with_matches"
 	if s.r.IntN(3) == 0 {
 		mode = "content"

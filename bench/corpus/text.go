@@ -30,6 +30,35 @@ var identWords = strings.Fields(`ctx cfg opts buf err req resp conf item node tr
 key val idx pos off len cap src dst tmp out in res row col msg evt job task peer sess path name kind mode
 state count total sum size limit start end next prev head tail left right first last parent child root`)
 
+// shortWords and shortIdents are the second vocabulary (gen -vocab short):
+// common short words, which make every byte pair frequent, and German,
+// Polish and Albanian words, which bring the bytes that English text
+// lacks (q, z, v, j, k, ß and other non-ASCII letters) into the bytes a
+// search anchors on. Each starts with an ASCII lowercase letter (the
+// generator capitalises the first byte), and no concatenation of them
+// makes a planted term (checkVocab).
+var shortWords = strings.Fields(`a i o u w z v je na do po od to ja ty on my wy we in an at by go is it of or
+so up us be if no ok der die das und ist ein zu im am um es da wo wie was wer so ob ja nie tak czy jak co
+ale bo gdy juz się sie przez zawsze wszystko zrobic szybko kwota zakres zadanie zmiana wazne wiadomo
+jest byl bylo sa mam masz moze trzeba qeveri qytet qellim zgjedh vazhdo vizatim zvogelo kujdes gjithashtu
+ndoshta javore kodi vlera kerko gabim provo quiz jazz fizz buzz zip zoom zero lazy size query queue quota
+squad quick equal vivid valve zone zinc zeal jump joke kiwi kayak vex vow wax wiz groß weiß fuß heißt maß
+gruß süß draußen größe schließen müssen können wäre für grün
+fehler prüfen lösung wichtig schnell langsam zähler eingabe ausgabe`)
+
+var shortIdents = strings.Fields(`zv qa qx jz kz zk vk wz zw vj jv xz zx qi qo qu zi zo vi vo ja jo ko
+ki wa wo zed vex jot kit qat qis zag vat jab kop wiz zzz vvv jjj kkk`)
+
+// vocab is the words a corpus's text is made of.
+type vocab struct{ prose, ident []string }
+
+// vocabs are the vocabularies gen can write: "code" (English prose and
+// code, the default) and "short".
+var vocabs = map[string]*vocab{
+	"code":  {prose: proseWords, ident: identWords},
+	"short": {prose: shortWords, ident: shortIdents},
+}
+
 var codeTemplates = []string{
 	"func %I(%I context.Context, %I *%T) error {",
 	"\tif err := %I.%I(%I); err != nil {",
@@ -97,7 +126,7 @@ var nonASCII = []string{
 func pick[T any](r *rand.Rand, s []T) T { return s[r.IntN(len(s))] }
 
 // expand fills a template: %I identifier, %T TypeName, %W word, %N number.
-func expand(r *rand.Rand, b []byte, tpl string) []byte {
+func expand(v *vocab, r *rand.Rand, b []byte, tpl string) []byte {
 	for i := 0; i < len(tpl); i++ {
 		c := tpl[i]
 		if c != '%' || i+1 == len(tpl) {
@@ -107,23 +136,23 @@ func expand(r *rand.Rand, b []byte, tpl string) []byte {
 		i++
 		switch tpl[i] {
 		case 'I':
-			b = append(b, pick(r, identWords)...)
+			b = append(b, pick(r, v.ident)...)
 			if r.IntN(2) == 0 {
-				w := pick(r, identWords)
+				w := pick(r, v.ident)
 				b = append(b, w[0]-'a'+'A')
 				b = append(b, w[1:]...)
 			}
 		case 'T':
-			w := pick(r, identWords)
+			w := pick(r, v.ident)
 			b = append(b, w[0]-'a'+'A')
 			b = append(b, w[1:]...)
-			w = pick(r, proseWords)
+			w = pick(r, v.prose)
 			if len(w) > 1 {
 				b = append(b, w[0]-'a'+'A')
 				b = append(b, w[1:]...)
 			}
 		case 'W':
-			b = append(b, pick(r, proseWords)...)
+			b = append(b, pick(r, v.prose)...)
 		case 'N':
 			n := r.IntN(1000)
 			if n >= 100 {
@@ -147,7 +176,7 @@ type pool struct {
 	lines []int32 // start offset of each line
 }
 
-func newPool(r *rand.Rand, size int, templates []string, prose bool) *pool {
+func newPool(v *vocab, r *rand.Rand, size int, templates []string, prose bool) *pool {
 	b := make([]byte, 0, size+256)
 	var lines []int32
 	for len(b) < size {
@@ -158,11 +187,11 @@ func newPool(r *rand.Rand, size int, templates []string, prose bool) *pool {
 				if i > 0 {
 					b = append(b, ' ')
 				}
-				b = append(b, pick(r, proseWords)...)
+				b = append(b, pick(r, v.prose)...)
 			}
 			b = append(b, '.')
 		} else {
-			b = expand(r, b, pick(r, templates))
+			b = expand(v, r, b, pick(r, templates))
 		}
 		b = append(b, '\n')
 	}

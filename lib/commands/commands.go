@@ -52,7 +52,7 @@ var All = []Command{
 	{Name: "cc-extract", Dir: "lib/commands/ccextract", Run: ccextract.Run,
 		Golden: []string{"lib/extract/testdata/golden/*/*.jsonl"}},
 	{Name: "cc-grep", Dir: "lib/commands/ccgrep", Run: ccgrep.Run,
-		// Session records (cc-sessions' or the input's) with "matches" added.
+		// Session records (cc-sessions' or the input's), and --matches hit records.
 		Verbatim: []string{"lib/commands/ccgrep/testdata/*.golden"}},
 	{Name: "cc-send", Dir: "lib/commands/ccsend", Run: ccsend.Run,
 		Golden: []string{"lib/commands/ccsend/testdata/*.golden"}},

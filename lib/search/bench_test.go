@@ -93,7 +93,7 @@ func BenchmarkCorpus(b *testing.B) {
 		{"greek", []string{"σίσυφος"}},
 	} {
 		b.Run(q.name, func(b *testing.B) {
-			s, err := New(Options{Terms: q.terms, BufSize: bufSize})
+			s, err := New(Options{Raw: true, Terms: q.terms, BufSize: bufSize})
 			if err != nil {
 				b.Fatal(err)
 			}

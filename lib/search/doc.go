@@ -3,6 +3,12 @@
 // (<session>/subagents/*.jsonl) and the stored tool results
 // (<session>/tool-results/*), compressed or not.
 //
+// By default a term counts only where it lies in content (content.go: what
+// was said or done, not keys, ids, metadata or Claude Code's boilerplate):
+// a raw pass over the session's bytes rules sessions out, then only the
+// lines with a raw hit are decoded. With Options.Raw the raw bytes alone
+// decide.
+//
 // Terms are compared on raw bytes, case-insensitively: an ASCII term
 // ignores ASCII case only (the fast path: a vector scan for two of its
 // rarest bytes at their distance, lib/bytescan, or bytes.IndexByte on the
@@ -12,10 +18,10 @@
 // and checked against python3 where it is installed). Invalid UTF-8 never matches a
 // folded term, so no match spans a broken sequence.
 //
-// A big plain file is mapped in windows of a few MiB (lib/mapped), anything
-// else read in fixed buffers; either way the search sees pieces that
-// overlap by the longest possible occurrence, so memory does not grow with
-// file size and a term cut by a boundary is still found. A session is read
+// Files are read in fixed buffers (mapping them in windows, lib/mapped, is
+// kept but off: see mapMin); the search sees pieces that overlap by the
+// longest possible occurrence, so memory does not grow with file size and a
+// term cut by a boundary is still found. A session is read
 // only until its answer is known. Pipeline runs several scanners and
 // returns results in input order; SearchAll, for jobs known up front, in
 // any order. The package knows nothing of the command line.

@@ -3,6 +3,7 @@ package search
 //go:generate go test -run TestFoldTable -update .
 
 import (
+	"encoding/binary"
 	"sort"
 	"unicode/utf8"
 )
@@ -32,6 +33,15 @@ func foldRune(r rune) string {
 // sequence replaced by brokenByte.
 func appendFold(dst, src []byte) []byte {
 	for i := 0; i < len(src); {
+		// Eight ASCII bytes at a time: text dense in the term's sources
+		// is folded whole, and most of it is ASCII.
+		if i+8 <= len(src) {
+			if x := binary.LittleEndian.Uint64(src[i:]); x&asciiHighs == 0 {
+				dst = binary.LittleEndian.AppendUint64(dst, lowerASCII8(x))
+				i += 8
+				continue
+			}
+		}
 		c := src[i]
 		if c < utf8.RuneSelf {
 			if 'A' <= c && c <= 'Z' {
@@ -52,6 +62,18 @@ func appendFold(dst, src []byte) []byte {
 		i += size
 	}
 	return dst
+}
+
+const asciiHighs = 0x8080808080808080
+
+// lowerASCII8 lowercases eight ASCII bytes: a byte from 'A' to 'Z' gets
+// 0x20 added. Every byte is below 0x80, so no sum carries into the next.
+func lowerASCII8(x uint64) uint64 {
+	const ones = 0x0101010101010101
+	geA := x + (0x80-'A')*ones       // high bit set where the byte >= 'A'
+	gtZ := x + (0x80-'Z'-1)*ones     // high bit set where the byte > 'Z'
+	upper := geA &^ gtZ & asciiHighs // high bit where 'A' <= byte <= 'Z'
+	return x | upper>>2
 }
 
 // isASCII reports whether s has only ASCII bytes.

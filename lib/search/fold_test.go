@@ -104,3 +104,23 @@ print(json.dumps({"version": unicodedata.unidata_version, "folds": folds, "table
 		}
 	}
 }
+
+// TestLowerASCII8 checks the eight-byte lowercasing against the byte
+// loop for every ASCII byte in every lane.
+func TestLowerASCII8(t *testing.T) {
+	for c := 0; c < 0x80; c++ {
+		for lane := 0; lane < 8; lane++ {
+			var b [8]byte
+			for i := range b {
+				b[i] = byte('a' + i)
+			}
+			b[lane] = byte(c)
+			got := appendFold(nil, b[:])
+			for i, x := range b {
+				if got[i] != lowerASCII(x) {
+					t.Fatalf("appendFold(%q) = %q", b[:], got)
+				}
+			}
+		}
+	}
+}

@@ -39,7 +39,7 @@ func TestMappedWindows(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, bs := range []int{64, 1000, 1 << 16} {
-					res := search(t, Options{Terms: []string{tt.term}, BufSize: bs}, p)
+					res := search(t, Options{Raw: true, Terms: []string{tt.term}, BufSize: bs}, p)
 					if !res.Matched || len(res.Errs) > 0 {
 						t.Fatalf("%q at %d-%d, pieces of %d: matched %v, errors %v", tt.term, cut, back, bs, res.Matched, res.Errs)
 					}
@@ -48,7 +48,7 @@ func TestMappedWindows(t *testing.T) {
 				if err := os.WriteFile(p, []byte(cutText), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				res := search(t, Options{Terms: []string{tt.term}, BufSize: 64}, p)
+				res := search(t, Options{Raw: true, Terms: []string{tt.term}, BufSize: 64}, p)
 				if res.Matched || res.Bytes != int64(len(cutText)) {
 					t.Fatalf("%q cut at %d: matched %v after %d of %d bytes", tt.term, cut, res.Matched, res.Bytes, len(cutText))
 				}
@@ -63,11 +63,11 @@ func TestMappedWindows(t *testing.T) {
 func TestMappedEarlyStop(t *testing.T) {
 	smallMaps(t, 1<<20)
 	p := session(t, "s.jsonl", "needle\n"+strings.Repeat("y", 3<<20), nil)
-	res := search(t, Options{Terms: []string{"NEEDLE"}, BufSize: 4096}, p)
+	res := search(t, Options{Raw: true, Terms: []string{"NEEDLE"}, BufSize: 4096}, p)
 	if !res.Matched || res.Bytes > 4096 {
 		t.Errorf("matched %v after %d bytes, want a match within the first piece", res.Matched, res.Bytes)
 	}
-	res = search(t, Options{Terms: []string{"absent"}, BufSize: 4096}, p)
+	res = search(t, Options{Raw: true, Terms: []string{"absent"}, BufSize: 4096}, p)
 	if res.Matched || res.Bytes != 7+3<<20 {
 		t.Errorf("matched %v after %d bytes, want every byte searched once", res.Matched, res.Bytes)
 	}
@@ -76,7 +76,7 @@ func TestMappedEarlyStop(t *testing.T) {
 	if err := os.Rename(gz, plain); err != nil {
 		t.Fatal(err)
 	}
-	if res := search(t, Options{Terms: []string{"gzip needle"}}, plain); !res.Matched || len(res.Errs) > 0 {
+	if res := search(t, Options{Raw: true, Terms: []string{"gzip needle"}}, plain); !res.Matched || len(res.Errs) > 0 {
 		t.Errorf("mapped gzip under a plain name: matched %v, errors %v", res.Matched, res.Errs)
 	}
 }
@@ -93,7 +93,7 @@ func TestMappedFileShrinks(t *testing.T) {
 	if err := os.WriteFile(p, []byte(strings.Repeat("x", 1<<20)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Options{Terms: []string{"absent"}})
+	s, err := New(Options{Raw: true, Terms: []string{"absent"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,9 +86,9 @@ func newASCIIMatcher(term string) *asciiMatcher {
 	return m
 }
 
-// findPair finds the term through the positions where its two rarest
+// indexPair finds the term through the positions where its two rarest
 // bytes both occur (see bytescan.IndexPair).
-func (m *asciiMatcher) findPair(buf []byte) bool {
+func (m *asciiMatcher) indexPair(buf []byte) int {
 	n := len(m.lower)
 	a, b := m.anchor, m.anchor2
 	if a > b {
@@ -100,11 +100,11 @@ func (m *asciiMatcher) findPair(buf []byte) bool {
 	for i := 0; ; i++ {
 		j := bytescan.IndexPair(hay[i:], b-a, ca, cb, bytescan.CaseMask(ca), bytescan.CaseMask(cb))
 		if j < 0 {
-			return false
+			return -1
 		}
 		i += j
 		if equalFoldASCII(buf[i:i+n], m.lower) {
-			return true
+			return i
 		}
 	}
 }
@@ -112,13 +112,17 @@ func (m *asciiMatcher) findPair(buf []byte) bool {
 func (m *asciiMatcher) overlap() int { return len(m.lower) - 1 }
 func (m *asciiMatcher) cost() int    { return m.weight }
 
-func (m *asciiMatcher) find(buf []byte, _ *[]byte) bool {
+func (m *asciiMatcher) find(buf []byte, _ *[]byte) bool { return m.index(buf) >= 0 }
+
+// index returns where the first occurrence of the term in buf starts, or
+// -1.
+func (m *asciiMatcher) index(buf []byte) int {
 	n := len(m.lower)
 	if len(buf) < n {
-		return false
+		return -1
 	}
 	if m.pair {
-		return m.findPair(buf)
+		return m.indexPair(buf)
 	}
 	// hay holds every position the anchor byte can take in a whole
 	// occurrence; a hit at hay[p] means an occurrence starting at buf[p].
@@ -128,26 +132,26 @@ func (m *asciiMatcher) find(buf []byte, _ *[]byte) bool {
 		for i1 >= 0 || i2 >= 0 {
 			if i2 < 0 || (i1 >= 0 && i1 < i2) {
 				if equalFoldASCII(buf[i1:i1+n], m.lower) {
-					return true
+					return i1
 				}
 				i1 = indexByteFrom(hay, i1+1, m.lo)
 			} else {
 				if equalFoldASCII(buf[i2:i2+n], m.lower) {
-					return true
+					return i2
 				}
 				i2 = indexByteFrom(hay, i2+1, m.up)
 			}
 		}
-		return false
+		return -1
 	}
 	for p := 0; ; p++ {
 		i := bytescan.IndexByte(hay[p:], m.lo)
 		if i < 0 {
-			return false
+			return -1
 		}
 		p += i
 		if equalFoldASCII(buf[p:p+n], m.lower) {
-			return true
+			return p
 		}
 	}
 }
@@ -204,6 +208,11 @@ type foldMatcher struct {
 	anchors []byte        // their lead bytes
 	reach   int           // window bytes on each side of a hit
 	weight  int
+	// req, when set, finds a run of the folded term that every
+	// occurrence holds as plain ASCII (requiredRun): where source
+	// characters are dense, the matcher looks for it alone and folds a
+	// window around each hit, instead of stopping at every source.
+	req *asciiMatcher
 }
 
 func newFoldMatcher(term string) *foldMatcher {
@@ -234,7 +243,74 @@ func newFoldMatcher(term string) *foldMatcher {
 	}
 	slices.Sort(m.sources)
 	m.weight += leadWeight(m.sources)
+	if m.ascii != nil {
+		// A run of two bytes or more is scanned as a pair: rarer than the
+		// source characters in text of the term's language.
+		if run := requiredRun(string(m.folded)); len(run) >= 2 {
+			m.req = newASCIIMatcher(run)
+			m.weight = m.req.weight
+		}
+	}
 	return m
+}
+
+// requiredRun returns the longest run of an ASCII folded term that any
+// text folding to hold the term holds as ASCII letters itself (either
+// case), or "". A position of the term is forced when no non-ASCII
+// character can give it: none folds to a string holding that byte there
+// in agreement with the term's bytes around it (ß folds to "ss" and can
+// give either s of "strasse"; ẚ folds to "aʾ" and cannot give its "a",
+// which an "s" follows). Each forced position is then one ASCII character
+// of the text, and a run of them is a run of the text.
+func requiredRun(term string) string {
+	forced := make([]bool, len(term))
+	for j := range term {
+		forced[j] = true
+		for _, src := range foldSources(rune(term[j])) {
+			if src < utf8.RuneSelf {
+				continue
+			}
+			if f := foldRune(src); f == "" || fits(f, term, j) {
+				forced[j] = false
+				break
+			}
+		}
+	}
+	best := ""
+	for i := 0; i < len(term); {
+		if !forced[i] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(term) && forced[j] {
+			j++
+		}
+		if j-i > len(best) {
+			best = term[i:j]
+		}
+		i = j
+	}
+	return best
+}
+
+// fits reports whether the folding f can lie over term with one of its
+// bytes at term[j]: some k with f[k] == term[j] and every other byte of f
+// that lies over the term equal to it.
+func fits(f, term string, j int) bool {
+	for k := 0; k < len(f); k++ {
+		ok := true
+		for m := -k; m < len(f)-k; m++ {
+			if t := j + m; t >= 0 && t < len(term) && f[k+m] != term[t] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 // addSources adds the non-ASCII characters of src and their lead bytes.
@@ -275,6 +351,13 @@ func (m *foldMatcher) find(buf []byte, scratch *[]byte) bool {
 		return true
 	}
 	st := foldChecks{budget: 16 + len(buf)/(4*m.reach)}
+	maxMisses := 16 + len(buf)/256
+	if m.req != nil {
+		// The required run costs a pair scan, not a fold of the rest:
+		// switch to it at a tenth of the density.
+		st.budget = 16 + len(buf)/(40*m.reach)
+		maxMisses = 16 + len(buf)/2560
+	}
 	if len(m.anchors) == 1 {
 		return m.findEach(buf, 0, scratch, &st)
 	}
@@ -282,7 +365,7 @@ func (m *foldMatcher) find(buf []byte, scratch *[]byte) bool {
 	// candidates of all (transcripts hold few), where a pass per lead byte
 	// would read the buffer again for each. Text dense in other non-ASCII
 	// characters goes on with a pass per lead byte.
-	misses, maxMisses := 0, 16+len(buf)/256
+	misses := 0
 	for p := 0; ; p++ {
 		i := bytescan.IndexPair(buf[p:], 0, 0xff, 0xff, 0x7f, 0x7f) // a byte >= 0x80
 		if i < 0 {
@@ -291,6 +374,10 @@ func (m *foldMatcher) find(buf []byte, scratch *[]byte) bool {
 		p += i
 		if !slices.Contains(m.anchors, buf[p]) {
 			if misses++; misses > maxMisses {
+				if m.req != nil {
+					// Text in the term's script: the required run is rarer.
+					return m.findRequired(buf[max(0, p-m.reach):], scratch)
+				}
 				return m.findEach(buf, p, scratch, &st)
 			}
 			continue
@@ -298,6 +385,33 @@ func (m *foldMatcher) find(buf []byte, scratch *[]byte) bool {
 		if found, last := m.check(buf, p, scratch, &st); found || last {
 			return found
 		}
+	}
+}
+
+// findRequired looks for the required run and folds a window around
+// each hit wide enough for any occurrence through it; once the hits are
+// dense, it folds the rest of buf at once.
+func (m *foldMatcher) findRequired(buf []byte, scratch *[]byte) bool {
+	n := len(m.req.lower)
+	budget := 16 + len(buf)/(4*m.reach)
+	for from, checks := 0, 0; ; checks++ {
+		i := m.req.index(buf[from:])
+		if i < 0 {
+			return false
+		}
+		p := from + i
+		lo, hi := max(0, p-m.reach), min(len(buf), p+n+m.reach)
+		if checks > budget {
+			hi = len(buf)
+		}
+		*scratch = appendFold((*scratch)[:0], buf[lo:hi])
+		if bytes.Contains(*scratch, m.folded) {
+			return true
+		}
+		if hi == len(buf) {
+			return false
+		}
+		from = p + 1
 	}
 }
 
@@ -342,8 +456,12 @@ func (m *foldMatcher) check(buf []byte, p int, scratch *[]byte, st *foldChecks) 
 	}
 	lo, hi := max(0, p-m.reach), min(len(buf), p+m.reach)
 	if st.checks++; st.checks > st.budget {
-		// Sources are dense (text in the term's script): fold the rest
-		// once rather than a window per hit.
+		// Sources are dense (text in the term's script): scan the rest
+		// for the required run, or fold it once, rather than a window
+		// per hit.
+		if m.req != nil {
+			return m.findRequired(buf[lo:], scratch), true
+		}
 		hi = len(buf)
 	}
 	*scratch = appendFold((*scratch)[:0], buf[lo:hi])

@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -106,7 +107,7 @@ func testMatchers(t *testing.T) {
 
 // feedAll runs the chunked read loop over text with a tiny buffer.
 func feedAll(t testing.TB, term string, text []byte, bufSize int) bool {
-	s, err := New(Options{Terms: []string{term}, BufSize: bufSize})
+	s, err := New(Options{Raw: true, Terms: []string{term}, BufSize: bufSize})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,4 +168,40 @@ func FuzzMatch(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRequiredRun: the run every occurrence holds in ASCII.
+func TestRequiredRun(t *testing.T) {
+	for _, tt := range []struct{ folded, want string }{
+		{"strasse", "ra"},             // s (ſ, ß), t (ﬅ, ﬆ) and e... can come from other characters
+		{"flaky", "a"},                // ﬂ gives fl, K (Kelvin) k, ẙ "y" and a ring
+		{"qzvandalpha", "qzvandalph"}, // ẚ folds to "aʾ": it can end the term
+	} {
+		if got := requiredRun(tt.folded); got != tt.want {
+			t.Errorf("requiredRun(%q) = %q, want %q", tt.folded, got, tt.want)
+		}
+	}
+}
+
+// TestRequiredRunRandom checks the fold matchers that scan for a required
+// run against the reference, on random text made of the characters that
+// fold into the terms' letters.
+func TestRequiredRunRandom(t *testing.T) {
+	alphabet := []string{"s", "S", "ſ", "ß", "ẞ", "t", "T", "ﬅ", "ﬆ", "r", "R", "a", "A", "ẚ", "e", "E", "ä", "k", "K", "\u212a", " ", "\xc3", "\n"}
+	terms := []string{"straße", "STRAẞE", "ſtraſſe", "ﬆraße", "maß", "\u212araß"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, term := range terms {
+		m := newMatcher(term)
+		var scratch []byte
+		for range 3000 {
+			var b strings.Builder
+			for range rng.IntN(40) {
+				b.WriteString(alphabet[rng.IntN(len(alphabet))])
+			}
+			text := []byte(b.String())
+			if got, want := m.find(text, &scratch), naiveContains(term, text); got != want {
+				t.Fatalf("find(%q in %q) = %v, naive %v", term, text, got, want)
+			}
+		}
+	}
 }

@@ -76,17 +76,17 @@ func TestSessions(t *testing.T) {
 		want  bool
 		found []bool
 	}{
-		{"one term", "s.jsonl", Options{Terms: []string{"flaky"}}, true, []bool{true}},
-		{"all present", "s.jsonl", Options{Terms: []string{"flaky", "race", "segfault"}}, true, []bool{true, true, true}},
-		{"one missing", "s.jsonl", Options{Terms: []string{"flaky", "absent"}}, false, nil},
-		{"only in a subagent", "s.jsonl", Options{Terms: []string{"race in the POOL"}}, true, []bool{true}},
-		{"only in a tool result", "s.jsonl", Options{Terms: []string{"segfault AT"}}, true, []bool{true}},
-		{"meta.json is not searched", "s.jsonl", Options{Terms: []string{"metaonly"}}, false, []bool{false}},
-		{"any, one present", "s.jsonl", Options{Terms: []string{"absent", "segfault"}, Any: true}, true, nil},
-		{"any, none present", "s.jsonl", Options{Terms: []string{"absent", "nothere"}, Any: true}, false, []bool{false, false}},
-		{"gzip transcript", "s.jsonl.gz", Options{Terms: []string{"LOGIN TEST"}}, true, []bool{true}},
-		{"zstd transcript", "s.jsonl.zst", Options{Terms: []string{"login", "race"}}, true, []bool{true, true}},
-		{"gzip without suffix", "s.jsonl.gzipped", Options{Terms: []string{"flaky"}}, true, []bool{true}},
+		{"one term", "s.jsonl", Options{Raw: true, Terms: []string{"flaky"}}, true, []bool{true}},
+		{"all present", "s.jsonl", Options{Raw: true, Terms: []string{"flaky", "race", "segfault"}}, true, []bool{true, true, true}},
+		{"one missing", "s.jsonl", Options{Raw: true, Terms: []string{"flaky", "absent"}}, false, nil},
+		{"only in a subagent", "s.jsonl", Options{Raw: true, Terms: []string{"race in the POOL"}}, true, []bool{true}},
+		{"only in a tool result", "s.jsonl", Options{Raw: true, Terms: []string{"segfault AT"}}, true, []bool{true}},
+		{"meta.json is not searched", "s.jsonl", Options{Raw: true, Terms: []string{"metaonly"}}, false, []bool{false}},
+		{"any, one present", "s.jsonl", Options{Raw: true, Terms: []string{"absent", "segfault"}, Any: true}, true, nil},
+		{"any, none present", "s.jsonl", Options{Raw: true, Terms: []string{"absent", "nothere"}, Any: true}, false, []bool{false, false}},
+		{"gzip transcript", "s.jsonl.gz", Options{Raw: true, Terms: []string{"LOGIN TEST"}}, true, []bool{true}},
+		{"zstd transcript", "s.jsonl.zst", Options{Raw: true, Terms: []string{"login", "race"}}, true, []bool{true, true}},
+		{"gzip without suffix", "s.jsonl.gzipped", Options{Raw: true, Terms: []string{"flaky"}}, true, []bool{true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,39 +113,6 @@ func TestSessions(t *testing.T) {
 	}
 }
 
-func TestCompressedSubagent(t *testing.T) {
-	p := session(t, "s.jsonl", "{}\n", map[string]string{
-		"subagents/agent-z.jsonl.zst": "zstd SUBAGENT text\n",
-		"subagents/agent-g.jsonl.gz":  "gzip subagent TEXT\n",
-	})
-	res := search(t, Options{Terms: []string{"zstd subagent", "GZIP SUBAGENT"}, Matches: true}, p)
-	want := []FileMatch{
-		{Path: filepath.Join(SessionDir(p), "subagents/agent-g.jsonl.gz"), Kind: KindSubagent, Terms: []string{"GZIP SUBAGENT"}},
-		{Path: filepath.Join(SessionDir(p), "subagents/agent-z.jsonl.zst"), Kind: KindSubagent, Terms: []string{"zstd subagent"}},
-	}
-	if !res.Matched || !reflect.DeepEqual(res.Files, want) {
-		t.Errorf("got %v %+v, want a match in %+v", res.Matched, res.Files, want)
-	}
-}
-
-func TestMatchesListsEveryFile(t *testing.T) {
-	p := session(t, "s.jsonl", "alpha beta\n", map[string]string{
-		"subagents/agent-a.jsonl": "beta\n",
-		"tool-results/t.txt":      "nothing\n",
-		"tool-results/u.txt":      "ALPHA\n",
-	})
-	res := search(t, Options{Terms: []string{"alpha", "beta"}, Matches: true}, p)
-	dir := SessionDir(p)
-	want := []FileMatch{
-		{Path: p, Kind: KindTranscript, Terms: []string{"alpha", "beta"}},
-		{Path: filepath.Join(dir, "subagents/agent-a.jsonl"), Kind: KindSubagent, Terms: []string{"beta"}},
-		{Path: filepath.Join(dir, "tool-results/u.txt"), Kind: KindToolResult, Terms: []string{"alpha"}},
-	}
-	if !res.Matched || !reflect.DeepEqual(res.Files, want) {
-		t.Errorf("got %v %+v, want %+v", res.Matched, res.Files, want)
-	}
-}
-
 // TestLazyAnd: the rare term shows up only after the common one was passed
 // by, in an earlier file and in earlier buffers; the session still matches.
 func TestLazyAnd(t *testing.T) {
@@ -154,11 +121,11 @@ func TestLazyAnd(t *testing.T) {
 		"tool-results/t.txt": filler + "Q9ZJ" + filler,
 	})
 	for _, bs := range []int{16, 100, 1 << 16} {
-		res := search(t, Options{Terms: []string{"common word", "q9zj"}, BufSize: bs}, p)
+		res := search(t, Options{Raw: true, Terms: []string{"common word", "q9zj"}, BufSize: bs}, p)
 		if !res.Matched {
 			t.Errorf("buffer %d: no match, found %v", bs, res.Found)
 		}
-		res = search(t, Options{Terms: []string{"common word", "q9zj", "absent"}, BufSize: bs}, p)
+		res = search(t, Options{Raw: true, Terms: []string{"common word", "q9zj", "absent"}, BufSize: bs}, p)
 		if res.Matched {
 			t.Errorf("buffer %d: matched without the third term", bs)
 		}
@@ -170,27 +137,21 @@ func TestStopsEarly(t *testing.T) {
 	p := session(t, "s.jsonl", "needle\n"+strings.Repeat("y", 1<<20), map[string]string{
 		"tool-results/t.txt": strings.Repeat("z", 1<<20),
 	})
-	res := search(t, Options{Terms: []string{"NEEDLE"}, BufSize: 4096}, p)
+	res := search(t, Options{Raw: true, Terms: []string{"NEEDLE"}, BufSize: 4096}, p)
 	if !res.Matched || res.Bytes > 8192 {
 		t.Errorf("matched %v after %d bytes, want a match within the first buffer", res.Matched, res.Bytes)
-	}
-	// With Matches a file is left once it holds every term, but every
-	// other file is read: the tool result, whole.
-	res = search(t, Options{Terms: []string{"needle"}, BufSize: 4096, Matches: true}, p)
-	if res.Bytes < 1<<20 || res.Bytes > 1<<20+8192 {
-		t.Errorf("with Matches read %d bytes, want the first buffer and the tool result", res.Bytes)
 	}
 }
 
 func TestReadErrors(t *testing.T) {
 	dir := t.TempDir()
-	res := search(t, Options{Terms: []string{"x"}}, filepath.Join(dir, "gone.jsonl"))
+	res := search(t, Options{Raw: true, Terms: []string{"x"}}, filepath.Join(dir, "gone.jsonl"))
 	if res.Matched || len(res.Errs) != 1 || !errors.Is(res.Errs[0], fs.ErrNotExist) {
 		t.Errorf("missing transcript: %+v", res)
 	}
 	p := writeFile(t, dir, "bad.jsonl.gz", "")
 	os.WriteFile(p, []byte("\x1f\x8bnot gzip at all"), 0o644)
-	res = search(t, Options{Terms: []string{"x"}}, p)
+	res = search(t, Options{Raw: true, Terms: []string{"x"}}, p)
 	if len(res.Errs) != 1 {
 		t.Errorf("corrupt gzip: errors %v", res.Errs)
 	}
@@ -215,12 +176,12 @@ func TestTruncatedArchive(t *testing.T) {
 		if err := os.WriteFile(cut, data[:len(data)*2/3], 0o644); err != nil {
 			t.Fatal(err)
 		}
-		res := search(t, Options{Terms: []string{"absent"}}, cut)
+		res := search(t, Options{Raw: true, Terms: []string{"absent"}}, cut)
 		if res.Matched || len(res.Errs) != 1 || !strings.Contains(fmt.Sprint(res.Errs[0]), cut) {
 			t.Errorf("%s: matched %v, errors %v; want one error naming the file", name, res.Matched, res.Errs)
 		}
 		// zstd decodes a block only whole: its cut file may give nothing.
-		if res = search(t, Options{Terms: []string{"NEEDLE"}}, cut); !res.Matched && !strings.HasSuffix(name, ".zst") {
+		if res = search(t, Options{Raw: true, Terms: []string{"NEEDLE"}}, cut); !res.Matched && !strings.HasSuffix(name, ".zst") {
 			t.Errorf("%s: the readable head was not searched", name)
 		}
 	}
@@ -246,7 +207,7 @@ func TestRescanReportsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, terms := range [][]string{{"absent", "q9zj"}, {"common", "q9zj"}} {
-		res := search(t, Options{Terms: terms, BufSize: 64}, p)
+		res := search(t, Options{Raw: true, Terms: terms, BufSize: 64}, p)
 		if len(res.Errs) != 1 {
 			t.Errorf("%q: errors %v, want the cut subagent file once", terms, res.Errs)
 		}
@@ -255,7 +216,7 @@ func TestRescanReportsOnce(t *testing.T) {
 
 func TestNewRejects(t *testing.T) {
 	for _, terms := range [][]string{nil, {""}, {"ok", "\xff"}} {
-		if _, err := New(Options{Terms: terms}); err == nil {
+		if _, err := New(Options{Raw: true, Terms: terms}); err == nil {
 			t.Errorf("New(%q) accepted", terms)
 		}
 	}
@@ -271,7 +232,7 @@ func TestPipelineOrder(t *testing.T) {
 		}
 		jobs = append(jobs, Job{TranscriptPath: writeFile(t, dir, fmt.Sprintf("%02d.jsonl", i), content), Data: i})
 	}
-	s, _ := New(Options{Terms: []string{"match"}})
+	s, _ := New(Options{Raw: true, Terms: []string{"match"}})
 	for _, workers := range []int{1, 3, 8} {
 		var got []int
 		p := s.Start(context.Background(), workers, func(j Job, r Result) error {
@@ -323,7 +284,7 @@ func TestSearchAll(t *testing.T) {
 		}
 		jobs = append(jobs, Job{TranscriptPath: writeFile(t, dir, fmt.Sprintf("%02d.jsonl", i), content), Data: i})
 	}
-	s, _ := New(Options{Terms: []string{"match"}})
+	s, _ := New(Options{Raw: true, Terms: []string{"match"}})
 	for _, workers := range []int{1, 3, 100} {
 		seen := map[int]bool{}
 		var matched []int

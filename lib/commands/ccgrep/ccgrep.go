@@ -25,15 +25,21 @@ import (
 
 const help = `usage: cc-grep [flags] TERM...
 
-Prints the sessions whose main transcript, subagent transcripts
-(<session>/subagents/*.jsonl) or stored tool results (<session>/tool-results/*)
-contain every TERM (with --any: at least one). Terms are literal and ignore
-case; they are looked for in the raw bytes of the files, so ids, paths and
-tool output match too, and a quote or backslash must be written as JSON
-escapes it (\" and \\). A term of ASCII characters ignores ASCII case only;
-any other term is compared under full Unicode case folding, as Python's
+Prints the sessions in which every TERM (with --any: at least one) was said
+or done: in a prompt, the assistant's text or thinking, a tool call's input,
+a tool result (stored ones under <session>/tool-results/ included), a
+subagent's transcript, or an attachment that carries user or hook content
+(a mentioned file, a queued prompt, hook output). Keys, ids, metadata and
+Claude Code's own boilerplate (its system prompt, tool and skill listings,
+environment) are not searched: "error" matches where an error was
+mentioned, not every tool result's is_error key. --raw searches the raw
+bytes of the files instead, anywhere.
+
+Terms are literal and ignore case: an ASCII term ignores ASCII case only;
+any other is compared under full Unicode case folding, as Python's
 str.casefold (STRASSE matches straße). .jsonl.gz and .jsonl.zst files are
-read transparently. A session is read only until its answer is known.
+read transparently. A session is read only until its answer is known, and
+a file whose bytes do not hold the terms is never decoded.
 
 Input: session records on stdin (any record with a transcript_path: from
 cc-sessions, cc-sessions --active, cc-entries --with-source), searched in
@@ -41,9 +47,11 @@ input order, each session once; with no input, every session of every
 profile, newest activity first. Output: the session records (the input
 record unchanged, or the cc-sessions record), in that order.
 
-With --matches each record gets a "matches" field: one object per file that
-holds a term, {path, kind (transcript | subagent | tool_result), terms}, in
-search order; every file of a matching session is then read.
+With --matches, one record per hit instead: session_id, agent_id, the
+record's uuid and timestamp, where (prompt, text, thinking, tool_use,
+tool_result, attachment) with the tool or attachment type and the field,
+the term, and a snippet with -C N characters either side (default 80) and
+the hit's offsets in it (.snippet[.match_start:.match_end] is the hit).
 
 Examples:
   # the session where the login test was flaky
@@ -52,8 +60,11 @@ Examples:
   # sessions of one project that mention either error
   $ cc-sessions --cwd-within ~/src/app | cc-grep --any ECONNRESET EPIPE
 
-  # which files hold the term
-  $ cc-grep --matches 'Σίσυφος' --jq '.matches[].path' -r
+  # where it was said, with 40 characters of context
+  $ cc-grep --matches -C 40 timeout --jq '"\(.where) \(.tool // "")  \(.snippet)"' -r
+
+  # any byte, ids and paths included
+  $ cc-grep --raw c0a1f003
 
 Exit status: 0 a session matched; 1 none matched (nothing on stderr), or a
 failure (one line on stderr); 2 usage error. A file that cannot be read is
@@ -67,7 +78,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 type options struct {
 	sys       cli.System
 	any       bool
+	raw       bool
 	matches   bool
+	context   int
+	terms     []string
 	workers   int
 	profiles  []string
 	cwdWithin []string
@@ -80,11 +94,13 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	c := &cli.Command{
 		Sys:      &sys,
 		Name:     "cc-grep",
-		Synopsis: "cc-grep [--any] [--matches] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...",
+		Synopsis: "cc-grep [--any] [--raw | --matches [-C N]] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
 			f.BoolVar(&o.any, "any", false, "keep sessions holding any term (default: every term)")
-			f.BoolVar(&o.matches, "matches", false, `add "matches": the files holding each term`)
+			f.BoolVar(&o.raw, "raw", false, "match the raw bytes of the files anywhere, keys, ids and boilerplate included")
+			f.BoolVar(&o.matches, "matches", false, "print one record per hit (where, snippet) instead of one per session")
+			f.IntVarP(&o.context, "context", "C", 80, "keep `N` characters either side of a hit in its snippet (with --matches)")
 			f.IntVar(&o.workers, "workers", runtime.NumCPU(), "search `N` sessions at once")
 			f.Func("profile", "only sessions of the profile named `NAME` (repeatable)", func(s string) error {
 				o.profiles = append(o.profiles, s)
@@ -116,14 +132,27 @@ func (o *options) run(env *cli.Env, terms []string) error {
 	if o.workers < 1 {
 		return cli.Usagef("--workers must be 1 or more, not %d", o.workers)
 	}
+	if o.raw && o.matches {
+		return cli.Usagef("--matches shows hits in content: it does not go with --raw")
+	}
+	if o.context < 0 {
+		return cli.Usagef("--context must be 0 or more, not %d", o.context)
+	}
 	if err := checkTerms(env, terms); err != nil {
 		return err
 	}
 	if err := o.resolveWindow(); err != nil {
 		return err
 	}
-	env.Out.SetLayout(cli.SessionLayout)
-	s, err := search.New(search.Options{Terms: terms, Any: o.any, Matches: o.matches})
+	if !o.matches {
+		env.Out.SetLayout(cli.SessionLayout)
+	}
+	o.terms = terms
+	// From the listing, --matches first finds the sessions (stopping
+	// early in each), then reads the matching ones again for their hits,
+	// in the listing's order (hitsInOrder).
+	listMatches := o.matches && !env.HasInput()
+	s, err := search.New(search.Options{Terms: terms, Any: o.any, Raw: o.raw, Matches: o.matches && !listMatches, Context: o.context})
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
@@ -153,18 +182,11 @@ func warnErrs(env *cli.Env, r search.Result) {
 	}
 }
 
-// emit writes one matching session: the record as it came, plus
-// "matches" when asked for.
-func (o *options) emit(env *cli.Env, line []byte, r search.Result) error {
+// emit writes one matching session: the record as it came, or with
+// --matches a record per hit.
+func (o *options) emit(env *cli.Env, line []byte, transcriptPath, sessionID string, r search.Result) error {
 	if o.matches {
-		files := r.Files
-		if files == nil {
-			files = []search.FileMatch{}
-		}
-		var err error
-		if line, err = setKey(line, "matches", files); err != nil {
-			return err
-		}
+		return o.emitHits(env, transcriptPath, sessionID, r)
 	}
 	return env.Out.WriteJSON(line)
 }
@@ -180,7 +202,8 @@ func (o *options) fromStdin(env *cli.Env, s *search.Searcher) (int, error) {
 			return nil
 		}
 		matched++
-		return o.emit(env, j.Data.([]byte), r)
+		in := j.Data.(stdinJob)
+		return o.emit(env, in.line, j.TranscriptPath, in.sessionID, r)
 	})
 	within := sessions.CwdFilter(o.cwdWithin)
 	seen := map[string]bool{}
@@ -206,7 +229,8 @@ func (o *options) fromStdin(env *cli.Env, s *search.Searcher) (int, error) {
 			return nil
 		}
 		seen[ref.TranscriptPath] = true
-		if err := p.Add(search.Job{TranscriptPath: ref.TranscriptPath, Data: append([]byte(nil), line...)}); err != nil {
+		job := stdinJob{line: append([]byte(nil), line...), sessionID: ref.SessionID}
+		if err := p.Add(search.Job{TranscriptPath: ref.TranscriptPath, Data: job}); err != nil {
 			return errStopped
 		}
 		return nil
@@ -288,12 +312,15 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	if o.window.Set() {
 		hits = slices.DeleteFunc(hits, func(h sessions.Session) bool { return !o.sessionInWindow(h) })
 	}
+	if o.matches {
+		return len(hits), o.hitsInOrder(env, hits)
+	}
 	for _, h := range hits {
 		line, err := ndjson.Marshal(h) // as cc-sessions prints it: <, > and & literal
 		if err != nil {
 			return 0, err
 		}
-		if err := o.emit(env, line, byPath[h.TranscriptPath]); err != nil {
+		if err := o.emit(env, line, h.TranscriptPath, h.SessionID, byPath[h.TranscriptPath]); err != nil {
 			return 0, err
 		}
 	}

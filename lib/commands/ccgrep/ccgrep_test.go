@@ -70,19 +70,23 @@ func TestRun(t *testing.T) {
 		{"any", "", []string{"--any", "segfault", "race", "-q", ".session_id", "-r"}, 0, idNew + "\n" + idOld + "\n", ""},
 		{"no match", "", []string{"nowhere"}, 1, "", ""},
 		{"cwd elsewhere", "", []string{"flaky", "--cwd-within", "/srv"}, 1, "", ""},
-		{"unknown profile", "", []string{"flaky", "--profile", "work"}, 2, "", "cc-grep: no profile named \"work\" (known: default)\nusage: cc-grep [--any] [--matches] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...\nRun 'cc-grep -h' for help.\n"},
+		{"unknown profile", "", []string{"flaky", "--profile", "work"}, 2, "", "cc-grep: no profile named \"work\" (known: default)\nusage: cc-grep [--any] [--raw | --matches [-C N]] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...\nRun 'cc-grep -h' for help.\n"},
 		{"stdin keeps input order and bytes", rec(oldPath) + "\n" + rec(newPath) + "\n", []string{"flaky"}, 0, rec(oldPath) + "\n" + rec(newPath) + "\n", ""},
 		{"stdin each transcript once", rec(oldPath) + "\n" + rec(oldPath) + "\n", []string{"flaky"}, 0, rec(oldPath) + "\n", ""},
 		{"stdin profile filter", rec(oldPath) + "\n", []string{"flaky", "--profile", "work"}, 1, "", ""},
-		{"stdin matches", rec(newPath) + "\n", []string{"--matches", "segfault", "FLAKY"}, 0,
-			strings.TrimSuffix(rec(newPath), "}") + `,"matches":[{"path":"` + filepath.Join(proj, idNew, "tool-results", "x1.txt") + `","kind":"tool_result","terms":["segfault","FLAKY"]}]}` + "\n", ""},
+		{"stdin matches", rec(newPath) + "\n", []string{"--matches", "-C", "3", "segfault", "FLAKY", "-q", "[.session_id, .where, .term, .snippet, .match_start, .match_end] | @json", "-r"}, 0,
+			`["` + idNew + `","tool_result","segfault","SEGFAULT fl",0,8]` + "\n" + `["` + idNew + `","tool_result","FLAKY","LT flaky",3,8]` + "\n", ""},
+		{"raw and matches", "", []string{"--raw", "--matches", "x"}, 2, "", "cc-grep: --matches shows hits in content: it does not go with --raw\nusage: cc-grep [--any] [--raw | --matches [-C N]] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...\nRun 'cc-grep -h' for help.\n"},
+		// The session id is in the bytes (cwd, sessionId), said nowhere.
+		{"an id is not content", "", []string{"11111111"}, 1, "", ""},
+		{"an id is in the bytes", "", []string{"--raw", "11111111", "-q", ".session_id", "-r"}, 0, idOld + "\n", ""},
 		{"stdin missing transcript", `{"transcript_path":"/nonexistent/x.jsonl"}` + "\n", []string{"x"}, 1, "",
 			"cc-grep: open /nonexistent/x.jsonl: no such file or directory\n"},
 		{"stdin without transcript_path", `{"cwd":"/x"}` + "\nnot json\n", []string{"x"}, 1, "",
 			"cc-grep: <stdin>:2: malformed JSON, line skipped\ncc-grep: 1 input record(s) without a transcript_path skipped\n"},
-		{"no term", "", nil, 2, "", "cc-grep: no TERM given\nusage: cc-grep [--any] [--matches] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...\nRun 'cc-grep -h' for help.\n"},
-		{"empty term", "", []string{""}, 2, "", "cc-grep: empty search term\nusage: cc-grep [--any] [--matches] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...\nRun 'cc-grep -h' for help.\n"},
-		{"bad workers", "", []string{"x", "--workers", "0"}, 2, "", "cc-grep: --workers must be 1 or more, not 0\nusage: cc-grep [--any] [--matches] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...\nRun 'cc-grep -h' for help.\n"},
+		{"no term", "", nil, 2, "", "cc-grep: no TERM given\nusage: cc-grep [--any] [--raw | --matches [-C N]] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...\nRun 'cc-grep -h' for help.\n"},
+		{"empty term", "", []string{""}, 2, "", "cc-grep: empty search term\nusage: cc-grep [--any] [--raw | --matches [-C N]] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...\nRun 'cc-grep -h' for help.\n"},
+		{"bad workers", "", []string{"x", "--workers", "0"}, 2, "", "cc-grep: --workers must be 1 or more, not 0\nusage: cc-grep [--any] [--raw | --matches [-C N]] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...\nRun 'cc-grep -h' for help.\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,32 +95,6 @@ func TestRun(t *testing.T) {
 				t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant exit %d, stdout:\n%s\nstderr:\n%s", code, out, errs, tt.code, tt.out, tt.err)
 			}
 		})
-	}
-}
-
-func TestSetKey(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{`{"a":1}`, `{"a":1,"matches":[]}`},
-		{`{}`, `{"matches":[]}`},
-		{`{"matches":{"old":true},"b":1.50}`, `{"matches":[],"b":1.50}`},
-		{`{"x":"<&>","n":12345678901234567890}`, `{"x":"<&>","n":12345678901234567890,"matches":[]}`},
-		// Keys keep their spelling; the value is written as ndjson does.
-		{`{ "\u00e9<" : 1 , "a\"b":2}`, `{"\u00e9<":1,"a\"b":2,"matches":["a&b<c>"]}`},
-		// A second "matches" would win in jq: it goes.
-		{`{"matches":1,"a":2,"matches":3}`, `{"matches":["a&b<c>"],"a":2}`},
-	}
-	for _, tt := range tests {
-		v := []string{}
-		if strings.Contains(tt.want, "a&b") {
-			v = []string{"a&b<c>"}
-		}
-		got, err := setKey([]byte(tt.in), "matches", v)
-		if err != nil || string(got) != tt.want {
-			t.Errorf("setKey(%s) = %s, %v; want %s", tt.in, got, err, tt.want)
-		}
-	}
-	if _, err := setKey([]byte(`[1]`), "matches", 1); err == nil {
-		t.Error("setKey accepted an array")
 	}
 }
 
@@ -137,10 +115,12 @@ func TestListingAsCCSessions(t *testing.T) {
 	if err := os.WriteFile(tool, []byte("flaky"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := run(t, h, "", "--matches", "flaky")
+	code, out, errs := run(t, h, "", "flaky")
 	if code != 0 || errs != "" {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
+	_, hits, _ := run(t, h, "", "--matches", "flaky")
+	out += hits
 	for _, want := range []string{`"cwd":"/home/dev/a&b"`, `"first_prompt":"fix <div> & go"`, `"path":"` + tool + `"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %s:\n%s", want, out)

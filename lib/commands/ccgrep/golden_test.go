@@ -42,6 +42,16 @@ func TestGolden(t *testing.T) {
 		{name: "corpus_all_terms", args: []string{"Delegate", "fg-sub-ok"}},
 		{name: "corpus_none", args: []string{"no-such-term-anywhere"}},
 		{name: "stdin_matches", stdin: `{"transcript_path":"` + alpha + `","note":"kept as given"}` + "\n", args: []string{"--matches", "39999"}},
+		// "error" is in every session's bytes (is_error, the system
+		// prompt), said in three.
+		{name: "corpus_error", args: []string{"error"}},
+		{name: "corpus_error_raw", args: []string{"--raw", "error"}},
+		// Where it was said, with 20 characters of context; case folded.
+		{name: "corpus_error_matches", args: []string{"--matches", "-C", "20", "ERROR"}},
+		// AND over two records of one session; --any over sessions.
+		{name: "corpus_matches_and", args: []string{"--matches", "periwinkle", "word"}},
+		// A hook's deny reason (tool_result), a queued prompt (attachment).
+		{name: "corpus_matches_any", args: []string{"--matches", "--any", "-C", "15", "DENY-REASON", "queued-follow-up"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

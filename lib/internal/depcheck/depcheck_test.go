@@ -60,7 +60,7 @@ var arrows = map[string][]string{
 	"lib/commands/ccentries":  {"lib/cli", "lib/ndjson", "lib/profiles", "lib/records", "lib/registry", "lib/sessions", "lib/transcript"},
 	"lib/commands/ccprofiles": {"lib/cli", "lib/profiles"},
 	"lib/commands/ccextract":  {"lib/cli", "lib/extract", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/records", "lib/sessions"},
-	"lib/commands/ccgrep":     {"lib/cli", "lib/jsonscan", "lib/ndjson", "lib/profiles", "lib/records", "lib/search", "lib/sessions"},
+	"lib/commands/ccgrep":     {"lib/cli", "lib/jsonscan", "lib/ndjson", "lib/profiles", "lib/records", "lib/search", "lib/sessionid", "lib/sessions"},
 	"lib/commands/ccsend":     {"lib/cli", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
 	"lib/commands/cchook":     {"lib/cli", "lib/hooks", "lib/hooks/backtest", "lib/hooks/rules"},
 	"lib/commands/cccassette": {"lib/cassette", "lib/cassette/proxy", "lib/cli", "lib/jq", "lib/ndjson", "lib/records", "lib/transcript"},
@@ -97,7 +97,7 @@ var arrows = map[string][]string{
 	"lib/pricing":               nil,
 	"lib/regular":               nil,
 	"lib/sessionid":             nil,
-	"lib/search":                {"lib/bytescan", "lib/mapped", "lib/regular", "lib/transcript"},
+	"lib/search":                {"lib/bytescan", "lib/jsonscan", "lib/mapped", "lib/regular", "lib/transcript"},
 	"lib/transcript":            {"lib/bytescan", "lib/jsonscan", "lib/mapped", "lib/ndjson", "lib/profiles", "lib/regular"},
 	"lib/hooks/backtest":        {"lib/extract", "lib/hooks", "lib/hooks/rules", "lib/transcript"},
 }
