@@ -104,7 +104,7 @@ func markdown(c commands.Command, d cli.Doc, ref string) string {
 
 // helpAndFlags writes the help text and the flag table of d.
 func helpAndFlags(b *strings.Builder, d cli.Doc, heading string) {
-	b.WriteString("```text\n" + d.Help + "\n```\n\n" + heading + " Flags\n\n| flag | meaning |\n|---|---|\n")
+	b.WriteString("```text\n" + helpText(d) + "\n```\n\n" + heading + " Flags\n\n| flag | meaning |\n|---|---|\n")
 	for _, f := range d.Flags {
 		usage := strings.ReplaceAll(f.Usage, "|", `\|`)
 		if f.Default != "" {
@@ -112,6 +112,15 @@ func helpAndFlags(b *strings.Builder, d cli.Doc, heading string) {
 		}
 		fmt.Fprintf(b, "| `%s` | %s |\n", flagLeft(f), usage)
 	}
+}
+
+// helpText is the text -h prints before the flags: the one-line summary
+// (when the command has one), then the help.
+func helpText(d cli.Doc) string {
+	if d.Short == "" {
+		return d.Help
+	}
+	return d.Name + " - " + d.Short + "\n\n" + d.Help
 }
 
 // roff escapes text for a man page line.
@@ -135,16 +144,17 @@ func man(d cli.Doc) string {
 	for len(body) > 0 && body[0] == "" {
 		body = body[1:]
 	}
-	// NAME: the first sentence of the description.
-	summary := ""
+	// NAME: the one-line summary, else the first sentence of the
+	// description.
+	summary := d.Short
 	for _, l := range body {
-		if l == "" {
+		if l == "" || d.Short != "" {
 			break
 		}
 		summary += " " + strings.TrimSpace(l)
 	}
 	for _, end := range []string{". ", ": "} {
-		if j := strings.Index(summary, end); j >= 0 {
+		if j := strings.Index(summary, end); j >= 0 && d.Short == "" {
 			summary = summary[:j]
 		}
 	}
