@@ -96,8 +96,6 @@ func (c *Command) complete(ctx context.Context, w io.Writer, words []string) {
 	}
 	var out []string
 	switch {
-	case valueOf == "completion":
-		out = Shells
 	case f.Values(valueOf) != nil:
 		out = f.Values(valueOf)
 	case valueOf != "":

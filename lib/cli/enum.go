@@ -68,7 +68,8 @@ func DidYouMean(word string, candidates []string) string {
 
 // Suggest returns the candidate closest to word: the one a prefix of
 // word's length names alone, else the nearest by edit distance when that
-// distance is at most 2 and smaller than word. "" when none is close.
+// distance is at most 2 (1 for a word of up to 4 letters). "" when none
+// is close.
 func Suggest(word string, candidates []string) string {
 	if word == "" {
 		return ""
@@ -89,9 +90,14 @@ func Suggest(word string, candidates []string) string {
 	if prefixed != "" && prefixed != "-" {
 		return prefixed
 	}
-	best, bestD := "", 3
+	// Two edits turn most short words into any other short word.
+	limit := 2
+	if len(word) <= 4 {
+		limit = 1
+	}
+	best, bestD := "", limit+1
 	for _, c := range candidates {
-		if d := editDistance(word, c); d < bestD && d < len(word) {
+		if d := editDistance(word, c); d < bestD {
 			best, bestD = c, d
 		}
 	}

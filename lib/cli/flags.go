@@ -47,7 +47,7 @@ func newFlags(name string) *Flags {
 	f.BoolVarP(&f.compact, "compact-output", "c", false, "accepted as jq's -c: the output is always compact")
 	f.BoolVarP(&f.help, "help", "h", false, "print this help and exit")
 	f.fs.BoolVar(&f.version, "version", false, "print the version and exit")
-	f.fs.StringVar(&f.completion, "completion", "", "print the completion script for `SHELL` (bash, zsh or fish) and exit")
+	f.Enum(&f.completion, "completion", "", "print the completion script for `SHELL` and exit", Shells)
 	return f
 }
 

@@ -91,6 +91,7 @@ func TestSuggest(t *testing.T) {
 		{"texts", ""},      // not a misspelling
 		{"conversations", "conversation"},
 		{"words", ""},
+		{"pdf", ""}, // two edits from md: a guess, not a misspelling
 	}
 	for _, tt := range tests {
 		if got := Suggest(tt.word, kinds); got != tt.want {

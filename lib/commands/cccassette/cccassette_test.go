@@ -181,7 +181,7 @@ func TestAssert(t *testing.T) {
 		{[]string{"--expect-failure-reason", "x"}, 1, "expected x, got (none)"},
 		{[]string{"--expect", `.steps | length == 3`, "--expect", `.id == "fixture-success-final-answer"`}, 0, `"pass":true`},
 		{[]string{"--expect", `.steps | length == 4`}, 1, "expectation expect failed"},
-		{[]string{"--expect-status", "done"}, 2, "must be success, error or incomplete"},
+		{[]string{"--expect-status", "done"}, 2, `--expect-status "done": want one of success, error, incomplete`},
 		{[]string{"--expect", `.[`}, 2, "--expect"},
 	}
 	for _, c := range cases {

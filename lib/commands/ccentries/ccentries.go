@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -92,6 +91,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 func (o *options) command() *cli.Command {
 	return &cli.Command{
 		Name:     "cc-entries",
+		Short:    "a transcript's records, one per line: type filter, subagents, archives, --follow",
 		Synopsis: "cc-entries [--types T,...] [--follow] [--branch] [--subagents] [TRANSCRIPT... | -]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
@@ -101,8 +101,9 @@ func (o *options) command() *cli.Command {
 					if name, ok := strings.CutPrefix(t, "+"); ok {
 						t = name // a newer Claude Code's type, taken as given
 					} else if t != "" && !transcript.KnownTypes[t] {
-						return fmt.Errorf("unknown record type %q (a type this version does not know is given as +%s); known types: %s",
-							t, t, strings.Join(transcript.SortedKnownTypes(), ", "))
+						known := transcript.SortedKnownTypes()
+						return fmt.Errorf("unknown record type %q (a type this version does not know is given as +%s); known types: %s%s",
+							t, t, strings.Join(known, ", "), cli.DidYouMean(t, known))
 					}
 					if t != "" {
 						o.types = append(o.types, t)
@@ -121,16 +122,15 @@ func (o *options) command() *cli.Command {
 			f.BoolVar(&o.branch, "branch", false, "only the records on the active conversation branch (walks parentUuid back from the newest record)")
 			f.BoolVar(&o.diagnostics, "diagnostics", false, "decode every record and print one diagnostics record on stderr at the end")
 			f.IntVar(&o.maxLine, "max-line", 0, "skip lines longer than `BYTES` (default 1 GiB)")
+			for _, sel := range []string{"follow", "branch", "tail", "types", "since", "until", "with-source", "subagents", "diagnostics"} {
+				f.Exclusive("archive", sel).Says("--archive copies whole sessions: it takes no selection or output flags")
+			}
+			f.Exclusive("branch", "follow").Says("--branch and --follow exclude each other: the active branch moves as the session runs")
 		},
 		Run: o.run,
 		Complete: func(_ context.Context, flag string, _ []string) []string {
 			if flag == "types" {
-				types := make([]string, 0, len(transcript.KnownTypes))
-				for t := range transcript.KnownTypes {
-					types = append(types, t)
-				}
-				slices.Sort(types)
-				return types
+				return transcript.SortedKnownTypes()
 			}
 			return nil
 		},

@@ -125,13 +125,8 @@ func (o *options) check(f *cli.Flags, args []string) error {
 	switch {
 	case stdin > 1:
 		return cli.Usagef(`"-" (stdin) can be given once`)
-	case o.archive != "" && (o.follow || o.branch || o.tail >= 0 || len(o.types) > 0 || o.since != "" ||
-		o.until != "" || o.withSource || o.subagents || o.diagnostics):
-		return cli.Usagef("--archive copies whole sessions: it takes no selection or output flags")
 	case o.archive != "" && stdin > 0:
 		return cli.Usagef(`--archive needs transcript files, not "-"`)
-	case o.branch && o.follow:
-		return cli.Usagef("--branch and --follow exclude each other: the active branch moves as the session runs")
 	case o.branch && stdin > 0:
 		return cli.Usagef(`--branch reads a file twice: it cannot read "-"`)
 	case o.poll <= 0:

@@ -71,7 +71,7 @@ Kinds:
                 tool_use_id
 
 usage --sum GROUP writes one record per group instead (GROUP is session,
-model, day or project; day is the local date): the group's key, the four
+model, day or project, or block below; day is the local date): the group's key, the four
 token counts, total_tokens, messages, models, first_timestamp,
 last_timestamp. Every message counts once across the whole input, by its
 message id with its request id (or requestRef).
@@ -151,6 +151,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	o := &options{loc: sys.Location()}
 	c := &cli.Command{
 		Name:     "cc-extract",
+		Short:    "typed facts from transcripts: prompts, tools, shell commands, failures, usage, cost",
 		Synopsis: "cc-extract KIND [flags] [TRANSCRIPT|DIR...]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
@@ -159,16 +160,13 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.errors, "errors", false, "shell, tools: only failed calls")
 			f.BoolVar(&o.unique, "unique", false, "files: one record per path with the operations seen")
 			f.BoolVar(&o.subagents, "subagents", false, "also read each session's subagent transcripts")
-			f.StringVar(&o.sum, "sum", "", "usage: aggregate by `GROUP` (session, model, day, project, block)")
+			f.Enum(&o.sum, "sum", "", "usage: aggregate by `GROUP`", extract.SumBy)
 			f.BoolVar(&o.cost, "cost", false, "usage: price each message as Claude Code does")
 			f.StringVar(&o.prices, "prices", "", "usage: price the models named in `FILE` (JSON or YAML) at its rates; implies --cost")
 		},
 		Run: o.run,
 		Complete: func(_ context.Context, flag string, args []string) []string {
-			switch {
-			case flag == "sum":
-				return []string{"session", "model", "day", "project"}
-			case flag == "" && len(args) == 0:
+			if flag == "" && len(args) == 0 {
 				return extract.Kinds
 			}
 			return nil
@@ -197,15 +195,12 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	kind, paths := args[0], args[1:]
 	if !slices.Contains(extract.Kinds, kind) {
-		return cli.Usagef("unknown kind %q (want one of %s)", kind, strings.Join(extract.Kinds, ", "))
+		return cli.Usagef("unknown kind %q (want one of %s)%s", kind, strings.Join(extract.Kinds, ", "), cli.DidYouMean(kind, extract.Kinds))
 	}
 	for _, fk := range flagKinds {
 		if env.Flags.Visited(fk.name) && !slices.Contains(fk.kinds, kind) {
 			return cli.Usagef("--%s applies to %s, not %s", fk.name, strings.Join(fk.kinds, " and "), kind)
 		}
-	}
-	if o.sum != "" && !slices.Contains(extract.SumBy, o.sum) {
-		return cli.Usagef("unknown --sum %q (want one of %s)", o.sum, strings.Join(extract.SumBy, ", "))
 	}
 	var prices *pricing.Catalog
 	if o.cost || o.prices != "" {

@@ -77,6 +77,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	o := &options{sys: sys}
 	c := &cli.Command{
 		Name:     "cc-grep",
+		Short:    "which sessions contain all (or any) of some terms: a parallel scan of raw bytes",
 		Synopsis: "cc-grep [--any] [--matches] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {

@@ -92,6 +92,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	o := &options{sys: sys}
 	c := &cli.Command{
 		Name:     "cc-redact",
+		Short:    "secrets in records masked as [REDACTED:<kind>], or found with --scan",
 		Synopsis: "cc-redact [--scan] [--rules FILE] [--profile NAME] [TRANSCRIPT... | -]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
@@ -105,18 +106,21 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 				return nil
 			})
 			f.IntVar(&o.workers, "workers", runtime.NumCPU(), "with --scan, read `N` files at once")
+			f.Requires("profile", "scan").Says(profileScan)
 		},
 		Run: o.run,
 	}
 	return c.Main(args, stdin, stdout, stderr)
 }
 
+const profileScan = "--profile picks the sessions --scan reads when no input is given"
+
 func (o *options) run(env *cli.Env, args []string) error {
 	if o.workers < 1 {
 		return cli.Usagef("--workers must be 1 or more, not %d", o.workers)
 	}
-	if len(o.profiles) > 0 && (!o.scan || len(args) > 0) {
-		return cli.Usagef("--profile picks the sessions --scan reads when no input is given")
+	if len(o.profiles) > 0 && len(args) > 0 {
+		return cli.Usagef("%s", profileScan)
 	}
 	stdin := 0
 	for _, a := range args {

@@ -113,6 +113,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	o := &options{}
 	c := &cli.Command{
 		Name:     "cc-render",
+		Short:    "a session as GitHub Markdown or one self-contained HTML page",
 		Synopsis: "cc-render md|html [flags] [TRANSCRIPT...]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
@@ -121,11 +122,12 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.subagents, "subagents", false, "render subagent transcripts inside their Agent calls")
 			f.BoolVar(&o.follow, "follow", false, "rewrite the output as the session grows, until it ends")
 			f.DurationVar(&o.poll, "poll", 500*time.Millisecond, "with --follow, how often to look for changes")
+			f.Exclusive("out", "out-dir")
 		},
 		Run: o.run,
 		Complete: func(_ context.Context, flag string, args []string) []string {
 			if flag == "" && len(args) == 0 {
-				return []string{"md", "html"}
+				return render.Formats
 			}
 			return nil
 		},
@@ -135,17 +137,14 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 
 func (o *options) run(env *cli.Env, args []string) error {
 	if len(args) == 0 {
-		return cli.Usagef("missing format (md or html)")
+		return cli.Usagef("missing format (%s)", cli.OneOf(render.Formats))
 	}
 	o.format, args = args[0], args[1:]
 	if !slices.Contains(render.Formats, o.format) {
-		return cli.Usagef("unknown format %q (want md or html)", o.format)
+		return cli.Usagef("unknown format %q (want %s)%s", o.format, cli.OneOf(render.Formats), cli.DidYouMean(o.format, render.Formats))
 	}
 	if env.Flags.JQ != "" {
 		return cli.Usagef("--jq: cc-render writes pages, not records (filter its input instead)")
-	}
-	if o.out != "" && o.outDir != "" {
-		return cli.Usagef("--out and --out-dir exclude each other")
 	}
 	if o.poll <= 0 {
 		return cli.Usagef("--poll must be positive")

@@ -83,6 +83,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	o := &options{sys: sys}
 	c := &cli.Command{
 		Name:     "cc-sessions",
+		Short:    "Claude Code sessions, past and running; find one by address, name, id or pid",
 		Synopsis: "cc-sessions [--active | --find QUERY | --current] [--profile NAME] [--cwd-within DIR] [--limit N]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
@@ -99,6 +100,15 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.StringVar(&o.find, "find", "", "one session: pid:<n>, <profile>/<name>, id, name or id prefix (`QUERY`)")
 			f.StringVar(&o.cwd, "cwd", "", "with --find: look in the project dirs of `DIR` first")
 			f.BoolVar(&o.current, "current", false, "the session this command runs inside")
+			f.Exclusive("active", "find", "current")
+			f.Requires("cwd", "find")
+			// Silently ignoring them would answer another question than asked.
+			const listing = "--cwd-within and --limit work with the listing and --active, not with --find or --current"
+			for _, a := range []string{"cwd-within", "limit"} {
+				for _, b := range []string{"find", "current"} {
+					f.Exclusive(a, b).Says(listing)
+				}
+			}
 		},
 		Run: o.run,
 		Complete: func(ctx context.Context, flag string, _ []string) []string {
@@ -119,24 +129,11 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if len(args) > 0 {
 		return cli.Usagef("unexpected argument %q", args[0])
 	}
-	modes := 0
-	for _, on := range []bool{o.active, env.Flags.Visited("find"), o.current} {
-		if on {
-			modes++
-		}
-	}
 	switch {
-	case modes > 1:
-		return cli.Usagef("--active, --find and --current exclude each other")
 	case env.Flags.Visited("find") && o.find == "":
 		return cli.Usagef("--find needs a QUERY")
-	case o.cwd != "" && o.find == "":
-		return cli.Usagef("--cwd works with --find")
 	case o.limit < 0:
 		return cli.Usagef("--limit must be 0 or more, not %d", o.limit)
-	case (env.Flags.Visited("find") || o.current) && (len(o.cwdWithin) > 0 || env.Flags.Visited("limit")):
-		// Silently ignoring them would answer another question than asked.
-		return cli.Usagef("--cwd-within and --limit work with the listing and --active, not with --find or --current")
 	}
 	profs, err := o.loadProfiles(env)
 	if err != nil || profs == nil {

@@ -119,6 +119,7 @@ func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Wri
 	o := &options{}
 	c := &cli.Command{
 		Name:     "cc-statusline",
+		Short:    "Claude Code's status line: model, session cost, the 5-hour block, context use",
 		Synopsis: "cc-statusline [--template TEXT | --jq EXPR] [--log FILE]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
@@ -129,6 +130,7 @@ func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Wri
 			f.StringVar(&o.cacheDir, "cache-dir", "", "keep the per-transcript cache in `DIR` (default: the user cache dir's ccpipe/statusline)")
 			f.StringVar(&o.now, "now", "", "take `TIME` (RFC 3339) as now, for tests")
 			f.StringVar(&o.prices, "prices", "", "price the block with the override rows in `FILE`, as cc-extract usage --prices does")
+			f.Exclusive("template", "jq").Says("--template and --jq: give one")
 		},
 		Run: o.run,
 	}
@@ -164,9 +166,6 @@ func (o *options) run(env *cli.Env, args []string) error {
 	start := time.Now()
 	if len(args) > 0 {
 		return cli.Usagef("no arguments expected; the payload comes on stdin")
-	}
-	if o.tmpl != "" && env.Out.Filtering() {
-		return cli.Usagef("--template and --jq: give one")
 	}
 	text := o.tmpl
 	if text == "" {
