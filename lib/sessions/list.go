@@ -60,7 +60,7 @@ type ListOptions struct {
 	// Host checks the liveness of running sessions (default the local host).
 	Host *registry.Host
 	// Getenv reads this process's environment, for the scratchpad guess
-	// (default os.Getenv).
+	// (nil: an empty one).
 	Getenv func(string) string
 	// NoActive skips the registries: Active stays nil everywhere.
 	NoActive bool

@@ -20,11 +20,14 @@ func run(t *testing.T, stdin string, args ...string) (int, string, string) {
 	if stdin != "" {
 		in = strings.NewReader(stdin)
 	}
+	// No API keys for import to look for; the proxied child gets this
+	// process's environment (PATH).
+	sys := cli.System{Environ: os.Environ}
 	var code int
 	if in != nil {
-		code = RunWith(cli.System{}, args, in, &out, &errb)
+		code = RunWith(sys, args, in, &out, &errb)
 	} else {
-		code = RunWith(cli.System{}, args, nil, &out, &errb)
+		code = RunWith(sys, args, nil, &out, &errb)
 	}
 	return code, out.String(), errb.String()
 }

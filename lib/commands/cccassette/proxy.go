@@ -179,7 +179,7 @@ Examples:
 		child, _ := env.Flags.AfterDash()
 		pos = pos[:len(pos)-len(child)]
 		r := &proxy.Run{Mode: mode, Command: child, Out: p.out, ID: p.id, Match: p.match, Ignore: p.ignore,
-			Env: os.Environ(), Stdin: stdin, Stdout: stdout, Stderr: stderr}
+			Env: sys.Environment(), Stdin: stdin, Stdout: stdout, Stderr: stderr}
 		if err := p.check(mode, pos, child, r); err != nil {
 			return err
 		}

@@ -58,6 +58,7 @@ transcript_path: each is named on stderr, the first ten one by one, and the
 other records are still read), or another failure, 2 usage error.`
 
 type options struct {
+	sys         cli.System
 	types       []string
 	withSource  bool
 	subagents   bool
@@ -84,7 +85,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // RunWith runs cc-entries in the given System.
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{now: sys.Clock, stopFor: registryStop}
+	o := &options{sys: sys, now: sys.Clock, stopFor: registryStop}
 	return o.command().Main(args, stdin, stdout, stderr)
 }
 

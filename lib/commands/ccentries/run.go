@@ -57,7 +57,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if o.archive != "" {
 		// Refused up front for every config dir known, not only the
 		// sources' own: a copy inside any of them is a second transcript.
-		profs, _ := profiles.Discover(profiles.EnvFromOS())
+		profs, _ := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
 		var dirs []string
 		for _, p := range profs {
 			dirs = append(dirs, p.ConfigDir, p.ProjectsDir)

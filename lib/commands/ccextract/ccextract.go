@@ -136,6 +136,7 @@ type options struct {
 	all, thinking, errors, unique, subagents bool
 	sum                                      string
 	loc                                      *time.Location
+	now                                      func() time.Time
 	cost                                     bool
 	prices                                   string
 }
@@ -146,9 +147,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // RunWith runs cc-extract in the given System (its zone decides the
-// days of --sum day).
+// days of --sum day, its clock the active --sum block).
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{loc: sys.Location()}
+	o := &options{loc: sys.Location(), now: sys.Clock}
 	c := &cli.Command{
 		Name:     "cc-extract",
 		Short:    "typed facts from transcripts: prompts, tools, shell commands, failures, usage, cost",
@@ -219,7 +220,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	x, err := extract.New(extract.Options{
 		Kind: kind, All: o.all, Thinking: o.thinking, Errors: o.errors, Unique: o.unique,
-		Subagents: o.subagents, Sum: o.sum, Location: o.loc, Prices: prices,
+		Subagents: o.subagents, Sum: o.sum, Location: o.loc, Now: o.now(), Prices: prices,
 		Warn: func(msg string) { env.Warnf("%s", msg) },
 	}, env.Out.Write)
 	if err != nil {

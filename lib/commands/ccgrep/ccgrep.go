@@ -251,7 +251,7 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	})
 	// The matches are completed (heads and tails read, registries joined)
 	// while the search goes on.
-	comp := sessions.NewCompleter(env.Ctx, profs, sessions.ListOptions{CwdWithin: o.cwdWithin})
+	comp := sessions.NewCompleter(env.Ctx, profs, sessions.ListOptions{CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv})
 	byPath := map[string]search.Result{}
 	err := s.SearchAll(env.Ctx, o.workers, jobs, func(j search.Job, r search.Result) error {
 		warnErrs(env, r)

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -105,11 +104,6 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // RunWith runs cc-render in the given System.
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if sys.Env("GOGC") == "" {
-		// A page is written from small pieces: a tighter heap keeps the
-		// peak RSS near the runtime's floor for a little CPU.
-		debug.SetGCPercent(50)
-	}
 	o := &options{}
 	c := &cli.Command{
 		Name:     "cc-render",

@@ -99,12 +99,12 @@ const DefaultTemplate = `{{.model}} | {{usd .session_cost_usd}} session` +
 	`{{if .context_percent}} | ctx {{pct .context_percent}}%{{end}}`
 
 type options struct {
+	sys      cli.System
 	tmpl     string
 	recheck  time.Duration
 	budget   time.Duration
 	log      string
 	cacheDir string
-	now      string
 	prices   string
 }
 
@@ -113,10 +113,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return RunWith(cli.OS(), args, stdin, stdout, stderr)
 }
 
-// RunWith runs cc-statusline in the given System. Its clock comes from
-// --now in tests; the payload says the rest.
-func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{}
+// RunWith runs cc-statusline in the given System: its clock (the block's
+// now) and cache dir; the payload says the rest.
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{sys: sys}
 	c := &cli.Command{
 		Name:     "cc-statusline",
 		Short:    "Claude Code's status line: model, session cost, the 5-hour block, context use",
@@ -128,7 +128,6 @@ func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Wri
 			f.DurationVar(&o.budget, "budget", 300*time.Millisecond, "stop reading transcripts after `DURATION` and print what was read (the block then shows a +); the next call reads on")
 			f.StringVar(&o.log, "log", "", "append each payload to `FILE` as one NDJSON line")
 			f.StringVar(&o.cacheDir, "cache-dir", "", "keep the per-transcript cache in `DIR` (default: the user cache dir's ccpipe/statusline)")
-			f.StringVar(&o.now, "now", "", "take `TIME` (RFC 3339) as now, for tests")
 			f.StringVar(&o.prices, "prices", "", "price the block with the override rows in `FILE`, as cc-extract usage --prices does")
 			f.Exclusive("template", "jq").Says("--template and --jq: give one")
 		},
@@ -175,14 +174,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if err != nil {
 		return cli.Usagef("--template: %v", err)
 	}
-	now := time.Now()
-	if o.now != "" {
-		if now, err = time.Parse(time.RFC3339Nano, o.now); err != nil {
-			return cli.Usagef("--now: %v", err)
-		}
-	}
+	now := o.sys.Clock()
 	if o.cacheDir == "" {
-		d, err := os.UserCacheDir()
+		d, err := o.sys.CacheDir()
 		if err != nil {
 			return fmt.Errorf("no cache dir (use --cache-dir): %w", err)
 		}

@@ -54,7 +54,7 @@ var arrows = map[string][]string{
 
 	"lib/cli": {"lib/jq", "lib/ndjson", "lib/regular"},
 
-	"lib/commands":            {"lib/commands/cccassette", "lib/commands/ccentries", "lib/commands/ccextract", "lib/commands/ccgrep", "lib/commands/cchook", "lib/commands/ccprofiles", "lib/commands/ccredact", "lib/commands/ccrender", "lib/commands/ccsend", "lib/commands/ccsessions", "lib/commands/ccstatusline"},
+	"lib/commands":            {"lib/cli", "lib/commands/cccassette", "lib/commands/ccentries", "lib/commands/ccextract", "lib/commands/ccgrep", "lib/commands/cchook", "lib/commands/ccprofiles", "lib/commands/ccredact", "lib/commands/ccrender", "lib/commands/ccsend", "lib/commands/ccsessions", "lib/commands/ccstatusline"},
 	"lib/commands/ccsessions": {"lib/cli", "lib/profiles", "lib/sessions"},
 	"lib/commands/ccentries":  {"lib/cli", "lib/ndjson", "lib/profiles", "lib/registry", "lib/sessions", "lib/transcript"},
 	"lib/commands/ccprofiles": {"lib/cli", "lib/profiles"},
