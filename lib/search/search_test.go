@@ -15,6 +15,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/ccpipe/ccpipe/lib/layout"
 )
 
 // writeFile writes content to dir/name, compressed by the name's suffix.
@@ -48,7 +50,7 @@ func session(t *testing.T, name, main string, extra map[string]string) string {
 	dir := t.TempDir()
 	p := writeFile(t, dir, name, main)
 	for rel, content := range extra {
-		writeFile(t, SessionDir(p), rel, content)
+		writeFile(t, layout.SessionDir(p), rel, content)
 	}
 	return p
 }
@@ -120,8 +122,8 @@ func TestCompressedSubagent(t *testing.T) {
 	})
 	res := search(t, Options{Terms: []string{"zstd subagent", "GZIP SUBAGENT"}, Matches: true}, p)
 	want := []FileMatch{
-		{Path: filepath.Join(SessionDir(p), "subagents/agent-g.jsonl.gz"), Kind: KindSubagent, Terms: []string{"GZIP SUBAGENT"}},
-		{Path: filepath.Join(SessionDir(p), "subagents/agent-z.jsonl.zst"), Kind: KindSubagent, Terms: []string{"zstd subagent"}},
+		{Path: filepath.Join(layout.SessionDir(p), "subagents/agent-g.jsonl.gz"), Kind: KindSubagent, Terms: []string{"GZIP SUBAGENT"}},
+		{Path: filepath.Join(layout.SessionDir(p), "subagents/agent-z.jsonl.zst"), Kind: KindSubagent, Terms: []string{"zstd subagent"}},
 	}
 	if !res.Matched || !reflect.DeepEqual(res.Files, want) {
 		t.Errorf("got %v %+v, want a match in %+v", res.Matched, res.Files, want)
@@ -135,7 +137,7 @@ func TestMatchesListsEveryFile(t *testing.T) {
 		"tool-results/u.txt":      "ALPHA\n",
 	})
 	res := search(t, Options{Terms: []string{"alpha", "beta"}, Matches: true}, p)
-	dir := SessionDir(p)
+	dir := layout.SessionDir(p)
 	want := []FileMatch{
 		{Path: p, Kind: KindTranscript, Terms: []string{"alpha", "beta"}},
 		{Path: filepath.Join(dir, "subagents/agent-a.jsonl"), Kind: KindSubagent, Terms: []string{"beta"}},
@@ -238,7 +240,7 @@ func TestRescanReportsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad := filepath.Join(SessionDir(p), "subagents", "agent-a.jsonl.gz")
+	bad := filepath.Join(layout.SessionDir(p), "subagents", "agent-a.jsonl.gz")
 	if err := os.MkdirAll(filepath.Dir(bad), 0o755); err != nil {
 		t.Fatal(err)
 	}

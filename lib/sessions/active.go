@@ -13,9 +13,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/registry"
-	"github.com/ccpipe/ccpipe/lib/sessionid"
 )
 
 // PeerProtocol is the messaging protocol version this package speaks.
@@ -264,7 +264,7 @@ func findTranscript(projectsDir, id, cwd string) string {
 }
 
 func transcriptIn(projectDir, id string) string {
-	for _, suf := range sessionid.TranscriptSuffixes {
+	for _, suf := range layout.TranscriptSuffixes {
 		p := filepath.Join(projectDir, id+suf)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 			return p

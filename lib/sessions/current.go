@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/registry"
 )
@@ -49,7 +50,7 @@ func Current(ctx context.Context, profs []profiles.Profile, opt CurrentOptions) 
 			return s, nil
 		}
 	}
-	if id := getenv("CLAUDE_CODE_SESSION_ID"); IsSessionID(id) {
+	if id := getenv("CLAUDE_CODE_SESSION_ID"); layout.IsUUID(id) {
 		if s, err := Find(ctx, id, profs, fo); err == nil {
 			return s, nil
 		}

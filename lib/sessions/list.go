@@ -4,17 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/layout"
+	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/registry"
 	"github.com/ccpipe/ccpipe/lib/regular"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
-
-	"github.com/ccpipe/ccpipe/lib/profiles"
-	"github.com/ccpipe/ccpipe/lib/registry"
 )
 
 // ProjectsDir is one distinct projects dir and the names of every profile
@@ -127,13 +126,13 @@ func projectFiles(projectDir string, profs []string) ([]Session, []error) {
 	var errs []error
 	dirs := map[string]bool{}
 	for _, e := range ents {
-		if e.IsDir() && IsSessionID(e.Name()) {
+		if e.IsDir() && layout.IsUUID(e.Name()) {
 			dirs[e.Name()] = true
 		}
 	}
 	var out []Session
 	for _, e := range ents {
-		id, compressed, ok := TranscriptID(e.Name())
+		id, compressed, ok := layout.Transcript(e.Name())
 		if !ok || e.IsDir() {
 			continue
 		}
@@ -426,7 +425,7 @@ func summarizeOne(s *Session, opt ListOptions) error {
 
 // hasSubagents reports whether <session dir>/subagents holds a transcript.
 func hasSubagents(sessDir string) bool {
-	f, err := os.Open(filepath.Join(sessDir, "subagents"))
+	f, err := os.Open(filepath.Join(sessDir, layout.SubagentsDir))
 	if err != nil {
 		return false
 	}
@@ -434,7 +433,7 @@ func hasSubagents(sessDir string) bool {
 	for {
 		names, err := f.Readdirnames(64)
 		for _, n := range names {
-			if strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".jsonl.gz") || strings.HasSuffix(n, ".jsonl.zst") {
+			if layout.HasTranscriptSuffix(n) {
 				return true
 			}
 		}

@@ -20,9 +20,9 @@ import (
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/extract"
 	"github.com/ccpipe/ccpipe/lib/jsonscan"
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/pricing"
-	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
 const help = `usage: cc-extract KIND [flags] [TRANSCRIPT|DIR...]
@@ -268,12 +268,12 @@ func addPaths(paths []string, add func(string) error, skip func(error)) error {
 				return nil
 			}
 			if d.IsDir() {
-				if path != p && (d.Name() == "subagents" || d.Name() == "tool-results" || d.Name() == "memory") {
+				if path != p && layout.IsSkipDir(d.Name()) {
 					return filepath.SkipDir
 				}
 				return nil
 			}
-			if _, _, ok := sessions.TranscriptID(d.Name()); ok {
+			if _, _, ok := layout.Transcript(d.Name()); ok {
 				return add(path)
 			}
 			return nil

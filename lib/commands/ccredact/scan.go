@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/regular"
 	"github.com/ccpipe/ccpipe/lib/search"
@@ -234,7 +235,7 @@ func (r *runner) scanSession(s *scanner, path, id string) error {
 // session dir's.
 func sessionIDOf(path string) string {
 	dir := filepath.Dir(path)
-	if b := filepath.Base(dir); b == "subagents" || b == "tool-results" {
+	if b := filepath.Base(dir); b == layout.SubagentsDir || b == layout.ToolResultsDir {
 		return filepath.Base(filepath.Dir(dir))
 	}
 	return transcript.SessionID(path)

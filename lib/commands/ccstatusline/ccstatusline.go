@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/pricing"
-	"github.com/ccpipe/ccpipe/lib/sessionid"
 )
 
 const help = `usage: cc-statusline [flags]
@@ -366,10 +366,10 @@ func recentTranscripts(path string, now time.Time) (out []fileInfo, stamps []sta
 			continue
 		}
 		for _, e := range ents {
-			if _, _, ok := sessionid.Transcript(e.Name()); !ok || e.IsDir() || !add(pdir, e) {
+			if _, _, ok := layout.Transcript(e.Name()); !ok || e.IsDir() || !add(pdir, e) {
 				continue
 			}
-			sub := filepath.Join(pdir, strings.TrimSuffix(e.Name(), ".jsonl"), "subagents")
+			sub := filepath.Join(pdir, strings.TrimSuffix(e.Name(), ".jsonl"), layout.SubagentsDir)
 			if !stampDir(sub) {
 				continue
 			}

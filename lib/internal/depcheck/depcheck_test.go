@@ -41,7 +41,7 @@ var arrows = map[string][]string{
 
 	"lib/profiles":      {"lib/regular"},
 	"lib/registry":      {"lib/regular", "lib/transcript"},
-	"lib/sessions":      {"lib/ndjson", "lib/profiles", "lib/registry", "lib/regular", "lib/sessionid", "lib/transcript"},
+	"lib/sessions":      {"lib/layout", "lib/ndjson", "lib/profiles", "lib/registry", "lib/regular", "lib/transcript"},
 	"lib/extract":       {"lib/bytescan", "lib/hooks", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/transcript"},
 	"lib/peer":          {"lib/ndjson", "lib/regular"},
 	"lib/peer/peertest": nil,
@@ -58,7 +58,7 @@ var arrows = map[string][]string{
 	"lib/commands/ccsessions": {"lib/cli", "lib/profiles", "lib/sessions"},
 	"lib/commands/ccentries":  {"lib/cli", "lib/ndjson", "lib/profiles", "lib/registry", "lib/sessions", "lib/transcript"},
 	"lib/commands/ccprofiles": {"lib/cli", "lib/profiles"},
-	"lib/commands/ccextract":  {"lib/cli", "lib/extract", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/sessions"},
+	"lib/commands/ccextract":  {"lib/cli", "lib/extract", "lib/jsonscan", "lib/layout", "lib/ndjson", "lib/pricing"},
 	"lib/commands/ccgrep":     {"lib/cli", "lib/jsonscan", "lib/ndjson", "lib/profiles", "lib/search", "lib/sessions"},
 	"lib/commands/ccsend":     {"lib/cli", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
 	"lib/commands/cchook":     {"lib/cli", "lib/hooks", "lib/hooks/rules"},
@@ -90,13 +90,13 @@ var arrows = map[string][]string{
 	"cmd/cc-redact":             {"lib/commands/ccredact"},
 	"cmd/cc-statusline":         {"lib/commands/ccstatusline"},
 	"lib/cassette/proxy":        {"lib/cassette", "lib/jq", "lib/secrets"},
-	"lib/commands/ccredact":     {"lib/cli", "lib/ndjson", "lib/profiles", "lib/regular", "lib/search", "lib/secrets", "lib/sessions", "lib/transcript"},
-	"lib/commands/ccstatusline": {"lib/cli", "lib/pricing", "lib/regular", "lib/sessionid"},
+	"lib/commands/ccredact":     {"lib/cli", "lib/layout", "lib/ndjson", "lib/profiles", "lib/regular", "lib/search", "lib/secrets", "lib/sessions", "lib/transcript"},
+	"lib/commands/ccstatusline": {"lib/cli", "lib/layout", "lib/pricing", "lib/regular"},
 	"lib/pricing":               nil,
 	"lib/regular":               nil,
-	"lib/sessionid":             nil,
-	"lib/search":                {"lib/bytescan", "lib/mapped", "lib/regular", "lib/transcript"},
-	"lib/transcript":            {"lib/bytescan", "lib/jsonscan", "lib/mapped", "lib/ndjson", "lib/profiles", "lib/regular"},
+	"lib/layout":                nil,
+	"lib/search":                {"lib/bytescan", "lib/layout", "lib/mapped", "lib/regular", "lib/transcript"},
+	"lib/transcript":            {"lib/bytescan", "lib/jsonscan", "lib/layout", "lib/mapped", "lib/ndjson", "lib/profiles", "lib/regular"},
 }
 
 // light are packages on a hot path, with what they must not pull in even
