@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ccpipe/ccpipe/lib/layout"
-	"github.com/ccpipe/ccpipe/lib/profiles"
-	"github.com/ccpipe/ccpipe/lib/registry"
 	"github.com/ccpipe/ccpipe/lib/regular"
 	"os"
 	"path/filepath"
@@ -14,6 +11,10 @@ import (
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/ccpipe/ccpipe/lib/layout"
+	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/registry"
 )
 
 // ProjectsDir is one distinct projects dir and the names of every profile
