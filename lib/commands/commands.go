@@ -1,7 +1,7 @@
 // Package commands lists the cc-* commands, for what covers all of them:
 // the txtar scripts (testdata/script), the docs generator
 // (lib/internal/gendocs) and its field check. A new command joins all
-// three by adding one entry to All.
+// three (and the README's command table) by adding one entry to All.
 package commands
 
 import (
@@ -42,7 +42,8 @@ type Command struct {
 	Verbatim []string
 }
 
-// All is every command, in the order the README's table lists them.
+// All is every command, in the order of the README's command table and
+// completion loop, which gendocs writes from it.
 var All = []Command{
 	{Name: "cc-profiles", Dir: "lib/commands/ccprofiles", Run: ccprofiles.Run, RunWith: ccprofiles.RunWith,
 		Golden: []string{"lib/commands/ccprofiles/testdata/*.golden"}},
