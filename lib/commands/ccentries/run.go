@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ccpipe/ccpipe/lib/profiles"
 	"sync"
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 	"github.com/ccpipe/ccpipe/lib/transcript"
@@ -57,9 +57,8 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if o.archive != "" {
 		// Refused up front for every config dir known, not only the
 		// sources' own: a copy inside any of them is a second transcript.
-		profs, _ := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
 		var dirs []string
-		for _, p := range profs {
+		for _, p := range load.Profiles(o.sys) {
 			dirs = append(dirs, p.ConfigDir, p.ProjectsDir)
 		}
 		if err := transcript.CheckArchiveDir(o.archive, dirs); err != nil {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/extract"
 	"github.com/ccpipe/ccpipe/lib/jsonscan"
 	"github.com/ccpipe/ccpipe/lib/layout"
@@ -204,19 +205,14 @@ func (o *options) run(env *cli.Env, args []string) error {
 		}
 	}
 	var prices *pricing.Catalog
-	if o.cost || o.prices != "" {
+	if o.cost {
 		prices = pricing.Embedded()
 	}
 	if o.prices != "" {
-		data, err := os.ReadFile(o.prices)
-		if err != nil {
-			return cli.Usagef("--prices: %v", err)
+		var err error
+		if prices, _, err = load.Prices(o.prices); err != nil {
+			return err
 		}
-		rows, err := pricing.ParseOverrides(o.prices, data)
-		if err != nil {
-			return cli.Usagef("--prices %v", err)
-		}
-		prices = prices.WithOverrides(rows)
 	}
 	x, err := extract.New(extract.Options{
 		Kind: kind, All: o.all, Thinking: o.thinking, Errors: o.errors, Unique: o.unique,

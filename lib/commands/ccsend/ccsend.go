@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/peer"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/sessions"
@@ -143,8 +144,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 		Run: o.run,
 		Complete: func(ctx context.Context, flag string, args []string) []string {
 			if flag == "" && len(args) == 0 {
-				profs, _ := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
-				return sessions.RunningNames(ctx, profs, o.sys.Getenv)
+				return sessions.RunningNames(ctx, load.Profiles(o.sys), o.sys.Getenv)
 			}
 			return nil
 		},
@@ -225,7 +225,7 @@ func (o *options) runRecords(env *cli.Env) error {
 		if !discovered {
 			// Only needed to find key files of records that do not say
 			// where their registry is.
-			profs, _ = profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
+			profs = load.Profiles(o.sys)
 			discovered = true
 		}
 		t, err := fromRecord(line, profs)

@@ -10,6 +10,7 @@ import (
 	"io"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
@@ -112,7 +113,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 		},
 		Run: o.run,
 		Complete: func(ctx context.Context, flag string, _ []string) []string {
-			profs, _ := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
+			profs := load.Profiles(o.sys)
 			switch flag {
 			case "find":
 				return sessions.RunningNames(ctx, profs, o.sys.Getenv)
@@ -197,21 +198,12 @@ func (o *options) loadProfiles(env *cli.Env) ([]profiles.Profile, error) {
 			return nil, nil
 		}
 	} else {
-		var warnings []profiles.Warning
-		profs, warnings = profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
-		if err := profiles.NoHome(warnings); err != nil {
+		var err error
+		if profs, err = load.DiscoverProfiles(env, o.sys); err != nil {
 			return nil, err
 		}
-		for _, w := range warnings {
-			env.Warnf("%v", w)
-		}
 	}
-	named, err := profiles.Named(profs, o.profiles)
-	var upe *profiles.UnknownProfileError
-	if errors.As(err, &upe) {
-		return nil, cli.Usagef("%s", upe.Usage())
-	}
-	return named, err
+	return load.NamedProfiles(profs, o.profiles)
 }
 
 func (o *options) listActive(env *cli.Env, profs []profiles.Profile) error {

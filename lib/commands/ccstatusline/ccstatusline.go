@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 )
@@ -185,15 +186,10 @@ func (o *options) run(env *cli.Env, args []string) error {
 	var cat *pricing.Catalog // nil: the built-in table, loaded only if a line is priced
 	pricesKey := ""
 	if o.prices != "" {
-		data, err := os.ReadFile(o.prices)
-		if err != nil {
-			return cli.Usagef("--prices: %v", err)
+		var data []byte
+		if cat, data, err = load.Prices(o.prices); err != nil {
+			return err
 		}
-		rows, err := pricing.ParseOverrides(o.prices, data)
-		if err != nil {
-			return cli.Usagef("--prices %v", err)
-		}
-		cat = pricing.Embedded().WithOverrides(rows)
 		h := sha256.Sum256(data)
 		pricesKey = hex.EncodeToString(h[:8])
 	}
