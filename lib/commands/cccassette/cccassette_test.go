@@ -2,6 +2,7 @@ package cccassette
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,27 +10,17 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cassette"
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 const fixtures = "../../cassette/testdata/blackbox/"
 
 func run(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	var in *strings.Reader
-	if stdin != "" {
-		in = strings.NewReader(stdin)
-	}
 	// No API keys for import to look for; the proxied child gets this
 	// process's environment (PATH).
 	sys := cli.System{Environ: os.Environ}
-	var code int
-	if in != nil {
-		code = RunWith(sys, args, in, &out, &errb)
-	} else {
-		code = RunWith(sys, args, nil, &out, &errb)
-	}
-	return code, out.String(), errb.String()
+	return golden.Call(func(a []string, in io.Reader, out, errw io.Writer) int { return RunWith(sys, a, in, out, errw) }, stdin, args...)
 }
 
 // ndjsonOf converts a fixture to the NDJSON form.
