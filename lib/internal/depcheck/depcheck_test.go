@@ -47,8 +47,8 @@ var arrows = map[string][]string{
 	"lib/peer/peertest": nil,
 	"lib/hooks":         {"lib/jsonscan"},
 	"lib/hooks/rules":   {"lib/hooks", "lib/jq", "lib/regular"},
-	"lib/secrets":       {"lib/bytescan"},
-	"lib/cassette":      {"lib/ndjson", "lib/secrets"},
+	"lib/secrets":       {"lib/bytescan", "lib/jsonscan"},
+	"lib/cassette":      {"lib/jsonscan", "lib/ndjson", "lib/secrets"},
 	"lib/render":        {"lib/extract", "lib/pricing", "lib/transcript"},
 	"lib/hooks/link":    {"lib/hooks", "lib/profiles", "lib/sessions", "lib/transcript"},
 
