@@ -135,3 +135,56 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 		}
 	}
 }
+
+// maxFuncLines bounds a function, a test's included: past it a function
+// holds several steps that want names of their own.
+const maxFuncLines = 160
+
+// TestFunctionLength: no function or function literal in the tree is over
+// maxFuncLines lines, generated files ("Code generated ... DO NOT EDIT",
+// such as the fold table) excepted.
+func TestFunctionLength(t *testing.T) {
+	root, _ := filepath.Abs("../../..")
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") && path != root {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		if ast.IsGenerated(f) {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		ast.Inspect(f, func(n ast.Node) bool {
+			var name string
+			switch fn := n.(type) {
+			case *ast.FuncDecl:
+				name = fn.Name.Name
+			case *ast.FuncLit:
+				name = "func literal"
+			default:
+				return true
+			}
+			if lines := fset.Position(n.End()).Line - fset.Position(n.Pos()).Line + 1; lines > maxFuncLines {
+				t.Errorf("%s:%d: %s is %d lines (at most %d): split it along its own steps", filepath.ToSlash(rel), fset.Position(n.Pos()).Line, name, lines, maxFuncLines)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
