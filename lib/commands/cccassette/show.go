@@ -74,11 +74,9 @@ func showCommand() *cli.Command {
 		SetFlags: func(f *cli.Flags) {
 			f.IntVar(&step, "step", -1, "show step `N` whole")
 			f.BoolVar(&summary, "summary", false, "one record per cassette instead of one per step")
+			f.Exclusive("step", "summary").Says("--step takes a step number (0, 1, ...) and cannot go with --summary")
 		},
 		Run: func(env *cli.Env, args []string) error {
-			if step < -1 || (step >= 0 && summary) {
-				return cli.Usagef("--step takes a step number (0, 1, ...) and cannot go with --summary")
-			}
 			if f := env.Flags; f.Visited("step") && step < 0 {
 				return cli.Usagef("--step takes a step number (0, 1, ...)")
 			}
