@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 )
 
 // ErrNonFinite is returned when a value to encode holds NaN or an
@@ -271,85 +273,38 @@ func AppendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// escapeASCII marks the ASCII bytes JSON.stringify escapes.
-var escapeASCII = func() (t [256]bool) {
-	for c := 0; c < 0x20; c++ {
-		t[c] = true
-	}
-	t['"'], t['\\'] = true, true
-	return
-}()
-
-// appendStringBody is AppendString without the quotes.
+// appendStringBody is AppendString without the quotes. It is
+// jsonscan.AppendEscaped except on ill-formed UTF-8, which
+// JSON.stringify sees as UTF-16: a lone surrogate (WTF-8) becomes
+// \udxxx, any other bad byte U+FFFD.
 func appendStringBody(dst []byte, s string) []byte {
 	if utf8.ValidString(s) {
-		// Well-formed UTF-8 holds no surrogate and nothing to repair:
-		// only the ASCII escapes remain, and every other byte is copied.
-		start := 0
-		for i := 0; i < len(s); i++ {
-			if c := s[i]; escapeASCII[c] {
-				dst = append(dst, s[start:i]...)
-				dst = appendEscape(dst, c)
-				start = i + 1
-			}
-		}
-		return append(dst, s[start:]...)
+		return jsonscan.AppendEscaped(dst, s)
 	}
 	start := 0
 	for i := 0; i < len(s); {
-		c := s[i]
-		if plainByte[c] && c < 0x80 {
+		if s[i] < 0x80 {
 			i++
 			continue
 		}
-		if c >= 0x80 {
-			if u, ok := wtf8Surrogate(s, i); ok {
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, '\\', 'u', hexDigits[u>>12], hexDigits[u>>8&0xF], hexDigits[u>>4&0xF], hexDigits[u&0xF])
-				i += 3
-				start = i
-				continue
-			}
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, "\uFFFD"...)
-				i++
-				start = i
-				continue
-			}
-			i += n
+		if u, ok := wtf8Surrogate(s, i); ok {
+			dst = jsonscan.AppendEscaped(dst, s[start:i])
+			dst = append(dst, '\\', 'u', hexDigits[u>>12], hexDigits[u>>8&0xF], hexDigits[u>>4&0xF], hexDigits[u&0xF])
+			i += 3
+			start = i
 			continue
 		}
-		dst = append(dst, s[start:i]...)
-		dst = appendEscape(dst, c)
-		i++
-		start = i
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			dst = jsonscan.AppendEscaped(dst, s[start:i])
+			dst = append(dst, "\uFFFD"...)
+			i++
+			start = i
+			continue
+		}
+		i += n
 	}
-	return append(dst, s[start:]...)
-}
-
-// appendEscape writes the escape of an ASCII byte JSON.stringify escapes.
-func appendEscape(dst []byte, c byte) []byte {
-	switch c {
-	case '"':
-		dst = append(dst, '\\', '"')
-	case '\\':
-		dst = append(dst, '\\', '\\')
-	case '\b':
-		dst = append(dst, '\\', 'b')
-	case '\f':
-		dst = append(dst, '\\', 'f')
-	case '\n':
-		dst = append(dst, '\\', 'n')
-	case '\r':
-		dst = append(dst, '\\', 'r')
-	case '\t':
-		dst = append(dst, '\\', 't')
-	default:
-		dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-	}
-	return dst
+	return jsonscan.AppendEscaped(dst, s[start:])
 }
 
 // AppendNumber appends f as JavaScript's Number.prototype.toString

@@ -20,7 +20,10 @@ const ClaudeCodeVersion = "2.1.328"
 
 // Command describes one cc-* command.
 type Command struct {
-	Name     string // "cc-profiles"
+	Name string // "cc-profiles"; a subcommand's own word ("import")
+	// Short is the one-line summary: the first line of -h, the man page's
+	// NAME line, the command list of a command with subcommands.
+	Short    string
 	Synopsis string // "cc-profiles [flags]", shown after a usage error
 	Help     string // the -h text before the flag table
 	// SetFlags registers the command's own flags (into its options struct).
@@ -34,6 +37,12 @@ type Command struct {
 	Complete func(ctx context.Context, flag string, args []string) []string
 	// Sys is the System the command runs in (its RunWith's); nil: OS().
 	Sys *System
+	// Subcommands, when set, make the command dispatch on its first word
+	// (see dispatch): each is a Command of its own, with its own flags,
+	// help and completion. Run and SetFlags of the parent are not used.
+	Subcommands []*Command
+
+	path string // a subcommand's full name ("cc-cassette import"), for its help and docs
 }
 
 // Env is what a running command gets: its streams, the shared flags and
@@ -61,6 +70,9 @@ func (e *Env) Warnf(format string, a ...any) {
 // Main runs the command and returns its exit code. It is what a
 // cmd/<name>/main.go passes to os.Exit.
 func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(c.Subcommands) > 0 {
+		return c.dispatch(args, stdin, stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == completeArg {
 		c.complete(context.Background(), stdout, args[1:])
 		return ExitOK
@@ -78,15 +90,12 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 		return c.report(stderr, err)
 	}
 	if f.help {
-		fmt.Fprint(stdout, strings.TrimRight(c.Help, "\n")+"\n\nFlags:\n")
+		fmt.Fprint(stdout, c.helpText()+"\n\nFlags:\n")
 		f.printDefaults(stdout)
 		return ExitOK
 	}
 	if f.completion != "" {
-		script, ok := completionScript(f.completion, c.Name)
-		if !ok {
-			return c.report(stderr, Usagef("--completion %q: want one of %s", f.completion, strings.Join(Shells, ", ")))
-		}
+		script, _ := completionScript(f.completion, c.Name) // Enum checked the shell
 		fmt.Fprint(stdout, script)
 		return ExitOK
 	}
@@ -101,6 +110,9 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 		}
 	} else if f.Raw || len(f.JQArgs) > 0 {
 		return c.report(stderr, Usagef("--raw-output and --arg need --jq"))
+	}
+	if err := f.checkRules(); err != nil {
+		return c.report(stderr, err)
 	}
 	if err := out.setFormat(f, c.Sys, stdout); err != nil {
 		return c.report(stderr, err)
@@ -129,6 +141,24 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 		err = errJQFailed
 	}
 	return c.report(stderr, err)
+}
+
+// fullName is the name the help and docs show: "cc-cassette import"
+// for a subcommand.
+func (c *Command) fullName() string {
+	if c.path != "" {
+		return c.path
+	}
+	return c.Name
+}
+
+// helpText is -h's text: the one-line summary, then the help.
+func (c *Command) helpText() string {
+	help := strings.TrimRight(c.Help, "\n")
+	if c.Short == "" {
+		return help
+	}
+	return c.fullName() + " - " + c.Short + "\n\n" + help
 }
 
 // report prints err once and maps it to an exit code.

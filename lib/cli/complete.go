@@ -96,6 +96,8 @@ func (c *Command) complete(ctx context.Context, w io.Writer, words []string) {
 	}
 	var out []string
 	switch {
+	case f.Values(valueOf) != nil:
+		out = f.Values(valueOf)
 	case valueOf == "completion":
 		out = Shells
 	case valueOf == "format":
@@ -154,6 +156,7 @@ const docArg = "__doc"
 // Doc is a command's documentation as its help and flags define it.
 type Doc struct {
 	Name     string    `json:"name"`
+	Short    string    `json:"short,omitempty"` // the one-line summary
 	Synopsis string    `json:"synopsis"`
 	Help     string    `json:"help"`
 	Flags    []FlagDoc `json:"flags"`
@@ -190,7 +193,7 @@ func (c *Command) Doc() Doc {
 	if c.SetFlags != nil {
 		c.SetFlags(f)
 	}
-	d := Doc{Name: c.Name, Synopsis: c.Synopsis, Help: strings.TrimRight(c.Help, "\n")}
+	d := Doc{Name: c.fullName(), Short: c.Short, Synopsis: c.Synopsis, Help: strings.TrimRight(c.Help, "\n")}
 	shorts := map[string]bool{}
 	for _, s := range f.aliases {
 		shorts[s] = true

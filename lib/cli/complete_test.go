@@ -46,7 +46,7 @@ func TestComplete(t *testing.T) {
 		{[]string{"--arg", "a", "b", ""}, "usage\ntools\n"},
 		{[]string{"--completion", ""}, "bash\nzsh\nfish\n"},
 		{[]string{"x", "--", ""}, ""},
-		{[]string{"--l"}, "--arg\n--completion\n--help\n--jq\n--loud\n--profile\n--raw-output\n--version\n"},
+		{[]string{"--l"}, "--arg\n--compact-output\n--completion\n--help\n--jq\n--loud\n--profile\n--raw-output\n--version\n"},
 	}
 	for _, tt := range tests {
 		var out strings.Builder

@@ -22,19 +22,32 @@ type Flags struct {
 	help       bool
 	version    bool
 	completion string
+	compact    bool // jq's -c, accepted: the output is compact already
 
-	aliases map[string]string // long name -> short name
+	aliases map[string]string   // long name -> short name
+	enums   map[string][]string // long name -> the values of an Enum flag
+	rules   []*Rule             // Exclusive and Requires, in declaration order
+
+	dashed []string // the arguments after the first "--"
+	dash   bool     // whether there was a "--"
 }
 
+// AfterDash returns the arguments after the first "--" and whether there
+// was one. They are also the last of the positional arguments; a command
+// that runs another (cc-cassette record -- claude ...) tells them apart
+// with it.
+func (f *Flags) AfterDash() ([]string, bool) { return f.dashed, f.dash }
+
 func newFlags(name string) *Flags {
-	f := &Flags{fs: flag.NewFlagSet(name, flag.ContinueOnError), aliases: map[string]string{}}
+	f := &Flags{fs: flag.NewFlagSet(name, flag.ContinueOnError), aliases: map[string]string{}, enums: map[string][]string{}}
 	f.fs.SetOutput(io.Discard)
 	f.fs.Usage = func() {}
 	f.StringVarP(&f.JQ, "jq", "q", "", "jq `EXPR` applied to each output record (gojq)")
 	f.BoolVarP(&f.Raw, "raw-output", "r", false, "with --jq, print string results without quotes")
+	f.BoolVarP(&f.compact, "compact-output", "c", false, "accepted as jq's -c: the output is always compact")
 	f.BoolVarP(&f.help, "help", "h", false, "print this help and exit")
 	f.fs.BoolVar(&f.version, "version", false, "print the version and exit")
-	f.fs.StringVar(&f.completion, "completion", "", "print the completion script for `SHELL` (bash, zsh or fish) and exit")
+	f.Enum(&f.completion, "completion", "", "print the completion script for `SHELL` and exit", Shells)
 	return f
 }
 
@@ -104,6 +117,7 @@ func (f *Flags) parse(args []string) ([]string, error) {
 		if a == "--" {
 			rest = args[i+1:]
 			args = args[:i]
+			f.dashed, f.dash = rest, true
 			break
 		}
 	}
@@ -114,7 +128,7 @@ func (f *Flags) parse(args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := f.fs.Parse(args); err != nil {
-			return nil, &UsageError{Msg: flagMessage(err.Error())}
+			return nil, &UsageError{Msg: flagMessage(err.Error()) + f.suggestFlag(err.Error())}
 		}
 		if f.fs.NArg() == 0 {
 			break
@@ -123,6 +137,22 @@ func (f *Flags) parse(args []string) ([]string, error) {
 		args = f.fs.Args()[1:]
 	}
 	return append(pos, rest...), nil
+}
+
+// suggestFlag is the "did you mean" of an unknown flag's error.
+func (f *Flags) suggestFlag(msg string) string {
+	name, ok := strings.CutPrefix(msg, "flag provided but not defined: -")
+	if !ok {
+		return ""
+	}
+	var longs []string
+	for _, n := range f.names() {
+		longs = append(longs, strings.TrimPrefix(n, "--"))
+	}
+	if s := Suggest(strings.TrimPrefix(name, "-"), longs); s != "" {
+		return "; did you mean --" + s + "?"
+	}
+	return ""
 }
 
 // takeJQArgs removes `--arg NAME VALUE` triples, which the flag package

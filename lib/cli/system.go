@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"io"
 	"os"
 	"time"
@@ -9,17 +10,21 @@ import (
 )
 
 // System is the process around a command: its environment, home dir,
-// clock and place in the process tree. Each command package has
-// RunWith(sys, args, in, out, err), and Run is RunWith(OS(), ...), so a
-// test points a command anywhere by passing another System. Domain
-// packages get the parts they need as plain values (profiles.NewEnv,
-// sessions.FindOptions), never the OS themselves.
+// cache dir, clock, zone and place in the process tree. Each command
+// package has RunWith(sys, args, in, out, err), and Run is
+// RunWith(OS(), ...), so a test points a command anywhere by passing
+// another System. Domain packages get the parts they need as plain values
+// (profiles.NewEnv, sessions.FindOptions), never the OS themselves; only
+// this file reads them (lib/internal/depcheck's TestSeam holds the rest
+// of the tree to it).
 type System struct {
-	Getenv func(string) string // nil: an empty environment
-	Home   string              // the user's home dir; "" when unknown
-	Now    func() time.Time    // nil: time.Now
-	Zone   *time.Location      // for dates and days; nil: UTC
-	Pid    int                 // where --current starts walking up the process tree; 0: this process's parent
+	Getenv  func(string) string    // nil: an empty environment
+	Environ func() []string        // the whole environment, for a child process; nil: empty
+	Home    string                 // the user's home dir; "" when unknown
+	Cache   func() (string, error) // the user's cache dir (os.UserCacheDir); nil: none known
+	Now     func() time.Time       // nil: time.Now
+	Zone    *time.Location         // for dates and days; nil: UTC
+	Pid     int                    // where --current starts walking up the process tree; 0: no walk
 	// Terminal reports whether w is a terminal and how wide (0: unknown),
 	// which picks --format's default; nil asks the OS (see IsTerminal).
 	Terminal func(w io.Writer) (width int, ok bool)
@@ -35,7 +40,8 @@ func OS() System {
 	if home == "" {
 		home = regular.PasswdHome("/etc/passwd", os.Getuid())
 	}
-	return System{Getenv: os.Getenv, Home: home, Now: time.Now, Zone: time.Local}
+	return System{Getenv: os.Getenv, Environ: os.Environ, Home: home, Cache: os.UserCacheDir,
+		Now: time.Now, Zone: time.Local, Pid: os.Getppid()}
 }
 
 // Env returns the environment variable key ("" when unset).
@@ -44,6 +50,22 @@ func (s System) Env(key string) string {
 		return ""
 	}
 	return s.Getenv(key)
+}
+
+// Environment returns the whole environment as KEY=VALUE strings.
+func (s System) Environment() []string {
+	if s.Environ == nil {
+		return nil
+	}
+	return s.Environ()
+}
+
+// CacheDir returns the user's cache dir.
+func (s System) CacheDir() (string, error) {
+	if s.Cache == nil {
+		return "", errors.New("no user cache dir known")
+	}
+	return s.Cache()
 }
 
 // Clock returns the current time.

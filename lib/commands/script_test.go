@@ -1,12 +1,15 @@
 package commands_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
@@ -14,9 +17,25 @@ import (
 func TestMain(m *testing.M) {
 	cmds := map[string]func(){}
 	for _, c := range commands.All {
-		cmds[c.Name] = func() { os.Exit(c.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+		cmds[c.Name] = func() { os.Exit(c.RunWith(scriptSystem(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 	}
 	testscript.Main(m, cmds)
+}
+
+// scriptSystem is the process's System, with the clock a script sets
+// through the seam: `env CCPIPE_SCRIPT_NOW=<RFC 3339 time>` (read here,
+// by the harness, never by a command).
+func scriptSystem() cli.System {
+	sys := cli.OS()
+	if v := os.Getenv("CCPIPE_SCRIPT_NOW"); v != "" {
+		now, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "CCPIPE_SCRIPT_NOW: %v\n", err)
+			os.Exit(3)
+		}
+		sys.Now = func() time.Time { return now }
+	}
+	return sys
 }
 
 // TestScripts runs the txtar scripts in testdata/script: real pipelines of

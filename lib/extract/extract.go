@@ -59,8 +59,8 @@ type Options struct {
 	Warn func(msg string)
 	// Prices, when set, prices every usage message (usage --cost).
 	Prices *pricing.Catalog
-	// Now is the time --sum block tells active blocks by; zero means the
-	// clock.
+	// Now is the time --sum block tells active blocks by (the commands
+	// pass their cli.System's clock); zero: no block is active.
 	Now time.Time
 }
 

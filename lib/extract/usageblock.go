@@ -99,9 +99,6 @@ func (u *usageState) finishBlocks() error {
 	u.blocks = nil
 	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].t.Before(msgs[j].t) })
 	now := u.x.opts.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
 	times := make([]time.Time, len(msgs))
 	for i := range msgs {
 		times[i] = msgs[i].t

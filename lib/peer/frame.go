@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/ccpipe/ccpipe/lib/ndjson"
@@ -196,26 +195,4 @@ func NewMsgID() string {
 	u[8] = u[8]&0x3f | 0x80
 	h := hex.EncodeToString(u[:])
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
-
-// IsUUID reports whether s is a UUID in the 8-4-4-4-12 hex form; the
-// receiver leaves other msg_ids out of its receipts.
-func IsUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < 36; i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !unicode.Is(unicode.ASCII_Hex_Digit, rune(c)) {
-				return false
-			}
-		}
-	}
-	return true
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/layout"
 )
 
 func TestUserFrameBytes(t *testing.T) {
@@ -169,11 +171,11 @@ func TestAddress(t *testing.T) {
 
 func TestMsgID(t *testing.T) {
 	a, b := NewMsgID(), NewMsgID()
-	if !IsUUID(a) || a == b || a[14] != '4' {
+	if !layout.IsUUID(a) || a == b || a[14] != '4' {
 		t.Errorf("NewMsgID: %q %q", a, b)
 	}
 	for _, s := range []string{"", "not-a-uuid", "0b5e1c0e-7f3a-4c1e-9d2a-3b4c5d6e7f8g", "0b5e1c0e07f3a-4c1e-9d2a-3b4c5d6e7f80"} {
-		if IsUUID(s) {
+		if layout.IsUUID(s) {
 			t.Errorf("IsUUID(%q)", s)
 		}
 	}

@@ -50,17 +50,6 @@ type Env struct {
 	ClaudeConfigDir string // $CLAUDE_CONFIG_DIR
 }
 
-// EnvFromOS reads Env from the process environment.
-// With HOME unset (a cron job, an env -i), the home dir is the one the
-// passwd entry gives, as a shell's ~ would be.
-func EnvFromOS() Env {
-	home, _ := os.UserHomeDir()
-	if home == "" {
-		home = passwdHome("/etc/passwd", os.Getuid())
-	}
-	return NewEnv(home, os.Getenv)
-}
-
 // NewEnv is the Env of a home dir and an environment (nil: empty).
 func NewEnv(home string, getenv func(string) string) Env {
 	e := Env{Home: home}
@@ -69,9 +58,6 @@ func NewEnv(home string, getenv func(string) string) Env {
 	}
 	return e
 }
-
-// passwdHome reads the home dir of uid from a passwd file, or "".
-func passwdHome(file string, uid int) string { return regular.PasswdHome(file, uid) }
 
 // ErrNoHome is the Warning Discover gives when neither a home dir nor
 // CLAUDE_CONFIG_DIR is known: there is nowhere to look (see NoHome).

@@ -2,11 +2,11 @@ package search
 
 import (
 	"errors"
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/regular"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // File kinds, as --matches names them.
@@ -22,17 +22,6 @@ type File struct {
 	Kind string
 }
 
-// SessionDir is the directory holding a session's subagent transcripts and
-// tool results: the transcript path without .jsonl (or .jsonl.gz,
-// .jsonl.zst).
-func SessionDir(transcriptPath string) string {
-	base := transcriptPath
-	for _, ext := range []string{".gz", ".zst"} {
-		base = strings.TrimSuffix(base, ext)
-	}
-	return strings.TrimSuffix(base, ".jsonl")
-}
-
 // SessionFiles lists what cc-grep searches for one session: the main
 // transcript, then <session dir>/subagents/*.jsonl (compressed ones too),
 // then every file in <session dir>/tool-results, each group in name order.
@@ -40,7 +29,7 @@ func SessionDir(transcriptPath string) string {
 // error reading it is returned with the files found so far.
 func SessionFiles(transcriptPath string) ([]File, error) {
 	files := []File{{Path: transcriptPath, Kind: KindTranscript}}
-	dir := SessionDir(transcriptPath)
+	dir := layout.SessionDir(transcriptPath)
 	if dir == transcriptPath {
 		return files, nil
 	}
@@ -65,9 +54,7 @@ func SessionFiles(transcriptPath string) ([]File, error) {
 			}
 		}
 	}
-	add("subagents", KindSubagent, func(name string) bool {
-		return strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".jsonl.gz") || strings.HasSuffix(name, ".jsonl.zst")
-	})
-	add("tool-results", KindToolResult, func(string) bool { return true })
+	add(layout.SubagentsDir, KindSubagent, layout.HasTranscriptSuffix)
+	add(layout.ToolResultsDir, KindToolResult, func(string) bool { return true })
 	return files, errors.Join(errs...)
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
@@ -48,7 +49,7 @@ func session(t *testing.T, name, main string, extra map[string]string) string {
 	dir := t.TempDir()
 	p := writeFile(t, dir, name, main)
 	for rel, content := range extra {
-		writeFile(t, SessionDir(p), rel, content)
+		writeFile(t, layout.SessionDir(p), rel, content)
 	}
 	return p
 }
@@ -199,7 +200,7 @@ func TestRescanReportsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad := filepath.Join(SessionDir(p), "subagents", "agent-a.jsonl.gz")
+	bad := filepath.Join(layout.SessionDir(p), "subagents", "agent-a.jsonl.gz")
 	if err := os.MkdirAll(filepath.Dir(bad), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ccpipe/ccpipe/lib/bytescan"
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 )
 
 // A JSONMatch is a secret in a string value of a JSON record: the jq path
@@ -566,41 +567,12 @@ func appendQuoted(dst, text []byte, ms []Match) []byte {
 	dst = append(dst, '"')
 	last := 0
 	for _, m := range ms {
-		dst = appendEscaped(dst, text[last:m.Start])
+		dst = jsonscan.AppendEscaped(dst, text[last:m.Start])
 		dst = append(dst, "[REDACTED:"...)
-		dst = appendEscaped(dst, []byte(m.Kind))
+		dst = jsonscan.AppendEscaped(dst, []byte(m.Kind))
 		dst = append(dst, ']')
 		last = m.End
 	}
-	dst = appendEscaped(dst, text[last:])
+	dst = jsonscan.AppendEscaped(dst, text[last:])
 	return append(dst, '"')
-}
-
-func appendEscaped(dst, s []byte) []byte {
-	const hexDigits = "0123456789abcdef"
-	start := 0
-	for i, c := range s {
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
-		}
-		start = i + 1
-	}
-	return append(dst, s[start:]...)
 }

@@ -13,9 +13,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/registry"
-	"github.com/ccpipe/ccpipe/lib/sessionid"
 )
 
 // PeerProtocol is the messaging protocol version this package speaks.
@@ -26,11 +26,15 @@ type ActiveOptions struct {
 	// Host checks liveness (default registry.LocalHost()).
 	Host *registry.Host
 	// Getenv reads this process's environment for the scratchpad guess
-	// when the session's own environment cannot be read (default os.Getenv).
+	// when the session's own environment cannot be read (nil: an empty
+	// one; the commands pass cli.System's).
 	Getenv func(string) string
 	// KeepDead keeps records whose process has ended (liveness "dead").
 	KeepDead bool
 }
+
+// noEnv is the empty environment of a caller that passes none.
+func noEnv(string) string { return "" }
 
 // ActiveSessions reads the registry of every profile (each distinct
 // sessions dir once) and returns the sessions whose process runs, or whose
@@ -43,7 +47,7 @@ func ActiveSessions(ctx context.Context, profs []profiles.Profile, opt ActiveOpt
 	}
 	getenv := opt.Getenv
 	if getenv == nil {
-		getenv = os.Getenv
+		getenv = noEnv
 	}
 	var out []Active
 	var errs []error
@@ -260,7 +264,7 @@ func findTranscript(projectsDir, id, cwd string) string {
 }
 
 func transcriptIn(projectDir, id string) string {
-	for _, suf := range sessionid.TranscriptSuffixes {
+	for _, suf := range layout.TranscriptSuffixes {
 		p := filepath.Join(projectDir, id+suf)
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 			return p

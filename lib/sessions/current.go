@@ -2,8 +2,8 @@ package sessions
 
 import (
 	"context"
-	"os"
 
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/registry"
 )
@@ -11,10 +11,10 @@ import (
 // CurrentOptions tunes Current.
 type CurrentOptions struct {
 	FindOptions
-	// Getenv reads the caller's environment (default os.Getenv).
+	// Getenv reads the caller's environment (nil: an empty one).
 	Getenv func(string) string
-	// Pid is where the walk up the process tree starts (default this
-	// process's parent).
+	// Pid is where the walk up the process tree starts (the caller's
+	// parent, cli.System's Pid); 0: no walk.
 	Pid int
 }
 
@@ -25,7 +25,7 @@ type CurrentOptions struct {
 func Current(ctx context.Context, profs []profiles.Profile, opt CurrentOptions) (Session, error) {
 	getenv := opt.Getenv
 	if getenv == nil {
-		getenv = os.Getenv
+		getenv = noEnv
 	}
 	host := opt.Host
 	if host == nil {
@@ -50,15 +50,12 @@ func Current(ctx context.Context, profs []profiles.Profile, opt CurrentOptions) 
 			return s, nil
 		}
 	}
-	if id := getenv("CLAUDE_CODE_SESSION_ID"); IsSessionID(id) {
+	if id := getenv("CLAUDE_CODE_SESSION_ID"); layout.IsUUID(id) {
 		if s, err := Find(ctx, id, profs, fo); err == nil {
 			return s, nil
 		}
 	}
 	pid := opt.Pid
-	if pid <= 0 {
-		pid = os.Getppid()
-	}
 	for steps := 0; pid > 1 && steps < 256; steps++ {
 		if hits := byPid[pid]; len(hits) > 0 {
 			return pick(ctx, "pid:"+itoa(pid), hits, profs, fo)

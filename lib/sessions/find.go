@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/registry"
 )
@@ -86,7 +87,7 @@ func Find(ctx context.Context, query string, profs []profiles.Profile, opt FindO
 			}
 		}
 		return pick(ctx, query, hits, profs, opt)
-	case IsSessionID(query):
+	case layout.IsUUID(query):
 		id := strings.ToLower(query)
 		for _, a := range actives {
 			if a.SessionID == id {
@@ -254,7 +255,7 @@ func sessionAt(ctx context.Context, path string, profs []profiles.Profile, a *Ac
 	if err != nil {
 		return Session{}, err
 	}
-	id, compressed, _ := TranscriptID(filepath.Base(path))
+	id, compressed, _ := layout.Transcript(filepath.Base(path))
 	projectDir := filepath.Dir(path)
 	s := Session{
 		SessionID: id, TranscriptPath: path, ProjectDir: projectDir, SizeBytes: fi.Size(),

@@ -8,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/registry"
 )
@@ -60,7 +60,7 @@ type ListOptions struct {
 	// Host checks the liveness of running sessions (default the local host).
 	Host *registry.Host
 	// Getenv reads this process's environment, for the scratchpad guess
-	// (default os.Getenv).
+	// (nil: an empty one).
 	Getenv func(string) string
 	// NoActive skips the registries: Active stays nil everywhere.
 	NoActive bool
@@ -127,13 +127,13 @@ func projectFiles(projectDir string, profs []string) ([]Session, []error) {
 	var errs []error
 	dirs := map[string]bool{}
 	for _, e := range ents {
-		if e.IsDir() && IsSessionID(e.Name()) {
+		if e.IsDir() && layout.IsUUID(e.Name()) {
 			dirs[e.Name()] = true
 		}
 	}
 	var out []Session
 	for _, e := range ents {
-		id, compressed, ok := TranscriptID(e.Name())
+		id, compressed, ok := layout.Transcript(e.Name())
 		if !ok || e.IsDir() {
 			continue
 		}
@@ -417,7 +417,7 @@ func summarizeOne(s *Session, opt ListOptions) error {
 
 // hasSubagents reports whether <session dir>/subagents holds a transcript.
 func hasSubagents(sessDir string) bool {
-	f, err := os.Open(filepath.Join(sessDir, "subagents"))
+	f, err := os.Open(filepath.Join(sessDir, layout.SubagentsDir))
 	if err != nil {
 		return false
 	}
@@ -425,7 +425,7 @@ func hasSubagents(sessDir string) bool {
 	for {
 		names, err := f.Readdirnames(64)
 		for _, n := range names {
-			if strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".jsonl.gz") || strings.HasSuffix(n, ".jsonl.zst") {
+			if layout.HasTranscriptSuffix(n) {
 				return true
 			}
 		}

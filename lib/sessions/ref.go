@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/ccpipe/ccpipe/lib/layout"
 )
 
 // Ref is what a downstream command needs from any upstream record: a
@@ -116,7 +118,7 @@ func FromRecord(line []byte) (Ref, error) {
 		ref.SessionID = first(ref.SessionID, s.SessionID)
 	}
 	if ref.SessionID == "" && ref.TranscriptPath != "" {
-		ref.SessionID = SessionIDForPath(ref.TranscriptPath)
+		ref.SessionID = layout.SessionOfPath(ref.TranscriptPath)
 	}
 	if ref.SessionID == "" && ref.TranscriptPath == "" && ref.SocketPath == "" && ref.ConfigDir == "" {
 		return ref, ErrNoRef

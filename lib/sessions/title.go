@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 )
 
@@ -37,7 +38,7 @@ func Title(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	id, compressed, ok := TranscriptID(filepath.Base(path))
+	id, compressed, ok := layout.Transcript(filepath.Base(path))
 	sum, err := readSummary(path, fi.Size(), compressed, 0, 0)
 	// Only a file named as a session's transcript has a session dir (a
 	// spool of cc-entries lines does not).

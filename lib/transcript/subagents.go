@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/regular"
 	"io/fs"
 	"os"
@@ -42,39 +43,25 @@ type SubagentMeta struct {
 	Raw                   json.RawMessage `json:"-"`
 }
 
-// transcriptSuffixes are the names a transcript file can end in.
-var transcriptSuffixes = []string{".jsonl", ".jsonl.zst", ".jsonl.gz"}
-
 // TrimSuffix strips .jsonl, .jsonl.zst or .jsonl.gz from a transcript
 // file name or path; ok is false when it has none of them.
-func TrimSuffix(path string) (string, bool) {
-	for _, s := range transcriptSuffixes {
-		if strings.HasSuffix(path, s) {
-			return strings.TrimSuffix(path, s), true
-		}
-	}
-	return path, false
-}
+// (layout.TrimSuffix: the names are lib/layout's.)
+func TrimSuffix(path string) (string, bool) { return layout.TrimSuffix(path) }
 
 // SessionDir is the directory holding a transcript's subagents and
-// tool-results: the transcript path without its suffix.
-func SessionDir(transcriptPath string) string {
-	dir, _ := TrimSuffix(transcriptPath)
-	return dir
-}
+// tool-results (layout.SessionDir).
+func SessionDir(transcriptPath string) string { return layout.SessionDir(transcriptPath) }
 
-// SessionID is the session id a transcript file is named after.
-func SessionID(transcriptPath string) string {
-	id, _ := TrimSuffix(filepath.Base(transcriptPath))
-	return id
-}
+// SessionID is the session id a transcript file is named after
+// (layout.SessionID).
+func SessionID(transcriptPath string) string { return layout.SessionID(transcriptPath) }
 
 // Subagents lists the subagent transcripts of the session whose main
 // transcript is at transcriptPath, oldest first (by their first record's
 // timestamp, then agent id). A session without subagents gives none and
 // no error. A plain file wins over a compressed copy of the same agent.
 func Subagents(transcriptPath string) ([]Subagent, error) {
-	dir := filepath.Join(SessionDir(transcriptPath), "subagents")
+	dir := filepath.Join(SessionDir(transcriptPath), layout.SubagentsDir)
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -84,7 +71,7 @@ func Subagents(transcriptPath string) ([]Subagent, error) {
 	}
 	seen := map[string]bool{}
 	var out []Subagent
-	for _, suffix := range transcriptSuffixes {
+	for _, suffix := range layout.TranscriptSuffixes {
 		for _, de := range ents {
 			name := de.Name()
 			if de.IsDir() || !strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, suffix) {

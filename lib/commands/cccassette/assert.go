@@ -73,17 +73,19 @@ type expectations struct {
 	jq                                        []string
 }
 
-func assertCommand() subcommand {
+func assertCommand() *cli.Command {
 	var e expectations
+	var status string
 	str := func(p **string) func(string) error {
 		return func(s string) error { *p = &s; return nil }
 	}
-	return subcommand{
-		name:     "assert",
-		synopsis: "cc-cassette assert CASSETTE [--expect-status S] [--expect-final-answer T] [--expect-failure-reason R] [--expect-tools a,b] [--expect JQ]...",
-		help:     assertHelp,
-		flags: func(f *cli.Flags) {
-			f.Func("expect-status", "expect the terminal `STATUS` (success, error, incomplete)", str(&e.status))
+	return &cli.Command{
+		Name:     "assert",
+		Short:    "verify plus expectations on the outcome, for CI",
+		Synopsis: "cc-cassette assert CASSETTE [--expect-status S] [--expect-final-answer T] [--expect-failure-reason R] [--expect-tools a,b] [--expect JQ]...",
+		Help:     assertHelp,
+		SetFlags: func(f *cli.Flags) {
+			f.Enum(&status, "expect-status", "", "expect the terminal `STATUS`", []string{cassette.StatusSuccess, cassette.StatusError, cassette.StatusIncomplete})
 			f.Func("expect-final-answer", "expect this final answer `TEXT` exactly", str(&e.finalAnswer))
 			f.Func("expect-failure-reason", "expect this failure `REASON` exactly", str(&e.failureReason))
 			f.Func("expect-tools", "expect exactly these `TOOLS` in order (comma-separated; \"\" for none)", str(&e.tools))
@@ -92,16 +94,18 @@ func assertCommand() subcommand {
 				return nil
 			})
 		},
-		run: func(env *cli.Env, args []string) error { return runAssert(env, args, e) },
+		Run: func(env *cli.Env, args []string) error {
+			if env.Flags.Visited("expect-status") {
+				e.status = &status
+			}
+			return runAssert(env, args, e)
+		},
 	}
 }
 
 func runAssert(env *cli.Env, args []string, e expectations) error {
 	if len(args) > 1 {
 		return cli.Usagef("assert takes one cassette")
-	}
-	if e.status != nil && *e.status != cassette.StatusSuccess && *e.status != cassette.StatusError && *e.status != cassette.StatusIncomplete {
-		return cli.Usagef("--expect-status must be success, error or incomplete, not %q", *e.status)
 	}
 	filters := make([]*jq.Filter, len(e.jq))
 	for i, expr := range e.jq {

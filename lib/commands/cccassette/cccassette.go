@@ -1,10 +1,9 @@
 // Package cccassette is the cc-cassette command: Blackbox's cassettes
 // (hash-chained recordings of an agent run) as ccpipe filters. Each
-// subcommand is its own cli.Command; Run dispatches on the first word.
+// subcommand is its own cli.Command; lib/cli dispatches on the first word.
 package cccassette
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/cli"
 )
 
+// mainHelp is cc-cassette's help; %s is the list of subcommands.
 const mainHelp = `usage: cc-cassette COMMAND [flags] [args]
 
 Blackbox's cassettes as ccpipe filters. A cassette is a run of an agent
@@ -23,15 +23,7 @@ tool_result, metadata); each step's hash is SHA-256 of its canonical JSON
 and ccpipe and verifies in both.
 
 Commands:
-  import   a Claude Code session (or a chat JSON transcript) as a cassette
-  verify   chain, schema, provider neutrality, secrets; exit 1 on failure
-  diff     first divergence of two cassettes, and how the outcome changed
-  assert   verify plus expectations on the outcome, for CI
-  show     one line per step, or one step whole
-  convert  between the NDJSON form and Blackbox's single JSON file
-  record   run a command through a loopback proxy, record its model calls
-  replay   run a command against a cassette, offline; exit 1 on divergence
-  fork     replay to a tool result, change it, go on live or scripted
+%s
 
 Forms: every command reads both, from paths or stdin, told apart by
 content. NDJSON (ccpipe's): line 1 is the header {"version":2,"id",
@@ -53,115 +45,34 @@ Examples:
 Exit status: 0 ok, 1 failure (verify or assert failed, diff found a
 difference, bad input), 2 usage error.`
 
-type subcommand struct {
-	name, synopsis, help string
-	flags                func(*cli.Flags)
-	run                  func(*cli.Env, []string) error
-}
-
 // Run runs cc-cassette with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return RunWith(cli.OS(), args, stdin, stdout, stderr)
 }
 
-// subcommandNames are the subcommands, in the order of the help.
-var subcommandNames = []string{"import", "verify", "diff", "assert", "show", "convert", "record", "replay", "fork"}
-
-// subcommandOf builds the named subcommand.
-func subcommandOf(name string, getenv func(string) string) (subcommand, bool) {
-	switch name {
-	case "record", "replay", "fork":
-		// For docs and completion only: a run builds these around its
-		// own arguments (proxyCommand splits off the child command).
-		sub, _ := proxyCommand(proxy.Mode(name), nil, nil, nil, nil)
-		return sub, true
-	case "import":
-		return importCommand(getenv), true
-	case "verify":
-		return verifyCommand(), true
-	case "diff":
-		return diffCommand(), true
-	case "assert":
-		return assertCommand(), true
-	case "show":
-		return showCommand(), true
-	case "convert":
-		return convertCommand(), true
-	}
-	return subcommand{}, false
-}
-
-func (sub subcommand) command() *cli.Command {
-	return &cli.Command{Name: "cc-cassette", Synopsis: sub.synopsis, Help: sub.help, SetFlags: sub.flags, Run: sub.run}
-}
-
-// top is cc-cassette as a whole, for its documentation and completion.
-func top() *cli.Command {
-	return &cli.Command{
-		Name: "cc-cassette", Synopsis: "cc-cassette COMMAND [flags] [args]", Help: mainHelp,
-		Run: func(*cli.Env, []string) error { return cli.Usagef("a command is needed") },
-		Complete: func(_ context.Context, flag string, args []string) []string {
-			if flag == "" && len(args) == 0 {
-				return subcommandNames
-			}
-			return nil
-		},
-	}
-}
-
 // RunWith runs cc-cassette in the given System (import reads
 // ANTHROPIC_API_KEY and OPENAI_API_KEY from it to refuse a transcript
-// holding one).
+// holding one; record, replay and fork pass its environment to the
+// command they run).
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	getenv := sys.Env
-	if cli.IsDocArg(args) {
-		d := top().Doc()
-		for _, name := range subcommandNames {
-			sub, _ := subcommandOf(name, getenv)
-			sd := sub.command().Doc()
-			sd.Name = "cc-cassette " + name
-			d.Subcommands = append(d.Subcommands, sd)
-		}
-		cli.PrintDoc(stdout, d)
-		return cli.ExitOK
+	return command(sys, stdin, stdout, stderr).Main(args, stdin, stdout, stderr)
+}
+
+// command is cc-cassette: one cli.Command per subcommand, in the order
+// of the help. The proxy subcommands hand the raw streams to the command
+// they run.
+func command(sys cli.System, stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
+	subs := []*cli.Command{
+		importCommand(sys.Env), verifyCommand(), diffCommand(), assertCommand(), showCommand(), convertCommand(),
+		proxyCommand(proxy.Record, sys, stdin, stdout, stderr),
+		proxyCommand(proxy.Replay, sys, stdin, stdout, stderr),
+		proxyCommand(proxy.Fork, sys, stdin, stdout, stderr),
 	}
-	if len(args) > 0 && args[0] == "__complete" {
-		// A subcommand completes its own flags and arguments.
-		if len(args) > 2 {
-			if sub, ok := subcommandOf(args[1], getenv); ok {
-				return sub.command().Main(append([]string{"__complete"}, args[2:]...), stdin, stdout, stderr)
-			}
-		}
-		return top().Main(args, stdin, stdout, stderr)
+	return &cli.Command{
+		Name: "cc-cassette", Short: "Blackbox's cassettes (hash-chained recordings of an agent run) as ccpipe filters",
+		Synopsis: "cc-cassette COMMAND [flags] [args]", Help: fmt.Sprintf(mainHelp, cli.SubcommandList(subs)),
+		Subcommands: subs,
 	}
-	if len(args) > 0 && args[0] == "--completion" {
-		return top().Main(args, stdin, stdout, stderr)
-	}
-	if len(args) == 0 {
-		fmt.Fprintf(stderr, "cc-cassette: a command is needed (import, verify, diff, assert, show, convert, record, replay, fork)\nRun 'cc-cassette -h' for help.\n")
-		return cli.ExitUsage
-	}
-	switch args[0] {
-	case "-h", "--help", "-help", "help":
-		if len(args) > 1 && args[0] == "help" {
-			return RunWith(sys, []string{args[1], "-h"}, stdin, stdout, stderr)
-		}
-		fmt.Fprintln(stdout, mainHelp)
-		return cli.ExitOK
-	case "--version", "-version":
-		c := &cli.Command{Name: "cc-cassette", Run: func(*cli.Env, []string) error { return nil }}
-		return c.Main([]string{"--version"}, stdin, stdout, stderr)
-	}
-	if m := args[0]; m == "record" || m == "replay" || m == "fork" {
-		sub, rest := proxyCommand(proxy.Mode(m), args[1:], stdin, stdout, stderr)
-		return sub.command().Main(rest, stdin, stdout, stderr)
-	}
-	sub, ok := subcommandOf(args[0], getenv)
-	if !ok {
-		fmt.Fprintf(stderr, "cc-cassette: unknown command %q (import, verify, diff, assert, show, convert, record, replay, fork)\nRun 'cc-cassette -h' for help.\n", args[0])
-		return cli.ExitUsage
-	}
-	return sub.command().Main(args[1:], stdin, stdout, stderr)
 }
 
 // inputs opens the paths, or stdin when there are none (and stdin is a

@@ -2,6 +2,7 @@ package cccassette
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,24 +10,17 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cassette"
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 const fixtures = "../../cassette/testdata/blackbox/"
 
 func run(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	var in *strings.Reader
-	if stdin != "" {
-		in = strings.NewReader(stdin)
-	}
-	var code int
-	if in != nil {
-		code = RunWith(cli.System{}, args, in, &out, &errb)
-	} else {
-		code = RunWith(cli.System{}, args, nil, &out, &errb)
-	}
-	return code, out.String(), errb.String()
+	// No API keys for import to look for; the proxied child gets this
+	// process's environment (PATH).
+	sys := cli.System{Environ: os.Environ}
+	return golden.Call(func(a []string, in io.Reader, out, errw io.Writer) int { return RunWith(sys, a, in, out, errw) }, stdin, args...)
 }
 
 // ndjsonOf converts a fixture to the NDJSON form.
@@ -181,7 +175,7 @@ func TestAssert(t *testing.T) {
 		{[]string{"--expect-failure-reason", "x"}, 1, "expected x, got (none)"},
 		{[]string{"--expect", `.steps | length == 3`, "--expect", `.id == "fixture-success-final-answer"`}, 0, `"pass":true`},
 		{[]string{"--expect", `.steps | length == 4`}, 1, "expectation expect failed"},
-		{[]string{"--expect-status", "done"}, 2, "must be success, error or incomplete"},
+		{[]string{"--expect-status", "done"}, 2, `--expect-status "done": want one of success, error, incomplete`},
 		{[]string{"--expect", `.[`}, 2, "--expect"},
 	}
 	for _, c := range cases {

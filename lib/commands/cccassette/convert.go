@@ -31,19 +31,17 @@ Examples:
 
 Exit status: 0 ok, 1 the input could not be read, 2 usage error.`
 
-func convertCommand() subcommand {
+func convertCommand() *cli.Command {
 	var to string
-	return subcommand{
-		name:     "convert",
-		synopsis: "cc-cassette convert [--to ndjson|json] [CASSETTE... | -]",
-		help:     convertHelp,
-		flags: func(f *cli.Flags) {
-			f.StringVar(&to, "to", "ndjson", "output `FORM`: ndjson or json")
+	return &cli.Command{
+		Name:     "convert",
+		Short:    "between the NDJSON form and Blackbox's single JSON file",
+		Synopsis: "cc-cassette convert [--to ndjson|json] [CASSETTE... | -]",
+		Help:     convertHelp,
+		SetFlags: func(f *cli.Flags) {
+			f.Enum(&to, "to", "ndjson", "output `FORM`", []string{"ndjson", "json"})
 		},
-		run: func(env *cli.Env, args []string) error {
-			if to != "ndjson" && to != "json" {
-				return cli.Usagef("--to must be ndjson or json, not %q", to)
-			}
+		Run: func(env *cli.Env, args []string) error {
 			names, err := inputs(env, args, "cassette")
 			if err != nil {
 				return err

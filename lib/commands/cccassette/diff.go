@@ -40,16 +40,17 @@ Examples:
 Exit status: 0 same, 1 different or a cassette could not be read or
 failed the chain check, 2 usage error.`
 
-func diffCommand() subcommand {
+func diffCommand() *cli.Command {
 	var semantic bool
-	return subcommand{
-		name:     "diff",
-		synopsis: "cc-cassette diff [--semantic] PARENT CHILD",
-		help:     diffHelp,
-		flags: func(f *cli.Flags) {
+	return &cli.Command{
+		Name:     "diff",
+		Short:    "first divergence of two cassettes, and how the outcome changed",
+		Synopsis: "cc-cassette diff [--semantic] PARENT CHILD",
+		Help:     diffHelp,
+		SetFlags: func(f *cli.Flags) {
 			f.BoolVar(&semantic, "semantic", false, "compare step type and payload only (for two separate recordings)")
 		},
-		run: func(env *cli.Env, args []string) error {
+		Run: func(env *cli.Env, args []string) error {
 			if len(args) != 2 {
 				return cli.Usagef("diff takes two cassettes, PARENT and CHILD")
 			}

@@ -88,32 +88,28 @@ type importOptions struct {
 	usedIDs   map[string]bool
 }
 
-func importCommand(getenv func(string) string) subcommand {
+func importCommand(getenv func(string) string) *cli.Command {
 	o := &importOptions{getenv: getenv, usedIDs: map[string]bool{}}
-	return subcommand{
-		name:     "import",
-		synopsis: "cc-cassette import [--subagents] [--out-dir DIR] [--id ID] [--from claude-code|chat-json] [TRANSCRIPT... | -]",
-		help:     importHelp,
-		flags: func(f *cli.Flags) {
-			f.StringVar(&o.from, "from", "claude-code", "input `FORMAT`: claude-code or chat-json")
+	return &cli.Command{
+		Name:     "import",
+		Short:    "a Claude Code session (or a chat JSON transcript) as a cassette",
+		Synopsis: "cc-cassette import [--subagents] [--out-dir DIR] [--id ID] [--from claude-code|chat-json] [TRANSCRIPT... | -]",
+		Help:     importHelp,
+		SetFlags: func(f *cli.Flags) {
+			f.Enum(&o.from, "from", "claude-code", "input `FORMAT`", []string{"claude-code", "chat-json"})
 			f.StringVar(&o.id, "id", "", "the cassette `ID` (one cassette only)")
 			f.StringVar(&o.outDir, "out-dir", "", "write each cassette to `DIR`/<id>.ndjson and print a record per cassette")
 			f.BoolVar(&o.subagents, "subagents", false, "also import each session's subagent transcripts, each as its own cassette")
 			f.BoolVar(&o.thinking, "keep-thinking", false, "keep thinking text in model_output payloads")
 			f.BoolVar(&o.usage, "with-usage", false, "add a metadata step with token usage after each model_output")
 			f.IntVar(&o.maxLine, "max-line", 0, "skip transcript lines longer than `BYTES` (default 1 GiB)")
+			f.Exclusive("id", "subagents").Says("--id names one cassette and cannot go with --subagents")
 		},
-		run: o.run,
+		Run: o.run,
 	}
 }
 
 func (o *importOptions) run(env *cli.Env, args []string) error {
-	if o.id != "" && o.subagents {
-		return cli.Usagef("--id names one cassette and cannot go with --subagents")
-	}
-	if o.from != "claude-code" && o.from != "chat-json" {
-		return cli.Usagef("--from must be claude-code or chat-json, not %q", o.from)
-	}
 	for _, name := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY"} {
 		if v := strings.TrimSpace(o.getenv(name)); len(v) >= 4 && v != "blackbox-offline-placeholder" {
 			o.keys = append(o.keys, v)

@@ -81,15 +81,11 @@ or 1 when cc-cassette failed (a divergence, a request or response the
 cassette format cannot hold, a cassette that would not verify), 2 on a
 usage error.`
 
-// splitCommand cuts args at the first "--": flags and positionals
-// before, the command after.
-func splitCommand(args []string) ([]string, []string) {
-	for i, a := range args {
-		if a == "--" {
-			return args[:i], args[i+1:]
-		}
-	}
-	return args, nil
+// proxyShort is the one-line summary of each proxy subcommand.
+var proxyShort = map[proxy.Mode]string{
+	proxy.Record: "run a command through a loopback proxy, record its model calls",
+	proxy.Replay: "run a command against a cassette, offline; exit 1 on divergence",
+	proxy.Fork:   "replay to a tool result, change it, go on live or scripted",
 }
 
 type proxyFlags struct {
@@ -104,18 +100,17 @@ func (p *proxyFlags) ignoreFlag(f *cli.Flags) {
 		p.ignore = append(p.ignore, s)
 		return nil
 	})
-	f.StringVar(&p.match, "match", "strict", "strict: each model request must equal the recorded one; sequence: only the order of calls counts")
+	f.Enum(&p.match, "match", "strict", "strict: each model request must equal the recorded one; sequence: only the order of calls counts", []string{"strict", "sequence"})
 }
 
 // proxyCommand builds record, replay or fork around the command after --.
-func proxyCommand(mode proxy.Mode, args []string, stdin io.Reader, stdout, stderr io.Writer) (subcommand, []string) {
-	flagArgs, child := splitCommand(args)
+func proxyCommand(mode proxy.Mode, sys cli.System, stdin io.Reader, stdout, stderr io.Writer) *cli.Command {
 	p := &proxyFlags{at: -1, match: "strict"}
-	sub := subcommand{name: string(mode)}
+	sub := &cli.Command{Name: string(mode), Short: proxyShort[mode]}
 	switch mode {
 	case proxy.Record:
-		sub.synopsis = "cc-cassette record --out FILE [--id ID] -- COMMAND [ARG...]"
-		sub.help = "usage: " + sub.synopsis + `
+		sub.Synopsis = "cc-cassette record --out FILE [--id ID] -- COMMAND [ARG...]"
+		sub.Help = "usage: " + sub.Synopsis + `
 
 Runs COMMAND (Claude Code, or any client of the Anthropic Messages API)
 through a loopback proxy and records its model calls into a cassette
@@ -129,13 +124,13 @@ model answer was a final answer and the command exited 0, or
 Examples:
   $ cc-cassette record --out run.ndjson -- claude -p "fix the failing test" --allowedTools Bash,Edit
   $ cc-cassette verify run.ndjson`
-		sub.flags = func(f *cli.Flags) {
+		sub.SetFlags = func(f *cli.Flags) {
 			f.StringVar(&p.out, "out", "", "the cassette to write (required)")
 			f.StringVar(&p.id, "id", "", "cassette id (default: the --out file name without .ndjson/.json)")
 		}
 	case proxy.Replay:
-		sub.synopsis = "cc-cassette replay CASSETTE [--match strict|sequence] [--ignore JQPATH]... -- COMMAND [ARG...]"
-		sub.help = "usage: " + sub.synopsis + `
+		sub.Synopsis = "cc-cassette replay CASSETTE [--match strict|sequence] [--ignore JQPATH]... -- COMMAND [ARG...]"
+		sub.Help = "usage: " + sub.Synopsis + `
 
 Runs COMMAND against the cassette instead of the model: nothing leaves
 the machine (the child gets a placeholder API key if it has none). Tools
@@ -146,10 +141,10 @@ must have been made, else it is a divergence at "end of run".
 Examples:
   $ cc-cassette replay run.ndjson -- claude -p "fix the failing test" --allowedTools Bash,Edit
   $ cc-cassette replay run.ndjson --ignore '.params.maxTokens' -- claude -p "fix the failing test"`
-		sub.flags = p.ignoreFlag
+		sub.SetFlags = p.ignoreFlag
 	case proxy.Fork:
-		sub.synopsis = "cc-cassette fork CASSETTE --at N --set JSON|@FILE --out FILE (--live | --script FILE) [--id ID] [--match M] [--ignore JQPATH]... -- COMMAND [ARG...]"
-		sub.help = "usage: " + sub.synopsis + `
+		sub.Synopsis = "cc-cassette fork CASSETTE --at N --set JSON|@FILE --out FILE (--live | --script FILE) [--id ID] [--match M] [--ignore JQPATH]... -- COMMAND [ARG...]"
+		sub.Help = "usage: " + sub.Synopsis + `
 
 Replays CASSETTE up to tool_result step N, gives the client the --set
 value as that tool's result instead (in every later request: a string as
@@ -169,7 +164,7 @@ diverges exactly at N.
 Examples:
   $ cc-cassette fork run.ndjson --at 7 --set '"tests pass"' --out what-if.ndjson --script replies.json -- claude -p "fix the failing test"
   $ cc-cassette fork run.ndjson --at 7 --set @result.json --out what-if.ndjson --live -- claude -p "fix the failing test"`
-		sub.flags = func(f *cli.Flags) {
+		sub.SetFlags = func(f *cli.Flags) {
 			f.IntVar(&p.at, "at", -1, "N: the tool_result step to fork at (required)")
 			f.StringVar(&p.set, "set", "", "JSON or @FILE: the new result of step N (required)")
 			f.StringVar(&p.out, "out", "", "the cassette to write (required)")
@@ -179,9 +174,12 @@ Examples:
 			p.ignoreFlag(f)
 		}
 	}
-	sub.run = func(env *cli.Env, pos []string) error {
+	sub.Run = func(env *cli.Env, pos []string) error {
+		// The command is what follows "--"; the positionals come before.
+		child, _ := env.Flags.AfterDash()
+		pos = pos[:len(pos)-len(child)]
 		r := &proxy.Run{Mode: mode, Command: child, Out: p.out, ID: p.id, Match: p.match, Ignore: p.ignore,
-			Env: os.Environ(), Stdin: stdin, Stdout: stdout, Stderr: stderr}
+			Env: sys.Environment(), Stdin: stdin, Stdout: stdout, Stderr: stderr}
 		if err := p.check(mode, pos, child, r); err != nil {
 			return err
 		}
@@ -194,16 +192,13 @@ Examples:
 		}
 		return &cli.ExitError{Code: code}
 	}
-	return sub, flagArgs
+	return sub
 }
 
 // check validates the flags and loads the cassette and files they name.
 func (p *proxyFlags) check(mode proxy.Mode, pos, child []string, r *proxy.Run) error {
 	if len(child) == 0 {
 		return cli.Usagef("no command: put it after --, e.g. cc-cassette %s ... -- claude -p \"hi\"", mode)
-	}
-	if p.match != "strict" && p.match != "sequence" {
-		return cli.Usagef("--match must be strict or sequence")
 	}
 	for _, path := range p.ignore {
 		if _, err := jq.Compile("del("+path+")", nil); err != nil {

@@ -25,7 +25,7 @@ func TestProxyUsageErrors(t *testing.T) {
 		{[]string{"record", "--", "true"}, "--out FILE is required"},
 		{[]string{"record", "--out", "x", "extra", "--", "true"}, `unexpected argument "extra"`},
 		{[]string{"replay", "--", "true"}, "name one cassette"},
-		{[]string{"replay", parent, "--match", "loose", "--", "true"}, "--match must be strict or sequence"},
+		{[]string{"replay", parent, "--match", "loose", "--", "true"}, `--match "loose": want strict or sequence`},
 		{[]string{"replay", parent, "--ignore", ".a |", "--", "true"}, "--ignore .a |"},
 		{[]string{"fork", parent, "--set", "1", "--out", "o", "--live", "--", "true"}, "--at N is required"},
 		{[]string{"fork", parent, "--at", "3", "--out", "o", "--live", "--", "true"}, "--set JSON|@FILE is required"},

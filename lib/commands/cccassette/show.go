@@ -63,21 +63,20 @@ type summaryRecord struct {
 	Tools            []string        `json:"tools"`
 }
 
-func showCommand() subcommand {
+func showCommand() *cli.Command {
 	var step int
 	var summary bool
-	return subcommand{
-		name:     "show",
-		synopsis: "cc-cassette show [--summary | --step N] [CASSETTE... | -]",
-		help:     showHelp,
-		flags: func(f *cli.Flags) {
+	return &cli.Command{
+		Name:     "show",
+		Short:    "one line per step, or one step whole",
+		Synopsis: "cc-cassette show [--summary | --step N] [CASSETTE... | -]",
+		Help:     showHelp,
+		SetFlags: func(f *cli.Flags) {
 			f.IntVar(&step, "step", -1, "show step `N` whole")
 			f.BoolVar(&summary, "summary", false, "one record per cassette instead of one per step")
+			f.Exclusive("step", "summary").Says("--step takes a step number (0, 1, ...) and cannot go with --summary")
 		},
-		run: func(env *cli.Env, args []string) error {
-			if step < -1 || (step >= 0 && summary) {
-				return cli.Usagef("--step takes a step number (0, 1, ...) and cannot go with --summary")
-			}
+		Run: func(env *cli.Env, args []string) error {
 			if f := env.Flags; f.Visited("step") && step < 0 {
 				return cli.Usagef("--step takes a step number (0, 1, ...)")
 			}

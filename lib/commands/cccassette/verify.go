@@ -50,12 +50,13 @@ Examples:
 Exit status: 0 every cassette passed, 1 one failed or could not be read,
 2 usage error.`
 
-func verifyCommand() subcommand {
-	return subcommand{
-		name:     "verify",
-		synopsis: "cc-cassette verify [CASSETTE... | -]",
-		help:     verifyHelp,
-		run: func(env *cli.Env, args []string) error {
+func verifyCommand() *cli.Command {
+	return &cli.Command{
+		Name:     "verify",
+		Short:    "chain, schema, provider neutrality, secrets; exit 1 on failure",
+		Synopsis: "cc-cassette verify [CASSETTE... | -]",
+		Help:     verifyHelp,
+		Run: func(env *cli.Env, args []string) error {
 			names, err := inputs(env, args, "cassette")
 			if err != nil {
 				return err

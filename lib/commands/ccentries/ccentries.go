@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -59,11 +58,11 @@ transcript_path: each is named on stderr, the first ten one by one, and the
 other records are still read), or another failure, 2 usage error.`
 
 type options struct {
+	sys         cli.System
 	types       []string
 	withSource  bool
 	subagents   bool
 	window      cli.Window
-	sys         cli.System
 	tail        int
 	archive     string
 	follow      bool
@@ -94,6 +93,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 func (o *options) command() *cli.Command {
 	return &cli.Command{
 		Name:     "cc-entries",
+		Short:    "a transcript's records, one per line: type filter, subagents, archives, --follow",
 		Synopsis: "cc-entries [--types T,...] [--follow] [--branch] [--subagents] [TRANSCRIPT... | -]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
@@ -103,8 +103,9 @@ func (o *options) command() *cli.Command {
 					if name, ok := strings.CutPrefix(t, "+"); ok {
 						t = name // a newer Claude Code's type, taken as given
 					} else if t != "" && !transcript.KnownTypes[t] {
-						return fmt.Errorf("unknown record type %q (a type this version does not know is given as +%s); known types: %s",
-							t, t, strings.Join(transcript.SortedKnownTypes(), ", "))
+						known := transcript.SortedKnownTypes()
+						return fmt.Errorf("unknown record type %q (a type this version does not know is given as +%s); known types: %s%s",
+							t, t, strings.Join(known, ", "), cli.DidYouMean(t, known))
 					}
 					if t != "" {
 						o.types = append(o.types, t)
@@ -123,16 +124,15 @@ func (o *options) command() *cli.Command {
 			f.BoolVar(&o.branch, "branch", false, "only the records on the active conversation branch, as Claude Code rebuilds it on resume (parentUuid back from the newest record, with every record of a parallel tool call)")
 			f.BoolVar(&o.diagnostics, "diagnostics", false, "decode every record and print one diagnostics record on stderr at the end")
 			f.IntVar(&o.maxLine, "max-line", 0, "skip lines longer than `BYTES` (default 1 GiB)")
+			for _, sel := range []string{"follow", "branch", "tail", "types", "since", "until", "with-source", "subagents", "diagnostics"} {
+				f.Exclusive("archive", sel).Says("--archive copies whole sessions: it takes no selection or output flags")
+			}
+			f.Exclusive("branch", "follow").Says("--branch and --follow exclude each other: the active branch moves as the session runs")
 		},
 		Run: o.run,
 		Complete: func(_ context.Context, flag string, _ []string) []string {
 			if flag == "types" {
-				types := make([]string, 0, len(transcript.KnownTypes))
-				for t := range transcript.KnownTypes {
-					types = append(types, t)
-				}
-				slices.Sort(types)
-				return types
+				return transcript.SortedKnownTypes()
 			}
 			return nil
 		},

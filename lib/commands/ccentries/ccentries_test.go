@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 const (
@@ -19,18 +21,8 @@ func run(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	o := &options{now: func() time.Time { return time.Date(2026, 5, 1, 10, 1, 0, 0, time.UTC) },
 		stopFor: func(string, string) func() bool { return func() bool { return true } }}
-	var out, errb bytes.Buffer
-	var in *strings.Reader
-	if stdin != "" {
-		in = strings.NewReader(stdin)
-	}
-	var code int
-	if in == nil {
-		code = o.command().Main(args, nil, &out, &errb)
-	} else {
-		code = o.command().Main(args, in, &out, &errb)
-	}
-	return out.String(), errb.String(), code
+	code, out, errs := golden.Call(o.command().Main, stdin, args...)
+	return out, errs, code
 }
 
 func lines(t *testing.T, path string, nums ...int) string {

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ccpipe/ccpipe/lib/profiles"
 	"sync"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/transcript"
@@ -61,9 +61,8 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if o.archive != "" {
 		// Refused up front for every config dir known, not only the
 		// sources' own: a copy inside any of them is a second transcript.
-		profs, _ := profiles.Discover(profiles.EnvFromOS())
 		var dirs []string
-		for _, p := range profs {
+		for _, p := range load.Profiles(o.sys) {
 			dirs = append(dirs, p.ConfigDir, p.ProjectsDir)
 		}
 		if err := transcript.CheckArchiveDir(o.archive, dirs); err != nil {
@@ -129,13 +128,8 @@ func (o *options) check(f *cli.Flags, args []string) error {
 	switch {
 	case stdin > 1:
 		return cli.Usagef(`"-" (stdin) can be given once`)
-	case o.archive != "" && (o.follow || o.branch || o.tail >= 0 || len(o.types) > 0 || o.window.Set() ||
-		o.withSource || o.subagents || o.diagnostics):
-		return cli.Usagef("--archive copies whole sessions: it takes no selection or output flags")
 	case o.archive != "" && stdin > 0:
 		return cli.Usagef(`--archive needs transcript files, not "-"`)
-	case o.branch && o.follow:
-		return cli.Usagef("--branch and --follow exclude each other: the active branch moves as the session runs")
 	case o.branch && stdin > 0:
 		return cli.Usagef(`--branch reads a file twice: it cannot read "-"`)
 	case o.poll <= 0:

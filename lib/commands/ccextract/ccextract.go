@@ -18,12 +18,13 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/extract"
 	"github.com/ccpipe/ccpipe/lib/jsonscan"
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/records"
-	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
 const help = `usage: cc-extract KIND [flags] [TRANSCRIPT|DIR...]
@@ -148,6 +149,7 @@ type options struct {
 	all, thinking, errors, unique, subagents bool
 	sum                                      string
 	loc                                      *time.Location
+	now                                      func() time.Time
 	cost                                     bool
 	prices                                   string
 	sys                                      cli.System
@@ -162,12 +164,13 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // RunWith runs cc-extract in the given System (its zone decides the
-// days of --sum day).
+// days of --sum day, its clock the active --sum block).
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{sys: sys}
+	o := &options{sys: sys, now: sys.Clock}
 	c := &cli.Command{
 		Sys:      &sys,
 		Name:     "cc-extract",
+		Short:    "typed facts from transcripts: prompts, tools, shell commands, failures, usage, cost",
 		Synopsis: "cc-extract KIND [flags] [TRANSCRIPT|DIR...]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
@@ -221,7 +224,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	kind, paths := args[0], args[1:]
 	if !slices.Contains(extract.Kinds, kind) {
-		return cli.Usagef("unknown kind %q (want one of %s)", kind, strings.Join(extract.Kinds, ", "))
+		return cli.Usagef("unknown kind %q (want one of %s)%s", kind, strings.Join(extract.Kinds, ", "), cli.DidYouMean(kind, extract.Kinds))
 	}
 	for _, fk := range flagKinds {
 		if env.Flags.Visited(fk.name) && !slices.Contains(fk.kinds, kind) {
@@ -232,23 +235,18 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return err
 	}
 	var prices *pricing.Catalog
-	if o.cost || o.prices != "" {
+	if o.cost {
 		prices = pricing.Embedded()
 	}
 	if o.prices != "" {
-		data, err := os.ReadFile(o.prices)
-		if err != nil {
-			return cli.Usagef("--prices: %v", err)
+		var err error
+		if prices, _, err = load.Prices(o.prices); err != nil {
+			return err
 		}
-		rows, err := pricing.ParseOverrides(o.prices, data)
-		if err != nil {
-			return cli.Usagef("--prices %v", err)
-		}
-		prices = prices.WithOverrides(rows)
 	}
 	x, err := extract.New(extract.Options{
 		Kind: kind, All: o.all, Thinking: o.thinking, Errors: o.errors, Unique: o.unique,
-		Subagents: o.subagents, Sum: o.sum, Location: o.loc, Prices: prices,
+		Subagents: o.subagents, Sum: o.sum, Location: o.loc, Now: o.now(), Prices: prices,
 		WeekStart: o.weekday, Since: o.window.Since, Until: o.window.Until,
 		Warn: func(msg string) { env.Warnf("%s", msg) },
 	}, env.Out.Write)
@@ -297,12 +295,12 @@ func addPaths(paths []string, add func(string) error, skip func(error)) error {
 				return nil
 			}
 			if d.IsDir() {
-				if path != p && (d.Name() == "subagents" || d.Name() == "tool-results" || d.Name() == "memory") {
+				if path != p && layout.IsSkipDir(d.Name()) {
 					return filepath.SkipDir
 				}
 				return nil
 			}
-			if _, _, ok := sessions.TranscriptID(d.Name()); ok {
+			if _, _, ok := layout.Transcript(d.Name()); ok {
 				return add(path)
 			}
 			return nil

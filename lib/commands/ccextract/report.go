@@ -27,7 +27,14 @@ func (o *options) calendar(env *cli.Env) error {
 	var keys []string
 	if o.sum != "" {
 		if keys, err = extract.ParseSum(o.sum); err != nil {
-			return cli.Usagef("%v", err)
+			msg := err.Error()
+			for _, k := range strings.Split(o.sum, ",") {
+				if k = strings.TrimSpace(k); !slices.Contains(extract.SumBy, k) {
+					msg += cli.DidYouMean(k, extract.SumBy)
+					break
+				}
+			}
+			return cli.Usagef("%s", msg)
 		}
 	}
 	if env.Flags.Visited("week-start") {

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/records"
@@ -94,6 +95,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	c := &cli.Command{
 		Sys:      &sys,
 		Name:     "cc-grep",
+		Short:    "the sessions where all (or any) of some terms were said, and where",
 		Synopsis: "cc-grep [--any] [--raw | --matches [-C N]] [--workers N] [--profile NAME] [--cwd-within DIR] TERM...",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
@@ -116,8 +118,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 		Run: o.run,
 		Complete: func(_ context.Context, flag string, _ []string) []string {
 			if flag == "profile" {
-				profs, _ := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
-				return profiles.Names(profs)
+				return profiles.Names(load.Profiles(o.sys))
 			}
 			return nil
 		},
@@ -258,19 +259,12 @@ var errStopped = errors.New("search stopped")
 // running sessions) as they are found, and printed newest activity first,
 // as cc-sessions orders them.
 func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
-	profs, warnings := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
-	if err := profiles.NoHome(warnings); err != nil {
+	profs, err := load.DiscoverProfiles(env, o.sys)
+	if err != nil {
 		return 0, err
 	}
-	for _, w := range warnings {
-		env.Warnf("%v", w)
-	}
-	profs, perr := profiles.Named(profs, o.profiles)
-	var upe *profiles.UnknownProfileError
-	if errors.As(perr, &upe) {
-		return 0, cli.Usagef("%s", upe.Usage())
-	} else if perr != nil {
-		return 0, perr
+	if profs, err = load.NamedProfiles(profs, o.profiles); err != nil {
+		return 0, err
 	}
 	files, errs := sessions.Files(env.Ctx, sessions.ProjectsDirs(profs), o.cwdWithin)
 	for _, err := range errs {
@@ -291,9 +285,9 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	})
 	// The matches are completed (heads and tails read, registries joined)
 	// while the search goes on.
-	comp := sessions.NewCompleter(env.Ctx, profs, sessions.ListOptions{CwdWithin: o.cwdWithin})
+	comp := sessions.NewCompleter(env.Ctx, profs, sessions.ListOptions{CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv})
 	byPath := map[string]search.Result{}
-	err := s.SearchAll(env.Ctx, o.workers, jobs, func(j search.Job, r search.Result) error {
+	err = s.SearchAll(env.Ctx, o.workers, jobs, func(j search.Job, r search.Result) error {
 		warnErrs(env, r)
 		if r.Matched {
 			f := files[j.Data.(int)]

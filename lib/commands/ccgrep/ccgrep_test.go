@@ -1,7 +1,6 @@
 package ccgrep
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 const (
@@ -41,13 +41,9 @@ func home(t *testing.T) (string, string) {
 
 func run(t *testing.T, h, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	var in io.Reader // nil: no input, as a terminal
-	if stdin != "" {
-		in = strings.NewReader(stdin)
-	}
-	code := RunWith(cli.System{Home: h}, args, in, &out, &errb)
-	return code, out.String(), errb.String()
+	return golden.Call(func(a []string, in io.Reader, out, errw io.Writer) int {
+		return RunWith(cli.System{Home: h}, a, in, out, errw)
+	}, stdin, args...)
 }
 
 func TestRun(t *testing.T) {

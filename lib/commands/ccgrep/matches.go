@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/search"
-	"github.com/ccpipe/ccpipe/lib/sessionid"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
@@ -46,7 +46,7 @@ func orNull(s string) *string {
 // emitHits writes a matching session's hits, in file order.
 func (o *options) emitHits(env *cli.Env, transcriptPath, sessionID string, r search.Result) error {
 	if sessionID == "" {
-		sessionID, _, _ = sessionid.Transcript(filepath.Base(transcriptPath))
+		sessionID, _, _ = layout.Transcript(filepath.Base(transcriptPath))
 	}
 	for _, h := range r.Hits {
 		rec := hitRecord{

@@ -138,6 +138,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	o := &options{sys: sys}
 	c := &cli.Command{
 		Name:     "cc-hook",
+		Short:    "Claude Code hooks without code: rule files, lint, backtest on past sessions, CI tests",
 		Synopsis: "cc-hook run|parse|reply|check|settings|lint|backtest|test ...",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {

@@ -48,6 +48,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	c := &cli.Command{
 		Sys:      &sys,
 		Name:     "cc-profiles",
+		Short:    "every Claude Code config dir on the machine, uniquely named",
 		Synopsis: "cc-profiles [--profile NAME] [--jq EXPR]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {

@@ -121,6 +121,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	o := &options{sys: sys}
 	c := &cli.Command{
 		Name:     "cc-redact",
+		Short:    "secrets masked in records, found with --scan, kept from the model with --hook",
 		Synopsis: "cc-redact [--scan | --hook | --print-settings] [--rules FILE] [--profile NAME] [TRANSCRIPT... | -]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
@@ -136,11 +137,14 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 				return nil
 			})
 			f.IntVar(&o.workers, "workers", runtime.NumCPU(), "with --scan, read `N` files at once")
+			f.Requires("profile", "scan").Says(profileScan)
 		},
 		Run: o.run,
 	}
 	return hookExit(args, c.Main(args, stdin, stdout, stderr))
 }
+
+const profileScan = "--profile picks the sessions --scan reads when no input is given"
 
 func (o *options) run(env *cli.Env, args []string) error {
 	if o.workers < 1 {
@@ -156,7 +160,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return cli.Usagef("--hook prints a reply for Claude Code, not records: --jq does not apply")
 	}
 	if len(o.profiles) > 0 && (!o.scan || len(args) > 0) {
-		return cli.Usagef("--profile picks the sessions --scan reads when no input is given")
+		return cli.Usagef("%s", profileScan)
 	}
 	stdin := 0
 	for _, a := range args {

@@ -1,9 +1,9 @@
 package ccredact
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,23 +13,13 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 	"github.com/ccpipe/ccpipe/lib/secrets"
 )
 
 func run(t *testing.T, deps cli.System, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	var in *strings.Reader
-	if stdin != "" {
-		in = strings.NewReader(stdin)
-	}
-	var code int
-	if in == nil {
-		code = RunWith(deps, args, nil, &out, &errb)
-	} else {
-		code = RunWith(deps, args, in, &out, &errb)
-	}
-	return code, out.String(), errb.String()
+	return golden.Call(func(a []string, in io.Reader, out, errw io.Writer) int { return RunWith(deps, a, in, out, errw) }, stdin, args...)
 }
 
 const corpus = "../../../testdata/corpus/claude"

@@ -11,7 +11,8 @@ import (
 	"sync"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
-	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/regular"
 	"github.com/ccpipe/ccpipe/lib/search"
 	"github.com/ccpipe/ccpipe/lib/sessions"
@@ -176,19 +177,11 @@ func (r *runner) scanInputs(s *scanner, args []string) error {
 
 // scanProfiles scans every session of the selected profiles.
 func (r *runner) scanProfiles(s *scanner) error {
-	profs, warnings := profiles.Discover(profiles.NewEnv(r.o.sys.Home, r.o.sys.Getenv))
-	if err := profiles.NoHome(warnings); err != nil {
+	profs, err := load.DiscoverProfiles(r.env, r.o.sys)
+	if err != nil {
 		return err
 	}
-	for _, w := range warnings {
-		r.env.Warnf("%v", w)
-	}
-	profs, err := profiles.Named(profs, r.o.profiles)
-	// A name no profile has is a usage error, as in cc-profiles.
-	var upe *profiles.UnknownProfileError
-	if errors.As(err, &upe) {
-		return cli.Usagef("%s", upe.Usage())
-	} else if err != nil {
+	if profs, err = load.NamedProfiles(profs, r.o.profiles); err != nil {
 		return err
 	}
 	files, errs := sessions.Files(r.env.Ctx, sessions.ProjectsDirs(profs), nil)
@@ -234,7 +227,7 @@ func (r *runner) scanSession(s *scanner, path, id string) error {
 // session dir's.
 func sessionIDOf(path string) string {
 	dir := filepath.Dir(path)
-	if b := filepath.Base(dir); b == "subagents" || b == "tool-results" {
+	if b := filepath.Base(dir); b == layout.SubagentsDir || b == layout.ToolResultsDir {
 		return filepath.Base(filepath.Dir(dir))
 	}
 	return transcript.SessionID(path)

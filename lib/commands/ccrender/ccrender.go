@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -127,14 +126,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // RunWith runs cc-render in the given System.
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if sys.Env("GOGC") == "" {
-		// A page is written from small pieces: a tighter heap keeps the
-		// peak RSS near the runtime's floor for a little CPU.
-		debug.SetGCPercent(50)
-	}
 	o := &options{}
 	c := &cli.Command{
 		Name:     "cc-render",
+		Short:    "a session as GitHub Markdown or one self-contained HTML page, secrets masked",
 		Synopsis: "cc-render md|html [flags] [TRANSCRIPT...]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
@@ -149,11 +144,12 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 				return nil
 			})
 			f.IntVar(&o.maxLines, "max-output-lines", 200, "fold a tool output after `N` lines into a closed details block (0: never)")
+			f.Exclusive("out", "out-dir")
 		},
 		Run: o.run,
 		Complete: func(_ context.Context, flag string, args []string) []string {
 			if flag == "" && len(args) == 0 {
-				return []string{"md", "html"}
+				return render.Formats
 			}
 			return nil
 		},
@@ -163,17 +159,14 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 
 func (o *options) run(env *cli.Env, args []string) error {
 	if len(args) == 0 {
-		return cli.Usagef("missing format (md or html)")
+		return cli.Usagef("missing format (%s)", cli.OneOf(render.Formats))
 	}
 	o.format, args = args[0], args[1:]
 	if !slices.Contains(render.Formats, o.format) {
-		return cli.Usagef("unknown format %q (want md or html)", o.format)
+		return cli.Usagef("unknown format %q (want %s)%s", o.format, cli.OneOf(render.Formats), cli.DidYouMean(o.format, render.Formats))
 	}
 	if env.Flags.JQ != "" {
 		return cli.Usagef("--jq: cc-render writes pages, not records (filter its input instead)")
-	}
-	if o.out != "" && o.outDir != "" {
-		return cli.Usagef("--out and --out-dir exclude each other")
 	}
 	if o.poll <= 0 {
 		return cli.Usagef("--poll must be positive")

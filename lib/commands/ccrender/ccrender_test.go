@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/commands/ccentries"
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 const corpus = "../../../testdata/corpus/claude/projects/"
@@ -21,18 +22,7 @@ var (
 
 func run(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	var in *strings.Reader
-	if stdin != "" {
-		in = strings.NewReader(stdin)
-	}
-	var code int
-	if in != nil {
-		code = Run(args, in, &out, &errb)
-	} else {
-		code = Run(args, nil, &out, &errb)
-	}
-	return code, out.String(), errb.String()
+	return golden.Call(Run, stdin, args...)
 }
 
 func TestPaths(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/peer"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/sessions"
@@ -121,14 +122,15 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	c := &cli.Command{
 		Sys:      &sys,
 		Name:     "cc-send",
+		Short:    "a message into a running Claude Code session over its socket; rename a session",
 		Synopsis: "cc-send TARGET|--current [--name NAME] [--from LABEL] [--lines] [--wait] [--wait-idle] [--rename NAME] [-- message]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
 			f.BoolVar(&o.current, "current", false, "send to the session this command runs inside")
 			f.StringVar(&o.name, "name", "", "display `NAME` shown as the sender (from-name in the envelope)")
 			f.StringVar(&o.label, "from", DefaultLabel, "sender `LABEL`: the identity the receiver rate-limits by, and the reply socket's name")
-			f.StringVar(&o.mode, "mode", "", "assert the sender's permission `MODE` (bypass or prompting); a mode other than the receiver's gets the message held")
-			f.StringVar(&o.priority, "priority", peer.PriorityNext, "`WHEN` the receiver takes the message: now, next or later")
+			f.Enum(&o.mode, "mode", "", "assert the sender's permission `MODE`; a mode other than the receiver's gets the message held", []string{peer.ModeBypass, peer.ModePrompting})
+			f.Enum(&o.priority, "priority", peer.PriorityNext, "`WHEN` the receiver takes the message", []string{peer.PriorityNow, peer.PriorityNext, peer.PriorityLater})
 			f.StringVar(&o.rename, "rename", "", "ask the session to rename itself to `NAME` (no message)")
 			f.DurationVar(&o.timeout, "timeout", peer.DefaultTimeout, "bound `D` on each delivery: connect, write, and the receiver's close")
 			f.DurationVar(&o.waitTimeout, "wait-timeout", 0, "bound `D` on --wait (default 10s) and --wait-idle (default none)")
@@ -137,17 +139,16 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.wait, "wait", false, "listen for the receipt of each message (held, delivered, dropped, denied, …)")
 			f.BoolVar(&o.waitIdle, "wait-idle", false, "return when the receiver's turn has ended (notify_when_idle)")
 			f.RecordFormats()
+			f.Requires("wait-timeout", "wait", "wait-idle")
+			f.Requires("stamp", "lines")
+			const linesWait = "--lines cannot be combined with --wait or --wait-idle"
+			f.Exclusive("lines", "wait").Says(linesWait)
+			f.Exclusive("lines", "wait-idle").Says(linesWait)
 		},
 		Run: o.run,
 		Complete: func(ctx context.Context, flag string, args []string) []string {
-			switch {
-			case flag == "mode":
-				return []string{peer.ModeBypass, peer.ModePrompting}
-			case flag == "priority":
-				return []string{peer.PriorityNow, peer.PriorityNext, peer.PriorityLater}
-			case flag == "" && len(args) == 0:
-				profs, _ := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
-				return sessions.RunningNames(ctx, profs, o.sys.Getenv)
+			if flag == "" && len(args) == 0 {
+				return sessions.RunningNames(ctx, load.Profiles(o.sys), o.sys.Getenv)
 			}
 			return nil
 		},
@@ -163,26 +164,16 @@ func (o *options) check(env *cli.Env, args []string) error {
 		return cli.Usagef("empty TARGET (give pid:<n>, <profile>/<name>, a session id, name or id prefix; or --current)")
 	case len(args) == 1 && o.current:
 		return cli.Usagef("TARGET and --current exclude each other")
-	case o.mode != "" && o.mode != peer.ModeBypass && o.mode != peer.ModePrompting:
-		return cli.Usagef("--mode %q: want bypass or prompting", o.mode)
-	case o.priority != peer.PriorityNow && o.priority != peer.PriorityNext && o.priority != peer.PriorityLater:
-		return cli.Usagef("--priority %q: want now, next or later", o.priority)
 	case o.timeout <= 0:
 		return cli.Usagef("--timeout must be positive")
 	case o.waitTimeout < 0:
 		return cli.Usagef("--wait-timeout must not be negative")
-	case env.Flags.Visited("wait-timeout") && !o.wait && !o.waitIdle:
-		return cli.Usagef("--wait-timeout works with --wait or --wait-idle")
 	case env.Flags.Visited("rename") && strings.TrimSpace(o.rename) == "":
 		return cli.Usagef("--rename needs a NAME")
 	case o.rename != "" && (o.hasWords || o.lines || o.wait || o.waitIdle || o.name != ""):
 		return cli.Usagef("--rename sends no message: it excludes a message, --lines, --name, --wait and --wait-idle")
-	case o.stamp && !o.lines:
-		return cli.Usagef("--stamp works with --lines")
 	case o.lines && o.hasWords:
 		return cli.Usagef("--lines reads the messages from stdin, not after --")
-	case o.lines && (o.wait || o.waitIdle):
-		return cli.Usagef("--lines cannot be combined with --wait or --wait-idle")
 	case o.lines && len(args) == 0 && !o.current:
 		return cli.Usagef("--lines needs TARGET or --current (stdin holds the lines)")
 	case o.label == "":
@@ -244,7 +235,7 @@ func (o *options) runRecords(env *cli.Env) error {
 		if !discovered {
 			// Only needed to find key files of records that do not say
 			// where their registry is.
-			profs, _ = profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
+			profs = load.Profiles(o.sys)
 			discovered = true
 		}
 		t, err := fromRecord(line, profs)

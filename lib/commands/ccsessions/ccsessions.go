@@ -11,6 +11,7 @@ import (
 	"io"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/sessions"
@@ -88,6 +89,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	c := &cli.Command{
 		Sys:      &sys,
 		Name:     "cc-sessions",
+		Short:    "Claude Code sessions, past and running; find one by address, name, id or pid",
 		Synopsis: "cc-sessions [--active | --find QUERY | --current] [--profile NAME] [--cwd-within DIR] [--limit N]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
@@ -106,10 +108,19 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.current, "current", false, "the session this command runs inside")
 			f.WindowVar(&o.window, "sessions last active")
 			f.RecordFormats()
+			f.Exclusive("active", "find", "current")
+			f.Requires("cwd", "find")
+			// Silently ignoring them would answer another question than asked.
+			const listing = "--cwd-within, --limit, --since and --until work with the listing and --active, not with --find or --current"
+			for _, a := range []string{"cwd-within", "limit", "since", "until"} {
+				for _, b := range []string{"find", "current"} {
+					f.Exclusive(a, b).Says(listing)
+				}
+			}
 		},
 		Run: o.run,
 		Complete: func(ctx context.Context, flag string, _ []string) []string {
-			profs, _ := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
+			profs := load.Profiles(o.sys)
 			switch flag {
 			case "find":
 				return sessions.RunningNames(ctx, profs, o.sys.Getenv)
@@ -126,24 +137,11 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if len(args) > 0 {
 		return cli.Usagef("unexpected argument %q", args[0])
 	}
-	modes := 0
-	for _, on := range []bool{o.active, env.Flags.Visited("find"), o.current} {
-		if on {
-			modes++
-		}
-	}
 	switch {
-	case modes > 1:
-		return cli.Usagef("--active, --find and --current exclude each other")
 	case env.Flags.Visited("find") && o.find == "":
 		return cli.Usagef("--find needs a QUERY")
-	case o.cwd != "" && o.find == "":
-		return cli.Usagef("--cwd works with --find")
 	case o.limit < 0:
 		return cli.Usagef("--limit must be 0 or more, not %d", o.limit)
-	case (env.Flags.Visited("find") || o.current) && (len(o.cwdWithin) > 0 || env.Flags.Visited("limit") || o.window.Set()):
-		// Silently ignoring them would answer another question than asked.
-		return cli.Usagef("--cwd-within, --limit, --since and --until work with the listing and --active, not with --find or --current")
 	}
 	loc, _ := cli.ZoneFlag(o.sys, "")
 	if err := o.window.Resolve(o.sys.Clock(), loc); err != nil {
@@ -227,21 +225,12 @@ func (o *options) loadProfiles(env *cli.Env) ([]profiles.Profile, error) {
 			return nil, nil
 		}
 	} else {
-		var warnings []profiles.Warning
-		profs, warnings = profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
-		if err := profiles.NoHome(warnings); err != nil {
+		var err error
+		if profs, err = load.DiscoverProfiles(env, o.sys); err != nil {
 			return nil, err
 		}
-		for _, w := range warnings {
-			env.Warnf("%v", w)
-		}
 	}
-	named, err := profiles.Named(profs, o.profiles)
-	var upe *profiles.UnknownProfileError
-	if errors.As(err, &upe) {
-		return nil, cli.Usagef("%s", upe.Usage())
-	}
-	return named, err
+	return load.NamedProfiles(profs, o.profiles)
 }
 
 func (o *options) listActive(env *cli.Env, profs []profiles.Profile) error {

@@ -18,8 +18,9 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/pricing"
-	"github.com/ccpipe/ccpipe/lib/sessionid"
 )
 
 const help = `usage: cc-statusline [flags]
@@ -117,7 +118,6 @@ type options struct {
 	budget   time.Duration
 	log      string
 	cacheDir string
-	now      string
 	prices   string
 }
 
@@ -126,13 +126,14 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return RunWith(cli.OS(), args, stdin, stdout, stderr)
 }
 
-// RunWith runs cc-statusline in the given System. Its clock comes from
-// --now in tests; the payload says the rest; --print-settings reads the
-// binary's path and the user's settings file from it.
+// RunWith runs cc-statusline in the given System: its clock (the block's
+// now) and cache dir, and for --print-settings the binary's path and the
+// user's settings file; the payload says the rest.
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := &options{sys: sys}
 	c := &cli.Command{
 		Name:     "cc-statusline",
+		Short:    "Claude Code's status line: model, session cost, the 5-hour block, context use",
 		Synopsis: "cc-statusline [--template TEXT | --jq EXPR] [--log FILE]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
@@ -141,9 +142,9 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.DurationVar(&o.budget, "budget", 300*time.Millisecond, "stop reading transcripts after `DURATION` and print what was read (the block then shows a +); the next call reads on")
 			f.StringVar(&o.log, "log", "", "append each payload to `FILE` as one NDJSON line")
 			f.StringVar(&o.cacheDir, "cache-dir", "", "keep the per-transcript cache in `DIR` (default: the user cache dir's ccpipe/statusline)")
-			f.StringVar(&o.now, "now", "", "take `TIME` (RFC 3339) as now, for tests")
 			f.StringVar(&o.prices, "prices", "", "price the block with the override rows in `FILE`, as cc-extract usage --prices does")
 			f.BoolVar(&o.settings, "print-settings", false, "print the settings.json object that runs this binary (absolute path) for the status line")
+			f.Exclusive("template", "jq").Says("--template and --jq: give one")
 		},
 		Run: o.run,
 	}
@@ -180,9 +181,6 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if len(args) > 0 {
 		return cli.Usagef("no arguments expected; the payload comes on stdin")
 	}
-	if o.tmpl != "" && env.Out.Filtering() {
-		return cli.Usagef("--template and --jq: give one")
-	}
 	if o.settings {
 		return o.printSettings(env)
 	}
@@ -194,14 +192,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if err != nil {
 		return cli.Usagef("--template: %v", err)
 	}
-	now := time.Now()
-	if o.now != "" {
-		if now, err = time.Parse(time.RFC3339Nano, o.now); err != nil {
-			return cli.Usagef("--now: %v", err)
-		}
-	}
+	now := o.sys.Clock()
 	if o.cacheDir == "" {
-		d, err := os.UserCacheDir()
+		d, err := o.sys.CacheDir()
 		if err != nil {
 			return fmt.Errorf("no cache dir (use --cache-dir): %w", err)
 		}
@@ -210,15 +203,10 @@ func (o *options) run(env *cli.Env, args []string) error {
 	var cat *pricing.Catalog // nil: the built-in table, loaded only if a line is priced
 	pricesKey := ""
 	if o.prices != "" {
-		data, err := os.ReadFile(o.prices)
-		if err != nil {
-			return cli.Usagef("--prices: %v", err)
+		var data []byte
+		if cat, data, err = load.Prices(o.prices); err != nil {
+			return err
 		}
-		rows, err := pricing.ParseOverrides(o.prices, data)
-		if err != nil {
-			return cli.Usagef("--prices %v", err)
-		}
-		cat = pricing.Embedded().WithOverrides(rows)
 		h := sha256.Sum256(data)
 		pricesKey = hex.EncodeToString(h[:8])
 	}
@@ -391,10 +379,10 @@ func recentTranscripts(path string, now time.Time) (out []fileInfo, stamps []sta
 			continue
 		}
 		for _, e := range ents {
-			if _, _, ok := sessionid.Transcript(e.Name()); !ok || e.IsDir() || !add(pdir, e) {
+			if _, _, ok := layout.Transcript(e.Name()); !ok || e.IsDir() || !add(pdir, e) {
 				continue
 			}
-			sub := filepath.Join(pdir, strings.TrimSuffix(e.Name(), ".jsonl"), "subagents")
+			sub := filepath.Join(pdir, strings.TrimSuffix(e.Name(), ".jsonl"), layout.SubagentsDir)
 			if !stampDir(sub) {
 				continue
 			}

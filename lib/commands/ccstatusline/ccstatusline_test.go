@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/cli"
 )
 
 // realPayload is the statusLine JSON Claude Code 2.1.328 sent (captured by
@@ -40,8 +42,30 @@ func assistant(id, ts, model string, in int) string {
 func run(t *testing.T, stdin []byte, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := Run(args, bytes.NewReader(stdin), &out, &errb)
+	sys, args := testSystem(t, args)
+	code := RunWith(sys, args, bytes.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// testSystem is the System of a test run: the process's, with the clock
+// set through the seam by each pair "--now TIME" in the test's args (the
+// last wins). The pairs are taken out: the command has no such flag.
+func testSystem(t testing.TB, args []string) (cli.System, []string) {
+	sys := cli.OS()
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		if args[i] != "--now" || i+1 == len(args) {
+			rest = append(rest, args[i])
+			continue
+		}
+		now, err := time.Parse(time.RFC3339Nano, args[i+1])
+		if err != nil {
+			t.Fatalf("--now: %v", err)
+		}
+		sys.Now = func() time.Time { return now }
+		i++
+	}
+	return sys, rest
 }
 
 // twoSessions makes a config dir with one project dir for two sessions'

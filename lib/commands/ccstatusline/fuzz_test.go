@@ -21,7 +21,8 @@ func FuzzStatusLine(f *testing.F) {
 		os.WriteFile(tr, transcript, 0o644)
 		p := bytes.Replace(payload, []byte("/home/dev/claude/projects/-home-dev-projects-status/9cc87263-c2ee-43e0-b8a9-e8e91c0823e9.jsonl"), []byte(tr), 1)
 		var out, errb bytes.Buffer
-		code := Run([]string{"--cache-dir", filepath.Join(dir, "c"), "--now", "2026-05-02T12:00:00Z"}, bytes.NewReader(p), &out, &errb)
+		sys, args := testSystem(t, []string{"--cache-dir", filepath.Join(dir, "c"), "--now", "2026-05-02T12:00:00Z"})
+		code := RunWith(sys, args, bytes.NewReader(p), &out, &errb)
 		if code == 0 && strings.Count(out.String(), "\n") != 1 {
 			t.Fatalf("exit 0 with %q", out.String())
 		}

@@ -13,7 +13,8 @@ import (
 // --template see) in testdata/*.golden: Claude Code 2.1.328's real
 // payload over two sessions' transcripts in one 5-hour block, one message
 // that cannot be priced, and a payload with rate_limits and no
-// context_window. The clock is --now; the temp dir is written $ROOT.
+// context_window. The clock is set through the System seam (testSystem);
+// the temp dir is written $ROOT.
 func TestGolden(t *testing.T) {
 	root, tr, other, write := twoSessions(t)
 	write(tr, assistant("m1", "2026-05-02T10:30:00.000Z", "claude-sonnet-5-5", 1000000)+

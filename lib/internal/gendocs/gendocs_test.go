@@ -196,3 +196,22 @@ func sorted(m map[string]bool) []string {
 	sort.Strings(s)
 	return s
 }
+
+// TestManNameLines keeps each man page's NAME line short enough for
+// whatis and apropos: the command's one-line Short.
+func TestManNameLines(t *testing.T) {
+	files, err := generate(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, body := range files {
+		if !strings.HasSuffix(path, ".1") {
+			continue
+		}
+		_, after, ok := strings.Cut(body, ".SH NAME\n")
+		line, _, _ := strings.Cut(after, "\n")
+		if !ok || len(line) > 100 || strings.Contains(line, ". ") {
+			t.Errorf("%s: NAME line of %d characters (at most 100, one line): %s", path, len(line), line)
+		}
+	}
+}

@@ -73,16 +73,27 @@ func Output(code int, stderr, stdout string) string {
 	return fmt.Sprintf("exit %d\n-- stderr --\n%s-- stdout --\n%s", code, stderr, stdout)
 }
 
-// Run runs a command in process with args and stdin ("": no input, as
-// from a terminal) and returns its Output.
-func Run(main func(args []string, stdin io.Reader, stdout, stderr io.Writer) int, args []string, stdin string) string {
+// Main is a command's entry point: Run, or RunWith bound to a System.
+type Main = func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+
+// Call runs a command in process with args and stdin ("": no input, as
+// from a terminal: a nil reader, not an empty one) and returns its exit
+// code, stdout and stderr. It is the one in-process runner of the
+// command tests.
+func Call(main Main, stdin string, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	var in io.Reader
 	if stdin != "" {
 		in = strings.NewReader(stdin)
 	}
-	code := main(args, in, &out, &errb)
-	return Output(code, errb.String(), out.String())
+	code = main(args, in, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// Run runs a command in process (see Call) and returns its Output.
+func Run(main Main, args []string, stdin string) string {
+	code, out, errs := Call(main, stdin, args...)
+	return Output(code, errs, out)
 }
 
 var (

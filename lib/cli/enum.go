@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+)
+
+// enumValue is a string flag that takes one of a fixed list of values.
+// The one list drives the check at parse time, the shell completion of
+// the flag's value and the values named in its help line.
+type enumValue struct {
+	p      *string
+	values []string
+}
+
+func (e *enumValue) String() string {
+	if e.p == nil {
+		return ""
+	}
+	return *e.p
+}
+
+func (e *enumValue) Set(s string) error {
+	for _, v := range e.values {
+		if s == v {
+			*e.p = s
+			return nil
+		}
+	}
+	return fmt.Errorf("want %s%s", OneOf(e.values), DidYouMean(s, e.values))
+}
+
+// Enum registers a string flag whose value must be one of values. The
+// help line gets the values appended in parentheses, completion offers
+// them, and any other value is a usage error naming them (with a "did you
+// mean"). The default value need not be in the list ("" for unset).
+func (f *Flags) Enum(p *string, name, value, usage string, values []string) {
+	*p = value
+	f.fs.Var(&enumValue{p: p, values: values}, name, usage+" ("+strings.Join(values, ", ")+")")
+	f.enums[name] = values
+}
+
+// Values is the list of values of an Enum flag (nil for another flag).
+func (f *Flags) Values(name string) []string { return f.enums[f.long(name)] }
+
+// OneOf names the values a word may take, as the messages of every
+// command do: "a or b" for two, "one of a, b, c" for more.
+func OneOf(values []string) string {
+	switch len(values) {
+	case 1:
+		return values[0]
+	case 2:
+		return values[0] + " or " + values[1]
+	}
+	return "one of " + strings.Join(values, ", ")
+}
+
+// DidYouMean returns "; did you mean X?" when word is a likely misspelling
+// (or an unambiguous prefix) of one of candidates, else "". It ends the
+// usage messages about unknown flags, values, subcommands, kinds and
+// events.
+func DidYouMean(word string, candidates []string) string {
+	if s := Suggest(word, candidates); s != "" {
+		return "; did you mean " + s + "?"
+	}
+	return ""
+}
+
+// Suggest returns the candidate closest to word: the one a prefix of
+// word's length names alone, else the nearest by edit distance when that
+// distance is at most 2 (1 for a word of up to 4 letters). "" when none
+// is close.
+func Suggest(word string, candidates []string) string {
+	if word == "" {
+		return ""
+	}
+	prefixed := ""
+	for _, c := range candidates {
+		if c == word {
+			return ""
+		}
+		if strings.HasPrefix(c, word) && len(word) >= 2 {
+			if prefixed != "" {
+				prefixed = "-" // ambiguous
+			} else {
+				prefixed = c
+			}
+		}
+	}
+	if prefixed != "" && prefixed != "-" {
+		return prefixed
+	}
+	// Two edits turn most short words into any other short word.
+	limit := 2
+	if len(word) <= 4 {
+		limit = 1
+	}
+	best, bestD := "", limit+1
+	for _, c := range candidates {
+		if d := editDistance(word, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Damerau-Levenshtein distance (adjacent
+// transpositions count one) between a and b, by bytes.
+func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}
