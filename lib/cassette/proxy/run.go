@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/atomicfile"
 	"github.com/ccpipe/ccpipe/lib/cassette"
 )
 
@@ -108,7 +109,7 @@ func (r *Run) Exec() (int, error) {
 	if err != nil {
 		return 1, err
 	}
-	if err := writeFile(r.Out, b); err != nil {
+	if err := atomicfile.WriteFile(r.Out, b, 0o600); err != nil {
 		return 1, err
 	}
 	verb := "recorded"
@@ -158,23 +159,6 @@ func envKeys(env []string) []string {
 	return out
 }
 
-// writeFile writes atomically: a temp file in the same dir, renamed.
-func writeFile(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".cc-cassette-*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
 
 // lockedWriter serialises writes and has no ReadFrom.
 type lockedWriter struct {

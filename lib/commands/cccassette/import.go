@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ccpipe/ccpipe/lib/atomicfile"
 	"github.com/ccpipe/ccpipe/lib/cassette"
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
@@ -428,7 +429,7 @@ func (o *importOptions) write(env *cli.Env, source string, c cassette.Cassette) 
 	}
 	o.usedIDs[name] = true
 	path := filepath.Join(o.outDir, name+".ndjson")
-	f, err := os.Create(path)
+	f, err := atomicfile.Create(path, 0o644)
 	if err != nil {
 		return err
 	}
@@ -437,10 +438,11 @@ func (o *importOptions) write(env *cli.Env, source string, c cassette.Cassette) 
 	if err == nil {
 		err = w.Flush()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
+		f.Abort()
+		return err
+	}
+	if err := f.Commit(); err != nil {
 		return err
 	}
 	return env.Out.Write(importRecord{ID: id, Path: path, Source: source, Steps: len(c.Steps), Status: rep.Status, Tools: cassette.ToolSequence(c)})

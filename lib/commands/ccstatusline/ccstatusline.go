@@ -251,13 +251,27 @@ func appendLog(path string, raw []byte) error {
 		return fmt.Errorf("payload is not JSON, not logged: %v", err)
 	}
 	buf.WriteByte('\n')
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	line := buf.Bytes()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return err
 	}
-	// One write of one line: concurrent refreshes do not interleave.
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		f.Close()
+	defer f.Close()
+	// A line cut short by an earlier full disk or crash must not swallow
+	// this one: start on a fresh line.
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+		}
+	}
+	// One write of one line: concurrent refreshes do not interleave. A
+	// short write (full disk) is cut back off, leaving no partial line.
+	n, err := f.Write(line)
+	if err != nil {
+		if fi, serr := f.Stat(); n > 0 && serr == nil && fi.Mode().IsRegular() && fi.Size() >= int64(n) {
+			_ = f.Truncate(fi.Size() - int64(n))
+		}
 		return err
 	}
 	return f.Close()

@@ -7,12 +7,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/atomicfile"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/regular"
 )
@@ -119,10 +119,7 @@ func (ls *ledgers) save(seen map[string]bool) {
 	if os.MkdirAll(filepath.Dir(ls.path), 0o700) != nil {
 		return
 	}
-	tmp := ls.path + ".tmp" + randSuffix()
-	if os.WriteFile(tmp, ls.marshal(), 0o600) == nil {
-		_ = os.Rename(tmp, ls.path)
-	}
+	_ = atomicfile.WriteFile(ls.path, ls.marshal(), 0o600)
 }
 
 // cachePath names a projects dir's cache files, without the extension.
@@ -131,9 +128,6 @@ func cachePath(cacheDir, projects string) string {
 	return filepath.Join(cacheDir, hex.EncodeToString(h[:12]))
 }
 
-func randSuffix() string {
-	return fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
-}
 
 var assistantNeedle = []byte(`"assistant"`)
 

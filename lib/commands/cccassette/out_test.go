@@ -1,0 +1,51 @@
+package cccassette
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/internal/fulldisk"
+)
+
+const alphaTranscript = "../../../testdata/corpus/claude/projects/-home-dev-projects-alpha/c0a1f001-0000-4000-8000-000000000001.jsonl"
+
+// import --out-dir on a full disk: the good cassette already there stays
+// whole, no temporary file is left, the failure is reported, exit 1.
+func TestImportOutDirFullDisk(t *testing.T) {
+	dir := fulldisk.Mount(t, "64k")
+	if code, _, errs := run(t, "", "import", "--out-dir", dir, alphaTranscript); code != 0 {
+		t.Fatalf("first import: %d %s", code, errs)
+	}
+	p := filepath.Join(dir, "c0a1f001-0000-4000-8000-000000000001.ndjson")
+	good, _ := os.ReadFile(p)
+	fulldisk.Fill(t, dir)
+	code, _, errs := run(t, "", "import", "--with-usage", "--keep-thinking", "--out-dir", dir, alphaTranscript)
+	if code != 1 || !strings.Contains(errs, "no space left on device") || strings.Contains(errs, ".tmp") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if b, _ := os.ReadFile(p); string(b) != string(good) {
+		t.Errorf("the cassette became %d bytes (was %d)", len(b), len(good))
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(m) > 0 {
+		t.Errorf("left %v", m)
+	}
+}
+
+// record --out to a symlink writes the link's target and keeps the link.
+func TestRecordOutSymlink(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
+	target := filepath.Join(dir, "real.ndjson")
+	os.WriteFile(target, []byte("old"), 0o644)
+	link := filepath.Join(dir, "link.ndjson")
+	os.Symlink("real.ndjson", link)
+	run(t, "", "record", "--out", link, "--", "sh", "-c", "exit 7")
+	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("--out replaced the symlink with a %v", fi.Mode())
+	}
+	if b, _ := os.ReadFile(target); !strings.HasPrefix(string(b), `{"version":2`) {
+		t.Errorf("the link's target holds %q", b)
+	}
+}
