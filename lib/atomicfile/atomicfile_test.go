@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
-		"path/filepath"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -184,4 +184,3 @@ func TestFullDisk(t *testing.T) {
 		t.Errorf("left %v", l)
 	}
 }
-

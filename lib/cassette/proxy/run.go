@@ -159,7 +159,6 @@ func envKeys(env []string) []string {
 	return out
 }
 
-
 // lockedWriter serialises writes and has no ReadFrom.
 type lockedWriter struct {
 	mu sync.Mutex

@@ -338,4 +338,3 @@ func renderFile(ctx context.Context, path string, s render.Session, opts render.
 	}
 	return f.Commit()
 }
-

@@ -128,7 +128,6 @@ func cachePath(cacheDir, projects string) string {
 	return filepath.Join(cacheDir, hex.EncodeToString(h[:12]))
 }
 
-
 var assistantNeedle = []byte(`"assistant"`)
 
 // maxLine bounds the line a ledger holds in memory; a longer one (tool
