@@ -54,12 +54,13 @@ var Blackbox = struct {
 func bb(label, pattern string, wordStart bool) *Rule {
 	kw, _ := regexp.MustCompile(pattern).LiteralPrefix()
 	return &Rule{
-		Kind:      label,
-		Doc:       "Blackbox's " + label + " pattern",
-		Keywords:  []string{kw},
-		Pattern:   regexp.MustCompile(pattern),
-		WordStart: wordStart,
-		Span:      1 << 10,
+		Kind:       label,
+		Doc:        "Blackbox's " + label + " pattern",
+		Keywords:   []string{kw},
+		Pattern:    regexp.MustCompile(pattern),
+		WordStart:  wordStart,
+		jsBoundary: true,
+		Span:       1 << 10,
 	}
 }
 

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/jq"
-	"github.com/ccpipe/ccpipe/lib/secrets"
 )
 
 // Mode is what a Session does with model calls.
@@ -143,14 +142,14 @@ func (s *Session) Err() error {
 	return s.err
 }
 
-// mask hides credentials (Blackbox's rules, §3.5, and the keys the client
-// sent) in a message. Called with s.mu held.
+// mask hides credentials (Blackbox's rules, §3.5, the keys the client
+// sent, and lib/secrets' Default rules) in a message. Called with s.mu held.
 func (s *Session) mask(msg string) string {
 	known := make([]string, 0, len(s.keys))
 	for k := range s.keys {
 		known = append(known, k)
 	}
-	return secrets.MaskBlackbox(msg, known...)
+	return maskAll(msg, known...)
 }
 
 func (s *Session) fail(err error) {
