@@ -117,6 +117,21 @@ func (r *Run) Exec() (int, error) {
 		verb = fmt.Sprintf("forked at step %d:", r.ForkAt)
 	}
 	fmt.Fprintf(r.Stderr, "cc-cassette: %s %s (%d steps)\n", verb, r.Out, len(c.Steps))
+	switch {
+	case res.Unrecovered != "":
+		fmt.Fprintf(r.Stderr, "cc-cassette: the run ended on an upstream failure it did not recover from: %s\n", res.Unrecovered)
+	case res.ModelCalls == 0 && r.Mode == Record:
+		why := "the command made no model call through the proxy"
+		if res.UpstreamErrors > 0 {
+			why = fmt.Sprintf("%d model call(s) failed upstream", res.UpstreamErrors)
+		}
+		fmt.Fprintf(r.Stderr, "cc-cassette: recorded no model call: %s\n", why)
+	default:
+		return code, nil
+	}
+	if code == 0 {
+		code = 1
+	}
 	return code, nil
 }
 

@@ -2,6 +2,7 @@ package cccassette
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,5 +48,27 @@ func TestRecordOutSymlink(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(target); !strings.HasPrefix(string(b), `{"version":2`) {
 		t.Errorf("the link's target holds %q", b)
+	}
+}
+
+// record with the upstream unreachable (a new user's first try): the
+// child's model call fails, and record says so and exits 1, not
+// "(0 steps)" and 0 (issue 31 #9).
+func TestRecordUnreachableUpstream(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl")
+	}
+	dir := t.TempDir()
+	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
+	rec := filepath.Join(dir, "x.ndjson")
+	call := `curl -s -o /dev/null -X POST -H 'content-type: application/json' -d '{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"x","input_schema":{"type":"object"}}]}' "$ANTHROPIC_BASE_URL/v1/messages"; exit 0`
+	code, _, errs := run(t, "", "record", "--out", rec, "--", "sh", "-c", call)
+	if code != 1 || !strings.Contains(errs, "did not recover from: unreachable") {
+		t.Errorf("exit %d\n%s", code, errs)
+	}
+	// No model call at all: exit 1 too.
+	code, _, errs = run(t, "", "record", "--out", rec, "--", "true")
+	if code != 1 || !strings.Contains(errs, "recorded no model call: the command made no model call") {
+		t.Errorf("no call: exit %d\n%s", code, errs)
 	}
 }
