@@ -72,3 +72,13 @@ func TestRecordUnreachableUpstream(t *testing.T) {
 		t.Errorf("no call: exit %d\n%s", code, errs)
 	}
 }
+
+// convert's non-finite number error names the file and the line.
+func TestConvertNonFiniteNamesFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "nf.ndjson")
+	os.WriteFile(p, []byte(`{"version":2,"id":"x","createdAt":1}`+"\n"+`{"index":0,"type":"metadata","timestamp":1e400,"payload":{},"prevHash":null,"hash":"x"}`+"\n"), 0o644)
+	code, _, errs := run(t, "", "convert", p)
+	if code != 1 || !strings.Contains(errs, p+":2: non-finite number") {
+		t.Errorf("exit %d, %q", code, errs)
+	}
+}
