@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"text/template"
 	"time"
@@ -183,11 +184,13 @@ func (o *options) run(env *cli.Env, args []string) error {
 		}
 	}
 	if o.cacheDir == "" {
-		d, err := os.UserCacheDir()
-		if err != nil {
-			return fmt.Errorf("no cache dir (use --cache-dir): %w", err)
+		if d, err := os.UserCacheDir(); err == nil {
+			o.cacheDir = filepath.Join(d, "ccpipe", "statusline")
+		} else {
+			// HOME unset (env -i, a service): the line is still printed,
+			// with a cache in the temp dir.
+			o.cacheDir = filepath.Join(os.TempDir(), fmt.Sprintf("ccpipe-statusline-%d", os.Getuid()))
 		}
-		o.cacheDir = filepath.Join(d, "ccpipe", "statusline")
 	}
 	var cat *pricing.Catalog // nil: the built-in table, loaded only if a line is priced
 	pricesKey := ""
@@ -222,8 +225,14 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	var p payload
 	if err := json.Unmarshal(raw, &p); err != nil {
-		fmt.Fprintln(env.Stdout, "cc-statusline: unreadable payload")
-		return fmt.Errorf("payload: %v", err)
+		// One field of another type must not cost the whole line: read
+		// field by field, the bad ones left empty.
+		var bad []string
+		if !lenient(reflect.ValueOf(&p).Elem(), raw, "", &bad) {
+			fmt.Fprintln(env.Stdout, "cc-statusline: unreadable payload")
+			return fmt.Errorf("payload: %v", err)
+		}
+		env.Warnf("payload: fields of an unexpected type read as empty: %s", strings.Join(bad, ", "))
 	}
 	rec, warn := status(&p, raw, o.cacheDir, now, cat, pricesKey, o.recheck, start.Add(o.budget))
 	if warn != "" {
@@ -275,6 +284,48 @@ func appendLog(path string, raw []byte) error {
 		return err
 	}
 	return f.Close()
+}
+
+// lenient decodes the JSON object raw into the struct v field by field
+// (recursing into struct fields), leaving a field of another type empty
+// and naming it in bad. It returns false when raw is not an object.
+func lenient(v reflect.Value, raw []byte, path string, bad *[]string) bool {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil || obj == nil {
+		return false
+	}
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		fv, ok := obj[name]
+		if !ok || name == "" {
+			continue
+		}
+		f := v.Field(i)
+		if json.Unmarshal(fv, f.Addr().Interface()) == nil {
+			continue
+		}
+		f.Set(reflect.Zero(f.Type()))
+		st := f.Type()
+		if st.Kind() == reflect.Pointer {
+			st = st.Elem()
+		}
+		if st.Kind() == reflect.Struct {
+			nv := reflect.New(st).Elem()
+			if lenient(nv, fv, path+name+".", bad) {
+				if f.Kind() == reflect.Pointer {
+					p := reflect.New(st)
+					p.Elem().Set(nv)
+					f.Set(p)
+				} else {
+					f.Set(nv)
+				}
+				continue
+			}
+		}
+		*bad = append(*bad, path+name)
+	}
+	return true
 }
 
 // payload is the part of Claude Code's statusLine JSON cc-statusline reads.
