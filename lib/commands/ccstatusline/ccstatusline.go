@@ -62,6 +62,9 @@ on, a new transcript at once. The first call on a big config dir has to
 read every recent transcript: after --budget (default 300ms) it prints the
 line with what it has read (a + after the block cost) and the next calls
 read on from where it stopped, so Claude Code is never kept waiting long.
+A line too long to read within one call (a huge tool output) is read on
+across calls from where the last stopped, never restarted; one that may
+carry usage (an assistant record) is always read whole.
 
 Template and --jq data (one record, also what --jq sees):
   model, model_id, session_id, session_cost_usd, block_cost_usd,
