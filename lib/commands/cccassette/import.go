@@ -48,6 +48,15 @@ is not written: one line on stderr names the cassette and why (never the
 value) and the exit status is 1. Malformed transcript lines are skipped
 with a warning (Blackbox refuses the whole file).
 
+Size: Blackbox's format repeats the conversation so far in every
+model_input, so a cassette grows with the square of a session's turns: a
+session of n model turns whose messages average b bytes gives about
+n²·b/2 bytes (a 3.5 MB transcript of 2,000 tool calls is a 2.9 GB
+cassette). A cassette over --max-bytes (default 1 GiB; 0 for no limit) is
+refused before anything is written: one line on stderr names it and its
+size, and the exit status is 1. In memory the model_inputs share the
+conversation, so memory stays near the transcript's size.
+
 Output: the cassettes in the NDJSON form (header, then steps), one after
 the other; with --out-dir, each to DIR/<id>.ndjson and one record per
 cassette on stdout instead: id, path, source, steps, status, tools.
@@ -76,6 +85,7 @@ type importOptions struct {
 	thinking  bool
 	usage     bool
 	maxLine   int
+	maxBytes  int
 	getenv    func(string) string
 	keys      []string
 	keyNames  []string
@@ -98,6 +108,7 @@ func importCommand(getenv func(string) string) subcommand {
 			f.BoolVar(&o.thinking, "keep-thinking", false, "keep thinking text in model_output payloads")
 			f.BoolVar(&o.usage, "with-usage", false, "add a metadata step with token usage after each model_output")
 			f.IntVar(&o.maxLine, "max-line", 0, "skip transcript lines longer than `BYTES` (default 1 GiB)")
+			f.IntVar(&o.maxBytes, "max-bytes", 1<<30, "refuse a cassette that would be larger than `BYTES` (0: no limit)")
 		},
 		run: o.run,
 	}
@@ -106,6 +117,9 @@ func importCommand(getenv func(string) string) subcommand {
 func (o *importOptions) run(env *cli.Env, args []string) error {
 	if o.id != "" && o.subagents {
 		return cli.Usagef("--id names one cassette and cannot go with --subagents")
+	}
+	if o.maxBytes < 0 {
+		return cli.Usagef("--max-bytes must be 0 (no limit) or more, not %d", o.maxBytes)
 	}
 	if o.from != "claude-code" && o.from != "chat-json" {
 		return cli.Usagef("--from must be claude-code or chat-json, not %q", o.from)
@@ -366,6 +380,20 @@ func (o *importOptions) finish(env *cli.Env, source string, im *cassette.ClaudeC
 	}
 }
 
+// cassetteSize is the size of c in the NDJSON form, counted step by step
+// until it passes limit (then over is true and n is a lower bound).
+func cassetteSize(c cassette.Cassette, limit int64) (n int64, over bool) {
+	b, _ := cassette.AppendJS(nil, c.Header)
+	n = int64(len(b)) + 1
+	for _, s := range c.Steps {
+		b, _ = cassette.AppendJS(b[:0], s)
+		if n += int64(len(b)) + 1; n > limit {
+			return n, true
+		}
+	}
+	return n, false
+}
+
 type importRecord struct {
 	ID     string   `json:"id"`
 	Path   string   `json:"path"`
@@ -402,6 +430,13 @@ func (o *importOptions) write(env *cli.Env, source string, c cassette.Cassette) 
 		env.Warnf("%s: refused: verify failed: %s%s: %s; nothing written for cassette %s", source, f.Name, at, f.Detail, id)
 		o.failed = true
 		return nil
+	}
+	if o.maxBytes > 0 {
+		if n, over := cassetteSize(c, int64(o.maxBytes)); over {
+			env.Warnf("%s: refused: cassette %s would be over %d bytes (--max-bytes; at least %d): each model_input repeats the conversation so far, as Blackbox's format does, so a long session's cassette grows with the square of its turns; import a shorter span (cc-entries --branch) or raise --max-bytes", source, id, o.maxBytes, n)
+			o.failed = true
+			return nil
+		}
 	}
 	o.written++
 	if o.outDir == "" {

@@ -82,3 +82,17 @@ func TestConvertNonFiniteNamesFile(t *testing.T) {
 		t.Errorf("exit %d, %q", code, errs)
 	}
 }
+
+// import refuses a cassette over --max-bytes before writing anything.
+func TestImportMaxBytes(t *testing.T) {
+	code, out, errs := run(t, "", "import", "--max-bytes", "5000", alphaTranscript)
+	if code != 1 || out != "" || !strings.Contains(errs, "refused: cassette c0a1f001-0000-4000-8000-000000000001 would be over 5000 bytes (--max-bytes") {
+		t.Errorf("exit %d, %d bytes out, %q", code, len(out), errs)
+	}
+	if code, out, _ := run(t, "", "import", "--max-bytes", "0", alphaTranscript); code != 0 || !strings.HasPrefix(out, `{"version":2`) {
+		t.Errorf("--max-bytes 0: exit %d", code)
+	}
+	if code, _, errs := run(t, "", "import", "--max-bytes", "-1", alphaTranscript); code != 2 || !strings.Contains(errs, "--max-bytes must be 0") {
+		t.Errorf("--max-bytes -1: exit %d %q", code, errs)
+	}
+}
