@@ -54,3 +54,14 @@ func TestWriteIndentStreams(t *testing.T) {
 		t.Errorf("%d bytes written, the largest write %d: want pieces of about %d", w.Len(), w.largest, flushAt)
 	}
 }
+
+// Messages name a kind with its article: "an array", never "a array".
+func TestKindArticle(t *testing.T) {
+	_, err := NewReader(strings.NewReader("[1]\n")).Next()
+	if err == nil || !strings.Contains(err.Error(), "an array, not a JSON object") {
+		t.Errorf("err %v", err)
+	}
+	if got := Number.Article(); got != "a number" {
+		t.Errorf("Number.Article() = %q", got)
+	}
+}
