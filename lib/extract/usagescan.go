@@ -175,8 +175,13 @@ func (p *walker) message(l *usageLine) error {
 		case "model":
 			return p.str(&l.model)
 		case "usage":
-			if p.c.Peek() == '{' {
+			switch p.c.Peek() {
+			case '{':
 				l.hasUsage = true
+			case 'n': // null: no usage
+			default:
+				// Another type: named, as the decode path names it.
+				l.bad = append(l.bad, "message.usage")
 			}
 			return p.usage(l)
 		}
@@ -470,13 +475,16 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 		} else {
 			st.sawEntry = true
 		}
-		if string(l.typ) != "assistant" || !l.hasUsage || l.apiError || string(l.model) == "<synthetic>" {
+		if string(l.typ) != "assistant" || l.apiError || string(l.model) == "<synthetic>" {
 			return nil
 		}
 		if len(l.bad) > 0 && len(st.mismatched) < maxFileWarnings {
 			// Sorted, as the decode path names them.
 			slices.Sort(l.bad)
 			st.mismatched = append(st.mismatched, mismatch{n, strings.Join(slices.Compact(l.bad), ", ")})
+		}
+		if !l.hasUsage {
+			return nil
 		}
 		r := usageRec{msgID: string(l.msgID), reqID: string(l.reqID), reqRef: string(l.reqRef),
 			uuid: string(l.uuid), ts: string(l.ts), model: intern(&model, l.model),

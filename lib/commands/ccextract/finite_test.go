@@ -57,3 +57,18 @@ func TestNegativeCountNotSummed(t *testing.T) {
 		}
 	}
 }
+
+// A usage that is not an object is named for a path as for stdin (issue
+// 31 #15: a path dropped the message without a word).
+func TestUsageNotObjectWarnsForPath(t *testing.T) {
+	line := `{"type":"assistant","uuid":"a1","sessionId":"s","timestamp":"2026-01-01T00:00:00.000Z","message":{"id":"m1","model":"claude-opus-5-5","role":"assistant","content":[],"usage":"lots"}}` + "\n"
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(p, []byte(line), 0o644)
+	var out, errb, sout, serr strings.Builder
+	Run([]string{"usage", p}, nil, &out, &errb)
+	Run([]string{"usage"}, strings.NewReader(line), &sout, &serr)
+	want := ":1: fields of an unexpected type read as empty: message.usage"
+	if !strings.Contains(errb.String(), p+want) || !strings.Contains(serr.String(), "<stdin>"+want) || out.String() != sout.String() {
+		t.Errorf("path: %q %q\nstdin: %q %q", out.String(), errb.String(), sout.String(), serr.String())
+	}
+}
