@@ -240,10 +240,10 @@ func TestReaderErrors(t *testing.T) {
 		{step, "line 1: missing header"},
 		{hdr + hdr, "line 2: duplicate header"},
 		{hdr + step + `{"id":"x:1","ind`, "line 3: truncated"},
-		{hdr + "[1]\n", "line 2: a array, not a JSON object"},
+		{hdr + "[1]\n", "line 2: an array, not a JSON object"},
 		{hdr + "{bad\n", "line 2: not valid JSON"},
 		{"{\n \"version\": 2,\n \"steps\": [\n", "not valid JSON"},
-		{`{"version":2,"steps":{}}`, "steps is a object"},
+		{`{"version":2,"steps":{}}`, "steps is an object"},
 	}
 	for _, c := range cases {
 		_, err := ReadAll(strings.NewReader(c.in))

@@ -61,22 +61,78 @@ type DiffResult struct {
 // payload only, for two separate recordings. Both should have passed the
 // chain check first.
 func Diff(parent, child Cassette, semantic bool) DiffResult {
-	r := DiffResult{Semantic: semantic, ParentID: parent.ID(), ChildID: child.ID(),
-		ParentSteps: len(parent.Steps), ChildSteps: len(child.Steps)}
-	n := max(len(parent.Steps), len(child.Steps))
-	i := 0
-	for ; i < n; i++ {
-		if i >= len(parent.Steps) || i >= len(child.Steps) || !stepsMatch(parent.Steps[i], child.Steps[i], semantic) {
-			break
+	d := NewDiffer(parent.Header, child.Header, semantic)
+	for i := 0; i < max(len(parent.Steps), len(child.Steps)); i++ {
+		var a, b *Value
+		if i < len(parent.Steps) {
+			a = &parent.Steps[i]
+		}
+		if i < len(child.Steps) {
+			b = &child.Steps[i]
+		}
+		d.Steps(a, b)
+	}
+	return d.Result()
+}
+
+// A Differ is Diff over the two cassettes' steps handed in a pair at a
+// time, so that two cassettes of any length are compared holding one
+// step of each (cc-cassette diff streams them).
+type Differ struct {
+	semantic       bool
+	r              DiffResult
+	pLast, cLast   Value
+	pTools, cTools []string
+}
+
+// NewDiffer starts a comparison of the cassettes with these headers.
+func NewDiffer(parentHeader, child Value, semantic bool) *Differ {
+	pid, _ := parentHeader.GetString("id")
+	cid, _ := child.GetString("id")
+	return &Differ{semantic: semantic, r: DiffResult{Semantic: semantic, ParentID: pid, ChildID: cid}, pTools: []string{}, cTools: []string{}}
+}
+
+// Steps takes the next step of each side; nil when that side has ended.
+func (d *Differ) Steps(parent, child *Value) {
+	r := &d.r
+	i := r.ParentSteps
+	if child != nil {
+		i = r.ChildSteps
+	}
+	if r.FirstDivergence == nil && parent != nil && child != nil && stepsMatch(*parent, *child, d.semantic) {
+		r.SharedPrefixLength++
+	} else if r.FirstDivergence == nil && (parent != nil || child != nil) {
+		r.FirstDivergence = divergence(parent, child, i, d.semantic)
+		r.ParentIsStrictPrefix = parent == nil
+		r.ChildIsStrictPrefix = child == nil
+	}
+	if parent != nil {
+		r.ParentSteps++
+		d.pLast = *parent
+		if t, ok := ToolName(*parent); ok {
+			d.pTools = append(d.pTools, t)
 		}
 	}
-	r.SharedPrefixLength = i
-	if i < n {
-		r.FirstDivergence = divergence(parent, child, i, semantic)
-		r.ParentIsStrictPrefix = i >= len(parent.Steps)
-		r.ChildIsStrictPrefix = i >= len(child.Steps)
+	if child != nil {
+		r.ChildSteps++
+		d.cLast = *child
+		if t, ok := ToolName(*child); ok {
+			d.cTools = append(d.cTools, t)
+		}
 	}
-	r.Outcome = CompareOutcomes(parent, child)
+}
+
+// Result is the comparison once both sides have ended.
+func (d *Differ) Result() DiffResult {
+	r := d.r
+	var pl, cl *Value
+	if r.ParentSteps > 0 {
+		pl = &d.pLast
+	}
+	if r.ChildSteps > 0 {
+		cl = &d.cLast
+	}
+	r.Outcome = compareOutcomes(OutcomeOf(pl), OutcomeOf(cl), d.pTools, d.cTools)
 	r.Same = r.FirstDivergence == nil
 	return r
 }
@@ -97,18 +153,17 @@ func stepsMatch(a, b Value, semantic bool) bool {
 	return Equal(pa, pb)
 }
 
-func ref(c Cassette, i int) *StepRef {
-	if i >= len(c.Steps) {
+func ref(s *Value) *StepRef {
+	if s == nil {
 		return nil
 	}
-	s := c.Steps[i]
 	t, _ := s.GetString("type")
 	h, _ := s.GetString("hash")
-	return &StepRef{Type: t, Hash: h, Summary: Summary(s)}
+	return &StepRef{Type: t, Hash: h, Summary: Summary(*s)}
 }
 
-func divergence(parent, child Cassette, i int, semantic bool) *Divergence {
-	d := &Divergence{Index: i, Parent: ref(parent, i), Child: ref(child, i)}
+func divergence(parent, child *Value, i int, semantic bool) *Divergence {
+	d := &Divergence{Index: i, Parent: ref(parent), Child: ref(child)}
 	is := strconv.Itoa(i)
 	switch {
 	case d.Parent == nil:
@@ -122,7 +177,7 @@ func divergence(parent, child Cassette, i int, semantic bool) *Divergence {
 	default:
 		d.Summary = d.Parent.Type + " vs " + d.Child.Type + " at index " + is
 	}
-	a, b := parent.Steps[i], child.Steps[i]
+	a, b := *parent, *child
 	fields := []string{"type", "payload"}
 	if !semantic {
 		fields = []string{"index", "payload", "prevHash", "timestamp", "type"}
@@ -219,9 +274,11 @@ func OutcomeOfCassette(c Cassette) Outcome {
 
 // CompareOutcomes is the outcome comparison of spec 4.3.
 func CompareOutcomes(parent, child Cassette) OutcomeDiff {
-	po, co := OutcomeOfCassette(parent), OutcomeOfCassette(child)
-	d := OutcomeDiff{ParentStatus: po.Status, ChildStatus: co.Status,
-		ParentTools: ToolSequence(parent), ChildTools: ToolSequence(child)}
+	return compareOutcomes(OutcomeOfCassette(parent), OutcomeOfCassette(child), ToolSequence(parent), ToolSequence(child))
+}
+
+func compareOutcomes(po, co Outcome, pTools, cTools []string) OutcomeDiff {
+	d := OutcomeDiff{ParentStatus: po.Status, ChildStatus: co.Status, ParentTools: pTools, ChildTools: cTools}
 	d.StatusChanged = po.Status != co.Status
 	pa, pok := po.Answer()
 	ca, cok := co.Answer()

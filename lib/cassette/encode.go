@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -83,12 +84,47 @@ func (e *encoder) appendLongString(dst []byte, v Value) []byte {
 	return append(dst, '"')
 }
 
+// newline appends a line break and the indent of depth, handing full
+// buffers to the sink as it goes: deep nesting makes indentation
+// quadratic in the depth, so it must never be built whole in memory.
 func (e *encoder) newline(dst []byte, depth int) []byte {
 	dst = append(dst, '\n')
-	for i := 0; i < depth; i++ {
-		dst = append(dst, ' ', ' ')
+	for n := 2 * depth; n > 0; {
+		k := min(n, len(spaces))
+		dst = append(dst, spaces[:k]...)
+		n -= k
+		dst = e.flush(dst)
 	}
 	return dst
+}
+
+var spaces = strings.Repeat(" ", 4096)
+
+// WriteIndent writes v to w as JSON.stringify(v, null, 2), as it is
+// made: memory stays bounded by the largest string, whatever the nesting.
+func WriteIndent(w io.Writer, v Value) error {
+	sw := &stickyWriter{w: w}
+	e := encoder{indent: true, sink: sw}
+	dst, err := e.append(make([]byte, 0, flushAt+4096), v, 0)
+	if err != nil {
+		return err
+	}
+	sw.Write(dst)
+	return sw.err
+}
+
+// stickyWriter keeps the first write error (the encoder's sink ignores
+// errors) and writes nothing after it.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err == nil {
+		_, s.err = s.w.Write(p)
+	}
+	return len(p), nil
 }
 
 func (e *encoder) append(dst []byte, v Value, depth int) ([]byte, error) {
@@ -162,6 +198,7 @@ func (e *encoder) append(dst []byte, v Value, depth int) ([]byte, error) {
 			if dst, err = e.append(dst, m.Value, depth+1); err != nil {
 				return dst, err
 			}
+			dst = e.flush(dst)
 		}
 		if e.indent {
 			dst = e.newline(dst, depth)

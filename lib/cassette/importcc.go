@@ -278,8 +278,12 @@ func (im *ClaudeCodeImporter) Finish() (Cassette, error) {
 		return nil
 	}
 	var history []Value
+	// Each model_input holds the conversation so far (Blackbox's format):
+	// the snapshots share history's backing array, capped at their length
+	// so that later appends never write into them, instead of a copy each
+	// (memory was quadratic in the turns).
 	snapshot := func() Value {
-		return ObjectValue(Member{"messages", ArrayValue(append([]Value(nil), history...)...)}, Member{"tools", toolsV})
+		return ObjectValue(Member{"messages", ArrayValue(history[:len(history):len(history)]...)}, Member{"tools", toolsV})
 	}
 	callN := 0
 	// The run ends with the last answer (Blackbox's rule): a user record

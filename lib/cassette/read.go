@@ -100,7 +100,7 @@ func (r *Reader) Next() (Record, error) {
 	}
 	if v.kind != Object {
 		r.done = true
-		return Record{}, fmt.Errorf("line %d: a %s, not a JSON object", n, v.kind)
+		return Record{}, fmt.Errorf("line %d: %s, not a JSON object", n, v.kind.Article())
 	}
 	if v.Has("steps") {
 		return r.whole(v, n)
@@ -147,7 +147,7 @@ func (r *Reader) wholeDocument(first []byte) (Record, error) {
 		return Record{}, fmt.Errorf("not valid JSON: %v", err)
 	}
 	if v.kind != Object {
-		return Record{}, fmt.Errorf("a %s, not a JSON object", v.kind)
+		return Record{}, fmt.Errorf("%s, not a JSON object", v.kind.Article())
 	}
 	if !v.Has("steps") {
 		return Record{}, errors.New("a JSON object without steps: not a cassette")
@@ -160,7 +160,7 @@ func (r *Reader) whole(v Value, line int) (Record, error) {
 	steps, _ := v.Get("steps")
 	if steps.kind != Array {
 		r.done = true
-		return Record{}, fmt.Errorf("line %d: steps is a %s, not an array", line, steps.kind)
+		return Record{}, fmt.Errorf("line %d: steps is %s, not an array", line, steps.kind.Article())
 	}
 	for _, s := range steps.arr {
 		r.pending = append(r.pending, Record{Value: s, Line: line})

@@ -90,7 +90,7 @@ func (s Step) Value() Value {
 func DecodeStep(v Value) (Step, error) {
 	var s Step
 	if v.kind != Object {
-		return s, fmt.Errorf("step is a %s, not an object", v.kind)
+		return s, fmt.Errorf("step is %s, not an object", v.kind.Article())
 	}
 	s.ID, _ = v.GetString("id")
 	idx, ok1 := v.mustInt("index")

@@ -23,6 +23,14 @@ func (k Kind) String() string {
 	return [...]string{"null", "boolean", "number", "string", "array", "object"}[k]
 }
 
+// Article is the kind with its article, for messages: "an array", "a number".
+func (k Kind) Article() string {
+	if k == Array || k == Object {
+		return "an " + k.String()
+	}
+	return "a " + k.String()
+}
+
 // Value is one JSON value as JavaScript sees it after JSON.parse: numbers
 // are doubles, strings may hold lone surrogates (stored WTF-8, three
 // bytes each, so they survive to the canonical text), and object members

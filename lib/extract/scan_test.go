@@ -307,12 +307,14 @@ func TestUsageNumbersOutOfRange(t *testing.T) {
 		t.Fatalf("%d sums, %v", len(facts), err)
 	}
 	s := facts[0].(*UsageSum)
-	if s.InputTokens != math.MaxInt64 || s.TotalTokens != math.MaxInt64 || s.OutputTokens != 2 {
+	if s.InputTokens != math.MaxInt64 || s.TotalTokens != math.MaxInt64 || s.OutputTokens != 2 || s.CacheCreationInputTokens != 0 {
 		t.Errorf("sum %+v", s)
 	}
-	// Message 2's own total overflows; message 3 takes the input sum over.
-	if len(warns) != 3 || !strings.Contains(warns[1], `usage --sum session "s": total_tokens overflows a 64-bit integer`) ||
-		!strings.Contains(warns[2], "input_tokens overflows") {
+	// The negative count is flagged, not summed; message 2's own total
+	// overflows; message 3 takes the input sum over.
+	if len(warns) != 4 || !strings.Contains(warns[1], "usage.cache_creation_input_tokens -7 is negative, not summed") ||
+		!strings.Contains(warns[2], `usage --sum session "s": total_tokens overflows a 64-bit integer`) ||
+		!strings.Contains(warns[3], "input_tokens overflows") {
 		t.Errorf("warnings %q", warns)
 	}
 }

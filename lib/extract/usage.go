@@ -259,6 +259,7 @@ func (u *usageState) take(r *usageRec, key uint64) error {
 		}
 		return u.x.emit(rec)
 	}
+	u.dropNegative(r)
 	if u.x.opts.Sum == "block" {
 		u.addBlockMsg(r)
 		return nil
@@ -323,6 +324,23 @@ func (u *usageState) sumOf(group, cwd string) *UsageSum {
 func (u *usageState) session(id, cwd string) {
 	if u.x.opts.Sum == "session" && id != "" {
 		u.sumOf(id, cwd)
+	}
+}
+
+// dropNegative keeps a negative token count out of the sums: it is
+// flagged for its message and counted as 0 (the message still counts).
+func (u *usageState) dropNegative(r *usageRec) {
+	for _, f := range []struct {
+		n    *int64
+		name string
+	}{
+		{&r.u.InputTokens, "input_tokens"}, {&r.u.OutputTokens, "output_tokens"},
+		{&r.u.CacheReadInputTokens, "cache_read_input_tokens"}, {&r.u.CacheCreationInputTokens, "cache_creation_input_tokens"},
+	} {
+		if *f.n < 0 {
+			u.x.opts.Warn(fmt.Sprintf("%s: usage.%s %d is negative, not summed", r.uuid, f.name, *f.n))
+			*f.n = 0
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package extract
 import (
 	"encoding/json"
 	"errors"
+	"math"
 
 	"github.com/ccpipe/ccpipe/lib/pricing"
 )
@@ -42,8 +43,16 @@ func priceUsage(cat *pricing.Catalog, reqModel, model, usageRaw string) (ch pric
 		}
 		return ch, model, err
 	}
-	return cat.Cost(model, &pu), model, nil
+	ch = cat.Cost(model, &pu)
+	if !finite(ch.USD) {
+		// A finite but huge price or count: +Inf would stop the JSON
+		// output (and vanish from a sum); the message is flagged instead.
+		return pricing.Charge{}, model, errors.New("the cost overflows (a price or token count too large)")
+	}
+	return ch, model, nil
 }
+
+func finite(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }
 
 // PriceLine prices the assistant line of one API response as usage --cost
 // does; model is its message.model, used when the line has no
@@ -123,8 +132,8 @@ func (s *UsageSum) finishCost() {
 // costJSON is a cost as JSON: null when nothing could be priced (no cost,
 // not 0).
 func costJSON(v float64, none bool) json.RawMessage {
-	if none {
-		return json.RawMessage("null")
+	if none || !finite(v) {
+		return json.RawMessage("null") // never dropped: json.Marshal refuses ±Inf
 	}
 	b, _ := json.Marshal(v)
 	return b

@@ -178,8 +178,13 @@ func (p *walker) message(l *usageLine) error {
 		case "model":
 			return p.str(&l.model)
 		case "usage":
-			if p.c.Peek() == '{' {
+			switch p.c.Peek() {
+			case '{':
 				l.hasUsage = true
+			case 'n': // null: no usage
+			default:
+				// Another type: named, as the decode path names it.
+				l.bad = append(l.bad, "message.usage")
 			}
 			return p.usage(l)
 		}
@@ -486,7 +491,9 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 		if st.sid == "" {
 			st.sid, st.cwd = session, string(l.cwd)
 		}
-		rec := pricing.Record{Type: "assistant", Model: mdl, UsageObject: l.hasUsage, APIError: l.apiError,
+		// The billing rule, but for the usage object: a record whose usage
+		// is not an object is named below before it is left out.
+		rec := pricing.Record{Type: "assistant", Model: mdl, UsageObject: true, APIError: l.apiError,
 			SessionID: session, RequestSessionID: string(l.reqSID)}
 		if !rec.Billable() {
 			return nil
@@ -495,6 +502,9 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 			// Sorted, as the decode path names them.
 			slices.Sort(l.bad)
 			st.mismatched = append(st.mismatched, mismatch{n, strings.Join(slices.Compact(l.bad), ", ")})
+		}
+		if !l.hasUsage {
+			return nil
 		}
 		r := usageRec{msgID: string(l.msgID), reqID: string(l.reqID), reqRef: string(l.reqRef),
 			uuid: string(l.uuid), ts: string(l.ts), model: mdl,

@@ -2,8 +2,10 @@ package pricing
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Usage is the usage object of one API response, as Claude Code writes it
@@ -110,6 +112,11 @@ func ParseUsage(raw []byte) (Usage, error) {
 	var w wireUsage
 	var u Usage
 	if err := json.Unmarshal(raw, &w); err != nil {
+		// A count beyond float64 (1e400) is out of range, not "no usage".
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && strings.HasPrefix(te.Value, "number") {
+			return u, &RangeError{Field: te.Field, Value: json.Number(strings.TrimSpace(strings.TrimPrefix(te.Value, "number")))}
+		}
 		return u, fmt.Errorf("usage: %w", err)
 	}
 	for _, f := range []struct {

@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -18,6 +19,13 @@ func ParseOverrides(file string, data []byte) ([]OverrideRow, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	// yaml.Unmarshal reads the first document only: a second one would be
+	// ignored without a word.
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var first, second yaml.Node
+	if dec.Decode(&first) == nil && dec.Decode(&second) == nil {
+		return nil, fmt.Errorf("%s:%d: a second YAML document (after ---); put every row in one list", file, second.Line)
 	}
 	if len(doc.Content) == 0 {
 		return nil, fmt.Errorf("%s:1: no price rows", file)
@@ -41,11 +49,16 @@ func ParseOverrides(file string, data []byte) ([]OverrideRow, error) {
 		return nil, fmt.Errorf("%s:%d: want a list of price rows", file, list.Line)
 	}
 	rows := make([]OverrideRow, 0, len(list.Content))
+	lines := map[string]int{}
 	for _, n := range list.Content {
 		r, err := overrideRow(file, n)
 		if err != nil {
 			return nil, err
 		}
+		if l, dup := lines[r.Name]; dup {
+			return nil, fmt.Errorf("%s:%d: a second row for %s (the first is on line %d)", file, n.Line, r.Name, l)
+		}
+		lines[r.Name] = n.Line
 		rows = append(rows, r)
 	}
 	return rows, nil

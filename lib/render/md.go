@@ -100,13 +100,17 @@ func (s *mdSink) details(summary string, open bool, body func()) {
 	s.detailsHTML(htmlEscape(summary), open, body)
 }
 
+var oneLine = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ")
+
 func (s *mdSink) detailsHTML(summary string, open bool, body func()) {
 	if open {
 		s.p("<details open>")
 	} else {
 		s.p("<details>")
 	}
-	s.p("<summary>", summary, "</summary>\n\n")
+	// One line: a line break in a transcript string (a tool name) would
+	// let a blank line end the HTML block, and the rest read as Markdown.
+	s.p("<summary>", oneLine.Replace(summary), "</summary>\n\n")
 	body()
 	s.p("</details>\n\n")
 }

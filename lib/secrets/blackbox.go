@@ -55,12 +55,13 @@ func bb(label, pattern string, wordStart bool) *Rule {
 	re := regexp.MustCompile(pattern)
 	kw, _ := re.LiteralPrefix()
 	return &Rule{
-		Kind:      label,
-		Doc:       "Blackbox's " + label + " pattern",
-		Keywords:  []string{kw},
-		Pattern:   re,
-		WordStart: wordStart,
-		Span:      1 << 10,
+		Kind:       label,
+		Doc:        "Blackbox's " + label + " pattern",
+		Keywords:   []string{kw},
+		Pattern:    re,
+		WordStart:  wordStart,
+		jsBoundary: true,
+		Span:       1 << 10,
 	}
 }
 

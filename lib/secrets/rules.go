@@ -12,7 +12,9 @@ const (
 	openAIProj   = `sk-proj-[A-Za-z0-9_-]{20,}` // project keys
 	openAIKey    = `sk-[A-Za-z0-9_-]{32,}`      // legacy and other sk- keys; needs a word start
 	bearerToken  = `Bearer` + jsSpace + `+[A-Za-z0-9._~+/=-]{16,}`
-	jsSpace      = `[\t\n\v\f\r \x{00A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}]`
+	// escQuote is a quote, or a quote escaped inside JSON text (\").
+	escQuote = `(?:\\?["'])`
+	jsSpace  = `[\t\n\v\f\r \x{00A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}]`
 )
 
 // Default is the general rule set: the well-known credential shapes
@@ -54,7 +56,7 @@ func DefaultRules() []*Rule {
 				"(AWS_SECRET_ACCESS_KEY=, aws_secret_access_key =) or to SecretAccessKey (JSON of aws sts)",
 			Keywords: []string{"aws", "secretaccesskey", "secret_access_key"},
 			Pattern: regexp.MustCompile(`(?i:aws[\w.-]{0,20}?(?:secret|private)[\w.-]{0,20}|secret_?access_?key)` +
-				`["']?\s*(?:=|:|:=|=>)\s*["']?(?P<secret>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+				escQuote + `?\s*(?:=|:|:=|=>)\s*` + escQuote + `?(?P<secret>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
 			WordStart:  true,
 			MinEntropy: 3.5,
 		},
@@ -154,7 +156,7 @@ func DefaultRules() []*Rule {
 			Keywords: []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "api_key", "apikey",
 				"api-key", "access_key", "accesskey", "auth_key", "authkey", "credential", "private_key"},
 			Pattern: regexp.MustCompile(`(?i:password|passwd|pwd|passphrase|secret|token|api[_-]?key|access_?key|auth_?key|credential|private_?key)` +
-				`[\w.-]{0,20}["']?[ \t]*(?:=|:|:=|=>)[ \t]*["']?(?P<secret>[^\s"'` + "`" + `;,&|<>(){}\[\]\\]{8,200})`),
+				`[\w.-]{0,20}` + escQuote + `?[ \t]*(?:=|:|:=|=>)[ \t]*` + escQuote + `?(?P<secret>[^\s"'` + "`" + `;,&|<>(){}\[\]\\]{8,200})`),
 			MinEntropy: 3.5,
 			Valid:      assignedValue,
 			guard:      assignmentAhead,
@@ -217,6 +219,9 @@ func assignmentAhead(b []byte) bool {
 	for i < len(b) && i < 48 && (isWord(b[i]) || b[i] == '.' || b[i] == '-') {
 		i++
 	}
+	if i+1 < len(b) && b[i] == '\\' && (b[i+1] == '"' || b[i+1] == '\'') {
+		i++ // a quote escaped in JSON text
+	}
 	if i < len(b) && (b[i] == '"' || b[i] == '\'') {
 		i++
 	}
@@ -229,7 +234,8 @@ func assignmentAhead(b []byte) bool {
 	for i < len(b) && (b[i] == '=' || b[i] == ':' || b[i] == '>') {
 		i++
 	}
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '"' || b[i] == '\'') {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '"' || b[i] == '\'' ||
+		b[i] == '\\' && i+1 < len(b) && (b[i+1] == '"' || b[i+1] == '\'')) {
 		i++
 	}
 	n := 0

@@ -31,7 +31,8 @@ type Rule struct {
 	// is reported and replaced; without one, the whole match.
 	Pattern *regexp.Regexp
 	// WordStart makes the match need a word boundary before it, as JS's
-	// \b: the byte before is not [A-Za-z0-9_]. (A leading \b in Pattern
+	// \b: the byte before is not [A-Za-z0-9_], or is the letter of a JSON
+	// escape such as \n (see wordStart). (A leading \b in Pattern
 	// would do the same, but would also stop Go's regexp from skipping
 	// ahead to a literal prefix.)
 	WordStart bool
@@ -41,6 +42,10 @@ type Rule struct {
 	// Valid, when not nil, rejects a candidate secret (a placeholder, a
 	// variable reference, a value without a digit).
 	Valid func(secret []byte) bool
+
+	// jsBoundary makes WordStart exactly JS's \b, for Blackbox's rules:
+	// the letter of a JSON escape before the match is a word byte.
+	jsBoundary bool
 
 	// guard, when not nil, is a cheap test of the bytes at a keyword hit
 	// that every match passes: where it fails, Pattern is not run.
@@ -356,7 +361,7 @@ func (s *Set) find(b []byte, emit func(candidate)) {
 // pos when there is none.
 func (s *Set) runAt(ri int, b []byte, pos int, emit func(candidate)) int {
 	r := s.rules[ri]
-	if r.WordStart && pos > 0 && isWord(b[pos-1]) || r.guard != nil && !r.guard(b[pos:]) {
+	if r.WordStart && !r.wordStart(b, pos) || r.guard != nil && !r.guard(b[pos:]) {
 		return pos
 	}
 	to := min(pos+r.span(), len(b))
@@ -377,7 +382,7 @@ func (s *Set) runAt(ri int, b []byte, pos int, emit func(candidate)) int {
 // accepts it, and reports whether it did.
 func (s *Set) check(ri int, b []byte, loc []int, off int, emit func(candidate)) bool {
 	r := s.rules[ri]
-	if r.WordStart && off+loc[0] > 0 && isWord(b[off+loc[0]-1]) {
+	if r.WordStart && !r.wordStart(b, off+loc[0]) {
 		return false
 	}
 	g := s.secret[ri]
@@ -404,6 +409,30 @@ func (r *Rule) accept(secret []byte) bool {
 		return false
 	}
 	return r.Valid == nil || r.Valid(secret)
+}
+
+// wordStart reports whether a word may start at b[i], as JS's \b: the
+// byte before is not a word byte, or (unless jsBoundary) is the letter of
+// a JSON escape (\n, \t, \r, \b, \f after an unescaped backslash): tool
+// output that is JSON text holds "line\nsk-..." with a literal
+// backslash-n before the key.
+func (r *Rule) wordStart(b []byte, i int) bool {
+	if i == 0 || !isWord(b[i-1]) {
+		return true
+	}
+	if r.jsBoundary {
+		return false
+	}
+	switch b[i-1] {
+	case 'n', 't', 'r', 'b', 'f':
+	default:
+		return false
+	}
+	n := 0 // backslashes before the letter: odd means it is escaped
+	for j := i - 2; j >= 0 && b[j] == '\\'; j-- {
+		n++
+	}
+	return n%2 == 1
 }
 
 func isWord(c byte) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/atomicfile"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/regular"
 	"io"
@@ -161,7 +162,7 @@ func within(path, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// archiveFile writes one copy through a temporary file and a rename, so a
+// archiveFile writes one copy through lib/atomicfile, so a
 // reader never sees half a copy; a cancelled ctx (a signal) stops the copy
 // and removes the temporary file.
 func archiveFile(ctx context.Context, src, dst string) (ArchiveResult, error) {
@@ -178,22 +179,20 @@ func archiveFile(ctx context.Context, src, dst string) (ArchiveResult, error) {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return res, err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp*")
+	tmp, err := atomicfile.Create(dst, 0o644)
 	if err != nil {
 		return res, err
 	}
-	defer os.Remove(tmp.Name()) // a no-op after the rename
 	if err := writeCopy(src, dst, ctxWriter{ctx, tmp}); err != nil {
-		tmp.Close()
+		tmp.Abort()
 		return res, fmt.Errorf("archiving %s: %w", src, err)
 	}
-	if err := tmp.Close(); err != nil {
+	if err := tmp.Commit(); err != nil {
 		return res, err
 	}
-	if err := os.Chtimes(tmp.Name(), sfi.ModTime(), sfi.ModTime()); err != nil {
-		return res, err
-	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
+	// The copy's time is the source's: the next run skips it. A crash
+	// before this line costs one more copy next time.
+	if err := os.Chtimes(dst, sfi.ModTime(), sfi.ModTime()); err != nil {
 		return res, err
 	}
 	if dfi, err := os.Stat(dst); err == nil {

@@ -77,14 +77,16 @@ func firstDiff(path string, a, b any, hasA, hasB bool) *Difference {
 	// the first differing character, so the difference is on screen.
 	if x, ok := a.(string); ok && hasA {
 		if y, ok := b.(string); ok && hasB {
-			rx, ry := []rune(string(mustMarshal(x))), []rune(string(mustMarshal(y)))
+			// Masked whole before the window is taken: a key cut at the
+			// window's start would no longer match a rule.
+			rx, ry := []rune(maskAll(string(mustMarshal(x)))), []rune(maskAll(string(mustMarshal(y))))
 			i := 0
 			for i < len(rx) && i < len(ry) && rx[i] == ry[i] {
 				i++
 			}
 			if i > 150 {
-				d.Recorded = "…" + Cut(secrets.MaskBlackbox(string(rx[i-60:])), 199)
-				d.Actual = "…" + Cut(secrets.MaskBlackbox(string(ry[i-60:])), 199)
+				d.Recorded = "…" + Cut(string(rx[i-60:]), 199)
+				d.Actual = "…" + Cut(string(ry[i-60:]), 199)
 			}
 		}
 	}
@@ -119,7 +121,16 @@ func render(v any, has bool) string {
 	if err != nil {
 		return "(unprintable)"
 	}
-	return Cut(secrets.MaskBlackbox(string(b)), 200)
+	return Cut(maskAll(string(b)), 200)
+}
+
+// maskAll hides credentials in a message: Blackbox's mask() (its rules
+// and the known literal keys), then every rule of lib/secrets' Default set
+// (GitHub, AWS, Slack, Stripe, ... keys Blackbox does not know).
+func maskAll(s string, known ...string) string {
+	s = secrets.MaskBlackbox(s, known...)
+	out, _ := secrets.Default.ReplaceFunc([]byte(s), func(secrets.Match) string { return "[redacted]" })
+	return string(out)
 }
 
 // Cut shortens s to n characters, the last one an ellipsis.

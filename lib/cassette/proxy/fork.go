@@ -125,6 +125,11 @@ type Result struct {
 	Replayed int    // replay: parent steps served or passed
 	Unserved int    // side calls answered without a recording
 	Passed   int    // requests passed through unrecorded
+	// Unrecovered is the upstream failure the run ended on (no main-loop
+	// call succeeded after it), "" when none; UpstreamErrors counts them all.
+	Unrecovered    string
+	UpstreamErrors int
+	ModelCalls     int // record, fork: model_output steps recorded live
 }
 
 // Finish ends the session after the child exited with exitCode: record
@@ -169,8 +174,16 @@ func (s *Session) Finish(exitCode int) (Result, error) {
 		return res, nil
 	}
 	steps := s.steps
+	res.Unrecovered, res.UpstreamErrors = s.unrecovered, s.upstreamErrs
+	for _, st := range steps {
+		if st.Type == "model_output" {
+			res.ModelCalls++
+		}
+	}
 	if exitCode != 0 {
 		steps = append(steps, Step{"metadata", time.Now().UnixMilli(), map[string]any{"event": "run_failed", "status": "error", "reason": "process_exit", "exitCode": exitCode}})
+	} else if s.unrecovered != "" {
+		steps = append(steps, Step{"metadata", time.Now().UnixMilli(), map[string]any{"event": "run_failed", "status": "error", "reason": "upstream_error", "error": s.unrecovered}})
 	} else if last := lastOutput(steps); last != nil && last["type"] == "final_answer" {
 		steps = append(steps, Step{"metadata", time.Now().UnixMilli(), map[string]any{"event": "run_completed", "status": "success", "result": last["text"]}})
 	}

@@ -117,7 +117,25 @@ func copyResponse(w http.ResponseWriter, resp *http.Response, tee io.Writer) err
 			return nil
 		}
 		if err != nil {
-			return err
+			return &cutError{err}
 		}
+	}
+}
+
+// cutError is an upstream answer that broke off (a reset, a truncated
+// chunked body) after its status went to the client.
+type cutError struct{ err error }
+
+func (e *cutError) Error() string { return "the upstream answer was cut: " + e.err.Error() }
+func (e *cutError) Unwrap() error { return e.err }
+
+// passCut passes a cut upstream answer on as a cut: the handler aborts
+// and the client's connection is reset mid-body, as it would be without
+// the proxy. Ending the response normally would hand the client a clean
+// 200 with half a body. Call it with no lock held.
+func passCut(err error) {
+	var c *cutError
+	if errors.As(err, &c) {
+		panic(http.ErrAbortHandler)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/atomicfile"
 	"github.com/ccpipe/ccpipe/lib/cassette"
 )
 
@@ -108,7 +109,7 @@ func (r *Run) Exec() (int, error) {
 	if err != nil {
 		return 1, err
 	}
-	if err := writeFile(r.Out, b); err != nil {
+	if err := atomicfile.WriteFile(r.Out, b, 0o600); err != nil {
 		return 1, err
 	}
 	verb := "recorded"
@@ -116,6 +117,21 @@ func (r *Run) Exec() (int, error) {
 		verb = fmt.Sprintf("forked at step %d:", r.ForkAt)
 	}
 	fmt.Fprintf(r.Stderr, "cc-cassette: %s %s (%d steps)\n", verb, r.Out, len(c.Steps))
+	switch {
+	case res.Unrecovered != "":
+		fmt.Fprintf(r.Stderr, "cc-cassette: the run ended on an upstream failure it did not recover from: %s\n", res.Unrecovered)
+	case res.ModelCalls == 0 && r.Mode == Record:
+		why := "the command made no model call through the proxy"
+		if res.UpstreamErrors > 0 {
+			why = fmt.Sprintf("%d model call(s) failed upstream", res.UpstreamErrors)
+		}
+		fmt.Fprintf(r.Stderr, "cc-cassette: recorded no model call: %s\n", why)
+	default:
+		return code, nil
+	}
+	if code == 0 {
+		code = 1
+	}
 	return code, nil
 }
 
@@ -156,24 +172,6 @@ func envKeys(env []string) []string {
 		}
 	}
 	return out
-}
-
-// writeFile writes atomically: a temp file in the same dir, renamed.
-func writeFile(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".cc-cassette-*")
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
 
 // lockedWriter serialises writes and has no ReadFrom.

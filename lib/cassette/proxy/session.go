@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/jq"
-	"github.com/ccpipe/ccpipe/lib/secrets"
 )
 
 // Mode is what a Session does with model calls.
@@ -74,8 +73,10 @@ type Session struct {
 	forkID        string // fork: toolCallId of step ForkAt
 	scriptAt      int
 	replayed      int
-	refused       int // model requests answered with the failure's 400
-	passed        int // requests passed through unrecorded
+	refused       int    // model requests answered with the failure's 400
+	upstreamErrs  int    // model calls that failed upstream
+	unrecovered   string // the last one, until a main-loop call succeeds
+	passed        int    // requests passed through unrecorded
 }
 
 // NewSession checks the options and makes a session.
@@ -143,14 +144,21 @@ func (s *Session) Err() error {
 	return s.err
 }
 
-// mask hides credentials (Blackbox's rules, §3.5, and the keys the client
-// sent) in a message. Called with s.mu held.
+// maskLocked is mask taking s.mu itself.
+func (s *Session) maskLocked(msg string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mask(msg)
+}
+
+// mask hides credentials (Blackbox's rules, §3.5, the keys the client
+// sent, and lib/secrets' Default rules) in a message. Called with s.mu held.
 func (s *Session) mask(msg string) string {
 	known := make([]string, 0, len(s.keys))
 	for k := range s.keys {
 		known = append(known, k)
 	}
-	return secrets.MaskBlackbox(msg, known...)
+	return maskAll(msg, known...)
 }
 
 func (s *Session) fail(err error) {
@@ -226,7 +234,7 @@ func (s *Session) other(w http.ResponseWriter, r *http.Request, body []byte) {
 		return
 	}
 	defer resp.Body.Close()
-	copyResponse(w, resp, nil)
+	passCut(copyResponse(w, resp, nil))
 }
 
 // model handles a model request: POST /v1/messages or /v1/chat/completions.
@@ -283,6 +291,12 @@ func (s *Session) mainCall(a *api, w http.ResponseWriter, r *http.Request, req m
 	}
 	switch {
 	case s.opt.Mode == Replay, s.opt.Mode == Fork && !s.forked && !s.atForkPoint():
+		if fault := s.nextFault(); fault != nil {
+			step := s.cursor
+			s.mu.Unlock()
+			replayFault(a, w, fault, stream, str(req["model"]), step)
+			return
+		}
 		out, step, ts, err := s.replayMain(a, req)
 		s.mu.Unlock()
 		if err != nil {
@@ -326,6 +340,7 @@ func (s *Session) mainCall(a *api, w http.ResponseWriter, r *http.Request, req m
 	}
 	if out := s.forwardOutput(a, w, r, body, stream, inErr, "model"); out != nil {
 		s.appendMain(in, out, t0)
+		s.unrecovered = "" // the client retried and went on
 		s.mu.Unlock()
 	}
 }
@@ -335,7 +350,7 @@ func (s *Session) mainCall(a *api, w http.ResponseWriter, r *http.Request, req m
 // append and unlock; nil when there is nothing to record (a non-2xx
 // answer, or a failure, which is recorded in the session).
 func (s *Session) forwardOutput(a *api, w http.ResponseWriter, r *http.Request, body []byte, stream bool, inErr error, what string) map[string]any {
-	msg, ok := s.forwardModel(a, w, r, body, stream)
+	msg, ok := s.forwardModel(a, w, r, body, stream, what == "model")
 	if !ok {
 		return nil
 	}
@@ -397,25 +412,59 @@ func (s *Session) appendResults(in map[string]any, t0 int64) {
 
 // forwardModel sends a model request upstream and copies the answer to
 // the client as it comes, and returns the final message of a 2xx answer.
-func (s *Session) forwardModel(a *api, w http.ResponseWriter, r *http.Request, body []byte, stream bool) (map[string]any, bool) {
+//
+// An upstream failure (unreachable, an error status, a cut stream, an
+// error event inside a 200 stream) is passed on to the client as it came
+// (a cut as a cut), recorded as a metadata step {event:"upstream_error"},
+// and remembered until a later main-loop call succeeds: a run that ends
+// on one did not recover, and record says so and exits 1.
+func (s *Session) forwardModel(a *api, w http.ResponseWriter, r *http.Request, body []byte, stream, main bool) (map[string]any, bool) {
 	resp, err := s.forward(a, r, body, true)
 	if err != nil {
+		s.upstreamFailed(a, main, 0, "unreachable", "unreachable: "+err.Error(), nil)
 		writeError(w, a, http.StatusBadGateway, "api_error", "[cc-cassette] upstream: "+err.Error())
 		return nil, false
 	}
 	defer resp.Body.Close()
 	ok2xx := resp.StatusCode >= 200 && resp.StatusCode < 300
 	if !ok2xx {
-		copyResponse(w, resp, nil)
+		var buf jsonBuffer
+		err := copyResponse(w, resp, &buf)
+		// An error status is the API's ordinary answer the client retries:
+		// not a step (as before), but the run's failure until a retry works.
+		s.upstreamFailed(a, main, resp.StatusCode, "status", errorOf(buf.b, fmt.Sprintf("HTTP %d", resp.StatusCode)), nil)
+		passCut(err)
 		return nil, false
 	}
 	if stream || strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		as := a.assemble()
 		p := &sseParser{onData: as.event}
+		// Whether the message had started decides what the client does
+		// next (Claude Code falls back to a non-streaming request after a
+		// started stream broke): replay gives back the same start.
+		started := func() map[string]any {
+			st, ok := as.(*anthropicStream)
+			if !ok || len(st.seen) == 0 {
+				return nil
+			}
+			seen := make([]any, len(st.seen))
+			for i, t := range st.seen {
+				seen[i] = t
+			}
+			return map[string]any{"eventsBefore": seen}
+		}
 		if err := copyResponse(w, resp, p); err != nil {
+			s.upstreamFailed(a, main, resp.StatusCode, "cut", err.Error(), started())
+			passCut(err)
 			return nil, false
 		}
 		if err := p.close(); err != nil {
+			var ev *errorEvent
+			if errors.As(err, &ev) {
+				// Passed on as it came: the client's retry logic reads it.
+				s.upstreamFailed(a, main, resp.StatusCode, "error_event", ev.Error(), with(started(), map[string]any{"errorType": ev.typ, "errorMessage": s.maskLocked(ev.msg)}))
+				return nil, false
+			}
 			s.mu.Lock()
 			s.fail(fmt.Errorf("model response: %w", err))
 			s.mu.Unlock()
@@ -423,19 +472,79 @@ func (s *Session) forwardModel(a *api, w http.ResponseWriter, r *http.Request, b
 		}
 		msg, err := as.message()
 		if err != nil {
-			return nil, false // the client saw the same broken stream
+			s.upstreamFailed(a, main, resp.StatusCode, "cut", err.Error(), started()) // the client saw the same broken stream
+			return nil, false
 		}
 		return msg, true
 	}
 	var buf bytes.Buffer
 	if err := copyResponse(w, resp, &buf); err != nil {
+		s.upstreamFailed(a, main, resp.StatusCode, "cut", err.Error(), nil)
+		passCut(err)
 		return nil, false
 	}
 	var msg map[string]any
 	if err := json.Unmarshal(buf.Bytes(), &msg); err != nil {
+		s.upstreamFailed(a, main, resp.StatusCode, "cut", "the answer is not JSON", nil)
 		return nil, false
 	}
 	return msg, true
+}
+
+// upstreamFailed records a failed model call as a metadata step (not for
+// an error status: a step-less answer the client retries) and, for the
+// main loop, as the run's unrecovered failure until a main-loop call
+// succeeds.
+func (s *Session) upstreamFailed(a *api, main bool, status int, kind, what string, extra map[string]any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	what = s.mask(what)
+	if status != 0 && (status < 200 || status > 299) {
+		if main {
+			s.unrecovered = what
+		}
+		s.upstreamErrs++
+		return
+	}
+	p := map[string]any{"event": "upstream_error", "api": a.name, "call": "side", "kind": kind, "error": what}
+	for k, v := range extra {
+		p[k] = v
+	}
+	if main {
+		p["call"] = "main"
+		s.unrecovered = what
+	}
+	if status != 0 {
+		p["status"] = status
+	}
+	s.steps = append(s.steps, Step{"metadata", time.Now().UnixMilli(), p})
+	s.upstreamErrs++
+}
+
+// with is m with more's keys added (m may be nil).
+func with(m, more map[string]any) map[string]any {
+	if m == nil {
+		m = map[string]any{}
+	}
+	for k, v := range more {
+		m[k] = v
+	}
+	return m
+}
+
+// errorOf is the message of an API error body ({"error":{"type","message"}}),
+// or def.
+func errorOf(body []byte, def string) string {
+	var e struct {
+		Error struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &e) != nil || e.Error.Type == "" && e.Error.Message == "" {
+		return def
+	}
+	return strings.TrimSpace(def + " " + e.Error.Type + ": " + firstLine(e.Error.Message))
 }
 
 // replayMain answers a main-loop request from the cassette. Called with
@@ -478,6 +587,20 @@ func (s *Session) replayMain(a *api, req map[string]any) (map[string]any, int, i
 	return out, step, ts, nil
 }
 
+// nextFault consumes a recorded main-loop upstream failure at the cursor,
+// if one is next. Called with s.mu held.
+func (s *Session) nextFault() map[string]any {
+	s.skipRound()
+	p := s.opt.Parent
+	if s.cursor < len(p) && p[s.cursor].Type == "metadata" && isUpstreamError(p[s.cursor].Payload, "main") {
+		m, _ := p[s.cursor].Payload.(map[string]any)
+		s.cursor++
+		s.replayed++
+		return m
+	}
+	return nil
+}
+
 // skipRound moves the cursor past recorded tool pairs and side calls: in
 // a Claude Code run the tools run in the client, and their results are
 // checked as part of the next model_input.
@@ -486,12 +609,67 @@ func (s *Session) skipRound() {
 	for s.cursor < len(p) {
 		switch st := p[s.cursor]; {
 		case st.Type == "tool_call" || st.Type == "tool_result":
-		case st.Type == "metadata" && isSide(st.Payload):
+		case st.Type == "metadata" && (isSide(st.Payload) || isUpstreamError(st.Payload, "side")):
 		default:
 			return
 		}
 		s.cursor++
 		s.replayed++
+	}
+}
+
+// isUpstreamError is a recorded upstream failure of a main-loop or side
+// call: replay gives the main loop's back to the client as it came (the
+// client's retry, which may differ from the request, is the next model
+// call) and skips a side call's.
+func isUpstreamError(payload any, call string) bool {
+	m, _ := payload.(map[string]any)
+	return m != nil && m["event"] == "upstream_error" && m["call"] == call
+}
+
+// replayFault reproduces a recorded main-loop upstream failure: the error
+// event inside a 200 stream, the cut, the 502.
+func replayFault(a *api, w http.ResponseWriter, fault map[string]any, stream bool, model string, step int) {
+	begin := func() {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		seen, _ := fault["eventsBefore"].([]any)
+		for _, t := range seen {
+			if a != anthropicAPI {
+				break
+			}
+			switch t {
+			case "message_start":
+				start := a.answer(map[string]any{"type": "final_answer", "text": ""}, model, step, 0)
+				start["content"], start["stop_reason"] = []any{}, nil
+				_ = writeEvent(w, "message_start", map[string]any{"type": "message_start", "message": start})
+			case "content_block_start":
+				_ = writeEvent(w, "content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
+			case "content_block_delta":
+				_ = writeEvent(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": ""}})
+			}
+		}
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	switch {
+	case fault["kind"] == "unreachable":
+		writeError(w, a, http.StatusBadGateway, "api_error", "[cc-cassette] upstream: "+str(fault["error"]))
+	case fault["kind"] == "error_event" && stream:
+		begin()
+		_ = writeEvent(w, "error", map[string]any{"type": "error", "error": map[string]any{"type": fault["errorType"], "message": fault["errorMessage"]}})
+	case fault["kind"] == "error_event":
+		writeError(w, a, http.StatusInternalServerError, str(fault["errorType"]), str(fault["errorMessage"]))
+	default: // a cut
+		if stream {
+			begin()
+		} else {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			_, _ = w.Write([]byte(`{"id":`))
+		}
+		panic(http.ErrAbortHandler)
 	}
 }
 

@@ -105,6 +105,7 @@ func (s *Session) countTokens(w http.ResponseWriter, r *http.Request, body []byt
 	defer resp.Body.Close()
 	var buf jsonBuffer
 	if err := copyResponse(w, resp, &buf); err != nil || resp.StatusCode/100 != 2 {
+		passCut(err)
 		return
 	}
 	var out struct {

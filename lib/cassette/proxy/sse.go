@@ -65,6 +65,7 @@ type anthropicStream struct {
 	partial map[int]*strings.Builder
 	order   []int
 	done    bool
+	seen    []string // the first event types, for replaying a broken stream's start
 }
 
 func newAnthropicStream() *anthropicStream {
@@ -79,6 +80,9 @@ func (s *anthropicStream) event(data string) error {
 	idx := -1
 	if f, ok := ev["index"].(float64); ok {
 		idx = int(f)
+	}
+	if t := str(ev["type"]); t != "error" && t != "ping" && len(s.seen) < 4 {
+		s.seen = append(s.seen, t)
 	}
 	switch ev["type"] {
 	case "message_start":
@@ -140,9 +144,18 @@ func (s *anthropicStream) event(data string) error {
 	case "message_stop":
 		s.done = true
 	case "error":
-		return fmt.Errorf("the stream ended with an error event")
+		e, _ := ev["error"].(map[string]any)
+		return &errorEvent{typ: str(e["type"]), msg: str(e["message"])}
 	}
 	return nil
+}
+
+// errorEvent is an error event inside a 200 stream (overloaded
+// mid-stream): the API's own failure, which the client retries.
+type errorEvent struct{ typ, msg string }
+
+func (e *errorEvent) Error() string {
+	return strings.TrimSpace("error event in the stream: " + e.typ + ": " + firstLine(e.msg))
 }
 
 // message is the assembled message, or an error when the stream ended early.

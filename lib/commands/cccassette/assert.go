@@ -38,6 +38,9 @@ Examples:
   $ cc-cassette assert run.ndjson --expect-tools ""
   $ cc-cassette assert run.ndjson --expect '[.steps[] | select(.type=="tool_result" and has("error"))] | length == 0'
 
+Memory is bounded by the largest step, whatever the cassette's length,
+except with --expect, whose jq sees the whole cassette as one document.
+
 Exit status: 0 everything passed, 1 verification or an expectation
 failed, or the cassette could not be read, 2 usage error (a bad status
 name, a jq expression that does not compile).`
@@ -119,11 +122,39 @@ func runAssert(env *cli.Env, args []string, e expectations) error {
 	if err != nil {
 		return err
 	}
-	c, err := loadOne(env, names[0])
-	if err != nil {
-		return err
+	// Without --expect (jq over the whole document) the cassette is read a
+	// step at a time: memory stays bounded by the largest step.
+	var c cassette.Cassette
+	var sc *streamed
+	if len(filters) > 0 {
+		if c, err = loadOne(env, names[0]); err != nil {
+			return err
+		}
+	} else {
+		n := 0
+		err := eachStreamed(env, names[0], nil, func(s *streamed) error {
+			n++
+			sc = s
+			return nil
+		})
+		switch {
+		case err == nil && n == 0:
+			err = fmt.Errorf("%s: %v", displayName(names[0]), cassette.ErrEmpty)
+		case err == nil && n != 1:
+			err = fmt.Errorf("%s: holds %d cassettes; this command takes one", displayName(names[0]), n)
+		}
+		if err != nil {
+			return err
+		}
 	}
-	rep := AssertReport{Path: displayName(names[0]), ID: c.ID(), Verify: cassette.Verify(c), Checks: []Check{}}
+	rep := AssertReport{Path: displayName(names[0]), Checks: []Check{}}
+	var out cassette.Outcome
+	var tools []string
+	if sc != nil {
+		rep.ID, rep.Verify, out, tools = sc.ID(), sc.v.Report(), sc.Outcome(), sc.Tools
+	} else {
+		rep.ID, rep.Verify, out, tools = c.ID(), cassette.Verify(c), cassette.OutcomeOfCassette(c), cassette.ToolSequence(c)
+	}
 	rep.Verify.Path = rep.Path
 	// exp is one expectation: what was asked, what the cassette shows
 	// ("(none)" when absent) and whether they agree.
@@ -131,7 +162,6 @@ func runAssert(env *cli.Env, args []string, e expectations) error {
 		name, want, actual, detail string
 		match                      bool
 	}
-	out := cassette.OutcomeOfCassette(c)
 	// answer compares the final answer (or failure reason) when the run
 	// ended with that status; absent never equals.
 	answer := func(name, want, status, detail string) exp {
@@ -158,7 +188,7 @@ func runAssert(env *cli.Env, args []string, e expectations) error {
 				want = append(want, strings.TrimSpace(t))
 			}
 		}
-		got := cassette.ToolSequence(c)
+		got := tools
 		exps = append(exps, exp{"tools", showList(want), showList(got), "tool sequence mismatch", slices.Equal(want, got)})
 	}
 	for _, x := range exps {

@@ -1,6 +1,7 @@
 package cccassette
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -57,12 +58,13 @@ func convertCommand() *cli.Command {
 				if env.Out.Filtering() {
 					return writeValue(env, c.Value())
 				}
-				doc, err := cassette.AppendDocument(nil, c)
-				if err != nil {
+				// Written as it is made: indentation grows with the square
+				// of the nesting depth.
+				bw := bufio.NewWriterSize(env.Stdout, 64<<10)
+				if err := cassette.WriteIndent(bw, c.Value()); err != nil {
 					return fmt.Errorf("%s: %v", displayName(names[0]), err)
 				}
-				_, err = env.Stdout.Write(doc)
-				return err
+				return bw.Flush()
 			}
 			for _, name := range names {
 				r, err := open(env, name)
@@ -81,6 +83,9 @@ func convertCommand() *cli.Command {
 					}
 					if err := writeValue(env, rec.Value); err != nil {
 						r.Close()
+						if errors.Is(err, cassette.ErrNonFinite) {
+							return fmt.Errorf("%s:%d: %v", displayName(name), rec.Line, err)
+						}
 						return err
 					}
 				}

@@ -37,6 +37,9 @@ Examples:
   $ cc-cassette diff parent.json child.json --jq .first_divergence.index
   $ cc-cassette diff --semantic monday.ndjson tuesday.ndjson --jq .outcome.verdict -r
 
+Both cassettes are read a step at a time, in lockstep: memory holds one
+step of each, whatever their length.
+
 Exit status: 0 same, 1 different or a cassette could not be read or
 failed the chain check, 2 usage error.`
 
@@ -57,18 +60,33 @@ func diffCommand() *cli.Command {
 			if args[0] == "-" && args[1] == "-" {
 				return cli.Usagef("only one of PARENT and CHILD can be stdin")
 			}
-			var cs [2]cassette.Cassette
+			// Both read a step at a time, in lockstep: memory holds a step
+			// of each, whatever their length.
+			var in [2]*oneStream
 			for i, name := range args {
-				c, err := loadOne(env, name)
+				o, err := openOne(env, name)
 				if err != nil {
 					return err
 				}
-				if err := checkChain(name, c); err != nil {
+				defer o.r.Close()
+				in[i] = o
+			}
+			d := cassette.NewDiffer(in[0].header, in[1].header, semantic)
+			for {
+				a, err := in[0].next()
+				if err != nil {
 					return err
 				}
-				cs[i] = c
+				b, err := in[1].next()
+				if err != nil {
+					return err
+				}
+				if a == nil && b == nil {
+					break
+				}
+				d.Steps(a, b)
 			}
-			res := cassette.Diff(cs[0], cs[1], semantic)
+			res := d.Result()
 			if err := env.Out.Write(res); err != nil {
 				return err
 			}

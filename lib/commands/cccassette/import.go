@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ccpipe/ccpipe/lib/atomicfile"
 	"github.com/ccpipe/ccpipe/lib/cassette"
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
@@ -52,6 +53,15 @@ is not written: one line on stderr names the cassette and why (never the
 value) and the exit status is 1. Malformed transcript lines are skipped
 with a warning (Blackbox refuses the whole file).
 
+Size: Blackbox's format repeats the conversation so far in every
+model_input, so a cassette grows with the square of a session's turns: a
+session of n model turns whose messages average b bytes gives about
+n²·b/2 bytes (a 3.5 MB transcript of 2,000 tool calls is a 2.9 GB
+cassette). A cassette over --max-bytes (default 1 GiB; 0 for no limit) is
+refused before anything is written: one line on stderr names it and its
+size, and the exit status is 1. In memory the model_inputs share the
+conversation, so memory stays near the transcript's size.
+
 Output: the cassettes in the NDJSON form (header, then steps), one after
 the other; with --out-dir, each to DIR/<id>.ndjson and one record per
 cassette on stdout instead: id, path, source, steps, status, tools.
@@ -80,6 +90,7 @@ type importOptions struct {
 	thinking  bool
 	usage     bool
 	maxLine   int
+	maxBytes  int
 	getenv    func(string) string
 	keys      []string
 	keyNames  []string
@@ -104,12 +115,16 @@ func importCommand(getenv func(string) string) *cli.Command {
 			f.BoolVar(&o.usage, "with-usage", false, "add a metadata step with token usage after each model_output")
 			f.IntVar(&o.maxLine, "max-line", 0, "skip transcript lines longer than `BYTES` (default 1 GiB)")
 			f.Exclusive("id", "subagents").Says("--id names one cassette and cannot go with --subagents")
+			f.IntVar(&o.maxBytes, "max-bytes", 1<<30, "refuse a cassette that would be larger than `BYTES` (0: no limit)")
 		},
 		Run: o.run,
 	}
 }
 
 func (o *importOptions) run(env *cli.Env, args []string) error {
+	if o.maxBytes < 0 {
+		return cli.Usagef("--max-bytes must be 0 (no limit) or more, not %d", o.maxBytes)
+	}
 	for _, name := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY"} {
 		if v := strings.TrimSpace(o.getenv(name)); len(v) >= 4 && v != "blackbox-offline-placeholder" {
 			o.keys = append(o.keys, v)
@@ -380,6 +395,20 @@ func (o *importOptions) finish(env *cli.Env, source string, im *cassette.ClaudeC
 	}
 }
 
+// cassetteSize is the size of c in the NDJSON form, counted step by step
+// until it passes limit (then over is true and n is a lower bound).
+func cassetteSize(c cassette.Cassette, limit int64) (n int64, over bool) {
+	b, _ := cassette.AppendJS(nil, c.Header)
+	n = int64(len(b)) + 1
+	for _, s := range c.Steps {
+		b, _ = cassette.AppendJS(b[:0], s)
+		if n += int64(len(b)) + 1; n > limit {
+			return n, true
+		}
+	}
+	return n, false
+}
+
 type importRecord struct {
 	ID     string   `json:"id"`
 	Path   string   `json:"path"`
@@ -417,6 +446,13 @@ func (o *importOptions) write(env *cli.Env, source string, c cassette.Cassette) 
 		o.failed = true
 		return nil
 	}
+	if o.maxBytes > 0 {
+		if n, over := cassetteSize(c, int64(o.maxBytes)); over {
+			env.Warnf("%s: refused: cassette %s would be over %d bytes (--max-bytes; at least %d): each model_input repeats the conversation so far, as Blackbox's format does, so a long session's cassette grows with the square of its turns; import a shorter span (cc-entries --branch) or raise --max-bytes", source, id, o.maxBytes, n)
+			o.failed = true
+			return nil
+		}
+	}
 	o.written++
 	if o.outDir == "" {
 		if err := writeValue(env, c.Header); err != nil {
@@ -443,7 +479,7 @@ func (o *importOptions) write(env *cli.Env, source string, c cassette.Cassette) 
 	}
 	o.usedIDs[name] = true
 	path := filepath.Join(o.outDir, name+".ndjson")
-	f, err := os.Create(path)
+	f, err := atomicfile.Create(path, 0o644)
 	if err != nil {
 		return err
 	}
@@ -452,10 +488,11 @@ func (o *importOptions) write(env *cli.Env, source string, c cassette.Cassette) 
 	if err == nil {
 		err = w.Flush()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
+		f.Abort()
+		return err
+	}
+	if err := f.Commit(); err != nil {
 		return err
 	}
 	return env.Out.Write(importRecord{ID: id, Path: path, Source: source, Steps: len(c.Steps), Status: rep.Status, Tools: cassette.ToolSequence(c)})

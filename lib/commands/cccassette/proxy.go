@@ -41,7 +41,15 @@ when its first message is not the main loop's (subagents); the main loop
 is the conversation of the first request that offers tools. Other paths
 are passed through and not recorded (record, fork --live) or answered
 404 (replay). A non-2xx answer is passed to the client and not recorded
-(the client's retry is).
+(the client's retry is). An upstream that fails otherwise is passed on
+as it failed: a connection reset mid-stream reaches the client as a cut
+(never a clean 200), an error event inside a 200 stream (overloaded
+mid-stream) as that event, an unreachable upstream as a 502; each is
+recorded as a metadata step {"event":"upstream_error","api","call":
+"main"|"side","error","status"?} (replay skips it: the client's retry
+is the next model call). A run that ends on such a failure of the main
+loop (no model call succeeded after it) gets the terminal step
+{"event":"run_failed","reason":"upstream_error"}.
 
 Replay answers each main-loop request with the recorded model_output,
 re-streamed as SSE when the request streams, with the recorded call-N
@@ -78,8 +86,10 @@ is.
 
 Exit status: the command's exit code (128+N when signal N ended it),
 or 1 when cc-cassette failed (a divergence, a request or response the
-cassette format cannot hold, a cassette that would not verify), 2 on a
-usage error.`
+cassette format cannot hold, a cassette that would not verify) or, for
+record, when the command exited 0 but the run ended on an upstream
+failure it did not recover from, or recorded no model call (the
+cassette is written and stderr says why), 2 on a usage error.`
 
 // proxyShort is the one-line summary of each proxy subcommand.
 var proxyShort = map[proxy.Mode]string{

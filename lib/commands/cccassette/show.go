@@ -36,6 +36,11 @@ Examples:
   $ cc-cassette show run.ndjson --step 3 --jq .payload.result
   $ cc-cassette show --summary traces/*.json --jq 'select(.status=="error")'
 
+Memory is bounded by the largest step, whatever the cassette's length
+(records and --summary stream; a broken chain is reported after the step
+records already written), except the terminal's step list, which reads
+the cassette whole.
+
 Exit status: 0 ok, 1 a cassette could not be read, failed the chain
 check or has no step N, 2 usage error.`
 
@@ -88,6 +93,12 @@ func showCommand() *cli.Command {
 			w := bufio.NewWriter(env.Stdout)
 			defer w.Flush()
 			for _, name := range names {
+				if !human || summary || step >= 0 {
+					if err := showStreamed(env, w, human, name, step, summary); err != nil {
+						return err
+					}
+					continue
+				}
 				r, err := open(env, name)
 				if err != nil {
 					return err
@@ -104,7 +115,7 @@ func showCommand() *cli.Command {
 					if err := checkChain(name, c); err != nil {
 						return err
 					}
-					if err := showOne(env, w, human, displayName(name), c, step, summary); err != nil {
+					if err := showOne(w, displayName(name), c); err != nil {
 						return err
 					}
 				}
@@ -114,43 +125,44 @@ func showCommand() *cli.Command {
 	}
 }
 
-// isoTime renders ms since the epoch as JavaScript's toISOString.
-func isoTime(v cassette.Value) string {
-	ms, ok := v.Number()
-	if !ok || math.IsNaN(ms) || math.Abs(ms) > 8.64e15 {
-		return "Invalid Date"
-	}
-	return time.UnixMilli(int64(ms)).UTC().Format("2006-01-02T15:04:05.000Z")
-}
-
-func showOne(env *cli.Env, w *bufio.Writer, human bool, path string, c cassette.Cassette, step int, summary bool) error {
-	if step >= 0 {
-		if step >= len(c.Steps) {
-			return fmt.Errorf("%s: --step %d is past the end of the cassette (%s: 0–%d)", path, step, plural(len(c.Steps), "step"), len(c.Steps)-1)
+// showStreamed is show reading one step at a time: everything but the
+// human step list, which needs the outcome before the steps.
+func showStreamed(env *cli.Env, w *bufio.Writer, human bool, name string, step int, summary bool) error {
+	path := displayName(name)
+	var at *cassette.Value // --step: the step asked for
+	each := func(c *streamed, i int, s cassette.Value) error {
+		switch {
+		case step >= 0:
+			if i == step {
+				at = &s
+			}
+			return nil
+		case summary:
+			return nil
 		}
-		s := c.Steps[step]
-		if !human {
-			return writeValue(env, s)
-		}
+		typ, _ := s.GetString("type")
 		h, _ := s.GetString("hash")
 		ts, _ := s.Get("timestamp")
-		typ, _ := s.GetString("type")
-		p, _ := s.Get("payload")
-		body, err := cassette.AppendIndent(nil, p)
-		if err != nil {
+		n, _ := ts.Number()
+		return env.Out.Write(stepRecord{ID: c.ID(), Index: i, Type: typ, Timestamp: n, Time: isoTime(ts), Hash: h, Summary: cassette.Summary(s)})
+	}
+	return eachStreamed(env, name, each, func(c *streamed) error {
+		if err := c.chain(name); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "◼ cc-cassette · show  %s · step %d\n\n", path, step)
-		for _, row := range [][2]string{{"Type", typ}, {"Summary", cassette.Summary(s)}, {"Hash", h}, {"Time", isoTime(ts)}} {
-			fmt.Fprintf(w, "  %-20s%s\n", row[0]+":", row[1])
+		switch {
+		case step >= 0:
+			if at == nil {
+				return fmt.Errorf("%s: --step %d is past the end of the cassette (%s: 0–%d)", path, step, plural(c.Steps, "step"), c.Steps-1)
+			}
+			return showStep(env, w, human, path, step, *at)
+		case !summary:
+			return nil
+		case human:
+			return writeHumanSummary(w, path, c.ID(), c.Header, c.Steps, c.Outcome())
 		}
-		fmt.Fprintf(w, "\n%s\n", body)
-		return nil
-	}
-	id := c.ID()
-	out := cassette.OutcomeOfCassette(c)
-	if summary && !human {
-		rec := summaryRecord{Path: path, ID: id, Steps: len(c.Steps), Status: out.Status, Result: out.Result, Reason: out.Reason, Tools: cassette.ToolSequence(c)}
+		out := c.Outcome()
+		rec := summaryRecord{Path: path, ID: c.ID(), Steps: c.Steps, Status: out.Status, Result: out.Result, Reason: out.Reason, Tools: c.Tools}
 		if v, ok := c.Header.Get("version"); ok {
 			rec.Version = cassette.ToAny(v)
 		}
@@ -163,49 +175,47 @@ func showOne(env *cli.Env, w *bufio.Writer, human bool, path string, c cassette.
 		at, _ := c.Header.Get("createdAt")
 		rec.CreatedAt = isoTime(at)
 		return env.Out.Write(rec)
-	}
+	})
+}
+
+// showStep shows one step whole.
+func showStep(env *cli.Env, w *bufio.Writer, human bool, path string, step int, s cassette.Value) error {
 	if !human {
-		for i, s := range c.Steps {
-			typ, _ := s.GetString("type")
-			h, _ := s.GetString("hash")
-			ts, _ := s.Get("timestamp")
-			n, _ := ts.Number()
-			if err := env.Out.Write(stepRecord{ID: id, Index: i, Type: typ, Timestamp: n, Time: isoTime(ts), Hash: h, Summary: cassette.Summary(s)}); err != nil {
-				return err
-			}
-		}
-		return nil
+		return writeValue(env, s)
 	}
-	return writeHuman(w, path, c, out, summary)
+	h, _ := s.GetString("hash")
+	ts, _ := s.Get("timestamp")
+	typ, _ := s.GetString("type")
+	p, _ := s.Get("payload")
+	body, err := cassette.AppendIndent(nil, p)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "◼ cc-cassette · show  %s · step %d\n\n", path, step)
+	for _, row := range [][2]string{{"Type", typ}, {"Summary", cassette.Summary(s)}, {"Hash", h}, {"Time", isoTime(ts)}} {
+		fmt.Fprintf(w, "  %-20s%s\n", row[0]+":", row[1])
+	}
+	fmt.Fprintf(w, "\n%s\n", body)
+	return nil
+}
+
+// isoTime renders ms since the epoch as JavaScript's toISOString.
+func isoTime(v cassette.Value) string {
+	ms, ok := v.Number()
+	if !ok || math.IsNaN(ms) || math.Abs(ms) > 8.64e15 {
+		return "Invalid Date"
+	}
+	return time.UnixMilli(int64(ms)).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// showOne is the human listing of one cassette's steps (a terminal
+// view: the outcome comes before the steps, so the cassette is read whole).
+func showOne(w *bufio.Writer, path string, c cassette.Cassette) error {
+	return writeHuman(w, path, c, cassette.OutcomeOfCassette(c), false)
 }
 
 func writeHuman(w io.Writer, path string, c cassette.Cassette, out cassette.Outcome, summaryOnly bool) error {
-	row := func(label, value string) { fmt.Fprintf(w, "  %-20s%s\n", label+":", value) }
-	fmt.Fprintf(w, "◼ cc-cassette · show\n\ntrace\n")
-	row("Path", path)
-	row("Trace ID", c.ID())
-	if v, ok := c.Header.Get("version"); ok {
-		b, _ := cassette.AppendJS(nil, v)
-		row("Version", string(b))
-	}
-	if s, ok := c.Header.GetString("parentId"); ok {
-		row("Parent ID", s)
-	}
-	if s, ok := c.Header.GetString("forkedFromStepId"); ok {
-		row("Forked from", s)
-	}
-	at, _ := c.Header.Get("createdAt")
-	row("Created", isoTime(at))
-	row("Steps", strconv.Itoa(len(c.Steps)))
-	fmt.Fprintf(w, "\nstatus\n")
-	row("Status", out.Status)
-	if a, ok := out.Answer(); ok {
-		if out.Status == cassette.StatusSuccess {
-			row("Result", a)
-		} else {
-			row("Reason", a)
-		}
-	}
+	writeHumanSummary(w, path, c.ID(), c.Header, len(c.Steps), out)
 	if summaryOnly {
 		return nil
 	}
@@ -217,6 +227,37 @@ func writeHuman(w io.Writer, path string, c cassette.Cassette, out cassette.Outc
 			h = h[:8]
 		}
 		fmt.Fprintf(w, "  %2d  %-14s  %-8s  %s\n", i, typ, h, cassette.Summary(s))
+	}
+	return nil
+}
+
+// writeHumanSummary writes the trace and status sections.
+func writeHumanSummary(w io.Writer, path, id string, header cassette.Value, steps int, out cassette.Outcome) error {
+	row := func(label, value string) { fmt.Fprintf(w, "  %-20s%s\n", label+":", value) }
+	fmt.Fprintf(w, "◼ cc-cassette · show\n\ntrace\n")
+	row("Path", path)
+	row("Trace ID", id)
+	if v, ok := header.Get("version"); ok {
+		b, _ := cassette.AppendJS(nil, v)
+		row("Version", string(b))
+	}
+	if s, ok := header.GetString("parentId"); ok {
+		row("Parent ID", s)
+	}
+	if s, ok := header.GetString("forkedFromStepId"); ok {
+		row("Forked from", s)
+	}
+	at, _ := header.Get("createdAt")
+	row("Created", isoTime(at))
+	row("Steps", strconv.Itoa(steps))
+	fmt.Fprintf(w, "\nstatus\n")
+	row("Status", out.Status)
+	if a, ok := out.Answer(); ok {
+		if out.Status == cassette.StatusSuccess {
+			row("Result", a)
+		} else {
+			row("Reason", a)
+		}
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ package ccrender
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/atomicfile"
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/render"
 	"github.com/ccpipe/ccpipe/lib/secrets"
@@ -133,7 +133,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 		Synopsis: "cc-render md|html [flags] [TRANSCRIPT...]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
-			f.StringVarP(&o.out, "out", "o", "", "write to `FILE` (atomically: a temporary file, then a rename)")
+			f.StringVarP(&o.out, "out", "o", "", "write to `FILE` (replaced atomically; a device or FIFO is written to directly)")
 			f.StringVar(&o.outDir, "out-dir", "", "write one file per session into `DIR`")
 			f.BoolVar(&o.subagents, "subagents", false, "render subagent transcripts inside their Agent calls")
 			f.BoolVar(&o.follow, "follow", false, "rewrite the output as the session grows, until it ends")
@@ -286,25 +286,30 @@ func (t *streamTarget) close() error {
 type fileTarget struct {
 	path string
 	opts render.Options
-	f    *atomicFile
+	f    *atomicfile.File
 	st   *streamTarget
+	lost bool // the file's write failed and was reported with its session
 }
 
 func (t *fileTarget) session(ctx context.Context, s render.Session) error {
 	if t.f == nil {
-		f, err := createAtomic(t.path)
+		f, err := atomicfile.Create(t.path, 0o644)
 		if err != nil {
 			return err
 		}
 		t.f, t.st = f, &streamTarget{w: f, opts: t.opts}
 	}
-	return t.st.session(ctx, s)
+	err := t.st.session(ctx, s)
+	if err != nil && t.f.Err() != nil {
+		t.lost = true
+	}
+	return err
 }
 
 func (t *fileTarget) close() error {
 	if t.f == nil {
 		var err error
-		if t.f, err = createAtomic(t.path); err != nil {
+		if t.f, err = atomicfile.Create(t.path, 0o644); err != nil {
 			return err
 		}
 		t.st = &streamTarget{w: t.f, opts: t.opts}
@@ -312,11 +317,17 @@ func (t *fileTarget) close() error {
 			return err
 		}
 	}
-	if err := t.st.close(); err != nil {
-		t.f.abort()
+	err := t.st.close()
+	if t.lost {
+		// The write error (a full disk) was reported with its session; the
+		// old page stays.
+		err = &cli.ExitError{Code: cli.ExitFail}
+	}
+	if err != nil {
+		t.f.Abort()
 		return err
 	}
-	return t.f.commit()
+	return t.f.Commit()
 }
 
 // dirTarget writes one file per session.
@@ -347,7 +358,7 @@ func safeName(id string) string {
 
 // renderFile renders one session into path, atomically.
 func renderFile(ctx context.Context, path string, s render.Session, opts render.Options) error {
-	f, err := createAtomic(path)
+	f, err := atomicfile.Create(path, 0o644)
 	if err != nil {
 		return err
 	}
@@ -359,44 +370,8 @@ func renderFile(ctx context.Context, path string, s render.Session, opts render.
 		}
 	}
 	if err != nil {
-		f.abort()
+		f.Abort()
 		return err
 	}
-	return f.commit()
-}
-
-// atomicFile is a temporary file in the directory of its final path,
-// renamed over it once complete: a reader sees the old page or the new.
-type atomicFile struct {
-	*os.File
-	path string
-}
-
-func createAtomic(path string) (*atomicFile, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return nil, err
-	}
-	return &atomicFile{File: f, path: path}, nil
-}
-
-func (f *atomicFile) commit() error {
-	if err := f.Chmod(0o644); err != nil {
-		f.abort()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), f.path); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", f.path, err)
-	}
-	return nil
-}
-
-func (f *atomicFile) abort() {
-	f.Close()
-	os.Remove(f.Name())
+	return f.Commit()
 }

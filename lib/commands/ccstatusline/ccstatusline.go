@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"text/template"
 	"time"
@@ -70,6 +71,9 @@ on, a new transcript at once. The first call on a big config dir has to
 read every recent transcript: after --budget (default 300ms) it prints the
 line with what it has read (a + after the block cost) and the next calls
 read on from where it stopped, so Claude Code is never kept waiting long.
+A line too long to read within one call (a huge tool output) is read on
+across calls from where the last stopped, never restarted; one that may
+carry usage (an assistant record) is always read whole.
 
 Template and --jq data (one record, also what --jq sees):
   model, model_id, session_id, session_cost_usd, block_cost_usd,
@@ -194,11 +198,13 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	now := o.sys.Clock()
 	if o.cacheDir == "" {
-		d, err := o.sys.CacheDir()
-		if err != nil {
-			return fmt.Errorf("no cache dir (use --cache-dir): %w", err)
+		if d, err := o.sys.CacheDir(); err == nil {
+			o.cacheDir = filepath.Join(d, "ccpipe", "statusline")
+		} else {
+			// HOME unset (env -i, a service): the line is still printed,
+			// with a cache in the temp dir.
+			o.cacheDir = filepath.Join(os.TempDir(), fmt.Sprintf("ccpipe-statusline-%d", os.Getuid()))
 		}
-		o.cacheDir = filepath.Join(d, "ccpipe", "statusline")
 	}
 	var cat *pricing.Catalog // nil: the built-in table, loaded only if a line is priced
 	pricesKey := ""
@@ -228,8 +234,14 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	var p payload
 	if err := json.Unmarshal(raw, &p); err != nil {
-		fmt.Fprintln(env.Stdout, "cc-statusline: unreadable payload")
-		return fmt.Errorf("payload: %v", err)
+		// One field of another type must not cost the whole line: read
+		// field by field, the bad ones left empty.
+		var bad []string
+		if !lenient(reflect.ValueOf(&p).Elem(), raw, "", &bad) {
+			fmt.Fprintln(env.Stdout, "cc-statusline: unreadable payload")
+			return fmt.Errorf("payload: %v", err)
+		}
+		env.Warnf("payload: fields of an unexpected type read as empty: %s", strings.Join(bad, ", "))
 	}
 	rec, warn := status(&p, raw, o.cacheDir, now, cat, pricesKey, o.recheck, start.Add(o.budget))
 	if warn != "" {
@@ -257,16 +269,72 @@ func appendLog(path string, raw []byte) error {
 		return fmt.Errorf("payload is not JSON, not logged: %v", err)
 	}
 	buf.WriteByte('\n')
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	line := buf.Bytes()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return err
 	}
-	// One write of one line: concurrent refreshes do not interleave.
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		f.Close()
+	defer f.Close()
+	// A line cut short by an earlier full disk or crash must not swallow
+	// this one: start on a fresh line.
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+		}
+	}
+	// One write of one line: concurrent refreshes do not interleave. A
+	// short write (full disk) is cut back off, leaving no partial line.
+	n, err := f.Write(line)
+	if err != nil {
+		if fi, serr := f.Stat(); n > 0 && serr == nil && fi.Mode().IsRegular() && fi.Size() >= int64(n) {
+			_ = f.Truncate(fi.Size() - int64(n))
+		}
 		return err
 	}
 	return f.Close()
+}
+
+// lenient decodes the JSON object raw into the struct v field by field
+// (recursing into struct fields), leaving a field of another type empty
+// and naming it in bad. It returns false when raw is not an object.
+func lenient(v reflect.Value, raw []byte, path string, bad *[]string) bool {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil || obj == nil {
+		return false
+	}
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		fv, ok := obj[name]
+		if !ok || name == "" {
+			continue
+		}
+		f := v.Field(i)
+		if json.Unmarshal(fv, f.Addr().Interface()) == nil {
+			continue
+		}
+		f.Set(reflect.Zero(f.Type()))
+		st := f.Type()
+		if st.Kind() == reflect.Pointer {
+			st = st.Elem()
+		}
+		if st.Kind() == reflect.Struct {
+			nv := reflect.New(st).Elem()
+			if lenient(nv, fv, path+name+".", bad) {
+				if f.Kind() == reflect.Pointer {
+					p := reflect.New(st)
+					p.Elem().Set(nv)
+					f.Set(p)
+				} else {
+					f.Set(nv)
+				}
+				continue
+			}
+		}
+		*bad = append(*bad, path+name)
+	}
+	return true
 }
 
 // payload is the part of Claude Code's statusLine JSON cc-statusline reads.

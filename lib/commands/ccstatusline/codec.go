@@ -10,7 +10,7 @@ import (
 // would cost every call its package initialisation (a status line refresh is
 // a few milliseconds in all), and it is slower to decode.
 
-const ledgersMagic = "ccsl-ledgers-3\n"
+const ledgersMagic = "ccsl-ledgers-4\n" // 3: the billing rule's copies (i23); 2: long lines read across calls
 
 func (ls *ledgers) marshal() []byte {
 	b := []byte(ledgersMagic)
@@ -23,6 +23,11 @@ func (ls *ledgers) marshal() []byte {
 		b = binary.AppendVarint(b, l.Offset)
 		b = binary.AppendVarint(b, l.Context)
 		b = putStr(b, l.ContextModel)
+		skip := byte(0)
+		if l.Skip {
+			skip = 1
+		}
+		b = append(b, skip)
 		b = binary.AppendUvarint(b, uint64(len(l.Msgs)))
 		for _, m := range l.Msgs {
 			b = putStr(b, m.Key)
@@ -56,6 +61,7 @@ func (ls *ledgers) unmarshal(b []byte) error {
 	files := make(map[string]*ledger, n)
 	for i := 0; i < n && d.err == nil; i++ {
 		l := &ledger{Path: d.str(), Size: d.varint(), MtimeNS: d.varint(), Offset: d.varint(), Context: d.varint(), ContextModel: d.str()}
+		l.Skip = d.byte1() == 1
 		nm := d.count()
 		l.Msgs = make([]msg, 0, nm)
 		for j := 0; j < nm && d.err == nil; j++ {

@@ -7,12 +7,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/atomicfile"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/regular"
 )
@@ -34,9 +34,14 @@ type ledger struct {
 	Path    string `json:"path"`
 	Size    int64  `json:"size"`
 	MtimeNS int64  `json:"mtime_ns"`
-	// Offset is the end of the last whole line read.
+	// Offset is the end of the last whole line read, or, with Skip, how
+	// far a long line being skipped was read.
 	Offset int64 `json:"offset"`
-	Msgs   []msg `json:"msgs"`
+	// Skip: Offset is inside a line too long to read within one call's
+	// budget (a huge tool output): the next call reads on to its end and
+	// goes on from there, never restarting it.
+	Skip bool  `json:"skip"`
+	Msgs []msg `json:"msgs"`
 	// Context is the prompt size of the last main-thread response.
 	Context      int64  `json:"context"`
 	ContextModel string `json:"context_model"`
@@ -125,10 +130,7 @@ func (ls *ledgers) save(seen map[string]bool) {
 	if os.MkdirAll(filepath.Dir(ls.path), 0o700) != nil {
 		return
 	}
-	tmp := ls.path + ".tmp" + randSuffix()
-	if os.WriteFile(tmp, ls.marshal(), 0o600) == nil {
-		_ = os.Rename(tmp, ls.path)
-	}
+	_ = atomicfile.WriteFile(ls.path, ls.marshal(), 0o600)
 }
 
 // cachePath names a projects dir's cache files, without the extension.
@@ -137,11 +139,14 @@ func cachePath(cacheDir, projects string) string {
 	return filepath.Join(cacheDir, hex.EncodeToString(h[:12]))
 }
 
-func randSuffix() string {
-	return fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
-}
-
 var assistantNeedle = []byte(`"assistant"`)
+
+// assistantType marks a line that may carry usage: such a long line is
+// read whole, never skipped for time.
+var assistantType = []byte(`"type":"assistant"`)
+
+// deadlineEvery is how many buffer reads go between deadline checks.
+var deadlineEvery = 64
 
 // maxLine bounds the line a ledger holds in memory; a longer one (tool
 // output, never a usage-bearing record in practice) is skipped.
@@ -188,11 +193,21 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time)
 		index[m.Key] = i
 	}
 	br := bufio.NewReaderSize(f, 256<<10)
-	var long []byte   // a line longer than the buffer, so far
-	var pending int64 // its bytes read so far
-	skipping := false // it passed maxLine: skipped
+	var long []byte    // a line longer than the buffer, so far
+	var pending int64  // its bytes read so far
+	skipping := l.Skip // it passed maxLine, or a call ran out inside it: skipped
+	// stop ends a call: the deadline inside a long line that is no
+	// usage-bearing record skips the rest of it from here next time, so a
+	// line longer than a call can read still ends.
+	stop := func() {
+		if pending > 0 && (skipping || !bytes.Contains(long[:min(len(long), 64<<10)], assistantType)) {
+			l.Offset += pending
+			l.Skip = true
+		}
+	}
 	for n := 0; ; n++ {
-		if n%64 == 63 && time.Now().After(deadline) {
+		if n%deadlineEvery == deadlineEvery-1 && time.Now().After(deadline) {
+			stop()
 			return false, nil
 		}
 		b, err := br.ReadSlice('\n')
@@ -208,6 +223,10 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time)
 		}
 		if err != nil {
 			if err == io.EOF {
+				pending += int64(len(b))
+				if skipping {
+					stop() // a line still being written, being skipped
+				}
 				return true, nil // a partial last line is read next time
 			}
 			return false, err
@@ -215,7 +234,7 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time)
 		l.Offset += pending + int64(len(b))
 		pending = 0
 		if skipping {
-			skipping = false
+			skipping, l.Skip = false, false
 			continue
 		}
 		if long != nil {

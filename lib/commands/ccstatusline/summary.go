@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/atomicfile"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 )
 
@@ -98,10 +99,7 @@ func (s *summary) write(path string) {
 	if err != nil || os.MkdirAll(filepath.Dir(path), 0o700) != nil {
 		return
 	}
-	tmp := path + ".tmp" + randSuffix()
-	if os.WriteFile(tmp, b, 0o600) == nil {
-		_ = os.Rename(tmp, path)
-	}
+	_ = atomicfile.WriteFile(path, b, 0o600)
 }
 
 // latestBlock finds the block holding the latest message. A message in

@@ -31,9 +31,9 @@ var clockUses = map[string]struct {
 	why string
 }{
 	"lib/cassette/proxy/api.go":                 {1, "the moment a proxied model call is recorded"},
-	"lib/cassette/proxy/fork.go":                {2, "the moment a fork's run ends, recorded"},
+	"lib/cassette/proxy/fork.go":                {3, "the moment a fork's run ends (completed, failed by exit or by the upstream), recorded"},
 	"lib/cassette/proxy/run.go":                 {1, "the cassette's createdAt: when the recording starts"},
-	"lib/cassette/proxy/session.go":             {2, "the moments a model call starts and ends, recorded"},
+	"lib/cassette/proxy/session.go":             {3, "the moments a model call starts and ends, and an upstream failure, recorded"},
 	"lib/cassette/proxy/side.go":                {2, "the moments a side call starts and ends, recorded"},
 	"lib/peer/listener.go":                      {1, "a read deadline"},
 	"lib/peer/ratelimit.go":                     {1, "the rate limiter's real clock (tests pass a fake one)"},
@@ -41,7 +41,7 @@ var clockUses = map[string]struct {
 	"lib/render/lines.go":                       {1, "a unique reference for spilled lines"},
 	"lib/commands/ccgrep/progress.go":           {1, "elapsed time before progress is shown"},
 	"lib/commands/ccstatusline/ccstatusline.go": {1, "the start of the --budget deadline"},
-	"lib/commands/ccstatusline/ledger.go":       {2, "a unique temp name; the --budget deadline"},
+	"lib/commands/ccstatusline/ledger.go":       {1, "the --budget deadline (temp names are lib/atomicfile's)"},
 	"lib/commands/ccstatusline/summary.go":      {1, "the --budget deadline"},
 }
 

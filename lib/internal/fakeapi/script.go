@@ -53,6 +53,14 @@ type Turn struct {
 	// DelayMS sleeps this long before each SSE event, to keep a session
 	// busy (for typing a queued prompt) or to test slow streaming.
 	DelayMS int `json:"delay_ms,omitempty" yaml:"delay_ms,omitempty"`
+	// CutAfter, when above 0, sends that many SSE events of a streamed
+	// reply (half the JSON of a non-streamed one) and then resets the
+	// connection mid-body (an upstream that dies mid-answer).
+	CutAfter int `json:"cut_after,omitempty" yaml:"cut_after,omitempty"`
+	// ErrorAfter, when above 0, sends that many SSE events of a streamed
+	// reply, then an error event (error_type, default overloaded_error)
+	// and ends the 200 response: the API overloaded mid-stream.
+	ErrorAfter int `json:"error_after,omitempty" yaml:"error_after,omitempty"`
 
 	re *regexp.Regexp
 }
@@ -185,6 +193,9 @@ func (t *Turn) compile() error {
 	}
 	if t.Times < -1 {
 		return fmt.Errorf("times %d: want -1 or more", t.Times)
+	}
+	if t.CutAfter < 0 || t.ErrorAfter < 0 || t.CutAfter > 0 && t.ErrorAfter > 0 {
+		return fmt.Errorf("cut_after %d, error_after %d: want one of them, 1 or more", t.CutAfter, t.ErrorAfter)
 	}
 	if t.Status != 0 && t.Status != 200 {
 		if t.Status < 400 || t.Status > 599 {

@@ -242,6 +242,16 @@ func (s *Server) messages(w http.ResponseWriter, rec Request) {
 	}
 	m := NewMessage(msgID, model, turn.Blocks, turn.stopReason(), u)
 	if !req.Stream {
+		if turn.CutAfter > 0 {
+			b, _ := json.Marshal(m)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(200)
+			_, _ = w.Write(b[:len(b)/2])
+			if f, ok := w.(http.Flusher); ok {
+				f.Flush()
+			}
+			panic(http.ErrAbortHandler) // half the body, then a reset
+		}
 		writeJSON(w, 200, m)
 		return
 	}
@@ -253,7 +263,24 @@ func (s *Server) messages(w http.ResponseWriter, rec Request) {
 			f.Flush()
 		}
 	}
-	_ = writeStream(w, flush, Events(m), time.Duration(turn.DelayMS)*time.Millisecond)
+	events := Events(m)
+	switch {
+	case turn.CutAfter > 0:
+		_ = writeStream(w, flush, events[:min(turn.CutAfter, len(events))], time.Duration(turn.DelayMS)*time.Millisecond)
+		panic(http.ErrAbortHandler) // the connection is reset, the chunked body never ends
+	case turn.ErrorAfter > 0:
+		typ := turn.ErrorType
+		if typ == "" {
+			typ = "overloaded_error"
+		}
+		msg := turn.ErrorMessage
+		if msg == "" {
+			msg = "Overloaded"
+		}
+		events = append(events[:min(turn.ErrorAfter, len(events)):min(turn.ErrorAfter, len(events))],
+			Event{Name: "error", Data: map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}}})
+	}
+	_ = writeStream(w, flush, events, time.Duration(turn.DelayMS)*time.Millisecond)
 }
 
 // pick chooses the answer for a messages request and labels rec. The
