@@ -5,22 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ccpipe/ccpipe/lib/profiles"
-	"github.com/ccpipe/ccpipe/lib/regular"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/klauspost/compress/zstd"
 )
 
 // ArchiveResult reports one file of an Archive run.
 type ArchiveResult struct {
 	Path        string `json:"path"`
 	ArchivePath string `json:"archive_path"`
-	// Status is "written" or "up_to_date" (the copy has the source's
-	// modification time, so it was written from this version).
+	// Status is "written" (a whole new copy), "appended" (the source
+	// grew: a zstd frame of only the new bytes was added to the copy) or
+	// "up_to_date" (the copy has the source's modification time, so it
+	// was written from this version).
 	Status       string `json:"status"`
 	Bytes        int64  `json:"bytes"`         // size of the source file
 	ArchiveBytes int64  `json:"archive_bytes"` // size of the copy
@@ -159,74 +158,6 @@ func holdsProjectDirs(dir string) bool {
 func within(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// archiveFile writes one copy through a temporary file and a rename, so a
-// reader never sees half a copy; a cancelled ctx (a signal) stops the copy
-// and removes the temporary file.
-func archiveFile(ctx context.Context, src, dst string) (ArchiveResult, error) {
-	res := ArchiveResult{Path: src, ArchivePath: dst}
-	sfi, err := os.Stat(src)
-	if err != nil {
-		return res, err
-	}
-	res.Bytes = sfi.Size()
-	if dfi, err := os.Stat(dst); err == nil && dfi.ModTime().Equal(sfi.ModTime()) {
-		res.Status, res.ArchiveBytes = "up_to_date", dfi.Size()
-		return res, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return res, err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp*")
-	if err != nil {
-		return res, err
-	}
-	defer os.Remove(tmp.Name()) // a no-op after the rename
-	if err := writeCopy(src, dst, ctxWriter{ctx, tmp}); err != nil {
-		tmp.Close()
-		return res, fmt.Errorf("archiving %s: %w", src, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return res, err
-	}
-	if err := os.Chtimes(tmp.Name(), sfi.ModTime(), sfi.ModTime()); err != nil {
-		return res, err
-	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
-		return res, err
-	}
-	if dfi, err := os.Stat(dst); err == nil {
-		res.ArchiveBytes = dfi.Size()
-	}
-	res.Status = "written"
-	return res, nil
-}
-
-func writeCopy(src, dst string, w io.Writer) error {
-	if !strings.HasSuffix(dst, ".zst") || CompressionOf(src) == Zstd {
-		f, err := regular.Open(src)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		_, err = io.Copy(w, f)
-		return err
-	}
-	r, err := Open(src)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	zw, err := zstd.NewWriter(w, zstd.WithEncoderConcurrency(1))
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(zw, r); err != nil {
-		zw.Close()
-		return err
-	}
-	return zw.Close()
 }
 
 // ctxWriter fails its writes once ctx is done.

@@ -60,7 +60,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 		profs, _ := profiles.Discover(profiles.EnvFromOS())
 		var dirs []string
 		for _, p := range profs {
-			dirs = append(dirs, p.ConfigDir, p.ProjectsDir)
+			if !profiles.IsArchive(p) { // the archive itself ($CCPIPE_ARCHIVE) is where copies go
+				dirs = append(dirs, p.ConfigDir, p.ProjectsDir)
+			}
 		}
 		if err := transcript.CheckArchiveDir(o.archive, dirs); err != nil {
 			return fmt.Errorf("--archive: %w", err)

@@ -45,8 +45,8 @@ func TestRun(t *testing.T) {
 			"default\tdefault\ttrue\nwork\tauth-switch-legacy\ttrue\npersonal\tauth-switch-legacy\tfalse\nold\tleftover\ttrue\n" + clash + "\tenv\ttrue\n", ""},
 		{"one profile", []string{"--profile", "work"}, 0,
 			`{"name":"work","source":"auth-switch-legacy","config_dir":"$HOME/.claude-profiles/work","config_dir_given":"$HOME/.claude-profiles/work","exists":true,"projects_dir":"$HOME/.claude-profiles/work/projects","sessions_dir":"$HOME/.claude-profiles/work/sessions","description":"day job","config_file":"$HOME/.claude-profiles/config.yaml"}` + "\n", ""},
-		{"unknown profile is a usage error", []string{"--profile", "nope"}, 2, "", "cc-profiles: no profile named \"nope\" (known: default, work, personal, old, " + clash + ")\nusage: cc-profiles [--profile NAME] [--jq EXPR]\nRun 'cc-profiles -h' for help.\n"},
-		{"stray argument", []string{"extra"}, 2, "", "cc-profiles: unexpected argument \"extra\"\nusage: cc-profiles [--profile NAME] [--jq EXPR]\nRun 'cc-profiles -h' for help.\n"},
+		{"unknown profile is a usage error", []string{"--profile", "nope"}, 2, "", "cc-profiles: no profile named \"nope\" (known: default, work, personal, old, " + clash + ")\nusage: cc-profiles [--profile NAME] [--archive DIR]... [--jq EXPR]\nRun 'cc-profiles -h' for help.\n"},
+		{"stray argument", []string{"extra"}, 2, "", "cc-profiles: unexpected argument \"extra\"\nusage: cc-profiles [--profile NAME] [--archive DIR]... [--jq EXPR]\nRun 'cc-profiles -h' for help.\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,7 +38,9 @@ Modes (at most one):
 
 Session record: session_id, transcript_path, project_dir, profiles, cwd
 (launch dir), title, first_prompt, started_at, last_activity_at,
-size_bytes, compressed, has_subagents, active (null or the --active record).
+size_bytes, compressed, has_subagents, source (live | archive: archive
+dirs in $CCPIPE_ARCHIVE are read too, a session once), active (null or the
+--active record).
 --active record: address, profile, pid, session_id, name, name_source,
 status, waiting_for, cwd, kind, entrypoint, version, tmux, socket_path,
 scratchpad_dir, scratchpad_dir_inferred, transcript_path, started_at,
