@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ccpipe/ccpipe/lib/commands"
 )
@@ -141,4 +142,36 @@ func firstDiff(a, b string) string {
 		i++
 	}
 	return a[max(0, i-80):min(len(a), i+120)]
+}
+
+// TestArchiveGrownTranscript: cc-entries --archive of a transcript that
+// grew appends to its copy, which then reads back as exactly the new file.
+func TestArchiveGrownTranscript(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("HOME", filepath.Join(root, "home"))
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("CCPIPE_ARCHIVE", "")
+	full, err := os.ReadFile("../../testdata/corpus/claude/projects/-home-dev-projects-gamma/c0a1f004-0000-4000-8000-000000000004.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(root, "claude", "projects", "-home-dev-projects-gamma", "c0a1f004-0000-4000-8000-000000000004.jsonl")
+	os.MkdirAll(filepath.Dir(src), 0o755)
+	cut := strings.Index(string(full[len(full)/3:]), "\n") + len(full)/3 + 1
+	arch := filepath.Join(root, "archive")
+	for i, content := range [][]byte{full[:cut], full} {
+		if err := os.WriteFile(src, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		later := time.Now().Add(time.Duration(i) * time.Hour)
+		os.Chtimes(src, later, later)
+		status := run(t, "", "cc-entries", "--archive", arch, src, "--jq", ".status", "-r")
+		if want := []string{"written\n", "appended\n"}[i]; status != want {
+			t.Errorf("run %d: status %q, want %q", i, status, want)
+		}
+		got := run(t, "", "cc-entries", filepath.Join(arch, "-home-dev-projects-gamma", "c0a1f004-0000-4000-8000-000000000004.jsonl.zst"))
+		if got != string(content) {
+			t.Fatalf("run %d: the copy reads %d bytes, the source has %d", i, len(got), len(content))
+		}
+	}
 }
