@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/profiles"
@@ -41,6 +42,9 @@ Session record: session_id, transcript_path, project_dir, profiles, cwd
 size_bytes, compressed, has_subagents, source (live | archive: archive
 dirs in $CCPIPE_ARCHIVE are read too, a session once), active (null or the
 --active record).
+Sessions without an archive copy that Claude Code's cleanup deletes within
+7 days (cleanupPeriodDays in settings.json, default 30) are warned about
+once on stderr.
 --active record: address, profile, pid, session_id, name, name_source,
 status, waiting_for, cwd, kind, entrypoint, version, tmux, socket_path,
 scratchpad_dir, scratchpad_dir_inferred, transcript_path, started_at,
@@ -165,6 +169,10 @@ func (o *options) run(env *cli.Env, args []string) error {
 		CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv,
 	})
 	warn(env, errs)
+	if n := sessions.UnarchivedNearCleanup(env.Ctx, profs, list, o.now()); n.Sessions > 0 {
+		env.Warnf("%d sessions have no archive copy and are within %d days of Claude Code's cleanup (cleanupPeriodDays %d): archive them with cc-sessions | cc-entries --archive DIR and set CCPIPE_ARCHIVE=DIR (see cc-entries)",
+			n.Sessions, sessions.CleanupWarnDays, n.PeriodDays)
+	}
 	for i, s := range list {
 		if o.limit > 0 && i >= o.limit {
 			break
@@ -268,4 +276,12 @@ func warn(env *cli.Env, errs []error) {
 	for _, e := range errs {
 		env.Warnf("%v", e)
 	}
+}
+
+// now is the System's clock (time.Now when unset).
+func (o *options) now() time.Time {
+	if o.sys.Now != nil {
+		return o.sys.Now()
+	}
+	return time.Now()
 }
