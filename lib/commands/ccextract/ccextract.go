@@ -31,6 +31,7 @@ Reads Claude Code transcript entries (cc-entries output, with or without
 --with-source) or sessions (any record with a transcript_path, such as
 cc-sessions output) on stdin, or transcript files and directories named as
 arguments, and writes one NDJSON fact of KIND per line, in file order.
+cc-sessions --swept records (prompts only) are read from history.jsonl.
 Given sessions or paths, cc-extract reads the transcripts itself (the fast
 path); a directory means every session transcript under it. Every fact
 starts with session_id, agent_id (null outside subagent transcripts), and
@@ -136,6 +137,7 @@ type options struct {
 	all, thinking, errors, unique, subagents bool
 	sum                                      string
 	loc                                      *time.Location
+	kind                                     string // the KIND argument
 	cost                                     bool
 	prices                                   string
 }
@@ -196,6 +198,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return cli.Usagef("missing KIND (one of %s)", strings.Join(extract.Kinds, ", "))
 	}
 	kind, paths := args[0], args[1:]
+	o.kind = kind
 	if !slices.Contains(extract.Kinds, kind) {
 		return cli.Usagef("unknown kind %q (want one of %s)", kind, strings.Join(extract.Kinds, ", "))
 	}
@@ -295,6 +298,7 @@ type probe struct {
 	UUID           json.RawMessage `json:"uuid"`
 	CCSource       json.RawMessage `json:"cc_source"`
 	TranscriptPath *string         `json:"transcript_path"`
+	HistoryPath    string          `json:"history_path"` // a cc-sessions --swept record
 	Active         *struct {
 		TranscriptPath *string `json:"transcript_path"`
 	} `json:"active"`
@@ -347,6 +351,9 @@ func (o *options) readStdin(env *cli.Env, x *extract.Extractor) error {
 		return readEntries(env, x) // nothing but blank or malformed lines: report them
 	}
 	entries := first.Type != nil || first.UUID != nil || first.CCSource != nil
+	if !entries && first.path() == "" && first.HistoryPath != "" {
+		return o.readSwept(env, o.kind)
+	}
 	if !entries && first.path() == "" {
 		return errors.New("<stdin>: the first record is neither a transcript entry nor a session record (no type, uuid, cc_source or transcript_path)")
 	}

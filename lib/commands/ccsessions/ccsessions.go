@@ -36,6 +36,11 @@ Modes (at most one):
   --current      the session this command runs inside (a Bash tool call, a
                  hook): from CLAUDE_PID / CLAUDE_CODE_SESSION_ID, else the
                  first registered parent process
+  --swept        sessions whose transcript Claude Code's cleanup deleted and
+                 no archive holds, from the prompts history.jsonl kept:
+                 session_id, project, profiles, history_path, first_prompt,
+                 first_prompt_at, last_prompt_at, prompt_count (newest
+                 first); cc-extract prompts reads their prompts
 
 Session record: session_id, transcript_path, project_dir, profiles, cwd
 (launch dir), title, first_prompt, started_at, last_activity_at,
@@ -82,6 +87,7 @@ type options struct {
 	find      string
 	cwd       string
 	current   bool
+	swept     bool
 }
 
 // RunWith runs cc-sessions in the given System.
@@ -89,7 +95,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	o := &options{sys: sys}
 	c := &cli.Command{
 		Name:     "cc-sessions",
-		Synopsis: "cc-sessions [--active | --find QUERY | --current] [--profile NAME] [--cwd-within DIR] [--limit N]",
+		Synopsis: "cc-sessions [--active | --find QUERY | --current | --swept] [--profile NAME] [--cwd-within DIR] [--limit N]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
 			f.Func("profile", "only the profile named `NAME` (repeatable)", func(s string) error {
@@ -105,6 +111,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.StringVar(&o.find, "find", "", "one session: pid:<n>, <profile>/<name>, id, name or id prefix (`QUERY`)")
 			f.StringVar(&o.cwd, "cwd", "", "with --find: look in the project dirs of `DIR` first")
 			f.BoolVar(&o.current, "current", false, "the session this command runs inside")
+			f.BoolVar(&o.swept, "swept", false, "sessions whose transcript is gone and never archived, from history.jsonl")
 		},
 		Run: o.run,
 		Complete: func(ctx context.Context, flag string, _ []string) []string {
@@ -126,14 +133,16 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return cli.Usagef("unexpected argument %q", args[0])
 	}
 	modes := 0
-	for _, on := range []bool{o.active, env.Flags.Visited("find"), o.current} {
+	for _, on := range []bool{o.active, env.Flags.Visited("find"), o.current, o.swept} {
 		if on {
 			modes++
 		}
 	}
 	switch {
 	case modes > 1:
-		return cli.Usagef("--active, --find and --current exclude each other")
+		return cli.Usagef("--active, --find, --current and --swept exclude each other")
+	case o.swept && len(o.cwdWithin) > 0:
+		return cli.Usagef("--cwd-within does not work with --swept")
 	case env.Flags.Visited("find") && o.find == "":
 		return cli.Usagef("--find needs a QUERY")
 	case o.cwd != "" && o.find == "":
@@ -164,6 +173,18 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return o.one(env, s, err)
 	case o.active:
 		return o.listActive(env, profs)
+	case o.swept:
+		list, errs := sessions.SweptSessions(env.Ctx, profs)
+		warn(env, errs)
+		for i, s := range list {
+			if o.limit > 0 && i >= o.limit {
+				break
+			}
+			if err := env.Out.Write(s); err != nil {
+				return err
+			}
+		}
+		return env.Ctx.Err()
 	}
 	list, errs := sessions.List(env.Ctx, profs, sessions.ListOptions{
 		CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv,
