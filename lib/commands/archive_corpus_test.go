@@ -69,6 +69,8 @@ func answers(t *testing.T) map[string]string {
 		"grep":      run(t, "", "cc-grep", "sleep", "--jq", "[.session_id,.uuid]|@tsv", "-r"),
 		"tools":     run(t, list, "cc-extract", "tools", "--jq", "[.session_id,.tool_use_id,.persisted_output_local_path != null]|@tsv", "-r"),
 		"redact":    run(t, list, "cc-redact"),
+		"entries":   run(t, list, "cc-entries", "--subagents", "--jq", "del(.cc_source.path)"),
+		"cassette":  run(t, list, "cc-cassette", "import"),
 	}
 	for _, line := range strings.Split(strings.TrimSpace(list), "\n") {
 		a["render "+line[:60]] = run(t, line+"\n", "cc-render", "html")
