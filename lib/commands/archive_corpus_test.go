@@ -124,6 +124,30 @@ func TestArchiveAnswersAfterSweep(t *testing.T) {
 		t.Errorf("after the sweep: want archive sources, got\n%s", got)
 	}
 	same(t, "archive after the sweep", before, after)
+
+	// The cron line run again with CCPIPE_ARCHIVE set: the sessions now
+	// read from the archive are up to date, and nothing is added to it.
+	var files []string
+	filepath.WalkDir(arch, func(p string, de fs.DirEntry, err error) error {
+		if err == nil && !de.IsDir() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	status := run(t, run(t, "", "cc-sessions"), "cc-entries", "--archive", arch, "--jq", ".status", "-r")
+	if strings.Count(status, "up_to_date\n") != strings.Count(status, "\n") || status == "" {
+		t.Errorf("re-archiving archived sessions: %q", status)
+	}
+	n := 0
+	filepath.WalkDir(arch, func(p string, de fs.DirEntry, err error) error {
+		if err == nil && !de.IsDir() {
+			n++
+		}
+		return nil
+	})
+	if n != len(files) {
+		t.Errorf("re-archiving archived sessions wrote %d files", n-len(files))
+	}
 }
 
 func same(t *testing.T, what string, want, got map[string]string) {

@@ -59,6 +59,15 @@ func Archive(ctx context.Context, transcriptPath, dir string, fn func(ArchiveRes
 	if err := CheckArchiveDir(dir, own); err != nil {
 		return err
 	}
+	if within(profiles.Resolve(src), profiles.Resolve(dst)) {
+		// A session read from this archive (CCPIPE_ARCHIVE, after the
+		// sweep): the copy is its own source, nothing to write.
+		fi, err := os.Stat(src)
+		if err != nil {
+			return err
+		}
+		return fn(ArchiveResult{Path: src, ArchivePath: src, Status: "up_to_date", Bytes: fi.Size(), ArchiveBytes: fi.Size()})
+	}
 	project := filepath.Base(filepath.Dir(src))
 	base, _ := TrimSuffix(filepath.Base(src))
 	out := filepath.Join(dst, project)
@@ -80,8 +89,8 @@ func Archive(ctx context.Context, transcriptPath, dir string, fn func(ArchiveRes
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if !de.Type().IsRegular() {
-			return nil
+		if !de.Type().IsRegular() || strings.HasSuffix(p, IndexSuffix) {
+			return nil // a sidecar is written with its copy, never copied
 		}
 		rel, err := filepath.Rel(filepath.Dir(sdir), p)
 		if err != nil {
