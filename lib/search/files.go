@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"github.com/ccpipe/ccpipe/lib/regular"
+	"github.com/ccpipe/ccpipe/lib/transcript"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -68,6 +69,9 @@ func SessionFiles(transcriptPath string) ([]File, error) {
 	add("subagents", KindSubagent, func(name string) bool {
 		return strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".jsonl.gz") || strings.HasSuffix(name, ".jsonl.zst")
 	})
-	add("tool-results", KindToolResult, func(string) bool { return true })
+	add("tool-results", KindToolResult, func(name string) bool {
+		// In an archive, a copy's .idx sidecar is not the session's.
+		return !strings.HasSuffix(name, ".zst"+transcript.IndexSuffix)
+	})
 	return files, errors.Join(errs...)
 }
