@@ -4,6 +4,7 @@ package ccprofiles
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -65,7 +66,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.StringVar(&o.profile, "profile", "", "list only the profile named `NAME`")
 			f.Func("archive", "add the archive `DIR` as a profile (repeatable; after $CCPIPE_ARCHIVE)", func(v string) error {
 				if v == "" {
-					return cli.Usagef("--archive needs a dir")
+					return errors.New("an archive dir is needed")
 				}
 				o.env.Archives = append(o.env.Archives, v)
 				return nil

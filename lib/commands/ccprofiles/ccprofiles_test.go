@@ -95,3 +95,28 @@ func TestNoHomeFails(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
 }
+
+// Archive dirs come after the config dirs: $CCPIPE_ARCHIVE first, then
+// each --archive; an empty --archive is a usage error.
+func TestArchiveProfiles(t *testing.T) {
+	env, home := machine(t)
+	sys := system(env)
+	getenv := sys.Getenv
+	sys.Getenv = func(k string) string {
+		if k == profiles.ArchiveEnv {
+			return filepath.Join(home, "env-arch")
+		}
+		return getenv(k)
+	}
+	var out, errb strings.Builder
+	code := RunWith(sys, []string{"--archive", filepath.Join(home, "flag-arch"), "--jq", `select(.source == "archive") | [.name, .projects_dir] | @tsv`, "-r"}, nil, &out, &errb)
+	want := "archive-env-arch\t$HOME/env-arch\narchive-flag-arch\t$HOME/flag-arch\n"
+	if got := strings.ReplaceAll(out.String(), home, "$HOME"); code != 0 || got != want {
+		t.Errorf("exit %d, got %q (%s), want %q", code, got, errb.String(), want)
+	}
+	out.Reset()
+	errb.Reset()
+	if code := RunWith(sys, []string{"--archive", ""}, nil, &out, &errb); code != 2 || !strings.Contains(errb.String(), "an archive dir is needed") {
+		t.Errorf("empty --archive: exit %d, %q", code, errb.String())
+	}
+}
