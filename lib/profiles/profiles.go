@@ -29,7 +29,15 @@ const (
 	SourceLegacy     = "auth-switch-legacy"
 	SourceLeftover   = "leftover"
 	SourceEnv        = "env"
+	// SourceArchive is a dir of cc-entries --archive copies, laid out as a
+	// projects dir (<project dir name>/<session id>.jsonl.zst): named in
+	// $CCPIPE_ARCHIVE or cc-profiles --archive, listed last, so sessions
+	// read it as one more projects dir.
+	SourceArchive = "archive"
 )
+
+// ArchiveEnv names the archive dirs read as sources, separated as PATH is.
+const ArchiveEnv = "CCPIPE_ARCHIVE"
 
 // Profile is one config dir. The JSON form is the cc-profiles record.
 type Profile struct {
@@ -48,6 +56,9 @@ type Profile struct {
 type Env struct {
 	Home            string // $HOME
 	ClaudeConfigDir string // $CLAUDE_CONFIG_DIR
+	// Archives are archive dirs read as sources ($CCPIPE_ARCHIVE, then
+	// cc-profiles --archive).
+	Archives []string
 }
 
 // NewEnv is the Env of a home dir and an environment (nil: empty).
@@ -55,6 +66,11 @@ func NewEnv(home string, getenv func(string) string) Env {
 	e := Env{Home: home}
 	if getenv != nil {
 		e.ClaudeConfigDir = getenv("CLAUDE_CONFIG_DIR")
+		for _, d := range filepath.SplitList(getenv(ArchiveEnv)) {
+			if d != "" {
+				e.Archives = append(e.Archives, d)
+			}
+		}
 	}
 	return e
 }
@@ -116,7 +132,7 @@ func Named(list []Profile, names []string) ([]Profile, error) {
 // config files become warnings and the other profiles are still listed.
 func Discover(env Env) ([]Profile, []Warning) {
 	var c collector
-	if env.Home == "" && env.ClaudeConfigDir == "" {
+	if env.Home == "" && env.ClaudeConfigDir == "" && len(env.Archives) == 0 {
 		return nil, []Warning{{Err: ErrNoHome}}
 	}
 	if env.Home != "" {
@@ -134,7 +150,30 @@ func Discover(env Env) ([]Profile, []Warning) {
 		}
 		c.add(SourceEnv, name, dir, "", "")
 	}
+	for _, dir := range env.Archives {
+		c.addArchive(dir)
+	}
 	return c.list, c.warnings
+}
+
+// IsArchive reports whether p is an archive dir rather than a config dir:
+// its sessions are read-only copies, and it has no registry or settings.
+func IsArchive(p Profile) bool { return p.Source == SourceArchive }
+
+// addArchive adds an archive dir: its own projects dir, named
+// "archive-<base>" so the name never takes a config dir's.
+func (c *collector) addArchive(given string) {
+	dir := given
+	if !filepath.IsAbs(dir) {
+		dir, _ = filepath.Abs(dir)
+	}
+	n := len(c.list)
+	c.add(SourceArchive, "archive-"+filepath.Base(dir), dir, "", "")
+	if len(c.list) > n {
+		p := &c.list[n]
+		p.ConfigDirGiven = given
+		p.ProjectsDir = p.ConfigDir
+	}
 }
 
 type collector struct {
@@ -337,6 +376,9 @@ func FromRecord(line []byte) (Profile, error) {
 	}
 	if p.ProjectsDir == "" {
 		p.ProjectsDir = filepath.Join(p.ConfigDir, "projects")
+		if IsArchive(p) {
+			p.ProjectsDir = p.ConfigDir
+		}
 	}
 	if p.SessionsDir == "" {
 		p.SessionsDir = filepath.Join(p.ConfigDir, "sessions")

@@ -36,6 +36,10 @@ const (
 	// session but no transcript_path (cc-hook backtest's decisions) is a
 	// fact about a payload, not one.
 	Hook
+	// Swept is a cc-sessions --swept record: a session whose transcript is
+	// gone, known only from the prompts history.jsonl kept (a history_path
+	// and a session_id, no transcript_path).
+	Swept
 )
 
 func (k Kind) String() string {
@@ -48,6 +52,8 @@ func (k Kind) String() string {
 		return "transcript entry"
 	case Hook:
 		return "hook payload"
+	case Swept:
+		return "swept session record"
 	}
 	return "fact"
 }
@@ -121,6 +127,8 @@ func Classify(line []byte) (Record, error) {
 			f.path, f.hasPath = str(m.Value), true
 		case "socket_path":
 			f.socket = true
+		case "history_path":
+			f.history = true
 		case "session_id":
 			f.session, f.hasSession = str(m.Value), true
 		case "sessionId":
@@ -156,6 +164,8 @@ func Classify(line []byte) (Record, error) {
 		r.Kind = Entry
 	case f.hook, f.event && f.hasSession && f.hasPath:
 		r.Kind = Hook
+	case f.history && f.hasSession && !f.hasPath && !f.typ && !f.uuid:
+		r.Kind = Swept
 	case f.typ && !f.step && !f.hasPath && !f.hasSession && !f.configDir:
 		r.Kind = Entry
 	case f.uuid || f.typ:
@@ -172,7 +182,7 @@ func Classify(line []byte) (Record, error) {
 
 // fields is what Classify notes of a record's top-level members.
 type fields struct {
-	source, hook, event, typ, step, uuid, hasPath, socket, hasSession, configDir, active bool
+	source, hook, event, typ, step, uuid, hasPath, socket, hasSession, configDir, active, history bool
 
 	path, activePath, sourcePath                        string
 	session, activeSession, sourceSession, camelSession string

@@ -64,6 +64,7 @@ func TestGoldenRecords(t *testing.T) {
 	}
 	wants := []want{
 		{"lib/commands/ccprofiles/testdata/*.golden", "stdout", Profile},
+		{"lib/commands/ccsessions/testdata/swept.golden", "stdout", Swept},
 		{"lib/commands/ccsessions/testdata/*.golden", "stdout", Session},
 		{"lib/commands/ccentries/testdata/golden/verbatim/*.golden", "stdout", Entry},
 		{"lib/commands/ccentries/testdata/golden/verbatim/*.golden", "stderr", Fact}, // --diagnostics

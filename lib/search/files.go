@@ -4,9 +4,11 @@ import (
 	"errors"
 	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/regular"
+	"github.com/ccpipe/ccpipe/lib/transcript"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // File kinds, as --matches names them.
@@ -55,6 +57,9 @@ func SessionFiles(transcriptPath string) ([]File, error) {
 		}
 	}
 	add(layout.SubagentsDir, KindSubagent, layout.HasTranscriptSuffix)
-	add(layout.ToolResultsDir, KindToolResult, func(string) bool { return true })
+	add(layout.ToolResultsDir, KindToolResult, func(name string) bool {
+		// In an archive, a copy's .idx sidecar is not the session's.
+		return !strings.HasSuffix(name, ".zst"+transcript.IndexSuffix)
+	})
 	return files, errors.Join(errs...)
 }

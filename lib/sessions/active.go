@@ -56,6 +56,9 @@ func ActiveSessions(ctx context.Context, profs []profiles.Profile, opt ActiveOpt
 		if ctx.Err() != nil {
 			return out, append(errs, ctx.Err())
 		}
+		if profiles.IsArchive(p) {
+			continue // copies only: no session runs from an archive
+		}
 		dir := p.SessionsDir
 		if dir == "" {
 			dir = filepath.Join(p.ConfigDir, "sessions")

@@ -240,12 +240,35 @@ func FindTranscript(id string, profs []profiles.Profile, cwd string) string {
 			}
 		}
 	}
+	var live, copy string
 	for _, pd := range dirs {
-		if p := findTranscript(pd.Path, id, ""); p != "" {
-			return p
+		if pd.Archive {
+			if copy == "" {
+				copy = findTranscript(pd.Path, id, "")
+			}
+		} else if live == "" {
+			live = findTranscript(pd.Path, id, "")
 		}
 	}
-	return ""
+	if live != "" && copy != "" {
+		if kept := ReadOnce([]Session{fileSession(live, SourceLive), fileSession(copy, SourceArchive)}); len(kept) == 1 {
+			return kept[0].TranscriptPath
+		}
+	}
+	if live != "" {
+		return live
+	}
+	return copy
+}
+
+// fileSession is the file fields ReadOnce compares of one transcript.
+func fileSession(path, source string) Session {
+	id, compressed, _ := layout.Transcript(filepath.Base(path))
+	s := Session{SessionID: id, TranscriptPath: path, Compressed: compressed, Source: source}
+	if fi, err := os.Stat(path); err == nil {
+		s.SizeBytes = fi.Size()
+	}
+	return s
 }
 
 // sessionAt summarises the transcript at path, naming the profiles that
@@ -262,9 +285,13 @@ func sessionAt(ctx context.Context, path string, profs []profiles.Profile, a *Ac
 		Compressed: compressed, Mtime: fi.ModTime(), Active: a,
 	}
 	projectsDir := profiles.Resolve(filepath.Dir(projectDir))
+	s.Source = SourceLive
 	for _, pd := range ProjectsDirs(profs) {
 		if pd.Path == projectsDir {
 			s.Profiles = append(s.Profiles, pd.Profiles...)
+			if pd.Archive {
+				s.Source = SourceArchive
+			}
 		}
 	}
 	if a != nil && len(s.Profiles) == 0 {

@@ -22,6 +22,7 @@ import (
 type ProjectsDir struct {
 	Path     string   // symlink-resolved
 	Profiles []string // in the order the profiles were given
+	Archive  bool     // an archive dir (profiles.SourceArchive): its sessions are copies
 }
 
 // ProjectsDirs groups the profiles by their resolved projects dir, so a
@@ -39,7 +40,7 @@ func ProjectsDirs(profs []profiles.Profile) []ProjectsDir {
 		if !ok {
 			i = len(out)
 			index[dir] = i
-			out = append(out, ProjectsDir{Path: dir})
+			out = append(out, ProjectsDir{Path: dir, Archive: profiles.IsArchive(p)})
 		}
 		out[i].Profiles = append(out[i].Profiles, p.Name)
 	}
@@ -99,10 +100,16 @@ func Files(ctx context.Context, dirs []ProjectsDir, cwdWithin []string) ([]Sessi
 			}
 			found, ferrs := projectFiles(projectDir, pd.Profiles)
 			errs = append(errs, ferrs...)
+			for i := range found {
+				found[i].Source = SourceLive
+				if pd.Archive {
+					found[i].Source = SourceArchive
+				}
+			}
 			out = append(out, found...)
 		}
 	}
-	return out, errs
+	return ReadOnce(out), errs
 }
 
 func isDir(e os.DirEntry, path string) bool {
@@ -328,6 +335,7 @@ func FromActive(a Active) Session {
 	s := Session{
 		SessionID: a.SessionID, TranscriptPath: a.TranscriptPath, Profiles: []string{a.Profile},
 		Cwd: a.Cwd, StartedAt: a.StartedAt, LastActivityAt: a.UpdatedAt, Active: &a,
+		Source: SourceLive,
 	}
 	if a.TranscriptPath != "" {
 		s.ProjectDir = filepath.Dir(a.TranscriptPath)

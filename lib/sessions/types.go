@@ -27,6 +27,9 @@ type Session struct {
 	SizeBytes      int64     `json:"size_bytes"`
 	Compressed     bool      `json:"compressed"`
 	HasSubagents   bool      `json:"has_subagents"`
+	// Source is SourceLive or SourceArchive: which copy of the session is
+	// read (a session both live and archived is listed once).
+	Source string `json:"source"`
 	// Active is the running process of this session, nil when none runs.
 	Active *Active `json:"active"`
 
@@ -60,11 +63,12 @@ func (s Session) MarshalJSON() ([]byte, error) {
 		SizeBytes      int64    `json:"size_bytes"`
 		Compressed     bool     `json:"compressed"`
 		HasSubagents   bool     `json:"has_subagents"`
+		Source         *string  `json:"source"`
 		Active         *Active  `json:"active"`
 	}{
 		nz(s.SessionID), nz(s.TranscriptPath), nz(s.ProjectDir), profiles, nz(s.Cwd), nz(s.Title),
 		nz(s.FirstPrompt), ts(s.StartedAt), ts(s.LastActivityAt), s.SizeBytes, s.Compressed,
-		s.HasSubagents, s.Active,
+		s.HasSubagents, nz(s.Source), s.Active,
 	})
 }
 

@@ -4,24 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ccpipe/ccpipe/lib/atomicfile"
 	"github.com/ccpipe/ccpipe/lib/profiles"
-	"github.com/ccpipe/ccpipe/lib/regular"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/klauspost/compress/zstd"
 )
 
 // ArchiveResult reports one file of an Archive run.
 type ArchiveResult struct {
 	Path        string `json:"path"`
 	ArchivePath string `json:"archive_path"`
-	// Status is "written" or "up_to_date" (the copy has the source's
-	// modification time, so it was written from this version).
+	// Status is "written" (a whole new copy), "appended" (the source
+	// grew: a zstd frame of only the new bytes was added to the copy) or
+	// "up_to_date" (the copy has the source's modification time, so it
+	// was written from this version).
 	Status       string `json:"status"`
 	Bytes        int64  `json:"bytes"`         // size of the source file
 	ArchiveBytes int64  `json:"archive_bytes"` // size of the copy
@@ -61,6 +59,15 @@ func Archive(ctx context.Context, transcriptPath, dir string, fn func(ArchiveRes
 	if err := CheckArchiveDir(dir, own); err != nil {
 		return err
 	}
+	if within(profiles.Resolve(src), profiles.Resolve(dst)) {
+		// A session read from this archive (CCPIPE_ARCHIVE, after the
+		// sweep): the copy is its own source, nothing to write.
+		fi, err := os.Stat(src)
+		if err != nil {
+			return err
+		}
+		return fn(ArchiveResult{Path: src, ArchivePath: src, Status: "up_to_date", Bytes: fi.Size(), ArchiveBytes: fi.Size()})
+	}
 	project := filepath.Base(filepath.Dir(src))
 	base, _ := TrimSuffix(filepath.Base(src))
 	out := filepath.Join(dst, project)
@@ -82,8 +89,8 @@ func Archive(ctx context.Context, transcriptPath, dir string, fn func(ArchiveRes
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if !de.Type().IsRegular() {
-			return nil
+		if !de.Type().IsRegular() || strings.HasSuffix(p, IndexSuffix) {
+			return nil // a sidecar is written with its copy, never copied
 		}
 		rel, err := filepath.Rel(filepath.Dir(sdir), p)
 		if err != nil {
@@ -160,72 +167,6 @@ func holdsProjectDirs(dir string) bool {
 func within(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// archiveFile writes one copy through lib/atomicfile, so a
-// reader never sees half a copy; a cancelled ctx (a signal) stops the copy
-// and removes the temporary file.
-func archiveFile(ctx context.Context, src, dst string) (ArchiveResult, error) {
-	res := ArchiveResult{Path: src, ArchivePath: dst}
-	sfi, err := os.Stat(src)
-	if err != nil {
-		return res, err
-	}
-	res.Bytes = sfi.Size()
-	if dfi, err := os.Stat(dst); err == nil && dfi.ModTime().Equal(sfi.ModTime()) {
-		res.Status, res.ArchiveBytes = "up_to_date", dfi.Size()
-		return res, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return res, err
-	}
-	tmp, err := atomicfile.Create(dst, 0o644)
-	if err != nil {
-		return res, err
-	}
-	if err := writeCopy(src, dst, ctxWriter{ctx, tmp}); err != nil {
-		tmp.Abort()
-		return res, fmt.Errorf("archiving %s: %w", src, err)
-	}
-	if err := tmp.Commit(); err != nil {
-		return res, err
-	}
-	// The copy's time is the source's: the next run skips it. A crash
-	// before this line costs one more copy next time.
-	if err := os.Chtimes(dst, sfi.ModTime(), sfi.ModTime()); err != nil {
-		return res, err
-	}
-	if dfi, err := os.Stat(dst); err == nil {
-		res.ArchiveBytes = dfi.Size()
-	}
-	res.Status = "written"
-	return res, nil
-}
-
-func writeCopy(src, dst string, w io.Writer) error {
-	if !strings.HasSuffix(dst, ".zst") || CompressionOf(src) == Zstd {
-		f, err := regular.Open(src)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		_, err = io.Copy(w, f)
-		return err
-	}
-	r, err := Open(src)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	zw, err := zstd.NewWriter(w, zstd.WithEncoderConcurrency(1))
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(zw, r); err != nil {
-		zw.Close()
-		return err
-	}
-	return zw.Close()
 }
 
 // ctxWriter fails its writes once ctx is done.

@@ -7,6 +7,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/regular"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -92,13 +93,21 @@ func decompress(r io.Reader, c Compression) (io.ReadCloser, error) {
 		}
 		return zr, nil
 	case Zstd:
-		// One goroutine: transcripts are read one line at a time, and the
-		// machine is shared with the rest of the pipe.
-		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
-		if err != nil {
+		zr, _ := zstdDecoders.Get().(*zstd.Decoder)
+		if zr == nil {
+			// One goroutine: transcripts are read one line at a time, and
+			// the machine is shared with the rest of the pipe.
+			var err error
+			zr, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+			if err != nil {
+				return nil, err
+			}
+		}
+		if err := zr.Reset(r); err != nil {
+			zstdDecoders.Put(zr)
 			return nil, err
 		}
-		return zr.IOReadCloser(), nil
+		return pooledDecoder{zr}, nil
 	}
 	return io.NopCloser(r), nil
 }
@@ -115,4 +124,21 @@ func (f *file) Close() error {
 	}
 	f.closed = true
 	return f.closeFn()
+}
+
+// zstdDecoders keeps decoders between files: a new one allocates its
+// window buffers, which cost more than decoding a small transcript (an
+// archive is many of them).
+var zstdDecoders sync.Pool
+
+// pooledDecoder gives its decoder back on Close instead of ending it.
+type pooledDecoder struct{ d *zstd.Decoder }
+
+func (p pooledDecoder) Read(b []byte) (int, error) { return p.d.Read(b) }
+
+func (p pooledDecoder) Close() error {
+	if p.d.Reset(nil) == nil {
+		zstdDecoders.Put(p.d)
+	}
+	return nil
 }

@@ -28,7 +28,9 @@ Output: the transcript lines. With --with-source each line gets a first key
 agent_id is null outside subagent files; subagent lines also carry
 "tool_use_id", the parent's Agent tool_use id from the .meta.json).
 With --archive the output is one record per file written instead:
-path, archive_path, status (written | up_to_date), bytes, archive_bytes.
+path, archive_path, status (written | appended | up_to_date), bytes,
+archive_bytes. A grown transcript gets one zstd frame of its new bytes
+appended to its copy; a rewritten one is copied again.
 With --diagnostics one JSON record goes to stderr at the end: "files" (per
 transcript) and "totals": lines, records, prefiltered, blank, malformed,
 malformed_lines, too_long_lines, incomplete_last_line, unknown_types,

@@ -9,6 +9,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
+	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
@@ -63,7 +64,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 		// sources' own: a copy inside any of them is a second transcript.
 		var dirs []string
 		for _, p := range load.Profiles(o.sys) {
-			dirs = append(dirs, p.ConfigDir, p.ProjectsDir)
+			if !profiles.IsArchive(p) { // the archive itself ($CCPIPE_ARCHIVE) is where copies go
+				dirs = append(dirs, p.ConfigDir, p.ProjectsDir)
+			}
 		}
 		if err := transcript.CheckArchiveDir(o.archive, dirs); err != nil {
 			return fmt.Errorf("--archive: %w", err)

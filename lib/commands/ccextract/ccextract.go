@@ -33,6 +33,7 @@ Reads Claude Code transcript entries (cc-entries output, with or without
 --with-source) or sessions (any record with a transcript_path, such as
 cc-sessions output) on stdin, or transcript files and directories named as
 arguments, and writes one NDJSON fact of KIND per line, in file order.
+cc-sessions --swept records (prompts only) are read from history.jsonl.
 Given sessions or paths, cc-extract reads the transcripts itself (the fast
 path); a directory means every session transcript under it. Every fact
 starts with session_id, agent_id (null outside subagent transcripts), and
@@ -150,6 +151,7 @@ type options struct {
 	sum                                      string
 	loc                                      *time.Location
 	now                                      func() time.Time
+	kind                                     string // the KIND argument
 	cost                                     bool
 	prices                                   string
 	sys                                      cli.System
@@ -223,6 +225,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return cli.Usagef("missing KIND (one of %s)", strings.Join(extract.Kinds, ", "))
 	}
 	kind, paths := args[0], args[1:]
+	o.kind = kind
 	if !slices.Contains(extract.Kinds, kind) {
 		return cli.Usagef("unknown kind %q (want one of %s)%s", kind, strings.Join(extract.Kinds, ", "), cli.DidYouMean(kind, extract.Kinds))
 	}
@@ -352,6 +355,9 @@ func (o *options) readStdin(env *cli.Env, x *extract.Extractor) error {
 	env.Stdin = io.MultiReader(bytes.NewReader(head), bytes.NewReader(rest), stdin)
 	if !found {
 		return readEntries(env, x) // nothing but blank or malformed lines: report them
+	}
+	if first.Kind == records.Swept {
+		return o.readSwept(env, o.kind)
 	}
 	if first.Kind == records.Session || first.Kind == records.Hook {
 		return x.ReadTranscripts(env.Ctx, func(add func(string) error) error {

@@ -4,6 +4,7 @@ package ccprofiles
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -19,9 +20,18 @@ dirs left behind in the profiles dir, and $CLAUDE_CONFIG_DIR. A dir reached
 twice (a symlink, the env var naming a listed dir) is listed once. Names are
 unique and stable; a name that would clash becomes cfg-<8 hex>.
 
+Archive dirs (written by cc-entries --archive) named in $CCPIPE_ARCHIVE
+(DIR[:DIR...]) or by --archive are listed last, as profiles of source
+archive named archive-<dir name>, whose projects_dir is the archive dir
+itself. Every command that lists sessions (cc-sessions, cc-grep,
+cc-redact) reads their copies as it reads live transcripts, and cc-extract,
+cc-render, cc-entries and cc-cassette read them through cc-sessions
+records. A session both live and archived is read once: the live file
+while it is at least as long as the copy, else the copy.
+
 Record fields: name, source (default | auth-switch | auth-switch-legacy |
-leftover | env), config_dir (symlinks resolved), config_dir_given, exists,
-projects_dir, sessions_dir, description, config_file.
+leftover | env | archive), config_dir (symlinks resolved), config_dir_given,
+exists, projects_dir, sessions_dir, description, config_file.
 
 Examples:
   # every profile's name
@@ -29,6 +39,9 @@ Examples:
 
   # the sessions of one profile
   $ cc-profiles --profile work | cc-sessions
+
+  # every session, live or archived, read once
+  $ cc-profiles --archive ~/cc-archive | cc-sessions
 
 Exit status: 0 ok, 1 no such profile or a failure, 2 usage error.`
 
@@ -49,11 +62,18 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 		Sys:      &sys,
 		Name:     "cc-profiles",
 		Short:    "every Claude Code config dir on the machine, uniquely named",
-		Synopsis: "cc-profiles [--profile NAME] [--jq EXPR]",
+		Synopsis: "cc-profiles [--profile NAME] [--archive DIR]... [--jq EXPR]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
 			f.StringVar(&o.profile, "profile", "", "list only the profile named `NAME`")
 			f.RecordFormats()
+			f.Func("archive", "add the archive `DIR` as a profile (repeatable; after $CCPIPE_ARCHIVE)", func(v string) error {
+				if v == "" {
+					return errors.New("an archive dir is needed")
+				}
+				o.env.Archives = append(o.env.Archives, v)
+				return nil
+			})
 		},
 		Run: o.run,
 		Complete: func(_ context.Context, flag string, _ []string) []string {

@@ -45,8 +45,8 @@ func TestRun(t *testing.T) {
 			"default\tdefault\ttrue\nwork\tauth-switch-legacy\ttrue\npersonal\tauth-switch-legacy\tfalse\nold\tleftover\ttrue\n" + clash + "\tenv\ttrue\n", ""},
 		{"one profile", []string{"--profile", "work"}, 0,
 			`{"name":"work","source":"auth-switch-legacy","config_dir":"$HOME/.claude-profiles/work","config_dir_given":"$HOME/.claude-profiles/work","exists":true,"projects_dir":"$HOME/.claude-profiles/work/projects","sessions_dir":"$HOME/.claude-profiles/work/sessions","description":"day job","config_file":"$HOME/.claude-profiles/config.yaml"}` + "\n", ""},
-		{"unknown profile is a usage error", []string{"--profile", "nope"}, 2, "", "cc-profiles: no profile named \"nope\" (known: default, work, personal, old, " + clash + ")\nusage: cc-profiles [--profile NAME] [--jq EXPR]\nRun 'cc-profiles -h' for help.\n"},
-		{"stray argument", []string{"extra"}, 2, "", "cc-profiles: unexpected argument \"extra\"\nusage: cc-profiles [--profile NAME] [--jq EXPR]\nRun 'cc-profiles -h' for help.\n"},
+		{"unknown profile is a usage error", []string{"--profile", "nope"}, 2, "", "cc-profiles: no profile named \"nope\" (known: default, work, personal, old, " + clash + ")\nusage: cc-profiles [--profile NAME] [--archive DIR]... [--jq EXPR]\nRun 'cc-profiles -h' for help.\n"},
+		{"stray argument", []string{"extra"}, 2, "", "cc-profiles: unexpected argument \"extra\"\nusage: cc-profiles [--profile NAME] [--archive DIR]... [--jq EXPR]\nRun 'cc-profiles -h' for help.\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,5 +93,30 @@ func TestNoHomeFails(t *testing.T) {
 	code := RunWith(cli.System{}, nil, strings.NewReader(""), &stdout, &stderr)
 	if code != 1 || stdout.Len() != 0 || stderr.String() != "cc-profiles: "+profiles.ErrNoHome.Error()+"\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+}
+
+// Archive dirs come after the config dirs: $CCPIPE_ARCHIVE first, then
+// each --archive; an empty --archive is a usage error.
+func TestArchiveProfiles(t *testing.T) {
+	env, home := machine(t)
+	sys := system(env)
+	getenv := sys.Getenv
+	sys.Getenv = func(k string) string {
+		if k == profiles.ArchiveEnv {
+			return filepath.Join(home, "env-arch")
+		}
+		return getenv(k)
+	}
+	var out, errb strings.Builder
+	code := RunWith(sys, []string{"--archive", filepath.Join(home, "flag-arch"), "--jq", `select(.source == "archive") | [.name, .projects_dir] | @tsv`, "-r"}, nil, &out, &errb)
+	want := "archive-env-arch\t$HOME/env-arch\narchive-flag-arch\t$HOME/flag-arch\n"
+	if got := strings.ReplaceAll(out.String(), home, "$HOME"); code != 0 || got != want {
+		t.Errorf("exit %d, got %q (%s), want %q", code, got, errb.String(), want)
+	}
+	out.Reset()
+	errb.Reset()
+	if code := RunWith(sys, []string{"--archive", ""}, nil, &out, &errb); code != 2 || !strings.Contains(errb.String(), "an archive dir is needed") {
+		t.Errorf("empty --archive: exit %d, %q", code, errb.String())
 	}
 }

@@ -39,10 +39,20 @@ Modes (at most one):
   --current      the session this command runs inside (a Bash tool call, a
                  hook): from CLAUDE_PID / CLAUDE_CODE_SESSION_ID, else the
                  first registered parent process
+  --swept        sessions whose transcript Claude Code's cleanup deleted and
+                 no archive holds, from the prompts history.jsonl kept:
+                 session_id, project, profiles, history_path, first_prompt,
+                 first_prompt_at, last_prompt_at, prompt_count (newest
+                 first); cc-extract prompts reads their prompts
 
 Session record: session_id, transcript_path, project_dir, profiles, cwd
 (launch dir), title, first_prompt, started_at, last_activity_at,
-size_bytes, compressed, has_subagents, active (null or the --active record).
+size_bytes, compressed, has_subagents, source (live | archive: archive
+dirs in $CCPIPE_ARCHIVE are read too, a session once), active (null or the
+--active record).
+Sessions without an archive copy that Claude Code's cleanup deletes within
+7 days (cleanupPeriodDays in settings.json, default 30) are warned about
+once on stderr.
 --active record: address, profile, pid, session_id, name, name_source,
 status, waiting_for, cwd, kind, entrypoint, version, tmux, socket_path,
 scratchpad_dir, scratchpad_dir_inferred, transcript_path, started_at,
@@ -81,6 +91,7 @@ type options struct {
 	cwd       string
 	current   bool
 	window    cli.Window
+	swept     bool
 }
 
 // RunWith runs cc-sessions in the given System.
@@ -90,7 +101,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 		Sys:      &sys,
 		Name:     "cc-sessions",
 		Short:    "Claude Code sessions, past and running; find one by address, name, id or pid",
-		Synopsis: "cc-sessions [--active | --find QUERY | --current] [--profile NAME] [--cwd-within DIR] [--limit N]",
+		Synopsis: "cc-sessions [--active | --find QUERY | --current | --swept] [--profile NAME] [--cwd-within DIR] [--limit N]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
 			f.Func("profile", "only the profile named `NAME` (repeatable)", func(s string) error {
@@ -108,7 +119,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.current, "current", false, "the session this command runs inside")
 			f.WindowVar(&o.window, "sessions last active")
 			f.RecordFormats()
-			f.Exclusive("active", "find", "current")
+			f.Exclusive("active", "find", "current", "swept")
 			f.Requires("cwd", "find")
 			// Silently ignoring them would answer another question than asked.
 			const listing = "--cwd-within, --limit, --since and --until work with the listing and --active, not with --find or --current"
@@ -117,6 +128,8 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 					f.Exclusive(a, b).Says(listing)
 				}
 			}
+			f.BoolVar(&o.swept, "swept", false, "sessions whose transcript is gone and never archived, from history.jsonl")
+			f.Exclusive("swept", "cwd-within").Says("--cwd-within does not work with --swept")
 		},
 		Run: o.run,
 		Complete: func(ctx context.Context, flag string, _ []string) []string {
@@ -172,11 +185,27 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return o.one(env, s, err)
 	case o.active:
 		return o.listActive(env, profs)
+	case o.swept:
+		list, errs := sessions.SweptSessions(env.Ctx, profs)
+		warn(env, errs)
+		for i, s := range list {
+			if o.limit > 0 && i >= o.limit {
+				break
+			}
+			if err := env.Out.Write(s); err != nil {
+				return err
+			}
+		}
+		return env.Ctx.Err()
 	}
 	list, errs := sessions.List(env.Ctx, profs, sessions.ListOptions{
 		CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv,
 	})
 	warn(env, errs)
+	if n := sessions.UnarchivedNearCleanup(env.Ctx, profs, list, o.sys.Clock()); n.Sessions > 0 {
+		env.Warnf("%d sessions have no archive copy and are within %d days of Claude Code's cleanup (cleanupPeriodDays %d): archive them with cc-sessions | cc-entries --archive DIR and set CCPIPE_ARCHIVE=DIR (see cc-entries)",
+			n.Sessions, sessions.CleanupWarnDays, n.PeriodDays)
+	}
 	n := 0
 	for _, s := range list {
 		if o.window.Set() && !o.window.Contains(s.LastActivityAt) {
@@ -286,3 +315,5 @@ func warn(env *cli.Env, errs []error) {
 		env.Warnf("%v", e)
 	}
 }
+
+// now is the System's clock (time.Now when unset).

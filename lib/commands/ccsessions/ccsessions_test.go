@@ -159,6 +159,8 @@ func TestGolden(t *testing.T) {
 		{name: "usage_limit", args: []string{"--limit", "-1"}},
 		{name: "usage_find_cwd_within", args: []string{"--find", "1111", "--cwd-within", "/nowhere"}},
 		{name: "no_profile", args: []string{"--profile", "nope"}},
+		{name: "swept", args: []string{"--swept"}},
+		{name: "usage_swept_cwd_within", args: []string{"--swept", "--cwd-within", "/home"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands/ccrender"
 	"github.com/ccpipe/ccpipe/lib/commands/ccstatusline"
 	"github.com/ccpipe/ccpipe/lib/pricing"
@@ -142,9 +143,10 @@ func statuslineBlock(t *testing.T, configDir string, end time.Time) float64 {
 	payload, _ := json.Marshal(map[string]any{"session_id": "x", "transcript_path": payloadPath,
 		"model": map[string]any{"id": "claude-opus-5-5", "display_name": "Opus 5.5"}, "cost": map[string]any{"total_cost_usd": 0}})
 	var out, errb bytes.Buffer
-	args := []string{"--cache-dir", filepath.Join(root, "cache"), "--now", end.Add(time.Second).Format(time.RFC3339Nano),
-		"--budget", "1h", "--jq", ".block_cost_usd"}
-	if code := ccstatusline.Run(args, bytes.NewReader(payload), &out, &errb); code != 0 {
+	args := []string{"--cache-dir", filepath.Join(root, "cache"), "--budget", "1h", "--jq", ".block_cost_usd"}
+	sys := cli.OS()
+	sys.Now = func() time.Time { return end.Add(time.Second) } // the clock through the seam, as a status line refresh just after the last call
+	if code := ccstatusline.RunWith(sys, args, bytes.NewReader(payload), &out, &errb); code != 0 {
 		t.Fatalf("cc-statusline: exit %d: %s", code, errb.String())
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(out.String()), 64)
