@@ -141,6 +141,63 @@ func (im *ClaudeCodeImporter) Finish() (Cassette, error) {
 	}
 
 	// Pass 1: turns and results.
+	turns, results, err := ccTurns(kept)
+	if err != nil {
+		return Cassette{}, err
+	}
+	if !slices.ContainsFunc(turns, func(t *ccTurn) bool { return !t.human }) {
+		// Blackbox refuses it too: there is no run to replay.
+		return Cassette{}, errors.New("the transcript has no assistant messages")
+	}
+
+	// The tool list: every tool_use name in first-use order.
+	toolsV, lastModel := ccTools(turns)
+
+	// Pass 2: steps.
+	w := &ccBuild{im: im, rec: NewRecorder(id), tools: toolsV}
+	// The run ends with the last answer (Blackbox's rule): a user record
+	// after it (a prompt, a meta reminder such as "The user named this
+	// session ...", a prompt answered only by thinking or empty text) only
+	// extends the history, which no later step shows; it opens no step and
+	// leaves the run completed. Only a tool call clears the answer.
+	var lastAnswer *ccTurn
+	var lastAnswerText string
+	build := func() Cassette {
+		h := Header{Version: Version, ID: id, CreatedAt: createdAt}
+		return Cassette{Header: h.Value(), Steps: w.steps}
+	}
+	for i, t := range turns {
+		if t.human {
+			w.history = append(w.history, ObjectValue(Member{"role", StringValue("user")}, Member{"content", StringValue(t.text)}))
+			continue
+		}
+		end, text, err := w.modelTurn(t, i == lastModel, results)
+		if err != nil {
+			return Cassette{}, err
+		}
+		switch end {
+		case ccAnswered:
+			lastAnswer, lastAnswerText = t, text
+		case ccCalled:
+			lastAnswer = nil
+		case ccCutOff:
+			return build(), nil
+		}
+	}
+	if lastAnswer != nil {
+		if err := w.add(Metadata, lastAnswer.ts, ObjectValue(Member{"event", StringValue("run_completed")},
+			Member{"status", StringValue("success")}, Member{"result", StringValue(lastAnswerText)})); err != nil {
+			return Cassette{}, err
+		}
+	}
+	return build(), nil
+}
+
+// ccTurns is the importer's first pass: the kept records as turns (a
+// human prompt, or one assistant message's blocks gathered by message id)
+// and every tool result by its tool_use id, each checked before any step
+// is written.
+func ccTurns(kept []ccRecord) ([]*ccTurn, map[string]ccResult, error) {
 	var turns []*ccTurn
 	byID := map[string]*ccTurn{}
 	results := map[string]ccResult{}
@@ -148,21 +205,21 @@ func (im *ClaudeCodeImporter) Finish() (Cassette, error) {
 	for _, r := range kept {
 		msg, ok := r.v.Get("message")
 		if !ok || msg.kind != Object {
-			return Cassette{}, fmt.Errorf("transcript line %d has no message object", r.line)
+			return nil, nil, fmt.Errorf("transcript line %d has no message object", r.line)
 		}
 		role, _ := msg.GetString("role")
 		content, _ := msg.Get("content")
 		switch role {
 		case "assistant":
 			if content.kind != Array {
-				return Cassette{}, fmt.Errorf("transcript line %d: assistant content is not an array", r.line)
+				return nil, nil, fmt.Errorf("transcript line %d: assistant content is not an array", r.line)
 			}
 			mid, hasID := msg.GetString("id")
 			t := byID[mid]
 			if !hasID || t == nil {
 				ts, err := recordTime(r.v, r.line)
 				if err != nil {
-					return Cassette{}, err
+					return nil, nil, err
 				}
 				t = &ccTurn{ts: ts, line: r.line}
 				turns = append(turns, t)
@@ -175,10 +232,10 @@ func (im *ClaudeCodeImporter) Finish() (Cassette, error) {
 					uid, _ := b.GetString("id")
 					name, _ := b.GetString("name")
 					if uid == "" || name == "" || !b.Has("input") {
-						return Cassette{}, fmt.Errorf("transcript line %d: a tool_use block lacks an id, a name or an input", r.line)
+						return nil, nil, fmt.Errorf("transcript line %d: a tool_use block lacks an id, a name or an input", r.line)
 					}
 					if useIDs[uid] {
-						return Cassette{}, fmt.Errorf("transcript line %d: a tool_use id is used twice", r.line)
+						return nil, nil, fmt.Errorf("transcript line %d: a tool_use id is used twice", r.line)
 					}
 					useIDs[uid] = true
 				}
@@ -209,45 +266,46 @@ func (im *ClaudeCodeImporter) Finish() (Cassette, error) {
 					}
 					uid, _ := b.GetString("tool_use_id")
 					if uid == "" {
-						return Cassette{}, fmt.Errorf("transcript line %d: a tool_result has no tool_use_id", r.line)
+						return nil, nil, fmt.Errorf("transcript line %d: a tool_result has no tool_use_id", r.line)
 					}
 					if _, dup := results[uid]; dup {
-						return Cassette{}, fmt.Errorf("transcript line %d: a second result for one tool_use", r.line)
+						return nil, nil, fmt.Errorf("transcript line %d: a second result for one tool_use", r.line)
 					}
 					ts, err := recordTime(r.v, r.line)
 					if err != nil {
-						return Cassette{}, err
+						return nil, nil, err
 					}
 					results[uid] = ccResult{block: b, ts: ts}
 				}
 			default:
-				return Cassette{}, fmt.Errorf("transcript line %d: user content is neither a string nor an array", r.line)
+				return nil, nil, fmt.Errorf("transcript line %d: user content is neither a string nor an array", r.line)
 			}
 			if isHuman {
 				ts, err := recordTime(r.v, r.line)
 				if err != nil {
-					return Cassette{}, err
+					return nil, nil, err
 				}
 				turns = append(turns, &ccTurn{human: true, text: strings.Join(human, "\n"), ts: ts, line: r.line})
 			}
 		default:
-			return Cassette{}, fmt.Errorf("transcript line %d: message role is neither user nor assistant", r.line)
+			return nil, nil, fmt.Errorf("transcript line %d: message role is neither user nor assistant", r.line)
 		}
 	}
 	for uid := range results {
 		if !useIDs[uid] {
-			return Cassette{}, errors.New("a tool_result answers no tool_use in the transcript")
+			return nil, nil, errors.New("a tool_result answers no tool_use in the transcript")
 		}
 	}
-	if !slices.ContainsFunc(turns, func(t *ccTurn) bool { return !t.human }) {
-		// Blackbox refuses it too: there is no run to replay.
-		return Cassette{}, errors.New("the transcript has no assistant messages")
-	}
+	return turns, results, nil
+}
 
-	// The tool list: every tool_use name in first-use order.
+// ccTools is the tool list every model_input carries (the transcript has
+// no definitions): each tool_use name in first-use order. lastModel is the
+// index of the last model turn, the only one whose calls may lack results.
+func ccTools(turns []*ccTurn) (toolsV Value, lastModel int) {
 	var tools []Value
 	seenTool := map[string]bool{}
-	lastModel := -1
+	lastModel = -1
 	for i, t := range turns {
 		if t.human {
 			continue
@@ -264,159 +322,164 @@ func (im *ClaudeCodeImporter) Finish() (Cassette, error) {
 			}
 		}
 	}
-	toolsV := ArrayValue(tools...)
+	return ArrayValue(tools...), lastModel
+}
 
-	// Pass 2: steps.
-	rec := NewRecorder(id)
-	var steps []Value
-	add := func(typ string, ts int64, p Value) error {
-		s, err := rec.Append(typ, ts, p)
-		if err != nil {
-			return err
-		}
-		steps = append(steps, s.Value())
-		return nil
+// ccBuild is the importer's second pass: the cassette's steps, written
+// turn by turn, and the conversation so far that each model_input
+// snapshots.
+type ccBuild struct {
+	im      *ClaudeCodeImporter
+	rec     *Recorder
+	steps   []Value
+	history []Value
+	tools   Value
+	callN   int
+}
+
+// ccCall is one tool call of a model turn, with its result when the
+// transcript has one.
+type ccCall struct {
+	id, name string
+	input    Value
+	res      *ccResult
+}
+
+// ccEnd says what a model turn did to the run, which Finish needs for the
+// run-end rule.
+type ccEnd int
+
+const (
+	ccSkipped  ccEnd = iota // thinking or empty text only: no step
+	ccAnswered              // a final answer: the run's result unless a tool call follows
+	ccCalled                // tool calls, each with its result: the run goes on
+	ccCutOff                // a tool call without a result: the run ends here, incomplete
+)
+
+func (w *ccBuild) add(typ string, ts int64, p Value) error {
+	s, err := w.rec.Append(typ, ts, p)
+	if err != nil {
+		return err
 	}
-	var history []Value
-	// Each model_input holds the conversation so far (Blackbox's format):
-	// the snapshots share history's backing array, capped at their length
-	// so that later appends never write into them, instead of a copy each
-	// (memory was quadratic in the turns).
-	snapshot := func() Value {
-		return ObjectValue(Member{"messages", ArrayValue(history[:len(history):len(history)]...)}, Member{"tools", toolsV})
+	w.steps = append(w.steps, s.Value())
+	return nil
+}
+
+// snapshot is a model_input's payload. Each model_input holds the
+// conversation so far (Blackbox's format): the snapshots share history's
+// backing array, capped at their length so that later appends never write
+// into them, instead of a copy each (memory was quadratic in the turns).
+func (w *ccBuild) snapshot() Value {
+	return ObjectValue(Member{"messages", ArrayValue(w.history[:len(w.history):len(w.history)]...)}, Member{"tools", w.tools})
+}
+
+// modelTurn writes the steps of one model turn: its model_input and
+// model_output (and usage), then each tool call and result, and extends
+// the history. text is the turn's text (the run's result for ccAnswered).
+// last says the turn is the transcript's last model turn, where a call
+// may lack its result.
+func (w *ccBuild) modelTurn(t *ccTurn, last bool, results map[string]ccResult) (end ccEnd, text string, err error) {
+	var texts, thinking []string
+	var uses []Value
+	for _, b := range t.blocks {
+		switch bt, _ := b.GetString("type"); bt {
+		case "text":
+			if s, _ := b.GetString("text"); s != "" {
+				texts = append(texts, s)
+			}
+		case "thinking":
+			if s, _ := b.GetString("thinking"); s != "" {
+				thinking = append(thinking, s)
+			}
+		case "tool_use":
+			uses = append(uses, b)
+		}
 	}
-	callN := 0
-	// The run ends with the last answer (Blackbox's rule): a user record
-	// after it (a prompt, a meta reminder such as "The user named this
-	// session ...", a prompt answered only by thinking or empty text) only
-	// extends the history, which no later step shows; it opens no step and
-	// leaves the run completed. Only a tool call clears the answer.
-	var lastAnswer *ccTurn
-	var lastAnswerText string
-	build := func() Cassette {
-		h := Header{Version: Version, ID: id, CreatedAt: createdAt}
-		return Cassette{Header: h.Value(), Steps: steps}
+	text = strings.Join(texts, "\n\n")
+	if len(uses) == 0 && text == "" {
+		return ccSkipped, "", nil // thinking or empty text only: nothing a step can hold
 	}
-	for i, t := range turns {
-		if t.human {
-			history = append(history, ObjectValue(Member{"role", StringValue("user")}, Member{"content", StringValue(t.text)}))
-			continue
-		}
-		var texts, thinking []string
-		var uses []Value
-		for _, b := range t.blocks {
-			switch bt, _ := b.GetString("type"); bt {
-			case "text":
-				if s, _ := b.GetString("text"); s != "" {
-					texts = append(texts, s)
-				}
-			case "thinking":
-				if s, _ := b.GetString("thinking"); s != "" {
-					thinking = append(thinking, s)
-				}
-			case "tool_use":
-				uses = append(uses, b)
-			}
-		}
-		text := strings.Join(texts, "\n\n")
-		if len(uses) == 0 && text == "" {
-			continue // thinking or empty text only: nothing a step can hold
-		}
-		if err := add(ModelInput, t.ts, snapshot()); err != nil {
-			return Cassette{}, err
-		}
-		if len(uses) == 0 {
-			out := []Member{{"type", StringValue("final_answer")}, {"text", StringValue(text)}}
-			if im.opts.KeepThinking && len(thinking) > 0 {
-				out = append(out, Member{"thinking", StringValue(strings.Join(thinking, "\n\n"))})
-			}
-			if err := add(ModelOutput, t.ts, ObjectValue(out...)); err != nil {
-				return Cassette{}, err
-			}
-			if err := im.usageStep(add, t, rec.Len()-1); err != nil {
-				return Cassette{}, err
-			}
-			history = append(history, ObjectValue(Member{"role", StringValue("assistant")}, Member{"content", StringValue(text)}))
-			lastAnswer, lastAnswerText = t, text
-			continue
-		}
-		type call struct {
-			id, name string
-			input    Value
-			res      *ccResult
-		}
-		calls := make([]call, len(uses))
-		callsV := make([]Value, len(uses))
-		for k, b := range uses {
-			uid, _ := b.GetString("id")
-			name, _ := b.GetString("name")
-			input, _ := b.Get("input")
-			c := call{id: fmt.Sprintf("call-%d", callN), name: name, input: input}
-			callN++
-			if r, ok := results[uid]; ok {
-				c.res = &r
-			} else if i != lastModel {
-				return Cassette{}, fmt.Errorf("transcript line %d: a tool_use has no result and is not in the last model turn", t.line)
-			}
-			calls[k] = c
-			callsV[k] = ObjectValue(Member{"toolCallId", StringValue(c.id)}, Member{"toolName", StringValue(name)}, Member{"toolInput", input})
-		}
-		out := []Member{{"type", StringValue("tool_calls")}, {"calls", ArrayValue(callsV...)}}
-		if text != "" {
-			out = append(out, Member{"text", StringValue(text)})
-		}
-		if im.opts.KeepThinking && len(thinking) > 0 {
+	if err := w.add(ModelInput, t.ts, w.snapshot()); err != nil {
+		return 0, "", err
+	}
+	if len(uses) == 0 {
+		out := []Member{{"type", StringValue("final_answer")}, {"text", StringValue(text)}}
+		if w.im.opts.KeepThinking && len(thinking) > 0 {
 			out = append(out, Member{"thinking", StringValue(strings.Join(thinking, "\n\n"))})
 		}
-		if err := add(ModelOutput, t.ts, ObjectValue(out...)); err != nil {
-			return Cassette{}, err
+		if err := w.add(ModelOutput, t.ts, ObjectValue(out...)); err != nil {
+			return 0, "", err
 		}
-		if err := im.usageStep(add, t, rec.Len()-1); err != nil {
-			return Cassette{}, err
+		if err := w.im.usageStep(w.add, t, w.rec.Len()-1); err != nil {
+			return 0, "", err
 		}
-		var resultParts []Value
-		for _, c := range calls {
-			head := []Member{{"toolCallId", StringValue(c.id)}, {"toolName", StringValue(c.name)}}
-			if c.res == nil {
-				// The session was cut off while this call ran (only the
-				// last model turn may lack results): the run ends here,
-				// incomplete, as Blackbox ends it.
-				if err := add(ToolCall, t.ts, ObjectValue(append(head, Member{"toolInput", c.input})...)); err != nil {
-					return Cassette{}, err
-				}
-				return build(), nil
-			}
-			ts := max(c.res.ts, t.ts)
-			if err := add(ToolCall, ts, ObjectValue(append(head, Member{"toolInput", c.input})...)); err != nil {
-				return Cassette{}, err
-			}
-			field := resultField(c.res.block)
-			if err := add(ToolResult, ts, ObjectValue(append(head, field)...)); err != nil {
-				return Cassette{}, err
-			}
-			resultParts = append(resultParts, ObjectValue(append([]Member{{"type", StringValue("tool_result")}}, append(head, field)...)...))
-		}
-		var parts []Value
-		if text != "" {
-			parts = append(parts, ObjectValue(Member{"type", StringValue("text")}, Member{"text", StringValue(text)}))
-		}
-		for _, c := range calls {
-			parts = append(parts, ObjectValue(Member{"type", StringValue("tool_use")}, Member{"toolCallId", StringValue(c.id)},
-				Member{"toolName", StringValue(c.name)}, Member{"toolInput", c.input}))
-		}
-		history = append(history, ObjectValue(Member{"role", StringValue("assistant")}, Member{"content", ArrayValue(parts...)}))
-		if len(resultParts) > 0 {
-			history = append(history, ObjectValue(Member{"role", StringValue("user")}, Member{"content", ArrayValue(resultParts...)}))
-		}
-		lastAnswer = nil
+		w.history = append(w.history, ObjectValue(Member{"role", StringValue("assistant")}, Member{"content", StringValue(text)}))
+		return ccAnswered, text, nil
 	}
-	if lastAnswer != nil {
-		if err := add(Metadata, lastAnswer.ts, ObjectValue(Member{"event", StringValue("run_completed")},
-			Member{"status", StringValue("success")}, Member{"result", StringValue(lastAnswerText)})); err != nil {
-			return Cassette{}, err
+	calls := make([]ccCall, len(uses))
+	callsV := make([]Value, len(uses))
+	for k, b := range uses {
+		uid, _ := b.GetString("id")
+		name, _ := b.GetString("name")
+		input, _ := b.Get("input")
+		c := ccCall{id: fmt.Sprintf("call-%d", w.callN), name: name, input: input}
+		w.callN++
+		if r, ok := results[uid]; ok {
+			c.res = &r
+		} else if !last {
+			return 0, "", fmt.Errorf("transcript line %d: a tool_use has no result and is not in the last model turn", t.line)
 		}
+		calls[k] = c
+		callsV[k] = ObjectValue(Member{"toolCallId", StringValue(c.id)}, Member{"toolName", StringValue(name)}, Member{"toolInput", input})
 	}
-	return build(), nil
+	out := []Member{{"type", StringValue("tool_calls")}, {"calls", ArrayValue(callsV...)}}
+	if text != "" {
+		out = append(out, Member{"text", StringValue(text)})
+	}
+	if w.im.opts.KeepThinking && len(thinking) > 0 {
+		out = append(out, Member{"thinking", StringValue(strings.Join(thinking, "\n\n"))})
+	}
+	if err := w.add(ModelOutput, t.ts, ObjectValue(out...)); err != nil {
+		return 0, "", err
+	}
+	if err := w.im.usageStep(w.add, t, w.rec.Len()-1); err != nil {
+		return 0, "", err
+	}
+	var resultParts []Value
+	for _, c := range calls {
+		head := []Member{{"toolCallId", StringValue(c.id)}, {"toolName", StringValue(c.name)}}
+		if c.res == nil {
+			// The session was cut off while this call ran (only the
+			// last model turn may lack results): the run ends here,
+			// incomplete, as Blackbox ends it.
+			if err := w.add(ToolCall, t.ts, ObjectValue(append(head, Member{"toolInput", c.input})...)); err != nil {
+				return 0, "", err
+			}
+			return ccCutOff, text, nil
+		}
+		ts := max(c.res.ts, t.ts)
+		if err := w.add(ToolCall, ts, ObjectValue(append(head, Member{"toolInput", c.input})...)); err != nil {
+			return 0, "", err
+		}
+		field := resultField(c.res.block)
+		if err := w.add(ToolResult, ts, ObjectValue(append(head, field)...)); err != nil {
+			return 0, "", err
+		}
+		resultParts = append(resultParts, ObjectValue(append([]Member{{"type", StringValue("tool_result")}}, append(head, field)...)...))
+	}
+	var parts []Value
+	if text != "" {
+		parts = append(parts, ObjectValue(Member{"type", StringValue("text")}, Member{"text", StringValue(text)}))
+	}
+	for _, c := range calls {
+		parts = append(parts, ObjectValue(Member{"type", StringValue("tool_use")}, Member{"toolCallId", StringValue(c.id)},
+			Member{"toolName", StringValue(c.name)}, Member{"toolInput", c.input}))
+	}
+	w.history = append(w.history, ObjectValue(Member{"role", StringValue("assistant")}, Member{"content", ArrayValue(parts...)}))
+	if len(resultParts) > 0 {
+		w.history = append(w.history, ObjectValue(Member{"role", StringValue("user")}, Member{"content", ArrayValue(resultParts...)}))
+	}
+	return ccCalled, text, nil
 }
 
 // usageStep writes the --with-usage metadata step of a model turn.
