@@ -53,6 +53,9 @@ type file struct {
 	path   string
 	origin Origin
 	cost   bool // usage --cost: read the fields pricing needs
+	// listed: whether an assistant record stamped ts lists its session
+	// under --sum session (one in the --since/--until window)
+	listed func(ts string) bool
 }
 
 // files lists a session's transcripts: the main one, then with
@@ -61,7 +64,7 @@ type file struct {
 func (x *Extractor) files(path string) (out []file, warn string) {
 	sid := transcript.SessionID(path)
 	cost := x.opts.Prices != nil
-	out = []file{{path: path, origin: Origin{Path: path, SessionID: sid}, cost: cost}}
+	out = []file{{path: path, origin: Origin{Path: path, SessionID: sid}, cost: cost, listed: x.inWindow}}
 	if !x.opts.Subagents {
 		return out, ""
 	}
@@ -70,7 +73,7 @@ func (x *Extractor) files(path string) (out []file, warn string) {
 		warn = fmt.Sprintf("listing subagents of %s: %v", path, err)
 	}
 	for _, s := range subs {
-		out = append(out, file{path: s.Path, origin: Origin{Path: s.Path, SessionID: sid, AgentID: s.AgentID}, cost: cost})
+		out = append(out, file{path: s.Path, origin: Origin{Path: s.Path, SessionID: sid, AgentID: s.AgentID}, cost: cost, listed: x.inWindow})
 	}
 	return out, warn
 }

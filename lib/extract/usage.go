@@ -186,7 +186,7 @@ func newUsageState(x *Extractor) *usageState {
 func (u *usageState) entry(o *Origin, e *transcript.Entry) error {
 	r, ok := usageOf(o, e)
 	if !ok {
-		if b := base(o, e); e.Type == "assistant" && b.AgentID == nil {
+		if b := base(o, e); e.Type == "assistant" && b.AgentID == nil && u.x.inWindow(deref(b.Timestamp)) {
 			u.session(deref(b.SessionID), e.Cwd)
 		}
 		return nil
@@ -316,8 +316,8 @@ func (u *usageState) sumOf(group, cwd string) *UsageSum {
 	return s
 }
 
-// session lists a session with an assistant record under --sum session,
-// billable messages or not: a session whose calls all failed, or a fork
+// session lists a session with an assistant record (in the --since/--until
+// window) under --sum session, billable messages or not: a session whose calls all failed, or a fork
 // that made none of its own, is a row with 0 messages. A transcript
 // without an assistant record made no call and is not listed: each of
 // the readers (files, entries, stdin) sees the assistant records alone.

@@ -117,7 +117,7 @@ type BlockSpan = pricing.BlockSpan
 // BlockSpans cuts sorted times into ccusage's 5-hour blocks.
 func BlockSpans(times []time.Time) []BlockSpan { return pricing.BlockSpans(times) }
 
-const tsLayout = "2006-01-02T15:04:05.000Z"
+const tsLayout = pricing.BlockTimeLayout
 
 func (u *usageState) block(start time.Time, msgs []blockMsg, now time.Time) *UsageBlock {
 	end := start.Add(BlockDuration)

@@ -97,3 +97,45 @@ func TestForkAloneCountsItsOwn(t *testing.T) {
 		}
 	}
 }
+
+// TestSumSessionWindow: under --since/--until, --sum session lists the
+// sessions with an assistant record in the window only; a session whose
+// messages are all outside it is not a 0-message row (--since today on
+// an old corpus listed every session with 0), through either reader.
+func TestSumSessionWindow(t *testing.T) {
+	paths := forkCorpus(t)
+	at := func(s string) time.Time { tm, _ := time.Parse(time.RFC3339, s); return tm }
+	for _, tc := range []struct {
+		name         string
+		since, until time.Time
+		want         string
+	}{
+		{"after", at("2026-12-02T00:00:00Z"), time.Time{}, ""},
+		{"before", time.Time{}, at("2026-12-01T00:00:00Z"), ""},
+		// f0a1f004's failed call (21:02:33) is in the window, its copies
+		// are not: listed with 0.
+		{"the failed fork", at("2026-12-01T21:02:30Z"), time.Time{}, "f0a1f004=0"},
+	} {
+		o := Options{Kind: "usage", Sum: "session", Since: tc.since, Until: tc.until}
+		out, _, err := readInputs(t, o, paths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var counts []string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			if l == "" {
+				continue
+			}
+			_, id, _ := strings.Cut(l, `"session_id":"`)
+			_, n, _ := strings.Cut(l, `"messages":`)
+			n, _, _ = strings.Cut(n, ",")
+			counts = append(counts, id[:8]+"="+n)
+		}
+		if got := strings.Join(counts, " "); got != tc.want {
+			t.Errorf("%s: files give %q, want %q", tc.name, got, tc.want)
+		}
+		if ent := readEntries(t, o, paths); ent != out {
+			t.Errorf("%s: entries give\n%s\nfiles\n%s", tc.name, ent, out)
+		}
+	}
+}

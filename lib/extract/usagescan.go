@@ -228,8 +228,8 @@ type scanStats struct {
 	// like an entry. Both as transcript.Reader counts them.
 	notEntries int
 	sawEntry   bool
-	// sid and cwd are the first assistant record's, for a session
-	// listed without a billable message.
+	// sid and cwd are the first assistant record's in the time window,
+	// for a session listed without a billable message.
 	sid, cwd string
 }
 
@@ -488,7 +488,7 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 		if session == "" {
 			session = f.origin.SessionID
 		}
-		if st.sid == "" {
+		if st.sid == "" && (f.listed == nil || f.listed(string(l.ts))) {
 			st.sid, st.cwd = session, string(l.cwd)
 		}
 		// The billing rule, but for the usage object: a record whose usage

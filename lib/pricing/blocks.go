@@ -11,6 +11,11 @@ import "time"
 // BlockDuration is the length of a billing window.
 const BlockDuration = 5 * time.Hour
 
+// BlockTimeLayout spells a block's bounds as Claude Code spells its
+// timestamps (UTC, milliseconds), so that cc-extract's block_start and
+// cc-statusline's are the same string.
+const BlockTimeLayout = "2006-01-02T15:04:05.000Z"
+
 // BlockSpan is one billing window over sorted times: times[From:To]
 // fall in the block that starts at Start.
 type BlockSpan struct {

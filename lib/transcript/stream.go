@@ -14,7 +14,11 @@ import (
 type Select struct {
 	// Since and Until keep records timestamped within [Since, Until]; a
 	// zero value leaves that side open. A record without a timestamp
-	// (metadata records have none) takes the one of the record before it.
+	// (metadata records have none) takes the one of the record before it;
+	// the ones at the head of a file, before any timestamp (a session's
+	// title, its mode), take the first timestamp after them, so that a
+	// window holds them exactly when it holds the session's start. A file
+	// with no timestamp at all has nothing in any window.
 	Since, Until time.Time
 	// Tail > 0 keeps only the last Tail selected records (memory is Tail
 	// lines); Tail < 0 keeps none of the records already in the file, so
@@ -135,7 +139,15 @@ type selector struct {
 	noTail  bool // the tail was emitted (follow caught up): pass lines on
 	emitted int
 	tailErr error
+	// head holds the untimed records at the head of the file until the
+	// first timestamp says whether they are in the window (at most
+	// maxHead: the rest of an untimed head is outside it).
+	head []tailLine
 }
+
+// maxHead bounds the untimed records held at the head of a file; Claude
+// Code writes a handful (title, agent name, mode, permission mode).
+const maxHead = 256
 
 func (s *selector) take(l *Line) error {
 	if s.branch != nil && !s.branch[string(l.Header.UUID)] {
@@ -143,13 +155,49 @@ func (s *selector) take(l *Line) error {
 	}
 	if !s.sel.Since.IsZero() || !s.sel.Until.IsZero() {
 		t := s.time(l.Header.Timestamp)
-		if !s.sel.Since.IsZero() && t.Before(s.sel.Since) {
+		if t.IsZero() {
+			if len(s.head) < maxHead {
+				s.head = append(s.head, tailLine{append([]byte(nil), l.Bytes...), l.Number})
+			}
 			return nil
 		}
-		if !s.sel.Until.IsZero() && t.After(s.sel.Until) {
+		in := s.inWindow(t)
+		if err := s.flushHead(in); err != nil {
+			return err
+		}
+		if !in {
 			return nil
 		}
 	}
+	return s.pass(l)
+}
+
+func (s *selector) inWindow(t time.Time) bool {
+	return (s.sel.Since.IsZero() || !t.Before(s.sel.Since)) && (s.sel.Until.IsZero() || !t.After(s.sel.Until))
+}
+
+// flushHead passes on the untimed head of the file, now that the first
+// timestamp put it in the window or out of it.
+func (s *selector) flushHead(in bool) error {
+	head := s.head
+	s.head = nil
+	if !in {
+		return nil
+	}
+	for _, h := range head {
+		l := &Line{Bytes: h.b, Number: h.n, Owned: true}
+		if err := Scan(h.b, &l.Header); err != nil {
+			return err
+		}
+		if err := s.pass(l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pass applies the tail to a line in the window.
+func (s *selector) pass(l *Line) error {
 	if s.sel.Tail != 0 && !s.noTail {
 		if s.sel.Tail > 0 {
 			s.keep(l)

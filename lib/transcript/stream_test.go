@@ -197,3 +197,38 @@ func TestFollowTruncated(t *testing.T) {
 		t.Fatal("no error on truncation")
 	}
 }
+
+// TestSelectUntimedHead: the records at the head of a file, before any
+// timestamp (a title, the mode), are in a window exactly when the first
+// timestamped record is; --until before the session kept them, though the
+// session was wholly outside the window.
+func TestSelectUntimedHead(t *testing.T) {
+	at := func(s string) time.Time { tm, _ := time.Parse(time.RFC3339, s); return tm }
+	p := filepath.Join(t.TempDir(), "h.jsonl")
+	os.WriteFile(p, []byte(`{"type":"custom-title","customTitle":"t"}`+"\n"+
+		`{"type":"mode","mode":"normal"}`+"\n"+
+		`{"type":"user","uuid":"u1","timestamp":"2026-11-30T10:00:00Z"}`+"\n"+
+		`{"type":"last-prompt"}`+"\n"+
+		`{"type":"assistant","uuid":"a1","timestamp":"2026-11-30T10:05:00Z"}`+"\n"), 0o644)
+	for _, tc := range []struct {
+		name string
+		sel  Select
+		want []string
+	}{
+		{"until before", Select{Until: at("2026-11-29T23:59:59Z")}, nil},
+		{"since before", Select{Since: at("2026-11-29T00:00:00Z")}, []string{"custom-title", "mode", "u1", "last-prompt", "a1"}},
+		{"until after the start", Select{Until: at("2026-11-30T10:01:00Z")}, []string{"custom-title", "mode", "u1", "last-prompt"}},
+		{"since after the start", Select{Since: at("2026-11-30T10:01:00Z")}, []string{"a1"}},
+		{"tail", Select{Since: at("2026-11-29T00:00:00Z"), Tail: 4}, []string{"mode", "u1", "last-prompt", "a1"}},
+	} {
+		got, d, err := streamIDs(t, Source{Path: p}, Options{Decode: true}, tc.sel)
+		if err != nil || !reflect.DeepEqual(got, tc.want) || d.Records != len(tc.want) {
+			t.Errorf("%s: got %q (%d records, %v), want %q", tc.name, got, d.Records, err, tc.want)
+		}
+	}
+	// A file without any timestamp has nothing in a window.
+	os.WriteFile(p, []byte(`{"type":"custom-title","customTitle":"t"}`+"\n"), 0o644)
+	if got, _, _ := streamIDs(t, Source{Path: p}, Options{}, Select{Until: at("2026-11-30T00:00:00Z")}); got != nil {
+		t.Errorf("untimed file in a window: %q", got)
+	}
+}

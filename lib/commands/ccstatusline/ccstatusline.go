@@ -487,7 +487,7 @@ func blockOf(s *Status, b blockSum, now time.Time) {
 	}
 	total := b.USD
 	s.BlockUnpriced = b.Unpriced
-	startS, endS := start.Format(time.RFC3339), end.Format(time.RFC3339)
+	startS, endS := start.Format(pricing.BlockTimeLayout), end.Format(pricing.BlockTimeLayout)
 	left := math.Floor(end.Sub(now).Minutes())
 	s.BlockCostUSD, s.BlockStart, s.BlockEnd, s.BlockMinutesLeft = &total, &startS, &endS, &left
 }
@@ -514,7 +514,7 @@ func rateLimits(s *Status, raw json.RawMessage, now time.Time) {
 	}
 	if !reset.IsZero() && reset.After(now) {
 		left := math.Floor(reset.Sub(now).Minutes())
-		e := reset.UTC().Format(time.RFC3339)
+		e := reset.UTC().Format(pricing.BlockTimeLayout)
 		s.BlockMinutesLeft, s.BlockEnd, s.BlockActive = &left, &e, true
 	}
 }

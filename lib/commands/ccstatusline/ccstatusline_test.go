@@ -104,7 +104,7 @@ func TestStatusLine(t *testing.T) {
 	f.WriteString(assistant("m3", "2026-05-02T12:40:00.000Z", "claude-sonnet-5-5", 250000))
 	f.Close()
 	code, out, _ = run(t, realPayload(t, tr, nil), append(args, "--jq", `[.block_cost_usd, .block_start, .block_minutes_left, .context_percent] | @json`, "-r")...)
-	if code != 0 || out != `[3.5,"2026-05-02T10:00:00Z",134,2]`+"\n" {
+	if code != 0 || out != `[3.5,"2026-05-02T10:00:00.000Z",134,2]`+"\n" {
 		t.Fatalf("after append: exit %d, %q", code, out)
 	}
 	// The ledger cached the offset: a corrupted head is not read again.
