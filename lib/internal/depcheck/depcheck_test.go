@@ -34,6 +34,7 @@ const module = "github.com/ccpipe/ccpipe/"
 // the arrows it needs, which is where the layering gets reviewed.
 var arrows = map[string][]string{
 	"lib/bytescan": nil,
+	"lib/cache":    nil,
 	"lib/mapped":   nil,
 	"lib/jsonscan": nil,
 	"lib/ndjson":   {"lib/jsonscan"},
@@ -43,7 +44,7 @@ var arrows = map[string][]string{
 	"lib/profiles":      {"lib/regular"},
 	"lib/registry":      {"lib/regular", "lib/transcript"},
 	"lib/sessions":      {"lib/ndjson", "lib/profiles", "lib/registry", "lib/regular", "lib/sessionid", "lib/transcript"},
-	"lib/extract":       {"lib/bytescan", "lib/hooks", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/transcript"},
+	"lib/extract":       {"lib/bytescan", "lib/cache", "lib/hooks", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/transcript"},
 	"lib/peer":          {"lib/ndjson", "lib/regular"},
 	"lib/peer/peertest": nil,
 	"lib/hooks":         {"lib/jsonscan"},
@@ -59,7 +60,7 @@ var arrows = map[string][]string{
 	"lib/commands/ccsessions": {"lib/cli", "lib/profiles", "lib/records", "lib/sessions"},
 	"lib/commands/ccentries":  {"lib/cli", "lib/ndjson", "lib/profiles", "lib/records", "lib/registry", "lib/sessions", "lib/transcript"},
 	"lib/commands/ccprofiles": {"lib/cli", "lib/profiles"},
-	"lib/commands/ccextract":  {"lib/cli", "lib/extract", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/records", "lib/sessions"},
+	"lib/commands/ccextract":  {"lib/cache", "lib/cli", "lib/extract", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/records", "lib/sessions"},
 	"lib/commands/ccgrep":     {"lib/cli", "lib/jsonscan", "lib/ndjson", "lib/profiles", "lib/records", "lib/search", "lib/sessions"},
 	"lib/commands/ccsend":     {"lib/cli", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
 	"lib/commands/cchook":     {"lib/cli", "lib/hooks", "lib/hooks/rules"},
