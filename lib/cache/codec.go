@@ -54,6 +54,9 @@ func (d *Decoder) Done() bool { return d.err == nil && len(d.b) == 0 }
 
 func (d *Decoder) fail() { d.err, d.b = errCorrupt, nil }
 
+// Fail marks the bytes as not what was written (a value out of range).
+func (d *Decoder) Fail() { d.fail() }
+
 // Uvarint reads an unsigned varint.
 func (d *Decoder) Uvarint() uint64 {
 	v, n := binary.Uvarint(d.b)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"slices"
 	"strings"
@@ -53,6 +54,10 @@ type Options struct {
 	// Now is the time --sum block tells active blocks by; zero means the
 	// clock.
 	Now time.Time
+	// Cache, when set, keeps the usage facts read from each plain
+	// transcript (UsageCacheName), so that the next read of it reads
+	// only what was appended.
+	Cache *cache.Store
 }
 
 // Origin tells where an entry came from, when the reader knows better

@@ -582,7 +582,11 @@ func (j *usageJob) warnFirst(msg string) { j.first = append(j.first, msg) }
 
 func (j *usageJob) run(context.Context) {
 	buf := j.bufs.Get().(*[]byte)
-	j.recs, *buf, j.stats, j.err = scanUsageFile(j.f, *buf)
+	if c := j.x.opts.Cache; c != nil {
+		j.recs, *buf, j.stats, j.err = scanUsageCached(c, j.f, *buf)
+	} else {
+		j.recs, *buf, j.stats, j.err = scanUsageFile(j.f, *buf)
+	}
 	j.bufs.Put(buf)
 	close(j.done)
 }
