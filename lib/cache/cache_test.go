@@ -167,14 +167,12 @@ func flip(b []byte, i int) []byte {
 func TestBound(t *testing.T) {
 	dir := t.TempDir()
 	s := Open(dir, "test", "v1")
-	var paths []string
 	for i := 0; i < 10; i++ {
 		p := filepath.Join(dir, string(rune('a'+i))+".jsonl")
 		if err := os.WriteFile(p, []byte("x\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		put(t, s, p, string(make([]byte, 1000)))
-		paths = append(paths, p)
 	}
 	s.SetMaxBytes(5000)
 	if err := s.Save(); err != nil {

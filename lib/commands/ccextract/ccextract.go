@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"io"
 	"io/fs"
 	"os"
@@ -110,6 +111,14 @@ the /compact summarization call (Claude Code adds it to totalCostUSD but
 writes no usage for it) and side queries such as titles (which Claude Code
 keeps out of totalCostUSD too).
 
+usage keeps the per-message facts it read from each plain transcript in a
+cache ($XDG_CACHE_HOME/ccpipe, else the user cache dir's ccpipe), with the
+file's device, inode, size, mtime and the bytes before where it stopped: an
+unchanged transcript is not read again, a grown one only from where the
+last run stopped, a shrunk or rewritten one whole. The output is the same
+with or without it. --no-cache or CCPIPE_CACHE=off bypasses it;
+--cache-stats reports its size and this run's use of it on stderr.
+
 Examples:
   # the shell commands that failed in the newest session
   $ cc-sessions --limit 1 | cc-extract shell --errors
@@ -139,6 +148,10 @@ type options struct {
 	loc                                      *time.Location
 	cost                                     bool
 	prices                                   string
+	// cacheDir is the System's cache dir ("" when off); noCache and
+	// cacheStats are --no-cache and --cache-stats.
+	cacheDir            string
+	noCache, cacheStats bool
 }
 
 // Run runs cc-extract with the process environment.
@@ -149,7 +162,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // RunWith runs cc-extract in the given System (its zone decides the
 // days of --sum day).
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{loc: sys.Location()}
+	o := &options{loc: sys.Location(), cacheDir: sys.CacheDir()}
 	c := &cli.Command{
 		Name:     "cc-extract",
 		Synopsis: "cc-extract KIND [flags] [TRANSCRIPT|DIR...]",
@@ -163,6 +176,8 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.StringVar(&o.sum, "sum", "", "usage: aggregate by `GROUP` (session, model, day, project, block)")
 			f.BoolVar(&o.cost, "cost", false, "usage: price each message as Claude Code does")
 			f.StringVar(&o.prices, "prices", "", "usage: price the models named in `FILE` (JSON or YAML) at its rates; implies --cost")
+			f.BoolVar(&o.noCache, "no-cache", false, "usage: read every transcript whole, neither using nor updating the cache (also CCPIPE_CACHE=off)")
+			f.BoolVar(&o.cacheStats, "cache-stats", false, "usage: report the cache's size and this run's use of it on stderr")
 		},
 		Run: o.run,
 		Complete: func(_ context.Context, flag string, args []string) []string {
@@ -190,6 +205,8 @@ var flagKinds = []struct {
 	{"sum", []string{"usage"}},
 	{"cost", []string{"usage"}},
 	{"prices", []string{"usage"}},
+	{"no-cache", []string{"usage"}},
+	{"cache-stats", []string{"usage"}},
 }
 
 func (o *options) run(env *cli.Env, args []string) error {
@@ -223,10 +240,14 @@ func (o *options) run(env *cli.Env, args []string) error {
 		}
 		prices = prices.WithOverrides(rows)
 	}
+	var store *cache.Store
+	if kind == "usage" && !o.noCache && o.cacheDir != "" {
+		store = cache.Open(o.cacheDir, extract.UsageCacheName(prices != nil), extract.UsageCacheVersion)
+	}
 	x, err := extract.New(extract.Options{
 		Kind: kind, All: o.all, Thinking: o.thinking, Errors: o.errors, Unique: o.unique,
 		Subagents: o.subagents, Sum: o.sum, Location: o.loc, Prices: prices,
-		Warn: func(msg string) { env.Warnf("%s", msg) },
+		Warn: func(msg string) { env.Warnf("%s", msg) }, Cache: store,
 	}, env.Out.Write)
 	if err != nil {
 		return cli.Usagef("%v", err)
@@ -248,7 +269,31 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if cerr := x.Close(); err == nil {
 		err = cerr
 	}
+	o.saveCache(env, store)
 	return err
+}
+
+// saveCache writes the cache back; a cache that cannot be written only
+// costs a full read next time, said under --cache-stats.
+func (o *options) saveCache(env *cli.Env, store *cache.Store) {
+	if store == nil {
+		if o.cacheStats {
+			env.Warnf("cache: off")
+		}
+		return
+	}
+	serr := store.Save()
+	if !o.cacheStats {
+		return
+	}
+	st := store.Stats()
+	env.Warnf("cache: %s: %d files, %d bytes; this run: %d unchanged, %d grown, %d read whole, %d dropped", st.Path, st.Entries, st.Bytes, st.Fresh, st.Grown, st.Miss, st.Dropped)
+	if st.Corrupt {
+		env.Warnf("cache: the store was damaged and was rebuilt")
+	}
+	if serr != nil {
+		env.Warnf("cache: not saved: %v", serr)
+	}
 }
 
 // addPaths adds each path; a directory adds every session transcript
