@@ -269,31 +269,8 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if cerr := x.Close(); err == nil {
 		err = cerr
 	}
-	o.saveCache(env, store)
+	cli.SaveCache(env, store, o.cacheStats)
 	return err
-}
-
-// saveCache writes the cache back; a cache that cannot be written only
-// costs a full read next time, said under --cache-stats.
-func (o *options) saveCache(env *cli.Env, store *cache.Store) {
-	if store == nil {
-		if o.cacheStats {
-			env.Warnf("cache: off")
-		}
-		return
-	}
-	serr := store.Save()
-	if !o.cacheStats {
-		return
-	}
-	st := store.Stats()
-	env.Warnf("cache: %s: %d files, %d bytes; this run: %d unchanged, %d grown, %d read whole, %d dropped", st.Path, st.Entries, st.Bytes, st.Fresh, st.Grown, st.Miss, st.Dropped)
-	if st.Corrupt {
-		env.Warnf("cache: the store was damaged and was rebuilt")
-	}
-	if serr != nil {
-		env.Warnf("cache: not saved: %v", serr)
-	}
 }
 
 // addPaths adds each path; a directory adds every session transcript

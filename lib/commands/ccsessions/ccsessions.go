@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"io"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -23,7 +24,11 @@ machine. Each distinct projects dir is read once, even when several
 profiles share it; "profiles" names every profile that uses it.
 
 Only the start and the end of each transcript are read, so listing time
-does not grow with transcript size. A session that runs now carries its
+does not grow with transcript size; what they tell is cached per plain
+transcript ($XDG_CACHE_HOME/ccpipe, else the user cache dir's ccpipe), so an
+unchanged transcript costs a stat and a 256-byte check (--no-cache or
+CCPIPE_CACHE=off: no cache; --cache-stats: its size and use, on stderr).
+A session that runs now carries its
 registry record in "active"; --active lists only those.
 
 Modes (at most one):
@@ -78,6 +83,8 @@ type options struct {
 	find      string
 	cwd       string
 	current   bool
+	// noCache and cacheStats are --no-cache and --cache-stats.
+	noCache, cacheStats bool
 }
 
 // RunWith runs cc-sessions in the given System.
@@ -101,6 +108,8 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.StringVar(&o.find, "find", "", "one session: pid:<n>, <profile>/<name>, id, name or id prefix (`QUERY`)")
 			f.StringVar(&o.cwd, "cwd", "", "with --find: look in the project dirs of `DIR` first")
 			f.BoolVar(&o.current, "current", false, "the session this command runs inside")
+			f.BoolVar(&o.noCache, "no-cache", false, "listing: read every transcript's head and tail, neither using nor updating the cache (also CCPIPE_CACHE=off)")
+			f.BoolVar(&o.cacheStats, "cache-stats", false, "listing: report the cache's size and this run's use of it on stderr")
 		},
 		Run: o.run,
 		Complete: func(ctx context.Context, flag string, _ []string) []string {
@@ -134,6 +143,8 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return cli.Usagef("--find needs a QUERY")
 	case o.cwd != "" && o.find == "":
 		return cli.Usagef("--cwd works with --find")
+	case (o.noCache || o.cacheStats) && modes > 0:
+		return cli.Usagef("--no-cache and --cache-stats work with the listing")
 	case o.limit < 0:
 		return cli.Usagef("--limit must be 0 or more, not %d", o.limit)
 	case (env.Flags.Visited("find") || o.current) && (len(o.cwdWithin) > 0 || env.Flags.Visited("limit")):
@@ -161,10 +172,15 @@ func (o *options) run(env *cli.Env, args []string) error {
 	case o.active:
 		return o.listActive(env, profs)
 	}
+	var store *cache.Store
+	if dir := o.sys.CacheDir(); dir != "" && !o.noCache {
+		store = cache.Open(dir, sessions.SummaryCacheName, sessions.SummaryCacheVersion)
+	}
 	list, errs := sessions.List(env.Ctx, profs, sessions.ListOptions{
-		CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv,
+		CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv, Cache: store,
 	})
 	warn(env, errs)
+	cli.SaveCache(env, store, o.cacheStats)
 	for i, s := range list {
 		if o.limit > 0 && i >= o.limit {
 			break

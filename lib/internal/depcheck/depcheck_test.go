@@ -43,7 +43,7 @@ var arrows = map[string][]string{
 
 	"lib/profiles":      {"lib/regular"},
 	"lib/registry":      {"lib/regular", "lib/transcript"},
-	"lib/sessions":      {"lib/ndjson", "lib/profiles", "lib/registry", "lib/regular", "lib/sessionid", "lib/transcript"},
+	"lib/sessions":      {"lib/cache", "lib/ndjson", "lib/profiles", "lib/registry", "lib/regular", "lib/sessionid", "lib/transcript"},
 	"lib/extract":       {"lib/bytescan", "lib/cache", "lib/hooks", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/transcript"},
 	"lib/peer":          {"lib/ndjson", "lib/regular"},
 	"lib/peer/peertest": nil,
@@ -54,10 +54,10 @@ var arrows = map[string][]string{
 	"lib/render":        {"lib/extract", "lib/pricing", "lib/transcript"},
 	"lib/hooks/link":    {"lib/hooks", "lib/profiles", "lib/sessions", "lib/transcript"},
 
-	"lib/cli": {"lib/jq", "lib/ndjson", "lib/regular"},
+	"lib/cli": {"lib/cache", "lib/jq", "lib/ndjson", "lib/regular"},
 
 	"lib/commands":            {"lib/commands/cccassette", "lib/commands/ccentries", "lib/commands/ccextract", "lib/commands/ccgrep", "lib/commands/cchook", "lib/commands/ccprofiles", "lib/commands/ccredact", "lib/commands/ccrender", "lib/commands/ccsend", "lib/commands/ccsessions", "lib/commands/ccstatusline"},
-	"lib/commands/ccsessions": {"lib/cli", "lib/profiles", "lib/records", "lib/sessions"},
+	"lib/commands/ccsessions": {"lib/cache", "lib/cli", "lib/profiles", "lib/records", "lib/sessions"},
 	"lib/commands/ccentries":  {"lib/cli", "lib/ndjson", "lib/profiles", "lib/records", "lib/registry", "lib/sessions", "lib/transcript"},
 	"lib/commands/ccprofiles": {"lib/cli", "lib/profiles"},
 	"lib/commands/ccextract":  {"lib/cache", "lib/cli", "lib/extract", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/records", "lib/sessions"},
