@@ -199,6 +199,26 @@ func (s *Store) Put(path string, e *Entry) {
 	s.dirty = true
 }
 
+// Each calls fn for every entry, in no set order; fn must not change the
+// entry nor call the store.
+func (s *Store) Each(fn func(path string, e *Entry)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p, e := range s.entries {
+		fn(p, e)
+	}
+}
+
+// Delete drops the entry of path.
+func (s *Store) Delete(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.entries[path]; ok {
+		delete(s.entries, path)
+		s.dirty = true
+	}
+}
+
 // Save writes the store back if it changed: entries of files that are
 // gone are dropped, then the oldest-used past the size bound. A store
 // that cannot be written only costs a full read next time: the error is
@@ -220,7 +240,7 @@ func (s *Store) Save() error {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return err
 	}
-	if err := writeFile(s.path, encode(s.entries, s.version)); err != nil {
+	if err := WriteFile(s.path, encode(s.entries, s.version)); err != nil {
 		return err
 	}
 	s.dirty = false
@@ -271,10 +291,10 @@ func (s *Store) Stats() Stats {
 	return st
 }
 
-// writeFile is the one place the cache writes a file: whole, to a
+// WriteFile is the one place ccpipe's caches write a file: whole, to a
 // temporary file renamed over the old one, so that a reader never sees a
-// half-written store.
-func writeFile(path string, b []byte) error {
+// half-written one.
+func WriteFile(path string, b []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -55,8 +56,10 @@ five_hour {used_percentage, resets_at in Unix seconds}; it is absent with an
 API key, so the contract suite could not capture it.
 
 Only what changed is read: each transcript's priced messages are cached in
---cache-dir, keyed by the file's size and mtime; a grown transcript is read
-from where the last call stopped. A warm call reads one small summary file
+--cache-dir (default $XDG_CACHE_HOME/ccpipe/statusline, else the user cache
+dir's), keyed by the file's device, inode, size and mtime; a grown transcript
+is read from where the last call stopped if the bytes before that point are
+unchanged, else from its start (--no-cache or CCPIPE_CACHE=off: no cache). A warm call reads one small summary file
 and stats the transcript of the payload and the project directories: when
 none changed, the line comes from the summary alone; when only that
 transcript grew, its new tail is read. Every --recheck (default 5s) all
@@ -109,6 +112,8 @@ type options struct {
 	budget   time.Duration
 	log      string
 	cacheDir string
+	noCache  bool
+	sys      cli.System
 	now      string
 	prices   string
 }
@@ -120,8 +125,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // RunWith runs cc-statusline in the given System. Its clock comes from
 // --now in tests; the payload says the rest.
-func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{}
+func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o := &options{sys: sys}
 	c := &cli.Command{
 		Name:     "cc-statusline",
 		Synopsis: "cc-statusline [--template TEXT | --jq EXPR] [--log FILE]",
@@ -131,7 +136,8 @@ func RunWith(_ cli.System, args []string, stdin io.Reader, stdout, stderr io.Wri
 			f.DurationVar(&o.recheck, "recheck", 5*time.Second, "list every transcript again after `DURATION`; in between, only the asking transcript and the directories are checked")
 			f.DurationVar(&o.budget, "budget", 300*time.Millisecond, "stop reading transcripts after `DURATION` and print what was read (the block then shows a +); the next call reads on")
 			f.StringVar(&o.log, "log", "", "append each payload to `FILE` as one NDJSON line")
-			f.StringVar(&o.cacheDir, "cache-dir", "", "keep the per-transcript cache in `DIR` (default: the user cache dir's ccpipe/statusline)")
+			f.StringVar(&o.cacheDir, "cache-dir", "", "keep the per-transcript cache in `DIR` (default: $XDG_CACHE_HOME/ccpipe/statusline, else the user cache dir's)")
+			f.BoolVar(&o.noCache, "no-cache", false, "read every recent transcript whole, neither using nor updating the cache (also CCPIPE_CACHE=off)")
 			f.StringVar(&o.now, "now", "", "take `TIME` (RFC 3339) as now, for tests")
 			f.StringVar(&o.prices, "prices", "", "price the block with the override rows in `FILE`, as cc-extract usage --prices does")
 		},
@@ -187,12 +193,15 @@ func (o *options) run(env *cli.Env, args []string) error {
 			return cli.Usagef("--now: %v", err)
 		}
 	}
-	if o.cacheDir == "" {
-		d, err := os.UserCacheDir()
-		if err != nil {
-			return fmt.Errorf("no cache dir (use --cache-dir): %w", err)
+	switch {
+	case o.noCache || o.sys.Env("CCPIPE_CACHE") == "off":
+		o.cacheDir = "" // no cache
+	case o.cacheDir == "":
+		d := o.sys.CacheDir()
+		if d == "" {
+			return errors.New("no cache dir (use --cache-dir, or --no-cache)")
 		}
-		o.cacheDir = filepath.Join(d, "ccpipe", "statusline")
+		o.cacheDir = filepath.Join(d, "statusline")
 	}
 	var cat *pricing.Catalog // nil: the built-in table, loaded only if a line is priced
 	pricesKey := ""

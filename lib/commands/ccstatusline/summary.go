@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 )
 
@@ -98,10 +99,7 @@ func (s *summary) write(path string) {
 	if err != nil || os.MkdirAll(filepath.Dir(path), 0o700) != nil {
 		return
 	}
-	tmp := path + ".tmp" + randSuffix()
-	if os.WriteFile(tmp, b, 0o600) == nil {
-		_ = os.Rename(tmp, path)
-	}
+	_ = cache.WriteFile(path, b)
 }
 
 // latestBlock finds the block holding the latest message. A message in
@@ -172,7 +170,10 @@ func blockAndContext(s *Status, path, cacheDir string, now time.Time, cat *prici
 	projects := filepath.Dir(filepath.Dir(path))
 	version := ledgerVersion + "/" + pricesKey
 	sp := summaryPath(cacheDir, projects)
-	sum := readSummary(sp, version)
+	var sum *summary
+	if cacheDir != "" {
+		sum = readSummary(sp, version)
+	}
 	var ownSize, ownMtime int64
 	st, err := os.Stat(path)
 	ownOK := err == nil
@@ -256,7 +257,9 @@ func blockAndContext(s *Status, path, cacheDir string, now time.Time, cat *prici
 	} else {
 		delete(sum.Own, path)
 	}
-	sum.write(sp)
+	if cacheDir != "" {
+		sum.write(sp)
+	}
 	return own, warns
 }
 

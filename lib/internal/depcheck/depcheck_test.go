@@ -93,7 +93,7 @@ var arrows = map[string][]string{
 	"cmd/cc-statusline":         {"lib/commands/ccstatusline"},
 	"lib/cassette/proxy":        {"lib/cassette", "lib/jq", "lib/secrets"},
 	"lib/commands/ccredact":     {"lib/cli", "lib/ndjson", "lib/profiles", "lib/records", "lib/regular", "lib/search", "lib/secrets", "lib/sessions", "lib/transcript"},
-	"lib/commands/ccstatusline": {"lib/cli", "lib/pricing", "lib/regular", "lib/sessionid"},
+	"lib/commands/ccstatusline": {"lib/cache", "lib/cli", "lib/pricing", "lib/regular", "lib/sessionid"},
 	"lib/pricing":               nil,
 	"lib/regular":               nil,
 	"lib/sessionid":             nil,
