@@ -193,8 +193,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 			return cli.Usagef("--now: %v", err)
 		}
 	}
+	// --cache-dir given beats CCPIPE_CACHE=off: a flag beats the environment.
 	switch {
-	case o.noCache || o.sys.Env("CCPIPE_CACHE") == "off":
+	case o.noCache || (o.cacheDir == "" && o.sys.Env("CCPIPE_CACHE") == "off"):
 		o.cacheDir = "" // no cache
 	case o.cacheDir == "":
 		d := o.sys.CacheDir()
