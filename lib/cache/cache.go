@@ -58,6 +58,8 @@ type Entry struct {
 	// Data is the caller's encoded facts up to Offset.
 	Data []byte
 	used int64 // unix seconds of the last run that used it
+	// seen: looked up or put in this run, so the file was there.
+	seen bool
 }
 
 // State is what a lookup found.
@@ -161,8 +163,11 @@ func (s *Store) Lookup(path string, st Stamp, r io.ReaderAt) (*Entry, State) {
 	default:
 		s.stats.Miss++
 	}
-	if e != nil && state != Miss {
-		e.used = s.now
+	if e != nil {
+		e.seen = true
+		if state != Miss {
+			e.used = s.now
+		}
 	}
 	return e, state
 }
@@ -179,7 +184,7 @@ func (s *Store) Unchanged(path string, st Stamp) (*Entry, bool) {
 	if e == nil || e.Stamp != st || e.Offset != st.Size {
 		return nil, false
 	}
-	e.used = s.now
+	e.used, e.seen = s.now, true
 	s.stats.Fresh++
 	return e, true
 }
@@ -211,7 +216,7 @@ func (s *Store) check(e *Entry, st Stamp, r io.ReaderAt) State {
 func (s *Store) Put(path string, e *Entry) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e.used = s.now
+	e.used, e.seen = s.now, true
 	s.entries[path] = e
 	s.dirty = true
 }
@@ -243,7 +248,10 @@ func (s *Store) Delete(path string) {
 func (s *Store) Save() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for p := range s.entries {
+	for p, e := range s.entries {
+		if e.seen {
+			continue // looked up or put in this run: the file was there
+		}
 		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
 			delete(s.entries, p)
 			s.stats.Dropped++
