@@ -27,6 +27,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -400,4 +401,20 @@ func decode(b []byte, version string) (map[string]*Entry, error) {
 		return nil, errCorrupt
 	}
 	return entries, nil
+}
+
+// Build names the running executable (its size and mtime): a caller adds
+// it to its store's version, so that a rebuilt or upgraded ccpipe, whose
+// reading of a transcript may differ, never takes facts an older one
+// cached. "" when the executable cannot be found.
+func Build() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return strconv.FormatInt(fi.Size(), 10) + "." + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
 }

@@ -242,7 +242,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	var store *cache.Store
 	if kind == "usage" && !o.noCache && o.cacheDir != "" {
-		store = cache.Open(o.cacheDir, extract.UsageCacheName(prices != nil), extract.UsageCacheVersion)
+		store = cache.Open(o.cacheDir, extract.UsageCacheName(prices != nil), extract.UsageCacheVersion+"/"+cache.Build())
 	}
 	x, err := extract.New(extract.Options{
 		Kind: kind, All: o.all, Thinking: o.thinking, Errors: o.errors, Unique: o.unique,

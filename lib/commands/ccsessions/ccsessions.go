@@ -174,7 +174,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	var store *cache.Store
 	if dir := o.sys.CacheDir(); dir != "" && !o.noCache {
-		store = cache.Open(dir, sessions.SummaryCacheName, sessions.SummaryCacheVersion)
+		store = cache.Open(dir, sessions.SummaryCacheName, sessions.SummaryCacheVersion+"/"+cache.Build())
 	}
 	list, errs := sessions.List(env.Ctx, profs, sessions.ListOptions{
 		CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv, Cache: store,

@@ -79,7 +79,7 @@ func openLedgers(cacheDir, projects string, cat *pricing.Catalog, pricesKey stri
 	if cacheDir == "" {
 		return ls
 	}
-	ls.store = cache.Open(cacheDir, filepath.Base(cachePath(cacheDir, projects))+".ledgers", ledgerVersion+"/"+pricesKey)
+	ls.store = cache.Open(cacheDir, filepath.Base(cachePath(cacheDir, projects))+".ledgers", ledgerVersion+"/"+pricesKey+"/"+cache.Build())
 	ls.store.Each(func(p string, e *cache.Entry) {
 		l := &ledger{Path: p, Size: e.Stamp.Size, MtimeNS: e.Stamp.MtimeNS, Offset: e.Offset,
 			dev: e.Stamp.Dev, ino: e.Stamp.Ino, tail: e.Tail}

@@ -168,7 +168,7 @@ func dedup(msgs []msg) []msg {
 // when a directory changed, every transcript is listed again.
 func blockAndContext(s *Status, path, cacheDir string, now time.Time, cat *pricing.Catalog, pricesKey string, recheck time.Duration, deadline time.Time) (*ownStat, []string) {
 	projects := filepath.Dir(filepath.Dir(path))
-	version := ledgerVersion + "/" + pricesKey
+	version := ledgerVersion + "/" + pricesKey + "/" + cache.Build()
 	sp := summaryPath(cacheDir, projects)
 	var sum *summary
 	if cacheDir != "" {
