@@ -394,7 +394,7 @@ func decode(b []byte, version string) (map[string]*Entry, error) {
 		e.Offset = d.Varint()
 		e.Tail = d.U64()
 		e.used = d.Varint()
-		e.Data = []byte(d.Str())
+		e.Data = d.Bytes()
 		entries[p] = e
 	}
 	if d.Err() != nil || len(d.b) != 0 {

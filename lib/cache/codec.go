@@ -97,6 +97,15 @@ func (d *Decoder) Str() string {
 	return s
 }
 
+// Bytes reads a length-prefixed string as a slice of the decoded bytes
+// (no copy: it shares their memory).
+func (d *Decoder) Bytes() []byte {
+	n := d.Count()
+	v := d.b[:n:n]
+	d.b = d.b[n:]
+	return v
+}
+
 // U64 reads 8 bytes.
 func (d *Decoder) U64() uint64 {
 	if len(d.b) < 8 {

@@ -34,7 +34,8 @@ func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, sc
 	// An unchanged file (same device, inode, size and mtime to the
 	// nanosecond) is taken from the cache without being opened: a warm run
 	// costs a stat per transcript.
-	if fi, err := os.Stat(f.path); err == nil && fi.Mode().IsRegular() && transcript.CompressionOf(f.path) == transcript.Plain {
+	fi, err := os.Stat(f.path)
+	if err == nil && fi.Mode().IsRegular() {
 		if e, ok := c.Unchanged(f.path, cache.StampOf(fi)); ok {
 			var s usageScan
 			if s.decode(e.Data) {
@@ -48,18 +49,29 @@ func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, sc
 	}
 	fh, ok := rc.(*os.File)
 	if !ok {
-		rc.Close() // compressed: not cached
-		return scanUsageFile(f, buf)
+		// Compressed (an archive): read whole, and cached whole for that
+		// exact file, which only Unchanged then takes.
+		rc.Close()
+		recs, buf, st, err := scanUsageFile(f, buf)
+		if err == nil && fi != nil {
+			if after, serr := os.Stat(f.path); serr == nil && cache.StampOf(after) == cache.StampOf(fi) {
+				s := usageScan{recs: recs, st: st}
+				c.Put(f.path, &cache.Entry{Stamp: cache.StampOf(fi), Offset: fi.Size(), Data: s.encode()})
+			}
+		}
+		return recs, buf, st, err
 	}
 	defer fh.Close()
-	fi, err := fh.Stat()
+	fi, err = fh.Stat()
 	if err != nil {
 		return nil, buf, scanStats{}, err
 	}
 	stamp := cache.StampOf(fi)
 	var s usageScan
 	e, state := c.Lookup(f.path, stamp, fh)
-	if state != cache.Miss && !s.decode(e.Data) {
+	// An archive's entry (no lines counted: it was read whole, compressed)
+	// is never read on from.
+	if state != cache.Miss && (!s.decode(e.Data) || (e.Offset > 0 && s.lines == 0)) {
 		s, state = usageScan{}, cache.Miss
 	}
 	from := int64(0)

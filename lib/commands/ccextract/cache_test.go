@@ -2,6 +2,7 @@ package ccextract
 
 import (
 	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,6 +79,24 @@ func TestCacheByteIdentical(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.Remove(newFile); err != nil {
+		t.Fatal(err)
+	}
+	// One transcript archived: cached whole, for that exact file.
+	arch := filepath.Join(root, "a/-home-dev-projects-gamma/c0a1f005-0000-4000-8000-000000000005.jsonl")
+	plain, err := os.ReadFile(arch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(plain)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(arch+".gz", gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(arch); err != nil {
 		t.Fatal(err)
 	}
 	env := map[string]string{"XDG_CACHE_HOME": filepath.Join(work, "cache")}
