@@ -65,7 +65,7 @@ func (x *Extractor) files(path string) (out []file, warn string) {
 	if !x.opts.Subagents {
 		return out, ""
 	}
-	subs, err := transcript.Subagents(path)
+	subs, err := x.subagents(path)
 	if err != nil {
 		warn = fmt.Sprintf("listing subagents of %s: %v", path, err)
 	}

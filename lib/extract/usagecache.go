@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/transcript"
@@ -271,4 +272,71 @@ func (s *usageScan) decode(b []byte) bool {
 	st.cwd = d.Str()
 	s.lines = int(d.Varint())
 	return d.Done()
+}
+
+// subagents lists a session's subagent transcripts as transcript.Subagents
+// does; for usage with a cache, the list (ids and paths, in order) is kept
+// for the subagents dir as it was, with each file's stamp: while the dir and
+// every file are unchanged it is taken on stats alone, without opening each
+// file for its first timestamp. A list with a file not timed yet (its
+// order could still change) is not kept.
+func (x *Extractor) subagents(path string) ([]transcript.Subagent, error) {
+	c := x.opts.Cache
+	if c == nil || x.opts.Kind != "usage" {
+		return transcript.Subagents(path)
+	}
+	dir := filepath.Join(transcript.SessionDir(path), "subagents")
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return transcript.Subagents(path)
+	}
+	key := dir + string(filepath.Separator) // never a transcript's path
+	stamp := cache.StampOf(fi)
+	if e, ok := c.Unchanged(key, stamp); ok {
+		if subs, ok := decodeSubagents(e.Data); ok {
+			return subs, nil
+		}
+	}
+	subs, err := transcript.Subagents(path)
+	if err != nil {
+		return subs, err
+	}
+	b := cache.AppendUvarint(nil, uint64(len(subs)))
+	for _, s := range subs {
+		sfi, err := os.Stat(s.Path)
+		if err != nil || s.FirstTimestamp == "" {
+			return subs, nil
+		}
+		st := cache.StampOf(sfi)
+		b = cache.AppendStr(b, s.AgentID)
+		b = cache.AppendStr(b, s.Path)
+		for _, v := range []uint64{st.Dev, st.Ino, uint64(st.Size), uint64(st.MtimeNS)} {
+			b = cache.AppendUvarint(b, v)
+		}
+	}
+	if after, err := os.Stat(dir); err == nil && cache.StampOf(after) == stamp {
+		c.Put(key, &cache.Entry{Stamp: stamp, Offset: stamp.Size, Data: b})
+	}
+	return subs, nil
+}
+
+// decodeSubagents reads a kept list, false when it is not what was
+// written or a file changed since.
+func decodeSubagents(b []byte) ([]transcript.Subagent, bool) {
+	d := cache.NewDecoder(b)
+	n := d.Count()
+	subs := make([]transcript.Subagent, 0, n)
+	for i := 0; i < n && d.Err() == nil; i++ {
+		s := transcript.Subagent{AgentID: d.Str(), Path: d.Str()}
+		st := cache.Stamp{Dev: d.Uvarint(), Ino: d.Uvarint(), Size: int64(d.Uvarint()), MtimeNS: int64(d.Uvarint())}
+		if d.Err() != nil {
+			return nil, false
+		}
+		fi, err := os.Stat(s.Path)
+		if err != nil || cache.StampOf(fi) != st {
+			return nil, false
+		}
+		subs = append(subs, s)
+	}
+	return subs, d.Done()
 }

@@ -148,5 +148,17 @@ func TestCacheByteIdentical(t *testing.T) {
 	if !strings.Contains(stats, " 1 grown, 1 read whole") {
 		t.Fatalf("after one grown and one new transcript: %s", stats)
 	}
+	// A new subagent transcript in a listed session: the kept subagent
+	// list is not used (the dir changed).
+	sub := filepath.Join(root, "a/-home-dev-projects-beta/c0a1f002-0000-4000-8000-000000000002/subagents")
+	b, err := os.ReadFile(filepath.Join(sub, "agent-a7320cfe3f347049a.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.ReplaceAll(b, []byte("a7320cfe3f347049a"), []byte("b0000000000000001"))
+	b = bytes.ReplaceAll(b, []byte("_fake_"), []byte("_fake2_")) // its own messages
+	if err := os.WriteFile(filepath.Join(sub, "agent-b0000000000000001.jsonl"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	check("grown")
 }
