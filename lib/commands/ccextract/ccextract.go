@@ -111,11 +111,12 @@ the /compact summarization call (Claude Code adds it to totalCostUSD but
 writes no usage for it) and side queries such as titles (which Claude Code
 keeps out of totalCostUSD too).
 
-usage keeps the per-message facts it read from each plain transcript in a
-cache ($XDG_CACHE_HOME/ccpipe, else the user cache dir's ccpipe), with the
-file's device, inode, size, mtime and the bytes before where it stopped: an
+usage keeps the per-message facts it read from each transcript in a cache
+($XDG_CACHE_HOME/ccpipe, else the user cache dir's ccpipe), with the file's
+device, inode, size, mtime and the bytes before where it stopped: an
 unchanged transcript is not read again, a grown one only from where the
-last run stopped, a shrunk or rewritten one whole. The output is the same
+last run stopped, a shrunk or rewritten one whole (an archive, .gz or .zst,
+is cached whole). A line still being written is never cached. The output is the same
 with or without it. --no-cache or CCPIPE_CACHE=off bypasses it;
 --cache-stats reports its size and this run's use of it on stderr.
 
