@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"io"
 	"os"
 	"time"
@@ -58,14 +57,6 @@ func (s System) Environment() []string {
 		return nil
 	}
 	return s.Environ()
-}
-
-// CacheDir returns the user's cache dir.
-func (s System) CacheDir() (string, error) {
-	if s.Cache == nil {
-		return "", errors.New("no user cache dir known")
-	}
-	return s.Cache()
 }
 
 // Clock returns the current time.

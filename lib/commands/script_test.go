@@ -48,6 +48,8 @@ func TestScripts(t *testing.T) {
 		UpdateScripts:       golden.Update(),
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("CLAUDE_CONFIG_DIR", "")
+			// The caches of the scripts' runs stay in their work dir.
+			e.Setenv("XDG_CACHE_HOME", filepath.Join(e.WorkDir, ".cache"))
 			if td, err := filepath.Abs("../../testdata"); err == nil {
 				e.Setenv("TESTDATA", td)
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"slices"
 	"strings"
@@ -62,6 +63,10 @@ type Options struct {
 	// Now is the time --sum block tells active blocks by (the commands
 	// pass their cli.System's clock); zero: no block is active.
 	Now time.Time
+	// Cache, when set, keeps the usage facts read from each plain
+	// transcript (UsageCacheName), so that the next read of it reads
+	// only what was appended.
+	Cache *cache.Store
 }
 
 // Origin tells where an entry came from, when the reader knows better

@@ -68,7 +68,7 @@ func (x *Extractor) files(path string) (out []file, warn string) {
 	if !x.opts.Subagents {
 		return out, ""
 	}
-	subs, err := transcript.Subagents(path)
+	subs, err := x.subagents(path)
 	if err != nil {
 		warn = fmt.Sprintf("listing subagents of %s: %v", path, err)
 	}
@@ -585,7 +585,11 @@ func (j *usageJob) warnFirst(msg string) { j.first = append(j.first, msg) }
 
 func (j *usageJob) run(context.Context) {
 	buf := j.bufs.Get().(*[]byte)
-	j.recs, *buf, j.stats, j.err = scanUsageFile(j.f, *buf)
+	if c := j.x.opts.Cache; c != nil {
+		j.recs, *buf, j.stats, j.err = scanUsageCached(c, j.f, *buf)
+	} else {
+		j.recs, *buf, j.stats, j.err = scanUsageFile(j.f, *buf)
+	}
 	j.bufs.Put(buf)
 	close(j.done)
 }

@@ -295,6 +295,8 @@ type lineFinder struct {
 	// other, when set, is given each line without the pattern (of one
 	// too long to read, its first bytes).
 	other func(line []byte, lineno int, partial bool)
+	// lines is the number of lines read, once find returns.
+	lines int
 }
 
 // eachLineWith calls fn for every line of r that contains pat, with its
@@ -328,6 +330,7 @@ func (f *lineFinder) find(r io.Reader, buf []byte) ([]byte, error) {
 	}
 	for {
 		line, err := rd.Next()
+		f.lines = rd.Line()
 		switch {
 		case err == io.EOF:
 			if cr != nil {
@@ -434,10 +437,10 @@ func checkSize(file *os.File, read int64) error {
 // folded into one. buf is a reusable read buffer; the one to reuse next is
 // returned.
 func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
-	var st scanStats
+	var s usageScan
 	rc, err := transcript.Open(f.path)
 	if err != nil {
-		return nil, buf, st, err
+		return nil, buf, s.st, err
 	}
 	defer rc.Close()
 	var in io.Reader = rc
@@ -448,11 +451,48 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 		defer rb.Close()
 		in = rb
 	}
-	var recs []usageRec
+	buf, err = s.read(in, f, buf)
+	if err != nil {
+		// The open message is left out: its records may go on in what
+		// could not be read.
+		return s.recs, buf, s.st, fmt.Errorf("reading %s: %w", f.path, err)
+	}
+	return s.finish(), buf, s.st, nil
+}
+
+// usageScan is a fast-path read of one transcript so far: the messages
+// read, the last one still open (its next record may be in the lines not
+// read yet), what was skipped and how many lines were read. A read can
+// stop at the end of any complete line and go on from there later
+// (usagecache.go): the result is the same as one read of the whole file.
+type usageScan struct {
+	recs    []usageRec
+	open    usageRec
+	hasOpen bool
+	st      scanStats
+	lines   int
+}
+
+// finish returns the messages, the open one closed.
+func (s *usageScan) finish() []usageRec {
+	if s.hasOpen {
+		s.recs = append(s.recs, s.open)
+		s.hasOpen = false
+	}
+	return s.recs
+}
+
+// read reads the lines of in after those already read, numbering them on.
+func (s *usageScan) read(in io.Reader, f file, buf []byte) ([]byte, error) {
+	st := &s.st
+	base := s.lines
 	g := grouper{out: func(r *usageRec, _ uint64) error {
-		recs = append(recs, *r)
+		s.recs = append(s.recs, *r)
 		return nil
 	}}
+	if s.hasOpen {
+		g.cur, g.curKey, g.have = s.open, s.open.key(), true
+	}
 	var l usageLine
 	// Interned per file: the same session, cwd and model repeat on every
 	// record.
@@ -465,11 +505,13 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 	}
 	tooLong := func(n int) {
 		if len(st.tooLong) < maxFileWarnings {
-			st.tooLong = append(st.tooLong, n)
+			st.tooLong = append(st.tooLong, base+n)
 		}
 	}
-	lf := &lineFinder{pat: assistantType, skipped: tooLong, other: st.other}
+	other := func(line []byte, n int, partial bool) { st.other(line, base+n, partial) }
+	lf := &lineFinder{pat: assistantType, skipped: tooLong, other: other}
 	lf.fn = func(line []byte, n int, partial bool) error {
+		n += base
 		if err := scanUsageLine(line, &l); err != nil {
 			if len(bytes.TrimSpace(line)) > 0 {
 				st.badLine(n, partial)
@@ -517,10 +559,8 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 		}
 		return g.add(&r)
 	}
-	buf, err = lf.find(in, buf)
-	if err != nil {
-		return recs, buf, st, fmt.Errorf("reading %s: %w", f.path, err)
-	}
-	g.flush()
-	return recs, buf, st, nil
+	buf, err := lf.find(in, buf)
+	s.lines = base + lf.lines
+	s.open, s.hasOpen = g.cur, g.have
+	return buf, err
 }

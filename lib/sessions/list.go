@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/regular"
 	"os"
 	"path/filepath"
@@ -65,6 +66,9 @@ type ListOptions struct {
 	Getenv func(string) string
 	// NoActive skips the registries: Active stays nil everywhere.
 	NoActive bool
+	// Cache, when set, keeps each plain transcript's summary
+	// (SummaryCacheName): an unchanged transcript is not read again.
+	Cache *cache.Store
 }
 
 // Files lists the session transcript files of the projects dirs without
@@ -402,7 +406,13 @@ func Summarize(ctx context.Context, list []Session, opt ListOptions) []error {
 }
 
 func summarizeOne(s *Session, opt ListOptions) error {
-	sum, err := readSummary(s.TranscriptPath, s.SizeBytes, s.Compressed, opt.HeadBytes, opt.TailBytes)
+	var sum summary
+	var err error
+	if opt.Cache != nil && !s.Compressed && opt.HeadBytes == 0 && opt.TailBytes == 0 {
+		sum, err = cachedSummary(opt.Cache, s.TranscriptPath, s.SizeBytes, opt.HeadBytes, opt.TailBytes)
+	} else {
+		sum, err = readSummary(s.TranscriptPath, s.SizeBytes, s.Compressed, opt.HeadBytes, opt.TailBytes)
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		return err
 	}

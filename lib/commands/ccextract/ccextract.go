@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"io"
 	"io/fs"
 	"os"
@@ -120,6 +121,15 @@ the /compact summarization call (Claude Code adds it to totalCostUSD but
 writes no usage for it) and side queries such as titles (which Claude Code
 keeps out of totalCostUSD too).
 
+usage keeps the per-message facts it read from each transcript in a cache
+($XDG_CACHE_HOME/ccpipe, else the user cache dir's ccpipe), with the file's
+device, inode, size, mtime and the bytes before where it stopped: an
+unchanged transcript is not read again, a grown one only from where the
+last run stopped, a shrunk or rewritten one whole (an archive, .gz or .zst,
+is cached whole). A line still being written is never cached. The output is the same
+with or without it. --no-cache or CCPIPE_CACHE=off bypasses it;
+--cache-stats reports its size and this run's use of it on stderr.
+
 Examples:
   # the shell commands that failed in the newest session
   $ cc-sessions --limit 1 | cc-extract shell --errors
@@ -158,6 +168,10 @@ type options struct {
 	tz, weekStart                            string
 	weekday                                  *time.Weekday
 	window                                   cli.Window
+	// cacheDir is the System's cache dir ("" when off); noCache and
+	// cacheStats are --no-cache and --cache-stats.
+	cacheDir            string
+	noCache, cacheStats bool
 }
 
 // Run runs cc-extract with the process environment.
@@ -168,7 +182,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // RunWith runs cc-extract in the given System (its zone decides the
 // days of --sum day, its clock the active --sum block).
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{sys: sys, now: sys.Clock}
+	o := &options{sys: sys, now: sys.Clock, cacheDir: sys.CacheDir()}
 	c := &cli.Command{
 		Sys:      &sys,
 		Name:     "cc-extract",
@@ -188,6 +202,8 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.RecordFormats()
 			f.BoolVar(&o.cost, "cost", false, "usage: price each message as Claude Code does")
 			f.StringVar(&o.prices, "prices", "", "usage: price the models named in `FILE` (JSON or YAML) at its rates; implies --cost")
+			f.BoolVar(&o.noCache, "no-cache", false, "usage: read every transcript whole, neither using nor updating the cache (also CCPIPE_CACHE=off)")
+			f.BoolVar(&o.cacheStats, "cache-stats", false, "usage: report the cache's size and this run's use of it on stderr")
 		},
 		Run: o.run,
 		Complete: func(_ context.Context, flag string, args []string) []string {
@@ -218,6 +234,8 @@ var flagKinds = []struct {
 	{"cost", []string{"usage"}},
 	{"prices", []string{"usage"}},
 	{"week-start", []string{"usage"}},
+	{"no-cache", []string{"usage"}},
+	{"cache-stats", []string{"usage"}},
 }
 
 func (o *options) run(env *cli.Env, args []string) error {
@@ -247,11 +265,15 @@ func (o *options) run(env *cli.Env, args []string) error {
 			return err
 		}
 	}
+	var store *cache.Store
+	if kind == "usage" && !o.noCache && o.cacheDir != "" {
+		store = cache.Open(o.cacheDir, extract.UsageCacheName(prices != nil), extract.UsageCacheVersion+"/"+cache.Build())
+	}
 	x, err := extract.New(extract.Options{
 		Kind: kind, All: o.all, Thinking: o.thinking, Errors: o.errors, Unique: o.unique,
 		Subagents: o.subagents, Sum: o.sum, Location: o.loc, Now: o.now(), Prices: prices,
 		WeekStart: o.weekday, Since: o.window.Since, Until: o.window.Until,
-		Warn: func(msg string) { env.Warnf("%s", msg) },
+		Warn: func(msg string) { env.Warnf("%s", msg) }, Cache: store,
 	}, env.Out.Write)
 	if err != nil {
 		return cli.Usagef("%v", err)
@@ -273,6 +295,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if cerr := x.Close(); err == nil {
 		err = cerr
 	}
+	cli.SaveCache(env, store, o.cacheStats)
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"io"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -25,7 +26,11 @@ machine. Each distinct projects dir is read once, even when several
 profiles share it; "profiles" names every profile that uses it.
 
 Only the start and the end of each transcript are read, so listing time
-does not grow with transcript size. A session that runs now carries its
+does not grow with transcript size; what they tell is cached per plain
+transcript ($XDG_CACHE_HOME/ccpipe, else the user cache dir's ccpipe), so an
+unchanged transcript costs a stat and a 256-byte check (--no-cache or
+CCPIPE_CACHE=off: no cache; --cache-stats: its size and use, on stderr).
+A session that runs now carries its
 registry record in "active"; --active lists only those.
 
 Modes (at most one):
@@ -92,6 +97,8 @@ type options struct {
 	current   bool
 	window    cli.Window
 	swept     bool
+	// noCache and cacheStats are --no-cache and --cache-stats.
+	noCache, cacheStats bool
 }
 
 // RunWith runs cc-sessions in the given System.
@@ -130,6 +137,13 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			}
 			f.BoolVar(&o.swept, "swept", false, "sessions whose transcript is gone and never archived, from history.jsonl")
 			f.Exclusive("swept", "cwd-within").Says("--cwd-within does not work with --swept")
+			for _, c := range []string{"no-cache", "cache-stats"} {
+				for _, m := range []string{"active", "find", "current", "swept"} {
+					f.Exclusive(c, m).Says("--no-cache and --cache-stats work with the listing")
+				}
+			}
+			f.BoolVar(&o.noCache, "no-cache", false, "listing: read every transcript's head and tail, neither using nor updating the cache (also CCPIPE_CACHE=off)")
+			f.BoolVar(&o.cacheStats, "cache-stats", false, "listing: report the cache's size and this run's use of it on stderr")
 		},
 		Run: o.run,
 		Complete: func(ctx context.Context, flag string, _ []string) []string {
@@ -198,14 +212,19 @@ func (o *options) run(env *cli.Env, args []string) error {
 		}
 		return env.Ctx.Err()
 	}
+	var store *cache.Store
+	if dir := o.sys.CacheDir(); dir != "" && !o.noCache {
+		store = cache.Open(dir, sessions.SummaryCacheName, sessions.SummaryCacheVersion+"/"+cache.Build())
+	}
 	list, errs := sessions.List(env.Ctx, profs, sessions.ListOptions{
-		CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv,
+		CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv, Cache: store,
 	})
 	warn(env, errs)
 	if n := sessions.UnarchivedNearCleanup(env.Ctx, profs, list, o.sys.Clock()); n.Sessions > 0 {
 		env.Warnf("%d sessions have no archive copy and are within %d days of Claude Code's cleanup (cleanupPeriodDays %d): archive them with cc-sessions | cc-entries --archive DIR and set CCPIPE_ARCHIVE=DIR (see cc-entries)",
 			n.Sessions, sessions.CleanupWarnDays, n.PeriodDays)
 	}
+	cli.SaveCache(env, store, o.cacheStats)
 	n := 0
 	for _, s := range list {
 		if o.window.Set() && !o.window.Contains(s.LastActivityAt) {

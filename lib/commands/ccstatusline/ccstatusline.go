@@ -60,8 +60,10 @@ five_hour {used_percentage, resets_at in Unix seconds}; it is absent with an
 API key, so the contract suite could not capture it.
 
 Only what changed is read: each transcript's priced messages are cached in
---cache-dir, keyed by the file's size and mtime; a grown transcript is read
-from where the last call stopped. A warm call reads one small summary file
+--cache-dir (default $XDG_CACHE_HOME/ccpipe/statusline, else the user cache
+dir's), keyed by the file's device, inode, size and mtime; a grown transcript
+is read from where the last call stopped if the bytes before that point are
+unchanged, else from its start (--no-cache or CCPIPE_CACHE=off: no cache). A warm call reads one small summary file
 and stats the transcript of the payload and the project directories: when
 none changed, the line comes from the summary alone; when only that
 transcript grew, its new tail is read. Every --recheck (default 5s) all
@@ -122,6 +124,7 @@ type options struct {
 	budget   time.Duration
 	log      string
 	cacheDir string
+	noCache  bool
 	prices   string
 }
 
@@ -145,7 +148,8 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.DurationVar(&o.recheck, "recheck", 5*time.Second, "list every transcript again after `DURATION`; in between, only the asking transcript and the directories are checked")
 			f.DurationVar(&o.budget, "budget", 300*time.Millisecond, "stop reading transcripts after `DURATION` and print what was read (the block then shows a +); the next call reads on")
 			f.StringVar(&o.log, "log", "", "append each payload to `FILE` as one NDJSON line")
-			f.StringVar(&o.cacheDir, "cache-dir", "", "keep the per-transcript cache in `DIR` (default: the user cache dir's ccpipe/statusline)")
+			f.StringVar(&o.cacheDir, "cache-dir", "", "keep the per-transcript cache in `DIR` (default: $XDG_CACHE_HOME/ccpipe/statusline, else the user cache dir's)")
+			f.BoolVar(&o.noCache, "no-cache", false, "read every recent transcript whole, neither using nor updating the cache (also CCPIPE_CACHE=off)")
 			f.StringVar(&o.prices, "prices", "", "price the block with the override rows in `FILE`, as cc-extract usage --prices does")
 			f.BoolVar(&o.settings, "print-settings", false, "print the settings.json object that runs this binary (absolute path) for the status line")
 			f.Exclusive("template", "jq").Says("--template and --jq: give one")
@@ -197,9 +201,13 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return cli.Usagef("--template: %v", err)
 	}
 	now := o.sys.Clock()
-	if o.cacheDir == "" {
-		if d, err := o.sys.CacheDir(); err == nil {
-			o.cacheDir = filepath.Join(d, "ccpipe", "statusline")
+	// --cache-dir given beats CCPIPE_CACHE=off: a flag beats the environment.
+	switch {
+	case o.noCache || (o.cacheDir == "" && o.sys.Env("CCPIPE_CACHE") == "off"):
+		o.cacheDir = "" // no cache
+	case o.cacheDir == "":
+		if d := o.sys.CacheDir(); d != "" {
+			o.cacheDir = filepath.Join(d, "statusline")
 		} else {
 			// HOME unset (env -i, a service): the line is still printed,
 			// with a cache in the temp dir.

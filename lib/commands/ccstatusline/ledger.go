@@ -8,11 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/ccpipe/ccpipe/lib/atomicfile"
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/regular"
 )
@@ -45,6 +44,10 @@ type ledger struct {
 	// Context is the prompt size of the last main-thread response.
 	Context      int64  `json:"context"`
 	ContextModel string `json:"context_model"`
+	// dev and ino are the file's; tail is lib/cache's hash of the bytes
+	// before Offset: a file replaced, or rewritten before the offset, is
+	// read again from the start.
+	dev, ino, tail uint64
 }
 
 type msg struct {
@@ -63,29 +66,32 @@ type msg struct {
 }
 
 // ledgers are the cached ledgers of one config dir's transcripts, kept in
-// one file (codec.go) so that a call reads one file and lists the
+// one lib/cache store (one entry per transcript, its data the ledger's
+// messages: codec.go) so that a call reads one file and lists the
 // transcripts.
 type ledgers struct {
-	Version string             `json:"v"`
-	Files   map[string]*ledger `json:"files"`
-	path    string
-	dirty   bool
-	cat     *pricing.Catalog
+	Files map[string]*ledger
+	store *cache.Store // nil: no cache (--no-cache, CCPIPE_CACHE=off)
+	dirty bool
+	cat   *pricing.Catalog
 }
 
 // openLedgers reads the cache of a projects dir. pricesKey names the
 // prices the cached costs were computed with ("" for the built-in table):
-// other prices start the cache over.
+// other prices start the cache over. cacheDir "" is no cache.
 func openLedgers(cacheDir, projects string, cat *pricing.Catalog, pricesKey string) *ledgers {
-	ls := &ledgers{path: cachePath(cacheDir, projects) + ".ledgers", cat: cat}
-	version := ledgerVersion + "/" + pricesKey
-	if b, err := os.ReadFile(ls.path); err != nil || ls.unmarshal(b) != nil || ls.Version != version {
-		ls.Files = nil
+	ls := &ledgers{Files: map[string]*ledger{}, cat: cat}
+	if cacheDir == "" {
+		return ls
 	}
-	if ls.Files == nil {
-		ls.Files = map[string]*ledger{}
-	}
-	ls.Version = version
+	ls.store = cache.Open(cacheDir, filepath.Base(cachePath(cacheDir, projects))+".ledgers", ledgerVersion+"/"+pricesKey+"/"+cache.Build())
+	ls.store.Each(func(p string, e *cache.Entry) {
+		l := &ledger{Path: p, Size: e.Stamp.Size, MtimeNS: e.Stamp.MtimeNS, Offset: e.Offset,
+			dev: e.Stamp.Dev, ino: e.Stamp.Ino, tail: e.Tail}
+		if l.decode(e.Data) {
+			ls.Files[p] = l
+		}
+	})
 	return ls
 }
 
@@ -124,13 +130,23 @@ func (ls *ledgers) save(seen map[string]bool) {
 			ls.dirty = true
 		}
 	}
-	if !ls.dirty {
+	if !ls.dirty || ls.store == nil {
 		return
 	}
-	if os.MkdirAll(filepath.Dir(ls.path), 0o700) != nil {
-		return
+	var gone []string
+	ls.store.Each(func(p string, _ *cache.Entry) {
+		if ls.Files[p] == nil {
+			gone = append(gone, p)
+		}
+	})
+	for _, p := range gone {
+		ls.store.Delete(p)
 	}
-	_ = atomicfile.WriteFile(ls.path, ls.marshal(), 0o600)
+	for p, l := range ls.Files {
+		ls.store.Put(p, &cache.Entry{Stamp: cache.Stamp{Dev: l.dev, Ino: l.ino, Size: l.Size, MtimeNS: l.MtimeNS},
+			Offset: l.Offset, Tail: l.tail, Data: l.encode()})
+	}
+	_ = ls.store.Save()
 }
 
 // cachePath names a projects dir's cache files, without the extension.
@@ -185,6 +201,18 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time)
 		return false, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil {
+		st := cache.StampOf(fi)
+		if l.Offset > 0 && (st.Dev != l.dev || st.Ino != l.ino || !tailHolds(f, l.Offset, l.tail)) {
+			*l = ledger{Path: l.Path} // not the file read before: from the start
+		}
+		l.dev, l.ino = st.Dev, st.Ino
+	}
+	defer func() {
+		if h, herr := cache.TailHash(f, l.Offset); herr == nil {
+			l.tail = h
+		}
+	}()
 	if _, err := f.Seek(l.Offset, io.SeekStart); err != nil {
 		return false, err
 	}
@@ -282,6 +310,12 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time)
 			l.Msgs[i] = m
 		}
 	}
+}
+
+// tailHolds says the bytes before off are those hashed as tail.
+func tailHolds(r io.ReaderAt, off int64, tail uint64) bool {
+	h, err := cache.TailHash(r, off)
+	return err == nil && h == tail
 }
 
 // isObject says a raw JSON value is an object (a usage that can be read).

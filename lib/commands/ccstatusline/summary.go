@@ -8,7 +8,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/ccpipe/ccpipe/lib/atomicfile"
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 )
 
@@ -99,7 +99,7 @@ func (s *summary) write(path string) {
 	if err != nil || os.MkdirAll(filepath.Dir(path), 0o700) != nil {
 		return
 	}
-	_ = atomicfile.WriteFile(path, b, 0o600)
+	_ = cache.WriteFile(path, b)
 }
 
 // latestBlock finds the block holding the latest message. A message in
@@ -168,9 +168,12 @@ func dedup(msgs []msg) []msg {
 // when a directory changed, every transcript is listed again.
 func blockAndContext(s *Status, path, cacheDir string, now time.Time, cat *pricing.Catalog, pricesKey string, recheck time.Duration, deadline time.Time) (*ownStat, []string) {
 	projects := filepath.Dir(filepath.Dir(path))
-	version := ledgerVersion + "/" + pricesKey
+	version := ledgerVersion + "/" + pricesKey + "/" + cache.Build()
 	sp := summaryPath(cacheDir, projects)
-	sum := readSummary(sp, version)
+	var sum *summary
+	if cacheDir != "" {
+		sum = readSummary(sp, version)
+	}
 	var ownSize, ownMtime int64
 	st, err := os.Stat(path)
 	ownOK := err == nil
@@ -254,7 +257,9 @@ func blockAndContext(s *Status, path, cacheDir string, now time.Time, cat *prici
 	} else {
 		delete(sum.Own, path)
 	}
-	sum.write(sp)
+	if cacheDir != "" {
+		sum.write(sp)
+	}
 	return own, warns
 }
 

@@ -30,6 +30,7 @@ var clockUses = map[string]struct {
 	n   int
 	why string
 }{
+	"lib/cache/cache.go":                        {1, "an entry's last use, recorded (the oldest go first when the store is over its bound)"},
 	"lib/cassette/proxy/api.go":                 {1, "the moment a proxied model call is recorded"},
 	"lib/cassette/proxy/fork.go":                {3, "the moment a fork's run ends (completed, failed by exit or by the upstream), recorded"},
 	"lib/cassette/proxy/run.go":                 {1, "the cassette's createdAt: when the recording starts"},

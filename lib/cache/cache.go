@@ -1,0 +1,407 @@
+// Package cache remembers, per transcript file, the facts a command
+// already extracted from it and how far it read, so that the next run
+// reads only what was appended. Transcripts are append-only: a file whose
+// identity (device, inode), size and mtime are unchanged holds the same
+// facts; one that grew, and still has the same bytes just before the
+// offset read, holds them plus what follows; anything else (shrunk,
+// rewritten, replaced) is read again from the start.
+//
+// The facts are the caller's bytes: this package never interprets them,
+// so a command caches per-record facts and keeps every grouping and dedup
+// rule of its own. An entry only ever stops at the end of a complete line
+// (the caller says where); a line still being written is not cached.
+//
+// Never a wrong answer: a store file that is corrupt, truncated or of
+// another version is ignored (and rewritten); an entry is used only when
+// its file checks out; a store is written whole to a temporary file and
+// renamed over the old one, so two processes at once each see a complete
+// store (the last writer wins, which costs the other a re-read at most).
+package cache
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"github.com/ccpipe/ccpipe/lib/atomicfile"
+	"hash/crc64"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Stamp is what a stat says of a file.
+type Stamp struct {
+	Dev, Ino uint64
+	Size     int64
+	MtimeNS  int64
+}
+
+// StampOf reads a stat result (Dev and Ino are 0 where the system has
+// none; size and mtime still decide).
+func StampOf(fi os.FileInfo) Stamp {
+	s := Stamp{Size: fi.Size(), MtimeNS: fi.ModTime().UnixNano()}
+	s.Dev, s.Ino = devIno(fi)
+	return s
+}
+
+// Entry is what is cached of one file.
+type Entry struct {
+	Stamp Stamp
+	// Offset is the end of the last complete line the facts cover.
+	Offset int64
+	// Tail is a hash of the tailLen bytes before Offset (fewer at the
+	// start of the file): a grown file is trusted only when they are
+	// still there.
+	Tail uint64
+	// Data is the caller's encoded facts up to Offset.
+	Data []byte
+	used int64 // unix seconds of the last run that used it
+	// seen: looked up or put in this run, so the file was there.
+	seen bool
+}
+
+// State is what a lookup found.
+type State int
+
+const (
+	// Miss: nothing usable; read the file from the start.
+	Miss State = iota
+	// Fresh: the file is as cached; its facts are the entry's.
+	Fresh
+	// Grown: the file has the cached bytes and more after Offset.
+	Grown
+)
+
+// tailLen is how many bytes before the offset are hashed.
+const tailLen = 256
+
+var crcTable = crc64.MakeTable(crc64.ECMA)
+
+// TailHash hashes the bytes before off, as Entry.Tail.
+func TailHash(r io.ReaderAt, off int64) (uint64, error) {
+	start := max(off-tailLen, 0)
+	buf := make([]byte, off-start)
+	if _, err := r.ReadAt(buf, start); err != nil {
+		return 0, err
+	}
+	return crc64.Checksum(buf, crcTable), nil
+}
+
+// Stats is what --cache-stats reports of a store.
+type Stats struct {
+	Path    string `json:"path"`
+	Entries int    `json:"entries"`
+	Bytes   int64  `json:"bytes"`
+	Fresh   int    `json:"fresh"`
+	Grown   int    `json:"grown"`
+	Miss    int    `json:"miss"`
+	Dropped int    `json:"dropped"`
+	Corrupt bool   `json:"corrupt,omitempty"`
+}
+
+// Store is the cache of one kind of facts, kept in one file.
+type Store struct {
+	mu       sync.Mutex
+	path     string
+	version  string
+	maxBytes int64
+	entries  map[string]*Entry
+	dirty    bool
+	stats    Stats
+	now      int64
+}
+
+// DefaultMaxBytes bounds a store: past it, the entries used longest ago
+// are dropped when it is saved.
+const DefaultMaxBytes = 512 << 20
+
+const magic = "ccpipe-cache-1\n"
+
+// Open reads the store name in dir. version names the facts' format (and
+// anything else they depend on): a store of another version is ignored.
+// A missing, unreadable or corrupt store is an empty one.
+func Open(dir, name, version string) *Store {
+	s := &Store{path: filepath.Join(dir, name+".cache"), version: version, maxBytes: DefaultMaxBytes,
+		entries: map[string]*Entry{}, now: time.Now().Unix()}
+	s.stats.Path = s.path
+	b, err := os.ReadFile(s.path)
+	if err != nil {
+		return s
+	}
+	entries, err := decode(b, version)
+	if err != nil {
+		s.stats.Corrupt = !errors.Is(err, errVersion)
+		s.dirty = true // rewritten at the next save
+		return s
+	}
+	s.entries = entries
+	return s
+}
+
+// SetMaxBytes changes the size bound (DefaultMaxBytes).
+func (s *Store) SetMaxBytes(n int64) { s.maxBytes = n }
+
+// Lookup finds the entry of the file at path, checking it against the
+// file: st is the file's stamp, and r (nil for a file that cannot be
+// read at an offset: then only an unchanged stamp is trusted) reads the
+// bytes before the entry's offset. The entry returned must not be
+// changed; Put a new one.
+func (s *Store) Lookup(path string, st Stamp, r io.ReaderAt) (*Entry, State) {
+	s.mu.Lock()
+	e := s.entries[path]
+	s.mu.Unlock()
+	state := s.check(e, st, r)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch state {
+	case Fresh:
+		s.stats.Fresh++
+	case Grown:
+		s.stats.Grown++
+	default:
+		s.stats.Miss++
+	}
+	if e != nil {
+		e.seen = true
+		if state != Miss {
+			e.used = s.now
+		}
+	}
+	return e, state
+}
+
+// Unchanged returns the entry of the file at path when the file is as
+// cached to the nanosecond (device, inode, size, mtime) and the entry
+// covers it whole, without reading the file: a warm run then costs a stat
+// per file. It counts a fresh lookup when it finds one, nothing else (a
+// Lookup follows).
+func (s *Store) Unchanged(path string, st Stamp) (*Entry, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.entries[path]
+	if e == nil || e.Stamp != st || e.Offset != st.Size {
+		return nil, false
+	}
+	e.used, e.seen = s.now, true
+	s.stats.Fresh++
+	return e, true
+}
+
+func (s *Store) check(e *Entry, st Stamp, r io.ReaderAt) State {
+	if e == nil || e.Stamp.Dev != st.Dev || e.Stamp.Ino != st.Ino || st.Size < e.Offset || e.Offset > e.Stamp.Size {
+		return Miss
+	}
+	same := e.Stamp == st
+	if r == nil {
+		if same {
+			return Fresh
+		}
+		return Miss
+	}
+	if e.Offset > 0 {
+		h, err := TailHash(r, e.Offset)
+		if err != nil || h != e.Tail {
+			return Miss
+		}
+	}
+	if same {
+		return Fresh
+	}
+	return Grown
+}
+
+// Put stores the entry of the file at path (replacing any).
+func (s *Store) Put(path string, e *Entry) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e.used, e.seen = s.now, true
+	s.entries[path] = e
+	s.dirty = true
+}
+
+// Each calls fn for every entry, in no set order; fn must not change the
+// entry nor call the store.
+func (s *Store) Each(fn func(path string, e *Entry)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p, e := range s.entries {
+		fn(p, e)
+	}
+}
+
+// Delete drops the entry of path.
+func (s *Store) Delete(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.entries[path]; ok {
+		delete(s.entries, path)
+		s.dirty = true
+	}
+}
+
+// Save writes the store back if it changed: entries of files that are
+// gone are dropped, then the oldest-used past the size bound. A store
+// that cannot be written only costs a full read next time: the error is
+// returned for the caller to report or not.
+func (s *Store) Save() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p, e := range s.entries {
+		if e.seen {
+			continue // looked up or put in this run: the file was there
+		}
+		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+			delete(s.entries, p)
+			s.stats.Dropped++
+			s.dirty = true
+		}
+	}
+	s.bound()
+	if !s.dirty {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return err
+	}
+	if err := WriteFile(s.path, encode(s.entries, s.version)); err != nil {
+		return err
+	}
+	s.dirty = false
+	return nil
+}
+
+// size is an entry's share of the store file, roughly.
+func size(path string, e *Entry) int64 { return int64(len(path)+len(e.Data)) + 64 }
+
+// bound drops the entries used longest ago until the store fits.
+func (s *Store) bound() {
+	var total int64
+	paths := make([]string, 0, len(s.entries))
+	for p, e := range s.entries {
+		total += size(p, e)
+		paths = append(paths, p)
+	}
+	if total <= s.maxBytes {
+		return
+	}
+	sort.Slice(paths, func(i, j int) bool {
+		a, b := s.entries[paths[i]], s.entries[paths[j]]
+		if a.used != b.used {
+			return a.used < b.used
+		}
+		return paths[i] < paths[j]
+	})
+	for _, p := range paths {
+		if total <= s.maxBytes {
+			break
+		}
+		total -= size(p, s.entries[p])
+		delete(s.entries, p)
+		s.stats.Dropped++
+		s.dirty = true
+	}
+}
+
+// Stats reports the store's size and this run's lookups.
+func (s *Store) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.stats
+	st.Entries = len(s.entries)
+	for p, e := range s.entries {
+		st.Bytes += size(p, e)
+	}
+	return st
+}
+
+// WriteFile is the one place ccpipe's caches write a file: whole, through
+// lib/atomicfile (a temporary file, synced, renamed over the old one), so
+// that a reader never sees a half-written one and a full disk leaves no
+// temporary file behind.
+func WriteFile(path string, b []byte) error {
+	return atomicfile.WriteFile(path, b, 0o600)
+}
+
+var (
+	errCorrupt = errors.New("cache: corrupt store")
+	errVersion = errors.New("cache: another version")
+)
+
+// The store file: magic, version, entry count, then per entry its path,
+// stamp, offset, tail hash, last use and data; a CRC-64 of all that
+// before it ends, so that a truncated or damaged file is never read.
+func encode(entries map[string]*Entry, version string) []byte {
+	b := []byte(magic)
+	b = putStr(b, version)
+	b = binary.AppendUvarint(b, uint64(len(entries)))
+	paths := make([]string, 0, len(entries))
+	for p := range entries {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		e := entries[p]
+		b = putStr(b, p)
+		b = binary.AppendUvarint(b, e.Stamp.Dev)
+		b = binary.AppendUvarint(b, e.Stamp.Ino)
+		b = binary.AppendVarint(b, e.Stamp.Size)
+		b = binary.AppendVarint(b, e.Stamp.MtimeNS)
+		b = binary.AppendVarint(b, e.Offset)
+		b = binary.LittleEndian.AppendUint64(b, e.Tail)
+		b = binary.AppendVarint(b, e.used)
+		b = putStr(b, string(e.Data))
+	}
+	return binary.LittleEndian.AppendUint64(b, crc64.Checksum(b, crcTable))
+}
+
+func decode(b []byte, version string) (map[string]*Entry, error) {
+	if len(b) < len(magic)+8 || !bytes.HasPrefix(b, []byte(magic)) {
+		return nil, errCorrupt
+	}
+	body, sum := b[:len(b)-8], binary.LittleEndian.Uint64(b[len(b)-8:])
+	if crc64.Checksum(body, crcTable) != sum {
+		return nil, errCorrupt
+	}
+	d := Decoder{b: body[len(magic):]}
+	if d.Str() != version {
+		if d.Err() != nil {
+			return nil, errCorrupt
+		}
+		return nil, errVersion
+	}
+	n := d.Count()
+	entries := make(map[string]*Entry, n)
+	for i := 0; i < n && d.Err() == nil; i++ {
+		p := d.Str()
+		e := &Entry{Stamp: Stamp{Dev: d.Uvarint(), Ino: d.Uvarint(), Size: d.Varint(), MtimeNS: d.Varint()}}
+		e.Offset = d.Varint()
+		e.Tail = d.U64()
+		e.used = d.Varint()
+		e.Data = d.Bytes()
+		entries[p] = e
+	}
+	if d.Err() != nil || len(d.b) != 0 {
+		return nil, errCorrupt
+	}
+	return entries, nil
+}
+
+// Build names the running executable (its size and mtime): a caller adds
+// it to its store's version, so that a rebuilt or upgraded ccpipe, whose
+// reading of a transcript may differ, never takes facts an older one
+// cached. "" when the executable cannot be found.
+func Build() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return strconv.FormatInt(fi.Size(), 10) + "." + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
+}

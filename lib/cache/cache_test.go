@@ -1,0 +1,255 @@
+package cache
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func stamp(t *testing.T, path string) Stamp {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return StampOf(fi)
+}
+
+// put caches path as read to its end, with data.
+func put(t *testing.T, s *Store, path, data string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st := stamp(t, path)
+	h, err := TailHash(f, st.Size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Put(path, &Entry{Stamp: st, Offset: st.Size, Tail: h, Data: []byte(data)})
+}
+
+func lookup(t *testing.T, s *Store, path string) (*Entry, State) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return s.Lookup(path, stamp(t, path), f)
+}
+
+func TestLookup(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(path string) error
+		want   State
+	}{
+		{"unchanged", func(string) error { return nil }, Fresh},
+		{"appended", func(p string) error { return appendTo(p, "c\n") }, Grown},
+		{"shrunk", func(p string) error { return os.WriteFile(p, []byte("a\n"), 0o600) }, Miss},
+		{"rewritten longer", func(p string) error { return os.WriteFile(p, []byte("x\nb\nc\n"), 0o600) }, Miss},
+		{"rewritten same size", func(p string) error { return os.WriteFile(p, []byte("a\nx\n"), 0o600) }, Miss},
+		{"replaced by another file", func(p string) error {
+			q := p + ".new"
+			if err := os.WriteFile(q, []byte("a\nb\nc\n"), 0o600); err != nil {
+				return err
+			}
+			return os.Rename(q, p)
+		}, Miss},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "t.jsonl")
+			if err := os.WriteFile(p, []byte("a\nb\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s := Open(dir, "test", "v1")
+			put(t, s, p, "facts")
+			if err := tc.change(p); err != nil {
+				t.Fatal(err)
+			}
+			e, got := lookup(t, s, p)
+			if got != tc.want {
+				t.Fatalf("state %v, want %v", got, tc.want)
+			}
+			if got != Miss && string(e.Data) != "facts" {
+				t.Fatalf("data %q", e.Data)
+			}
+		})
+	}
+}
+
+func appendTo(p, s string) error {
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(s)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func TestSaveReopen(t *testing.T) {
+	dir := t.TempDir()
+	p, q := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	for _, f := range []string{p, q} {
+		if err := os.WriteFile(f, []byte("line\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := Open(dir, "test", "v1")
+	put(t, s, p, "A")
+	put(t, s, q, "B")
+	if err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(q); err != nil {
+		t.Fatal(err)
+	}
+	s = Open(dir, "test", "v1")
+	if e, st := lookup(t, s, p); st != Fresh || string(e.Data) != "A" {
+		t.Fatalf("reopened: %v %v", st, e)
+	}
+	if err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Stats(); got.Entries != 1 || got.Dropped != 1 {
+		t.Fatalf("the gone file's entry is kept: %+v", got)
+	}
+	// Another version starts empty.
+	if _, st := lookup(t, Open(dir, "test", "v2"), p); st != Miss {
+		t.Fatalf("another version's entry used: %v", st)
+	}
+}
+
+func TestCorruptStoreIgnored(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.jsonl")
+	if err := os.WriteFile(p, []byte("line\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := Open(dir, "test", "v1")
+	put(t, s, p, "A")
+	if err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(filepath.Join(dir, "test.cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(good); i++ {
+		for _, b := range [][]byte{good[:i], flip(good, i)} {
+			if err := os.WriteFile(filepath.Join(dir, "test.cache"), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s := Open(dir, "test", "v1")
+			if _, st := lookup(t, s, p); st != Miss {
+				t.Fatalf("damaged store (byte %d) used", i)
+			}
+			if !s.Stats().Corrupt {
+				t.Fatalf("damaged store (byte %d) not reported", i)
+			}
+		}
+	}
+}
+
+func flip(b []byte, i int) []byte {
+	c := append([]byte(nil), b...)
+	c[i] ^= 0x40
+	return c
+}
+
+func TestBound(t *testing.T) {
+	dir := t.TempDir()
+	s := Open(dir, "test", "v1")
+	for i := 0; i < 10; i++ {
+		p := filepath.Join(dir, string(rune('a'+i))+".jsonl")
+		if err := os.WriteFile(p, []byte("x\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		put(t, s, p, string(make([]byte, 1000)))
+	}
+	s.SetMaxBytes(5000)
+	if err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	st := s.Stats()
+	if st.Bytes > 5000 || st.Entries == 0 || st.Dropped == 0 {
+		t.Fatalf("not bounded: %+v", st)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "test.cache"))
+	if err != nil || fi.Size() > 6000 {
+		t.Fatalf("store file: %v %v", fi, err)
+	}
+}
+
+// FuzzDecode: any bytes as a store file are read without a panic, and
+// what is accepted encodes back to the same bytes.
+func FuzzDecode(f *testing.F) {
+	f.Add(encode(map[string]*Entry{"/a": {Stamp: Stamp{1, 2, 3, 4}, Offset: 3, Tail: 9, Data: []byte("xyz")}}, "v1"))
+	f.Add([]byte(magic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		entries, err := decode(b, "v1")
+		if err != nil {
+			return
+		}
+		if got := encode(entries, "v1"); string(got) != string(b) {
+			t.Fatalf("round trip differs")
+		}
+	})
+}
+
+// TestConcurrentWriters: stores of one file saved at once (two cron jobs,
+// a status line per pane) leave a whole store, never a mix: each save is
+// one of them, and every entry read back checks out.
+func TestConcurrentWriters(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i := 0; i < 8; i++ {
+		p := filepath.Join(dir, string(rune('a'+i))+".jsonl")
+		if err := os.WriteFile(p, []byte("line\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	for round := 0; round < 20; round++ {
+		done := make(chan error, len(paths))
+		for i, p := range paths {
+			go func() {
+				s := Open(dir, "test", "v1")
+				f, err := os.Open(p)
+				if err != nil {
+					done <- err
+					return
+				}
+				defer f.Close()
+				st, _ := f.Stat()
+				h, _ := TailHash(f, st.Size())
+				s.Put(p, &Entry{Stamp: StampOf(st), Offset: st.Size(), Tail: h, Data: []byte(string(rune('A' + i)))})
+				done <- s.Save()
+			}()
+		}
+		for range paths {
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+		s := Open(dir, "test", "v1")
+		if s.Stats().Corrupt || s.Stats().Entries == 0 {
+			t.Fatalf("round %d: store %+v", round, s.Stats())
+		}
+		for i, p := range paths {
+			if e, st := lookup(t, s, p); st != Miss && string(e.Data) != string(rune('A'+i)) {
+				t.Fatalf("round %d: %s holds %q", round, p, e.Data)
+			}
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*.tmp*")); len(m) > 0 {
+		t.Fatalf("temporary files left: %v", m)
+	}
+}
