@@ -92,7 +92,7 @@ func TestGoldenRecords(t *testing.T) {
 	}
 	// --print-settings and cc-hook settings print one indented settings.json
 	// object for a person to paste, not records for a pipe.
-	settings := []string{"lib/commands/cchook/testdata/out/settings.golden", "lib/commands/ccredact/testdata/hook/settings.golden"}
+	settings := []string{"lib/commands/cchook/testdata/out/settings.golden", "lib/commands/ccredact/testdata/hook/settings.golden", "lib/commands/ccentries/testdata/golden/settings.golden"}
 	// Golden files write some values as placeholders ("size_bytes":$SIZE).
 	placeholder := regexp.MustCompile(`:\$[A-Z_]+`)
 	covered := map[string]bool{}

@@ -31,6 +31,10 @@ With --archive the output is one record per file written instead:
 path, archive_path, status (written | appended | up_to_date), bytes,
 archive_bytes. A grown transcript gets one zstd frame of its new bytes
 appended to its copy; a rewritten one is copied again.
+With --archive DIR --print-settings the output is the settings.json object
+of a SessionEnd hook running "cc-entries --archive DIR" (this binary's
+absolute path, DIR made absolute) as each session ends; stderr names the
+settings file it belongs in.
 With --diagnostics one JSON record goes to stderr at the end: "files" (per
 transcript) and "totals": lines, records, prefiltered, blank, malformed,
 malformed_lines, too_long_lines, incomplete_last_line, unknown_types,
@@ -54,6 +58,9 @@ Examples:
   # keep zstd copies past Claude Code's 30-day cleanup
   $ cc-sessions | cc-entries --archive ~/claude-archive
 
+  # ... and at the end of every session: the SessionEnd hook to install
+  $ cc-entries --archive ~/claude-archive --print-settings
+
 Exit status: 0 ok, 1 a transcript could not be read (the rest are still
 printed), a stdin line was not a session record (malformed JSON or no
 transcript_path: each is named on stderr, the first ten one by one, and the
@@ -67,6 +74,7 @@ type options struct {
 	window      cli.Window
 	tail        int
 	archive     string
+	settings    bool
 	follow      bool
 	poll        time.Duration
 	branch      bool
@@ -96,7 +104,7 @@ func (o *options) command() *cli.Command {
 	return &cli.Command{
 		Name:     "cc-entries",
 		Short:    "a transcript's records, one per line: type filter, subagents, archives, --follow",
-		Synopsis: "cc-entries [--types T,...] [--follow] [--branch] [--subagents] [TRANSCRIPT... | -]",
+		Synopsis: "cc-entries [--types T,...] [--follow] [--branch] [--subagents] [--archive DIR [--print-settings]] [TRANSCRIPT... | -]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
 			f.Func("types", "keep only records of these `TYPES` (comma-separated, repeatable; +NAME for a type this version does not know)", func(s string) error {
@@ -121,6 +129,8 @@ func (o *options) command() *cli.Command {
 			f.RecordFormats()
 			f.IntVarP(&o.tail, "tail", "n", -1, "only the last `N` records of each transcript (with --follow, 0 prints only new records)")
 			f.StringVar(&o.archive, "archive", "", "write zstd copies of the transcripts (and their subagents, tool results) under `DIR`, print what was written")
+			f.BoolVar(&o.settings, "print-settings", false, "with --archive, print the settings.json object of a SessionEnd hook that archives each session as it ends (this binary's absolute path, DIR made absolute)")
+			f.Requires("print-settings", "archive").Says("--print-settings prints the hook of --archive DIR: give --archive DIR with it")
 			f.BoolVarP(&o.follow, "follow", "f", false, "keep printing records as they are appended, until the session ends or a signal")
 			f.DurationVar(&o.poll, "poll", transcript.DefaultPoll, "with --follow, how often to check for new records (a `DURATION` such as 100ms)")
 			f.BoolVar(&o.branch, "branch", false, "only the records on the active conversation branch, as Claude Code rebuilds it on resume (parentUuid back from the newest record, with every record of a parallel tool call)")

@@ -83,9 +83,9 @@ func TestRun(t *testing.T) {
 			"cc-entries: /nonexistent/x.jsonl: open /nonexistent/x.jsonl: no such file or directory\n", 1},
 		{"record without transcript_path", `{"name":"x"}` + "\n", nil, "",
 			"cc-entries: <stdin>:1: record has no transcript_path, skipped (for raw transcript lines on stdin, give \"-\")\n", 1},
-		{"no input", "", nil, "", "cc-entries: no transcript: give paths, \"-\" for transcript lines on stdin, or pipe session records\nusage: cc-entries [--types T,...] [--follow] [--branch] [--subagents] [TRANSCRIPT... | -]\nRun 'cc-entries -h' for help.\n", 2},
+		{"no input", "", nil, "", "cc-entries: no transcript: give paths, \"-\" for transcript lines on stdin, or pipe session records\nusage: cc-entries [--types T,...] [--follow] [--branch] [--subagents] [--archive DIR [--print-settings]] [TRANSCRIPT... | -]\nRun 'cc-entries -h' for help.\n", 2},
 		{"empty pipe", "\n", nil, "", "", 0},
-		{"bad since", "", []string{session, "--since", "last tuesday"}, "", "cc-entries: --since \"last tuesday\": not a time (want RFC 3339, YYYY-MM-DD, YYYYMMDD, a duration ago (90m, 12h, 7d, 2w), today or yesterday)\nusage: cc-entries [--types T,...] [--follow] [--branch] [--subagents] [TRANSCRIPT... | -]\nRun 'cc-entries -h' for help.\n", 2},
+		{"bad since", "", []string{session, "--since", "last tuesday"}, "", "cc-entries: --since \"last tuesday\": not a time (want RFC 3339, YYYY-MM-DD, YYYYMMDD, a duration ago (90m, 12h, 7d, 2w), today or yesterday)\nusage: cc-entries [--types T,...] [--follow] [--branch] [--subagents] [--archive DIR [--print-settings]] [TRANSCRIPT... | -]\nRun 'cc-entries -h' for help.\n", 2},
 		{"since today", "", []string{session, "--since", "today", "--types", "user", "-q", ".uuid", "-r"}, "u1\nu2\nu3\nu5\nu6\nu7\n", "", 0},
 		{"until yesterday keeps none of today", "", []string{session, "--until", "yesterday", "--types", "user", "-q", ".uuid", "-r"}, "", "", 0},
 		{"YYYYMMDD until is the whole day", "", []string{session, "--since", "20260501", "--until", "20260501", "--types", "user", "-q", ".uuid", "-r"}, "u1\nu2\nu3\nu5\nu6\nu7\n", "", 0},
@@ -96,9 +96,9 @@ func TestRun(t *testing.T) {
 		{"line over --max-line named once", "", []string{td + "/malformed/truncated.jsonl", "--max-line", "10", "-q", ".uuid", "-r"}, "",
 			"cc-entries: " + td + "/malformed/truncated.jsonl:1: line too long (over 10 bytes), skipped\n" +
 				"cc-entries: " + td + "/malformed/truncated.jsonl:2: line too long (over 10 bytes), skipped\n", 0},
-		{"negative tail", "", []string{session, "--tail", "-3"}, "", "cc-entries: --tail must be 0 or more\nusage: cc-entries [--types T,...] [--follow] [--branch] [--subagents] [TRANSCRIPT... | -]\nRun 'cc-entries -h' for help.\n", 2},
+		{"negative tail", "", []string{session, "--tail", "-3"}, "", "cc-entries: --tail must be 0 or more\nusage: cc-entries [--types T,...] [--follow] [--branch] [--subagents] [--archive DIR [--print-settings]] [TRANSCRIPT... | -]\nRun 'cc-entries -h' for help.\n", 2},
 		{"explicit tail -1", "", []string{session, "-n", "-1"}, "", "", 2},
-		{"negative max-line", "", []string{session, "--max-line", "-5"}, "", "cc-entries: --max-line must be positive\nusage: cc-entries [--types T,...] [--follow] [--branch] [--subagents] [TRANSCRIPT... | -]\nRun 'cc-entries -h' for help.\n", 2},
+		{"negative max-line", "", []string{session, "--max-line", "-5"}, "", "cc-entries: --max-line must be positive\nusage: cc-entries [--types T,...] [--follow] [--branch] [--subagents] [--archive DIR [--print-settings]] [TRANSCRIPT... | -]\nRun 'cc-entries -h' for help.\n", 2},
 		{"zero max-line", "", []string{session, "--max-line", "0"}, "", "", 2},
 		{"until before since", "", []string{session, "--since", "2026-05-02", "--until", "2026-05-01"}, "", "", 2},
 	}

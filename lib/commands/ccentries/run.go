@@ -71,6 +71,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 		if err := transcript.CheckArchiveDir(o.archive, dirs); err != nil {
 			return fmt.Errorf("--archive: %w", err)
 		}
+		if o.settings {
+			return o.printSettings(env)
+		}
 	}
 
 	var srcs []source
@@ -131,6 +134,8 @@ func (o *options) check(f *cli.Flags, args []string) error {
 	switch {
 	case stdin > 1:
 		return cli.Usagef(`"-" (stdin) can be given once`)
+	case o.settings && len(args) > 0:
+		return cli.Usagef("--print-settings takes no transcripts: the hook archives the session that ends")
 	case o.archive != "" && stdin > 0:
 		return cli.Usagef(`--archive needs transcript files, not "-"`)
 	case o.branch && stdin > 0:

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
@@ -209,8 +210,13 @@ func TestCorpus(t *testing.T) {
 		}
 		return nil
 	})
+	// The clock is fixed before the corpus was written (2026-11-30): the
+	// files' mtimes are the checkout's, and with the real clock the
+	// cleanupPeriodDays warning would join stderr once the checkout is 23
+	// days old (TestCleanupWarning tests the warning on set mtimes).
 	deps := cli.System{
 		Home: t.TempDir(),
+		Now:  func() time.Time { return time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC) },
 		Getenv: func(k string) string {
 			return map[string]string{"TMPDIR": "/fixture-tmp", "CLAUDE_CONFIG_DIR": corpus}[k]
 		},
