@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -30,11 +31,13 @@ const (
 	PolicyAsk Policy = "ask"
 )
 
+// Policies are the failure policies, as flags and rule files spell them.
+var Policies = []string{string(PolicyPass), string(PolicyBlock), string(PolicyAsk)}
+
 // ParsePolicy reads "pass", "block" or "ask".
 func ParsePolicy(s string) (Policy, error) {
-	switch p := Policy(s); p {
-	case PolicyPass, PolicyBlock, PolicyAsk:
-		return p, nil
+	if slices.Contains(Policies, s) {
+		return Policy(s), nil
 	}
 	return "", fmt.Errorf("unknown failure policy %q (want pass, block or ask)", s)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/hooks/backtest"
 	"github.com/ccpipe/ccpipe/lib/hooks/rules"
+	"github.com/ccpipe/ccpipe/lib/records"
 )
 
 // backtest runs a rule file on the payloads past sessions sent: one
@@ -116,59 +117,58 @@ func transcriptsUnder(p string) ([]string, error) {
 	return out, nil
 }
 
-// readStdin reads session records (transcript_path: the transcripts are
-// listed, each once, for Run) or transcript entries (cc-entries lines,
-// with or without cc_source: fed to a Feed as they come), told by the
-// first record.
+// readStdin reads session records (or hook payloads: their
+// transcript_path; the transcripts are listed, each once, for Run) or
+// transcript entries (cc-entries lines, with or without cc_source: fed to
+// a Feed as they come). records.Classify, the one stdin classifier, tells
+// what a line is; the first line that is either decides which the input
+// is, and a line of the other kind (or a fact) is skipped with a warning.
 func readStdin(env *cli.Env, f *rules.File, opts backtest.Options, emit func(backtest.Record) error) ([]string, *backtest.Feed, error) {
 	var out []string
 	var fd *backtest.Feed
 	entries, decided := false, false
 	seen := map[string]bool{}
 	_, err := env.EachInput(func(line []byte, n int) error {
-		var rec struct {
-			Type           json.RawMessage `json:"type"`
-			UUID           json.RawMessage `json:"uuid"`
-			TranscriptPath string          `json:"transcript_path"`
-			Active         *struct {
-				TranscriptPath string `json:"transcript_path"`
-			} `json:"active"`
-			Source *backtest.Source `json:"cc_source"`
+		rec, err := records.Classify(line)
+		if err != nil {
+			env.SkipInput(n, "not a JSON object, skipped")
+			return nil
 		}
-		if json.Unmarshal(line, &rec) != nil {
-			env.SkipInput(n, "not JSON, skipped")
+		p := rec.SessionPath()
+		if rec.Kind != records.Entry && p == "" {
+			env.SkipInput(n, "a %s, neither a transcript entry nor a record with a transcript_path, skipped", rec.Kind)
 			return nil
 		}
 		if !decided {
 			decided = true
-			entries = rec.Type != nil || rec.UUID != nil || rec.Source != nil
-			if entries {
-				var err error
+			if entries = rec.Kind == records.Entry; entries {
 				if fd, err = backtest.NewFeed(env.Ctx, f, opts, emit); err != nil {
 					return err
 				}
 			}
 		}
-		if entries {
-			var src backtest.Source
-			if rec.Source != nil {
-				src = *rec.Source
+		if entries != (rec.Kind == records.Entry) {
+			want := "session records"
+			if entries {
+				want = "transcript entries"
 			}
-			if err := fd.Line(line, src); err != nil {
+			env.SkipInput(n, "a %s in input of %s (as its first record says), skipped", rec.Kind, want)
+			return nil
+		}
+		if entries {
+			// Where the line came from: cc_source, when cc-entries gave it
+			// (Classify read the line as a JSON object already).
+			var src struct {
+				Source backtest.Source `json:"cc_source"`
+			}
+			_ = json.Unmarshal(line, &src)
+			if err := fd.Line(line, src.Source); err != nil {
 				if errors.Is(err, backtest.ErrNotEntry) {
 					env.SkipInput(n, "%v, skipped", err)
 					return nil
 				}
 				return err
 			}
-			return nil
-		}
-		p := rec.TranscriptPath
-		if p == "" && rec.Active != nil {
-			p = rec.Active.TranscriptPath
-		}
-		if p == "" {
-			env.SkipInput(n, "no transcript_path, skipped")
 			return nil
 		}
 		if !seen[p] {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -16,61 +15,92 @@ import (
 	"github.com/ccpipe/ccpipe/lib/hooks/rules"
 )
 
-const help = `usage: cc-hook run RULES.yaml [--on-error pass|block|ask]
-       cc-hook parse
-       cc-hook reply EVENT [DECISION] [--reason TEXT] [--context TEXT] [--system-message TEXT]
-       cc-hook check [--event EVENT]
-       cc-hook settings RULES.yaml [--on-error pass|block|ask] [--command CMD]
-       cc-hook lint RULES.yaml...
-       cc-hook backtest RULES.yaml [TRANSCRIPT|DIR...] [--all] [--run-unless]
-       cc-hook test RULES.yaml CASES [--run-unless]
+// subHelp is each subcommand's synopsis, one-line summary and
+// description: its own -h, and together cc-hook's help (one text, two
+// places).
+var subHelp = []struct{ name, synopsis, short, text string }{
+	{"run", "cc-hook run RULES.yaml [--on-error pass|block|ask]",
+		"answer a hook payload on stdin from a rule file (the settings.json hook command)",
+		`reads a hook payload on stdin and answers it from a rule file:
+the first rule whose events, matcher, jq "if" condition and
+"unless" command match prints its reply; no match prints
+nothing (no opinion). A payload or rule file that cannot be used
+follows --on-error: pass (default: nothing on stdout, one stderr
+line, exit 1), block (the event's blocking reply, e.g. a deny),
+ask (PreToolUse goes to the permission prompt).`},
+	{"parse", "cc-hook parse",
+		"hook payloads on stdin as typed, normalised records",
+		`reads payloads (one per line, as Claude Code sends them) and
+prints each as a typed, normalised record: event, the fields as
+sent (a field of the wrong type as null; FileChanged's "event"
+as file_event), unknown_fields, type_mismatches.`},
+	{"reply", "cc-hook reply EVENT [DECISION] [--reason TEXT] [--context TEXT] [--system-message TEXT]",
+		"a reply validated against the schema, for shell hooks",
+		`prints a reply validated against the schema, for shell hooks.
+DECISION: allow deny ask defer (PreToolUse), allow deny
+(PermissionRequest, PreModelSwitch also ask), block (Stop,
+SubagentStop, UserPromptSubmit, UserPromptExpansion,
+PostToolUse, PostToolUseFailure; a deny or decline where that is
+the block; exit 2 with the reason on stderr for TaskCreated,
+TaskCompleted, TeammateIdle, ConfigChange), accept decline cancel
+(Elicitation, ElicitationResult), retry (PermissionDenied).`},
+	{"check", "cc-hook check [--event EVENT]",
+		"validate a hook's reply on stdin: {valid, event, problems}",
+		`validates a reply on stdin (what a hook prints) and prints
+{valid, event, problems}; exit 1 when Claude Code would reject
+or ignore any of it, or when a deny or block has no reason.`},
+	{"settings", "cc-hook settings RULES.yaml [--on-error pass|block|ask] [--command CMD]",
+		"the settings.json object that registers a rule file",
+		`prints the settings.json object that registers the rule file
+for the events and matchers it uses, after checking every rule;
+the command is this binary's absolute path (Claude Code started
+from an IDE may not have it on PATH), stderr names the file.`},
+	{"lint", "cc-hook lint RULES.yaml...",
+		"fields a rule reads that no payload of its events has",
+		`checks rule files: every rule compiles, and every field its
+"if" reads is in the payload of an event it names (for tool
+events: in the tool_input of a tool its matcher names, from the
+tool schemas of Claude Code 2.1.328). One record per field no
+payload has, with the nearest real one; exit 1 if any. run
+(for the payload's event) and settings check the same.`},
+	{"backtest", "cc-hook backtest RULES.yaml [TRANSCRIPT|DIR...] [--all] [--run-unless]",
+		"what a rule file would have answered in past sessions",
+		`rebuilds the payloads past sessions sent (PreToolUse,
+PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop,
+SessionStart; subagents included) from transcripts, dirs,
+session records or cc-entries lines on stdin, and prints one
+record per payload a rule answered (--all: every payload).
+unless commands are not run (the rule applies as if they
+failed) without --run-unless.`},
+	{"test", "cc-hook test RULES.yaml CASES [--run-unless]",
+		"run a rule file on test cases, for CI",
+		`runs a rule file on test cases (YAML "cases:" or NDJSON: a
+payload and the expected decision: deny, block, ..., context or
+none; optionally the rule), for CI: one record per case, each
+mismatch on stderr with the payload; exit 1 if any fails.`},
+}
 
-Claude Code hooks without code, checked against Claude Code 2.1.328.
+// help is cc-hook's -h: the subcommands' synopses and descriptions
+// (subHelp), then what they share.
+func help() string {
+	var b strings.Builder
+	for i, s := range subHelp {
+		if i == 0 {
+			b.WriteString("usage: ")
+		} else {
+			b.WriteString("       ")
+		}
+		b.WriteString(s.synopsis + "\n")
+	}
+	b.WriteString("\nClaude Code hooks without code, checked against Claude Code 2.1.328.\n\n")
+	for _, s := range subHelp {
+		fmt.Fprintf(&b, "  %-8s  %s\n", s.name, strings.ReplaceAll(s.text, "\n", "\n            "))
+	}
+	b.WriteString(helpTail)
+	return b.String()
+}
 
-  run       reads a hook payload on stdin and answers it from a rule file:
-            the first rule whose events, matcher, jq "if" condition and
-            "unless" command match prints its reply; no match prints
-            nothing (no opinion). A payload or rule file that cannot be used
-            follows --on-error: pass (default: nothing on stdout, one stderr
-            line, exit 1), block (the event's blocking reply, e.g. a deny),
-            ask (PreToolUse goes to the permission prompt).
-  parse     reads payloads (one per line, as Claude Code sends them) and
-            prints each as a typed, normalised record: event, the fields as
-            sent (a field of the wrong type as null; FileChanged's "event"
-            as file_event), unknown_fields, type_mismatches.
-  reply     prints a reply validated against the schema, for shell hooks.
-            DECISION: allow deny ask defer (PreToolUse), allow deny
-            (PermissionRequest, PreModelSwitch also ask), block (Stop,
-            SubagentStop, UserPromptSubmit, UserPromptExpansion,
-            PostToolUse, PostToolUseFailure; a deny or decline where that is
-            the block; exit 2 with the reason on stderr for TaskCreated,
-            TaskCompleted, TeammateIdle, ConfigChange), accept decline cancel
-            (Elicitation, ElicitationResult), retry (PermissionDenied).
-  check     validates a reply on stdin (what a hook prints) and prints
-            {valid, event, problems}; exit 1 when Claude Code would reject
-            or ignore any of it, or when a deny or block has no reason.
-  settings  prints the settings.json object that registers the rule file
-            for the events and matchers it uses, after checking every rule;
-            the command is this binary's absolute path (Claude Code started
-            from an IDE may not have it on PATH), stderr names the file.
-  lint      checks rule files: every rule compiles, and every field its
-            "if" reads is in the payload of an event it names (for tool
-            events: in the tool_input of a tool its matcher names, from the
-            tool schemas of Claude Code 2.1.328). One record per field no
-            payload has, with the nearest real one; exit 1 if any. run
-            (for the payload's event) and settings check the same.
-  backtest  rebuilds the payloads past sessions sent (PreToolUse,
-            PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop,
-            SessionStart; subagents included) from transcripts, dirs,
-            session records or cc-entries lines on stdin, and prints one
-            record per payload a rule answered (--all: every payload).
-            unless commands are not run (the rule applies as if they
-            failed) without --run-unless.
-  test      runs a rule file on test cases (YAML "cases:" or NDJSON: a
-            payload and the expected decision: deny, block, ..., context or
-            none; optionally the rule), for CI: one record per case, each
-            mismatch on stderr with the payload; exit 1 if any fails.
-
+const helpTail = `
 Examples:
   # settings.json hook command: guard Bash calls with a rule file
   $ cc-hook run ~/.claude/rules.yaml
@@ -123,8 +153,9 @@ type options struct {
 	exit2 bool
 }
 
-// memoryLimit is cc-hook's soft memory limit (debug.SetMemoryLimit).
-const memoryLimit = 512 << 20
+// MemoryLimit is cc-hook's soft memory limit, which cmd/cc-hook sets
+// (debug.SetMemoryLimit): GC settings belong to the main, not to RunWith.
+const MemoryLimit = 512 << 20
 
 // Run runs cc-hook with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -137,38 +168,12 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := &options{sys: sys}
 	c := &cli.Command{
-		Name:     "cc-hook",
-		Short:    "Claude Code hooks without code: rule files, lint, backtest on past sessions, CI tests",
-		Synopsis: "cc-hook run|parse|reply|check|settings|lint|backtest|test ...",
-		Help:     help,
-		SetFlags: func(f *cli.Flags) {
-			f.StringVar(&o.onError, "on-error", "pass", "run, settings: failure `POLICY`: pass, block or ask")
-			f.StringVar(&o.event, "event", "", "check: the `EVENT` the reply answers (default: its hookEventName)")
-			f.StringVar(&o.reason, "reason", "", "reply: the reason (deny, block, ask, decline) `TEXT`")
-			f.StringVar(&o.context, "context", "", "reply: additional context `TEXT` for the model")
-			f.StringVar(&o.systemMsg, "system-message", "", "reply: a message `TEXT` shown to the user")
-			f.StringVar(&o.sessionTitle, "session-title", "", "reply: a session `TITLE` (UserPromptSubmit, SessionStart)")
-			f.StringVar(&o.updatedInput, "updated-input", "", "reply: the tool input to use instead, a JSON `OBJECT`")
-			f.StringVar(&o.command, "command", "", "settings: how settings.json calls cc-hook (`CMD`; default: this binary's absolute path)")
-			f.BoolVar(&o.runUnless, "run-unless", false, "backtest, test: run the rules' unless commands (default: a rule with one applies as if it failed)")
-			f.BoolVar(&o.all, "all", false, "backtest: also print the payloads no rule answered")
-		},
-		Run: o.run,
-		Complete: func(_ context.Context, flag string, args []string) []string {
-			switch {
-			case flag == "on-error":
-				return []string{"pass", "block", "ask"}
-			case flag == "event", flag == "" && len(args) == 1 && args[0] == "reply":
-				return hooks.Events
-			case flag == "" && len(args) == 0:
-				return subcommands
-			}
-			return nil
-		},
+		Name:        "cc-hook",
+		Short:       "Claude Code hooks without code: rule files, lint, backtest on past sessions, CI tests",
+		Synopsis:    "cc-hook run|parse|reply|check|settings|lint|backtest|test ...",
+		Help:        help(),
+		Subcommands: o.subcommands(),
 	}
-	// The GC works harder near this bound instead of growing the heap
-	// towards an out-of-memory exit (status 2, a block to Claude Code).
-	debug.SetMemoryLimit(memoryLimit)
 	code := c.Main(args, stdin, stdout, stderr)
 	if code == cli.ExitUsage && !o.exit2 {
 		return cli.ExitFail
@@ -176,67 +181,57 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	return code
 }
 
-// subcommands are cc-hook's subcommands, in the order the help names them.
-var subcommands = []string{"run", "parse", "reply", "check", "settings", "lint", "backtest", "test"}
-
-// subcommand flags: each flag belongs to the subcommands named here.
-var flagOwners = map[string][]string{
-	"on-error":       {"run", "settings"},
-	"event":          {"check"},
-	"reason":         {"reply"},
-	"context":        {"reply"},
-	"system-message": {"reply"},
-	"session-title":  {"reply"},
-	"updated-input":  {"reply"},
-	"command":        {"settings"},
-	"run-unless":     {"backtest", "test"},
-	"all":            {"backtest"},
-}
-
-func (o *options) run(env *cli.Env, args []string) error {
-	if len(args) == 0 {
-		return cli.Usagef("missing subcommand (%s)", subcommandList())
+// subcommands are cc-hook's subcommands, each with its own flags, in the
+// order the help names them.
+func (o *options) subcommands() []*cli.Command {
+	onError := func(f *cli.Flags) {
+		f.Enum(&o.onError, "on-error", string(hooks.PolicyPass), "failure `POLICY`", hooks.Policies)
 	}
-	sub, args := args[0], args[1:]
-	for name, owners := range flagOwners {
-		if env.Flags.Visited(name) && !contains(owners, sub) {
-			return cli.Usagef("--%s is not a flag of %s", name, sub)
+	runUnless := func(f *cli.Flags) {
+		f.BoolVar(&o.runUnless, "run-unless", false, "run the rules' unless commands (default: a rule with one applies as if it failed)")
+	}
+	flags := map[string]func(*cli.Flags){
+		"run":  onError,
+		"test": runUnless,
+		"reply": func(f *cli.Flags) {
+			f.StringVar(&o.reason, "reason", "", "the reason (deny, block, ask, decline) `TEXT`")
+			f.StringVar(&o.context, "context", "", "additional context `TEXT` for the model")
+			f.StringVar(&o.systemMsg, "system-message", "", "a message `TEXT` shown to the user")
+			f.StringVar(&o.sessionTitle, "session-title", "", "a session `TITLE` (UserPromptSubmit, SessionStart)")
+			f.StringVar(&o.updatedInput, "updated-input", "", "the tool input to use instead, a JSON `OBJECT`")
+		},
+		"check": func(f *cli.Flags) {
+			f.Enum(&o.event, "event", "", "the `EVENT` the reply answers (default: its hookEventName)", hooks.Events)
+		},
+		"settings": func(f *cli.Flags) {
+			onError(f)
+			f.StringVar(&o.command, "command", "", "how settings.json calls cc-hook (`CMD`; default: this binary's absolute path)")
+		},
+		"backtest": func(f *cli.Flags) {
+			runUnless(f)
+			f.BoolVar(&o.all, "all", false, "also print the payloads no rule answered")
+		},
+	}
+	runs := map[string]func(*cli.Env, []string) error{
+		"run": o.runRules, "parse": o.parse, "reply": o.reply, "check": o.check,
+		"settings": o.settings, "lint": o.lint, "backtest": o.backtest, "test": o.test,
+	}
+	subs := make([]*cli.Command, len(subHelp))
+	for i, s := range subHelp {
+		subs[i] = &cli.Command{
+			Name: s.name, Short: s.short, Synopsis: s.synopsis,
+			Help:     "usage: " + s.synopsis + "\n\n" + strings.ToUpper(s.text[:1]) + s.text[1:],
+			SetFlags: flags[s.name], Run: runs[s.name],
 		}
 	}
-	switch sub {
-	case "run":
-		return o.runRules(env, args)
-	case "parse":
-		return o.parse(env, args)
-	case "reply":
-		return o.reply(env, args)
-	case "check":
-		return o.check(env, args)
-	case "settings":
-		return o.settings(env, args)
-	case "lint":
-		return o.lint(env, args)
-	case "backtest":
-		return o.backtest(env, args)
-	case "test":
-		return o.test(env, args)
-	}
-	return cli.Usagef("unknown subcommand %q (want %s)", sub, subcommandList())
-}
-
-// subcommandList is "run, parse, ... or lint".
-func subcommandList() string {
-	n := len(subcommands)
-	return strings.Join(subcommands[:n-1], ", ") + " or " + subcommands[n-1]
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
+	// reply's EVENT
+	subs[2].Complete = func(_ context.Context, flag string, args []string) []string {
+		if flag == "" && len(args) == 0 {
+			return hooks.Events
 		}
+		return nil
 	}
-	return false
+	return subs
 }
 
 // exit ends the command with code; only a reply's exit 2 gets through as 2.
@@ -252,10 +247,7 @@ func (o *options) exit(code int) error {
 
 // runRules is the hot path: one payload, one rule file, one answer.
 func (o *options) runRules(env *cli.Env, args []string) error {
-	policy, err := hooks.ParsePolicy(o.onError)
-	if err != nil {
-		return cli.Usagef("%v", err)
-	}
+	policy := hooks.Policy(o.onError) // an Enum of hooks.Policies
 	if len(args) != 1 {
 		return cli.Usagef("run needs one rule file")
 	}
@@ -264,6 +256,7 @@ func (o *options) runRules(env *cli.Env, args []string) error {
 	}
 	runner := hooks.Runner{Stdout: env.Stdout, Stderr: env.Stderr, OnError: policy, Name: "cc-hook", Mask: cli.Mask}
 	var payload []byte
+	var err error
 	if env.HasInput() {
 		if payload, err = hooks.ReadPayload(env.Stdin); err != nil {
 			return o.exit(runner.Fail("", err))
@@ -328,7 +321,7 @@ func (o *options) reply(env *cli.Env, args []string) error {
 	}
 	event := args[0]
 	if !hooks.IsEvent(event) {
-		return cli.Usagef("unknown event %q", event)
+		return cli.Usagef("unknown event %q%s", event, cli.DidYouMean(event, hooks.Events))
 	}
 	d := hooks.Decision{Reason: o.reason, AdditionalContext: o.context, SystemMessage: o.systemMsg, SessionTitle: o.sessionTitle}
 	if len(args) == 2 {
@@ -372,9 +365,6 @@ type checkResult struct {
 func (o *options) check(env *cli.Env, args []string) error {
 	if len(args) > 0 {
 		return cli.Usagef("check reads a reply on stdin, not %q", args[0])
-	}
-	if o.event != "" && !hooks.IsEvent(o.event) {
-		return cli.Usagef("unknown event %q", o.event)
 	}
 	var data []byte
 	if env.HasInput() {
@@ -422,10 +412,7 @@ func replyEvent(event string, data []byte) string {
 }
 
 func (o *options) settings(env *cli.Env, args []string) error {
-	policy, err := hooks.ParsePolicy(o.onError)
-	if err != nil {
-		return cli.Usagef("%v", err)
-	}
+	policy := hooks.Policy(o.onError) // an Enum of hooks.Policies
 	if len(args) != 1 {
 		return cli.Usagef("settings needs one rule file")
 	}

@@ -1,20 +1,26 @@
 package cchook
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/hooks"
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
+// run runs cc-hook in testSystem (golden.Call: "" is no stdin).
 func run(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	var stdout, stderr strings.Builder
-	code := RunWith(testSystem, args, strings.NewReader(stdin), &stdout, &stderr)
-	return code, stdout.String(), stderr.String()
+	return golden.Call(func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		return RunWith(testSystem, args, stdin, stdout, stderr)
+	}, stdin, args...)
 }
+
+const replyUsage = "usage: cc-hook reply EVENT [DECISION] [--reason TEXT] [--context TEXT] [--system-message TEXT]\nRun 'cc-hook -h' for help.\n"
 
 // testSystem puts the binary at /usr/local/bin/cc-hook, for settings.
 var testSystem = cli.System{Home: "/home/dev", Executable: func() (string, error) { return "/usr/local/bin/cc-hook", nil }}
@@ -63,11 +69,11 @@ func TestCommand(t *testing.T) {
 		{"run masks a key in a failure", secret, []string{"run", leaky, "--on-error", "block"}, 0,
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"cc-hook failed, blocking (on-error block): ` + leaky + `: rule at line 2: if: jq: test(1; null) cannot be applied to: string (\"***\")"}}` + "\n",
 			"cc-hook: " + leaky + ": rule at line 2: if: jq: test(1; null) cannot be applied to: string (\"***\")\n"},
-		{"run usage error is exit 1", pre, []string{"run"}, 1, "", "cc-hook: run needs one rule file\nusage: cc-hook run|parse|reply|check|settings|lint|backtest|test ...\nRun 'cc-hook -h' for help.\n"},
-		{"unknown flag is exit 1", pre, []string{"run", rules, "--nope"}, 1, "", "cc-hook: unknown flag --nope\nusage: cc-hook run|parse|reply|check|settings|lint|backtest|test ...\nRun 'cc-hook -h' for help.\n"},
-		{"bad policy is exit 1", pre, []string{"run", rules, "--on-error", "deny"}, 1, "", "cc-hook: unknown failure policy \"deny\" (want pass, block or ask)\nusage: cc-hook run|parse|reply|check|settings|lint|backtest|test ...\nRun 'cc-hook -h' for help.\n"},
-		{"no subcommand", "", nil, 1, "", "cc-hook: missing subcommand (run, parse, reply, check, settings, lint, backtest or test)\nusage: cc-hook run|parse|reply|check|settings|lint|backtest|test ...\nRun 'cc-hook -h' for help.\n"},
-		{"flag of another subcommand", "", []string{"parse", "--reason", "x"}, 1, "", "cc-hook: --reason is not a flag of parse\nusage: cc-hook run|parse|reply|check|settings|lint|backtest|test ...\nRun 'cc-hook -h' for help.\n"},
+		{"run usage error is exit 1", pre, []string{"run"}, 1, "", "cc-hook: run needs one rule file\nusage: cc-hook run RULES.yaml [--on-error pass|block|ask]\nRun 'cc-hook -h' for help.\n"},
+		{"unknown flag is exit 1", pre, []string{"run", rules, "--nope"}, 1, "", "cc-hook: unknown flag --nope\nusage: cc-hook run RULES.yaml [--on-error pass|block|ask]\nRun 'cc-hook -h' for help.\n"},
+		{"bad policy is exit 1", pre, []string{"run", rules, "--on-error", "deny"}, 1, "", "cc-hook: --on-error \"deny\": want one of pass, block, ask\nusage: cc-hook run RULES.yaml [--on-error pass|block|ask]\nRun 'cc-hook -h' for help.\n"},
+		{"no subcommand", "", nil, 1, "", "cc-hook: a command is needed (run, parse, reply, check, settings, lint, backtest, test)\nRun 'cc-hook -h' for help.\n"},
+		{"flag of another subcommand", "", []string{"parse", "--reason", "x"}, 1, "", "cc-hook: unknown flag --reason\nusage: cc-hook parse\nRun 'cc-hook -h' for help.\n"},
 		{"parse", pre, []string{"parse"}, 0, `{"event":"PreToolUse","session_id":"0b7d6b2e-5c1a-4f7e-9a51-2d9b4f3e8c11","transcript_path":"/home/dev/.claude/projects/-home-dev-proj/0b7d6b2e-5c1a-4f7e-9a51-2d9b4f3e8c11.jsonl","cwd":"/home/dev/proj","prompt_id":"6a1f9e0c-2d3b-4c5d-8e7f-0a1b2c3d4e5f","permission_mode":"default","effort":{"level":"high"},"tool_name":"Bash","tool_input":{"command":"touch ran","description":"Create a file"},"tool_use_id":"toolu_01A","unknown_fields":[],"type_mismatches":[]}` + "\n", ""},
 		{"parse --jq", pre + `{"hook_event_name":"Stop","cwd":5}` + "\n", []string{"parse", "-q", "[.event, .type_mismatches[]?]", "-r"}, 0, "[\"PreToolUse\"]\n[\"Stop\",\"cwd\"]\n", ""},
 		{"parse skips and counts", "[1]\n{bad\n" + pre, []string{"parse", "--jq", ".event"}, 1, "\"PreToolUse\"\n", "cc-hook: <stdin>:1: not a hook payload: not a JSON object\ncc-hook: <stdin>:2: malformed JSON, line skipped\ncc-hook: parse: 2 of 3 lines skipped\n"},
@@ -77,11 +83,14 @@ func TestCommand(t *testing.T) {
 		{"reply --jq", "", []string{"reply", "Stop", "block", "--reason", "r", "--jq", ".decision", "-r"}, 0, "block\n", ""},
 		{"reply updated input", "", []string{"reply", "PreToolUse", "allow", "--updated-input", `{"command":"touch changed"}`}, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"touch changed"}}}` + "\n", ""},
 		{"reply updated input keeps numbers", "", []string{"reply", "PreToolUse", "allow", "--updated-input", `{"timeout":1.000000000000000000001,"id":12345678901234567890}`}, 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"id":12345678901234567890,"timeout":1.000000000000000000001}}}` + "\n", ""},
-		{"reply updated input trailing data", "", []string{"reply", "PreToolUse", "allow", "--updated-input", `{"a":1} {"b":2}`}, 1, "", "cc-hook: --updated-input must be a JSON object\nusage: cc-hook run|parse|reply|check|settings|lint|backtest|test ...\nRun 'cc-hook -h' for help.\n"},
+		{"reply updated input trailing data", "", []string{"reply", "PreToolUse", "allow", "--updated-input", `{"a":1} {"b":2}`}, 1, "", "cc-hook: --updated-input must be a JSON object\nusage: cc-hook reply EVENT [DECISION] [--reason TEXT] [--context TEXT] [--system-message TEXT]\nRun 'cc-hook -h' for help.\n"},
 		{"reply exit 2", "", []string{"reply", "TeammateIdle", "block", "--reason", "keep going"}, 2, "", "keep going\n"},
 		{"reply wrong event", "", []string{"reply", "SessionEnd", "--context", "x"}, 1, "", "cc-hook: invalid SessionEnd reply: hookSpecificOutput.hookEventName: rejected: SessionEnd has no hookSpecificOutput in the reply schema\n"},
-		{"reply unknown event", "", []string{"reply", "Nope", "allow"}, 1, "", "cc-hook: unknown event \"Nope\"\nusage: cc-hook run|parse|reply|check|settings|lint|backtest|test ...\nRun 'cc-hook -h' for help.\n"},
-		{"reply nothing", "", []string{"reply", "Stop"}, 1, "", "cc-hook: reply needs a DECISION, --context, --system-message or --session-title\nusage: cc-hook run|parse|reply|check|settings|lint|backtest|test ...\nRun 'cc-hook -h' for help.\n"},
+		{"reply unknown event", "", []string{"reply", "Nope", "allow"}, 1, "", "cc-hook: unknown event \"Nope\"\nusage: cc-hook reply EVENT [DECISION] [--reason TEXT] [--context TEXT] [--system-message TEXT]\nRun 'cc-hook -h' for help.\n"},
+		{"reply misspelt event", "", []string{"reply", "PreToolUs", "allow"}, 1, "", "cc-hook: unknown event \"PreToolUs\"; did you mean PreToolUse?\n" + replyUsage},
+		{"check misspelt event", "{}", []string{"check", "--event", "Stopp"}, 1, "", "cc-hook: --event \"Stopp\": want one of " + strings.Join(hooks.Events, ", ") + "; did you mean Stop?\nusage: cc-hook check [--event EVENT]\nRun 'cc-hook -h' for help.\n"},
+		{"unknown subcommand", "", []string{"lnit"}, 1, "", "cc-hook: unknown command \"lnit\" (run, parse, reply, check, settings, lint, backtest, test); did you mean lint?\nRun 'cc-hook -h' for help.\n"},
+		{"reply nothing", "", []string{"reply", "Stop"}, 1, "", "cc-hook: reply needs a DECISION, --context, --system-message or --session-title\nusage: cc-hook reply EVENT [DECISION] [--reason TEXT] [--context TEXT] [--system-message TEXT]\nRun 'cc-hook -h' for help.\n"},
 		{"check valid", `{"decision":"block","reason":"x"}`, []string{"check", "--event", "Stop"}, 0, `{"valid":true,"event":"Stop","problems":[]}` + "\n", ""},
 		{"check deny without reason", `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}`, []string{"check"}, 1,
 			`{"valid":false,"event":"PreToolUse","problems":[{"path":"hookSpecificOutput.permissionDecisionReason","kind":"incomplete","message":"a deny needs a reason: without one the model sees only \"Blocked by hook\""}]}` + "\n",
@@ -91,7 +100,7 @@ func TestCommand(t *testing.T) {
 		{"check empty", "", []string{"check"}, 0, `{"valid":true,"event":null,"problems":[]}` + "\n", ""},
 		{"settings", "", []string{"settings", rules, "--jq", ".hooks | keys"}, 0, "[\"PreToolUse\",\"TaskCompleted\"]\n", "cc-hook: add this to /home/dev/.claude/settings.json (your user settings; a project's .claude/settings.json or .claude/settings.local.json works too), merged with what is there: keep its other keys and hooks\n"},
 		{"settings broken", "", []string{"settings", broken}, 1, "", "cc-hook: " + broken + ": rule at line 2: if: invalid jq expression: unexpected EOF\n    .x |\n        ^\n"},
-		{"run --jq refused", pre, []string{"run", rules, "--jq", "."}, 1, "", "cc-hook: run prints a reply for Claude Code, not records: --jq does not apply\nusage: cc-hook run|parse|reply|check|settings|lint|backtest|test ...\nRun 'cc-hook -h' for help.\n"},
+		{"run --jq refused", pre, []string{"run", rules, "--jq", "."}, 1, "", "cc-hook: run prints a reply for Claude Code, not records: --jq does not apply\nusage: cc-hook run RULES.yaml [--on-error pass|block|ask]\nRun 'cc-hook -h' for help.\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

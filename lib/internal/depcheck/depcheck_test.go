@@ -65,7 +65,7 @@ var arrows = map[string][]string{
 	"lib/commands/ccextract":     {"lib/cache", "lib/cli", "lib/commands/internal/load", "lib/extract", "lib/jsonscan", "lib/layout", "lib/ndjson", "lib/pricing", "lib/records", "lib/sessions"},
 	"lib/commands/ccgrep":        {"lib/cli", "lib/commands/internal/load", "lib/jsonscan", "lib/layout", "lib/ndjson", "lib/profiles", "lib/records", "lib/search", "lib/sessions"},
 	"lib/commands/ccsend":        {"lib/cli", "lib/commands/internal/load", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
-	"lib/commands/cchook":        {"lib/cli", "lib/hooks", "lib/hooks/backtest", "lib/hooks/rules"},
+	"lib/commands/cchook":        {"lib/cli", "lib/hooks", "lib/hooks/backtest", "lib/hooks/rules", "lib/records"},
 	"lib/commands/cccassette":    {"lib/atomicfile", "lib/cassette", "lib/cassette/proxy", "lib/cli", "lib/jq", "lib/ndjson", "lib/records", "lib/transcript"},
 	"lib/commands/ccrender":      {"lib/atomicfile", "lib/cli", "lib/records", "lib/registry", "lib/render", "lib/secrets", "lib/sessions", "lib/transcript"},
 

@@ -1,0 +1,57 @@
+package cchook
+
+import (
+	"strings"
+	"testing"
+)
+
+// backtest tells stdin lines apart with records.Classify: cc-entries
+// lines (with cc_source or raw), session records and hook payloads (their
+// transcript_path); a fact, a profile record, a line of the other kind
+// than the first, and a non-object are skipped with a warning each.
+func TestBacktestStdinKinds(t *testing.T) {
+	tr := corpusProjects + "/-home-dev-projects-gamma/c0a1f006-0000-4000-8000-000000000006.jsonl"
+	raw := readFile(t, tr)
+	first, _, _ := strings.Cut(raw, "\n")
+	withSource := `{"cc_source":{"path":"` + tr + `","line":1,"session_id":"c0a1f006-0000-4000-8000-000000000006","agent_id":null},` + first[1:] + "\n"
+	session := `{"transcript_path":"` + tr + `"}` + "\n"
+	hook := `{"hook_event_name":"Stop","session_id":"s","transcript_path":"` + tr + `"}` + "\n"
+	// A feed of entries answers in stream order, a list of transcripts
+	// in backtest.Run's order: the same records, told apart by stdin.
+	_, fromEntries, _ := run(t, raw, "backtest", hooksDir+"/history.yaml")
+	_, fromPaths, _ := run(t, "", "backtest", hooksDir+"/history.yaml", tr)
+	if fromEntries == "" || len(fromEntries) != len(fromPaths) {
+		t.Fatal("the corpus session answers no rule: the test would prove nothing")
+	}
+	for _, tt := range []struct {
+		name, stdin, stderr string
+		paths               bool
+	}{
+		{"entries and others", raw + `{"uuid":"x","kind":"shell"}` + "\n" + session + "[1]\n",
+			"<stdin>:31: a fact, neither a transcript entry nor a record with a transcript_path, skipped\n" +
+				"<stdin>:32: a session record in input of transcript entries (as its first record says), skipped\n" +
+				"<stdin>:33: not a JSON object, skipped\n", false},
+		{"cc_source first", withSource + raw, "", false},
+		{"hook payload", hook + `{"config_dir":"/x"}` + "\n" + first + "\n",
+			"<stdin>:2: a profile record, neither a transcript entry nor a record with a transcript_path, skipped\n" +
+				"<stdin>:3: a transcript entry in input of session records (as its first record says), skipped\n", true},
+		{"session records, each once", session + session, "", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := run(t, tt.stdin, "backtest", hooksDir+"/history.yaml")
+			want := fromEntries
+			if tt.paths {
+				want = fromPaths
+			}
+			wantErr := ""
+			for _, l := range strings.SplitAfter(tt.stderr, "\n") {
+				if l != "" {
+					wantErr += "cc-hook: " + l
+				}
+			}
+			if code != 0 || out != want || errs != wantErr {
+				t.Errorf("exit %d\nstdout %s\nstderr %q\nwant stdout %s\nstderr %q", code, out, errs, want, wantErr)
+			}
+		})
+	}
+}
