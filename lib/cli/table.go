@@ -30,6 +30,7 @@ type recordTable struct {
 	color  bool
 	loc    *time.Location
 	layout *Layout
+	jq     bool // the records are --jq's: no layout applies
 
 	rows []record
 	keys []string // every key, in order of first appearance
@@ -188,7 +189,7 @@ func (t *recordTable) columns() []Column {
 		if !scalar {
 			continue // only nested values: not for a table
 		}
-		kind := Text
+		kind := genericKind(k, t.rows)
 		if ints {
 			kind = Count
 		}
@@ -211,6 +212,12 @@ func (t *recordTable) cell(r record, c Column) string {
 	}
 	s := plain(v)
 	switch c.Kind {
+	case Summary:
+		return summary(v)
+	case FirstLine:
+		return firstLine(s)
+	case Input:
+		return inputSummary(v)
 	case Count:
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return thousands(n)
@@ -306,8 +313,9 @@ func (t *recordTable) writeTable(w io.Writer) error {
 			widths[j] = max(widths[j], textWidth(s))
 		}
 	}
-	t.fit(cols, widths)
+	cols, widths, left := t.fit(cols, widths)
 	line := func(row []string, bold bool) {
+		row = row[:len(cols)]
 		var b strings.Builder
 		for j, s := range row {
 			if cols[j].Kind == Path {
@@ -345,28 +353,52 @@ func (t *recordTable) writeTable(w io.Writer) error {
 		fmt.Fprintln(w, strings.Repeat("─", rule+2*(len(widths)-1)))
 		line(foot, true)
 	}
+	if len(left) > 0 {
+		// The list of names is what gives way to the width.
+		pre, post := fmt.Sprintf("(%d more: ", len(left)), "; --format csv or ndjson shows all)"
+		names := cut(strings.Join(left, ", "), max(8, t.width-textWidth(pre)-textWidth(post)))
+		fmt.Fprintln(w, pre+names+post)
+	}
 	return nil
 }
 
-// fit narrows the widest text column, a character at a time, until the
-// table fits the width; a text column keeps at least 12 characters
-// (numbers, times and ids are never cut).
-func (t *recordTable) fit(cols []Column, widths []int) {
+// fit makes the table fit the width: it narrows the widest text column,
+// a character at a time, down to 12 characters at least (numbers, times
+// and ids are never cut); when that is not enough it leaves out trailing
+// columns, and returns their heads. One column is always kept: a first
+// column of numbers wider than the terminal wraps.
+func (t *recordTable) fit(cols []Column, widths []int) ([]Column, []int, []string) {
 	if t.width <= 0 {
-		return
+		return cols, widths, nil
 	}
+	var left []string
+	for n := len(cols); n > 0; n-- {
+		w := slices.Clone(widths[:n])
+		if narrow(cols[:n], w, t.width) || n == 1 {
+			for _, c := range cols[n:] {
+				left = append(left, c.Head)
+			}
+			return cols[:n], w, left
+		}
+	}
+	return cols, widths, nil
+}
+
+// narrow narrows the text columns of widths until the table fits width,
+// and says whether it does.
+func narrow(cols []Column, widths []int, width int) bool {
 	const minText = 12
 	for {
 		total := 2 * (len(widths) - 1)
 		for _, n := range widths {
 			total += n
 		}
-		if total <= t.width {
-			return
+		if total <= width {
+			return true
 		}
 		widest, second := -1, minText
 		for j, c := range cols {
-			if (c.Kind != Text && c.Kind != Path) || widths[j] <= minText {
+			if !cuttable(c.Kind) || widths[j] <= minText {
 				continue
 			}
 			if widest < 0 || widths[j] > widths[widest] {
@@ -379,11 +411,49 @@ func (t *recordTable) fit(cols []Column, widths []int) {
 			}
 		}
 		if widest < 0 {
-			return // nothing left to narrow: the terminal wraps
+			return false // nothing left to narrow
 		}
 		// Down to the next widest at most: the widest columns end up even.
-		widths[widest] -= min(total-t.width, max(1, widths[widest]-second))
+		widths[widest] -= min(total-width, max(1, widths[widest]-second))
 	}
+}
+
+// cuttable says whether a column's cells may be cut with …: text may,
+// numbers, times, sizes and ids may not.
+func cuttable(k CellKind) bool {
+	switch k {
+	case Text, Path, Summary, FirstLine, Input:
+		return true
+	}
+	return false
+}
+
+// genericKind is how a generic record's field shows: a field whose every
+// value is an RFC 3339 time as a time, a session or entry id as its
+// prefix, else as text.
+func genericKind(k string, rows []record) CellKind {
+	if k == "session_id" || k == "uuid" || k == "agent_id" || strings.HasSuffix(k, "_uuid") {
+		return IDPrefix
+	}
+	seen := false
+	for _, r := range rows {
+		v := bytes.TrimSpace(r.vals[k])
+		if len(v) == 0 || string(v) == "null" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			return Text
+		}
+		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+			return Text
+		}
+		seen = true
+	}
+	if seen {
+		return Time
+	}
+	return Text
 }
 
 func right(k CellKind) bool { return k == Count || k == Dollars || k == Bytes }

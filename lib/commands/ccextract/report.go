@@ -49,6 +49,9 @@ func (o *options) calendar(env *cli.Env) error {
 	}
 	if len(keys) > 0 {
 		env.Out.SetLayout(sumLayout(keys, loc))
+	} else if l, ok := kindLayouts[o.kind]; ok {
+		l.Zone = loc
+		env.Out.SetLayout(l)
 	}
 	return nil
 }
