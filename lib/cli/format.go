@@ -91,10 +91,10 @@ func (o *Output) Endless(why string) error {
 
 // SetLayout chooses the table's columns for the records to come (a
 // command knows its record kinds); without one a table shows each
-// record's scalar fields, as it does with --jq (whose records are not the
-// kind's). It changes nothing for NDJSON, csv and tsv.
+// record's scalar fields, as it does with --jq unless jq kept only fields
+// the layout shows. It changes nothing for NDJSON, csv and tsv.
 func (o *Output) SetLayout(l Layout) {
-	if o.tab != nil && !o.tab.jq { // --jq's records are jq's, not the kind's
+	if o.tab != nil {
 		o.tab.layout = &l
 		if l.Zone != nil {
 			o.tab.loc = l.Zone

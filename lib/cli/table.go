@@ -30,7 +30,7 @@ type recordTable struct {
 	color  bool
 	loc    *time.Location
 	layout *Layout
-	jq     bool // the records are --jq's: no layout applies
+	jq     bool // the records are --jq's: the layout applies only to its own fields
 
 	rows []record
 	keys []string // every key, in order of first appearance
@@ -152,7 +152,7 @@ func plain(v json.RawMessage) string {
 // columns is the table's columns: the layout's that some record has, else
 // every scalar field (a generic record).
 func (t *recordTable) columns() []Column {
-	if t.layout != nil {
+	if t.layout != nil && (!t.jq || t.layoutOnly()) {
 		var cols []Column
 		for _, c := range t.layout.Columns {
 			for _, k := range c.Keys {
@@ -196,6 +196,18 @@ func (t *recordTable) columns() []Column {
 		cols = append(cols, Column{Head: k, Keys: []string{k}, Kind: kind})
 	}
 	return cols
+}
+
+// layoutOnly says whether every field of the records is one a layout
+// column shows: --jq kept the kind's fields, so its columns still apply
+// (any other field, and the table is jq's records' own).
+func (t *recordTable) layoutOnly() bool {
+	for _, k := range t.keys {
+		if !slices.ContainsFunc(t.layout.Columns, func(c Column) bool { return slices.Contains(c.Keys, k) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // cell is one value as the table shows it.
