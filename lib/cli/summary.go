@@ -97,7 +97,7 @@ func firstLine(s string) string {
 
 // inputKeys are the fields that say what a tool call did, most telling
 // first.
-var inputKeys = []string{"command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description", "prompt", "skill"}
+var inputKeys = []string{"command", "file_path", "notebook_path", "pattern", "path", "url", "query", "description", "prompt", "skill"}
 
 // inputSummary is a tool's input on one line: the first of inputKeys it
 // has (with the pattern's path, if any), else its JSON.

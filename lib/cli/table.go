@@ -366,10 +366,7 @@ func (t *recordTable) writeTable(w io.Writer) error {
 		line(foot, true)
 	}
 	if len(left) > 0 {
-		// The list of names is what gives way to the width.
-		pre, post := fmt.Sprintf("(%d more: ", len(left)), "; --format csv or ndjson shows all)"
-		names := cut(strings.Join(left, ", "), max(8, t.width-textWidth(pre)-textWidth(post)))
-		fmt.Fprintln(w, pre+names+post)
+		fmt.Fprintln(w, footer(left, t.width))
 	}
 	return nil
 }
@@ -428,6 +425,17 @@ func narrow(cols []Column, widths []int, width int) bool {
 		// Down to the next widest at most: the widest columns end up even.
 		widths[widest] -= min(total-width, max(1, widths[widest]-second))
 	}
+}
+
+// footer is the line under a table that left columns out: it names them
+// (the list gives way to the width) and says how to see them all.
+func footer(left []string, width int) string {
+	pre, post := fmt.Sprintf("(%d more: ", len(left)), "; --format csv or ndjson shows all)"
+	room := width - textWidth(pre) - textWidth(post)
+	if room >= 8 {
+		return pre + cut(strings.Join(left, ", "), room) + post
+	}
+	return cut(fmt.Sprintf("(%d more columns: --format csv shows all)", len(left)), width)
 }
 
 // cuttable says whether a column's cells may be cut with …: text may,
