@@ -129,6 +129,9 @@ type Column struct {
 	Keys  []string
 	Kind  CellKind
 	Total bool
+	// Keep is left out only after the other columns when the table is too
+	// wide for the terminal (the others go last column first).
+	Keep bool
 }
 
 // CellKind says how a value shows in a table.

@@ -325,9 +325,10 @@ func (t *recordTable) writeTable(w io.Writer) error {
 			widths[j] = max(widths[j], textWidth(s))
 		}
 	}
-	cols, widths, left := t.fit(cols, widths)
+	kept, left := t.fit(cols, widths)
+	cols, widths = pick(cols, kept), pick(widths, kept)
 	line := func(row []string, bold bool) {
-		row = row[:len(cols)]
+		row = pick(row, kept)
 		var b strings.Builder
 		for j, s := range row {
 			if cols[j].Kind == Path {
@@ -373,24 +374,60 @@ func (t *recordTable) writeTable(w io.Writer) error {
 
 // fit makes the table fit the width: it narrows the widest text column,
 // a character at a time, down to 12 characters at least (numbers, times
-// and ids are never cut); when that is not enough it leaves out trailing
-// columns, and returns their heads. One column is always kept: a first
-// column of numbers wider than the terminal wraps.
-func (t *recordTable) fit(cols []Column, widths []int) ([]Column, []int, []string) {
-	if t.width <= 0 {
-		return cols, widths, nil
+// and ids are never cut); when that is not enough it leaves out columns,
+// the last first but those marked Keep (a sum's cost) only after the
+// others, and returns their heads. The first column is always kept: a
+// first column of numbers wider than the terminal wraps.
+func (t *recordTable) fit(cols []Column, widths []int) ([]bool, []string) {
+	keep := make([]bool, len(cols))
+	for i := range keep {
+		keep[i] = true
 	}
-	var left []string
-	for n := len(cols); n > 0; n-- {
-		w := slices.Clone(widths[:n])
-		if narrow(cols[:n], w, t.width) || n == 1 {
-			for _, c := range cols[n:] {
-				left = append(left, c.Head)
+	if t.width <= 0 {
+		return keep, nil
+	}
+	var order []int // the columns in the order they are left out
+	for _, pass := range []bool{false, true} {
+		for j := len(cols) - 1; j > 0; j-- {
+			if cols[j].Keep == pass {
+				order = append(order, j)
 			}
-			return cols[:n], w, left
 		}
 	}
-	return cols, widths, nil
+	for n := 0; ; n++ {
+		var c []Column
+		var w []int
+		for j := range cols {
+			if keep[j] {
+				c, w = append(c, cols[j]), append(w, widths[j])
+			}
+		}
+		if narrow(c, w, t.width) || n == len(order) {
+			var left []string
+			k := 0
+			for j := range cols {
+				if keep[j] {
+					widths[j] = w[k] // as narrowed
+					k++
+				} else {
+					left = append(left, cols[j].Head)
+				}
+			}
+			return keep, left
+		}
+		keep[order[n]] = false
+	}
+}
+
+// pick is the elements of l that keep marks.
+func pick[T any](l []T, keep []bool) []T {
+	var out []T
+	for i, v := range l {
+		if keep[i] {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // narrow narrows the text columns of widths until the table fits width,

@@ -60,7 +60,7 @@ var kindLayouts = map[string]cli.Layout{
 		{Head: "Output", Keys: []string{"output_tokens"}, Kind: cli.Count},
 		{Head: "Cache Write", Keys: []string{"cache_creation_input_tokens"}, Kind: cli.Count},
 		{Head: "Cache Read", Keys: []string{"cache_read_input_tokens"}, Kind: cli.Count},
-		{Head: "Cost", Keys: []string{"cost_usd"}, Kind: cli.Dollars},
+		{Head: "Cost", Keys: []string{"cost_usd"}, Kind: cli.Dollars, Keep: true},
 	}},
 	"compactions": {Columns: []cli.Column{
 		timeCol, sessionCol,

@@ -108,6 +108,6 @@ func sumLayout(keys []string, loc *time.Location) cli.Layout {
 	} {
 		cols = append(cols, cli.Column{Head: c.head, Keys: []string{c.key}, Kind: cli.Count, Total: true})
 	}
-	cols = append(cols, cli.Column{Head: "Cost", Keys: []string{"cost_usd"}, Kind: cli.Dollars, Total: true})
+	cols = append(cols, cli.Column{Head: "Cost", Keys: []string{"cost_usd"}, Kind: cli.Dollars, Total: true, Keep: true})
 	return cli.Layout{Columns: cols, Total: true, Zone: loc}
 }
