@@ -81,3 +81,20 @@ func TestGenericFit(t *testing.T) {
 		t.Errorf("a table into a pipe is whole:\n%s", out)
 	}
 }
+
+// TestKeepColumn: a column marked Keep outlasts the columns before it
+// when the table is too wide.
+func TestKeepColumn(t *testing.T) {
+	l := Layout{Columns: []Column{
+		{Head: "Date", Keys: []string{"date"}},
+		{Head: "Input", Keys: []string{"input_tokens"}, Kind: Count},
+		{Head: "Output", Keys: []string{"output_tokens"}, Kind: Count},
+		{Head: "Cost", Keys: []string{"cost_usd"}, Kind: Dollars, Keep: true},
+	}}
+	recs := []string{`{"date":"2026-11-29","input_tokens":1234567,"output_tokens":7654321,"cost_usd":4.2}`}
+	_, out, _ := table(t, term(35, "NO_COLOR", "1"), &l, recs)
+	want := "Date            Input   Cost\n2026-11-29  1,234,567  $4.20\n(1 more: --format csv shows all)\n"
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}

@@ -472,7 +472,7 @@ func footer(left []string, width int) string {
 	if room >= 8 {
 		return pre + cut(strings.Join(left, ", "), room) + post
 	}
-	return cut(fmt.Sprintf("(%d more columns: --format csv shows all)", len(left)), width)
+	return cut(fmt.Sprintf("(%d more: --format csv shows all)", len(left)), width)
 }
 
 // cuttable says whether a column's cells may be cut with …: text may,
