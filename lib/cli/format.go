@@ -56,7 +56,7 @@ func (o *Output) setFormat(f *Flags, sys *System, stdout io.Writer) error {
 	o.tab = &recordTable{
 		out: stdout, format: format, chosen: chosen, width: width,
 		color: term && s.Env("NO_COLOR") == "" && s.Env("TERM") != "dumb",
-		loc:   loc,
+		loc:   loc, jq: f.JQ != "",
 	}
 	return nil
 }
@@ -91,7 +91,8 @@ func (o *Output) Endless(why string) error {
 
 // SetLayout chooses the table's columns for the records to come (a
 // command knows its record kinds); without one a table shows each
-// record's scalar fields. It changes nothing for NDJSON, csv and tsv.
+// record's scalar fields, as it does with --jq unless jq kept only fields
+// the layout shows. It changes nothing for NDJSON, csv and tsv.
 func (o *Output) SetLayout(l Layout) {
 	if o.tab != nil {
 		o.tab.layout = &l
@@ -128,17 +129,23 @@ type Column struct {
 	Keys  []string
 	Kind  CellKind
 	Total bool
+	// Keep is left out only after the other columns when the table is too
+	// wide for the terminal (the others go last column first).
+	Keep bool
 }
 
 // CellKind says how a value shows in a table.
 type CellKind int
 
 const (
-	Text     CellKind = iota // as it is, on one line; cut with … to fit the width
-	Count                    // an integer with thousands separators, right-aligned
-	Dollars                  // $1,234.57: rounded to cents for reading only
-	Time                     // an RFC 3339 time as 2006-01-02 15:04 in the zone
-	Bytes                    // a size: 980B, 12.4K, 3.1M
-	IDPrefix                 // the first 8 characters of an id
-	Path                     // text whose end matters: cut on the left, …/projects/app
+	Text      CellKind = iota // as it is, on one line; cut with … to fit the width
+	Count                     // an integer with thousands separators, right-aligned
+	Dollars                   // $1,234.57: rounded to cents for reading only
+	Time                      // an RFC 3339 time as 2006-01-02 15:04 in the zone
+	Bytes                     // a size: 980B, 12.4K, 3.1M
+	IDPrefix                  // the first 8 characters of an id
+	Path                      // text whose end matters: cut on the left, …/projects/app
+	Summary                   // a message or its content on one line: text blocks joined, tool NAME, a result's first line
+	FirstLine                 // text whose first non-blank line is enough (a command's output)
+	Input                     // a tool's input: its command, path, pattern or url, else its JSON
 )

@@ -30,6 +30,7 @@ type recordTable struct {
 	color  bool
 	loc    *time.Location
 	layout *Layout
+	jq     bool // the records are --jq's: the layout applies only to its own fields
 
 	rows []record
 	keys []string // every key, in order of first appearance
@@ -151,7 +152,7 @@ func plain(v json.RawMessage) string {
 // columns is the table's columns: the layout's that some record has, else
 // every scalar field (a generic record).
 func (t *recordTable) columns() []Column {
-	if t.layout != nil {
+	if t.layout != nil && (!t.jq || t.layoutOnly()) {
 		var cols []Column
 		for _, c := range t.layout.Columns {
 			for _, k := range c.Keys {
@@ -188,13 +189,25 @@ func (t *recordTable) columns() []Column {
 		if !scalar {
 			continue // only nested values: not for a table
 		}
-		kind := Text
+		kind := genericKind(k, t.rows)
 		if ints {
 			kind = Count
 		}
 		cols = append(cols, Column{Head: k, Keys: []string{k}, Kind: kind})
 	}
 	return cols
+}
+
+// layoutOnly says whether every field of the records is one a layout
+// column shows: --jq kept the kind's fields, so its columns still apply
+// (any other field, and the table is jq's records' own).
+func (t *recordTable) layoutOnly() bool {
+	for _, k := range t.keys {
+		if !slices.ContainsFunc(t.layout.Columns, func(c Column) bool { return slices.Contains(c.Keys, k) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // cell is one value as the table shows it.
@@ -211,6 +224,12 @@ func (t *recordTable) cell(r record, c Column) string {
 	}
 	s := plain(v)
 	switch c.Kind {
+	case Summary:
+		return summary(v)
+	case FirstLine:
+		return firstLine(s)
+	case Input:
+		return inputSummary(v)
 	case Count:
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return thousands(n)
@@ -306,8 +325,10 @@ func (t *recordTable) writeTable(w io.Writer) error {
 			widths[j] = max(widths[j], textWidth(s))
 		}
 	}
-	t.fit(cols, widths)
+	kept, left := t.fit(cols, widths)
+	cols, widths = pick(cols, kept), pick(widths, kept)
 	line := func(row []string, bold bool) {
+		row = pick(row, kept)
 		var b strings.Builder
 		for j, s := range row {
 			if cols[j].Kind == Path {
@@ -345,28 +366,85 @@ func (t *recordTable) writeTable(w io.Writer) error {
 		fmt.Fprintln(w, strings.Repeat("─", rule+2*(len(widths)-1)))
 		line(foot, true)
 	}
+	if len(left) > 0 {
+		fmt.Fprintln(w, footer(left, t.width))
+	}
 	return nil
 }
 
-// fit narrows the widest text column, a character at a time, until the
-// table fits the width; a text column keeps at least 12 characters
-// (numbers, times and ids are never cut).
-func (t *recordTable) fit(cols []Column, widths []int) {
-	if t.width <= 0 {
-		return
+// fit makes the table fit the width: it narrows the widest text column,
+// a character at a time, down to 12 characters at least (numbers, times
+// and ids are never cut); when that is not enough it leaves out columns,
+// the last first but those marked Keep (a sum's cost) only after the
+// others, and returns their heads. The first column is always kept: a
+// first column of numbers wider than the terminal wraps.
+func (t *recordTable) fit(cols []Column, widths []int) ([]bool, []string) {
+	keep := make([]bool, len(cols))
+	for i := range keep {
+		keep[i] = true
 	}
+	if t.width <= 0 {
+		return keep, nil
+	}
+	var order []int // the columns in the order they are left out
+	for _, pass := range []bool{false, true} {
+		for j := len(cols) - 1; j > 0; j-- {
+			if cols[j].Keep == pass {
+				order = append(order, j)
+			}
+		}
+	}
+	for n := 0; ; n++ {
+		var c []Column
+		var w []int
+		for j := range cols {
+			if keep[j] {
+				c, w = append(c, cols[j]), append(w, widths[j])
+			}
+		}
+		if narrow(c, w, t.width) || n == len(order) {
+			var left []string
+			k := 0
+			for j := range cols {
+				if keep[j] {
+					widths[j] = w[k] // as narrowed
+					k++
+				} else {
+					left = append(left, cols[j].Head)
+				}
+			}
+			return keep, left
+		}
+		keep[order[n]] = false
+	}
+}
+
+// pick is the elements of l that keep marks.
+func pick[T any](l []T, keep []bool) []T {
+	var out []T
+	for i, v := range l {
+		if keep[i] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// narrow narrows the text columns of widths until the table fits width,
+// and says whether it does.
+func narrow(cols []Column, widths []int, width int) bool {
 	const minText = 12
 	for {
 		total := 2 * (len(widths) - 1)
 		for _, n := range widths {
 			total += n
 		}
-		if total <= t.width {
-			return
+		if total <= width {
+			return true
 		}
 		widest, second := -1, minText
 		for j, c := range cols {
-			if (c.Kind != Text && c.Kind != Path) || widths[j] <= minText {
+			if !cuttable(c.Kind) || widths[j] <= minText {
 				continue
 			}
 			if widest < 0 || widths[j] > widths[widest] {
@@ -379,11 +457,60 @@ func (t *recordTable) fit(cols []Column, widths []int) {
 			}
 		}
 		if widest < 0 {
-			return // nothing left to narrow: the terminal wraps
+			return false // nothing left to narrow
 		}
 		// Down to the next widest at most: the widest columns end up even.
-		widths[widest] -= min(total-t.width, max(1, widths[widest]-second))
+		widths[widest] -= min(total-width, max(1, widths[widest]-second))
 	}
+}
+
+// footer is the line under a table that left columns out: it names them
+// (the list gives way to the width) and says how to see them all.
+func footer(left []string, width int) string {
+	pre, post := fmt.Sprintf("(%d more: ", len(left)), "; --format csv or ndjson shows all)"
+	room := width - textWidth(pre) - textWidth(post)
+	if room >= 8 {
+		return pre + cut(strings.Join(left, ", "), room) + post
+	}
+	return cut(fmt.Sprintf("(%d more: --format csv shows all)", len(left)), width)
+}
+
+// cuttable says whether a column's cells may be cut with …: text may,
+// numbers, times, sizes and ids may not.
+func cuttable(k CellKind) bool {
+	switch k {
+	case Text, Path, Summary, FirstLine, Input:
+		return true
+	}
+	return false
+}
+
+// genericKind is how a generic record's field shows: a field whose every
+// value is an RFC 3339 time as a time, a session or entry id as its
+// prefix, else as text.
+func genericKind(k string, rows []record) CellKind {
+	if k == "session_id" || k == "uuid" || k == "agent_id" || strings.HasSuffix(k, "_uuid") {
+		return IDPrefix
+	}
+	seen := false
+	for _, r := range rows {
+		v := bytes.TrimSpace(r.vals[k])
+		if len(v) == 0 || string(v) == "null" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			return Text
+		}
+		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+			return Text
+		}
+		seen = true
+	}
+	if seen {
+		return Time
+	}
+	return Text
 }
 
 func right(k CellKind) bool { return k == Count || k == Dollars || k == Bytes }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands/ccentries"
@@ -88,6 +89,29 @@ func TestTables(t *testing.T) {
 		// A config dir at a fixed path: the corpus' path depends on the checkout,
 		// and the columns are laid out before it is replaced by $TESTDATA.
 		{"profiles", ccprofiles.RunWith, false, 200, []string{"NO_COLOR", "1", "CLAUDE_CONFIG_DIR", "/home/dev/work/claude"}, nil},
+		// The layouts of the record kinds, at 80 and 120 columns.
+		{"entries_80", ccentries.RunWith, true, 80, []string{"NO_COLOR", "1"}, []string{"--types", "user,assistant"}},
+		{"entries_120", ccentries.RunWith, true, 120, []string{"NO_COLOR", "1"}, []string{"--types", "user,assistant,system,attachment"}},
+		{"shell_80", ccextract.RunWith, true, 80, []string{"NO_COLOR", "1"}, []string{"shell"}},
+		{"shell_120", ccextract.RunWith, true, 120, []string{"NO_COLOR", "1"}, []string{"shell"}},
+		{"tools_80", ccextract.RunWith, true, 80, []string{"NO_COLOR", "1"}, []string{"tools"}},
+		{"tools_120", ccextract.RunWith, true, 120, []string{"NO_COLOR", "1"}, []string{"tools", "--subagents"}},
+		{"prompts_80", ccextract.RunWith, true, 80, []string{"NO_COLOR", "1"}, []string{"prompts", "--all"}},
+		{"prompts_120", ccextract.RunWith, true, 120, []string{"NO_COLOR", "1"}, []string{"prompts"}},
+		{"files_80", ccextract.RunWith, true, 80, []string{"NO_COLOR", "1"}, []string{"files"}},
+		{"texts_80", ccextract.RunWith, true, 80, []string{"NO_COLOR", "1"}, []string{"texts"}},
+		{"failures_80", ccextract.RunWith, true, 80, []string{"NO_COLOR", "1"}, []string{"failures"}},
+		{"failures_120", ccextract.RunWith, true, 120, []string{"NO_COLOR", "1"}, []string{"failures"}},
+		{"conversation_80", ccextract.RunWith, true, 80, []string{"NO_COLOR", "1"}, []string{"conversation"}},
+		{"subagents_120", ccextract.RunWith, true, 120, []string{"NO_COLOR", "1"}, []string{"subagents"}},
+		{"usage_80", ccextract.RunWith, true, 80, []string{"NO_COLOR", "1"}, []string{"usage", "--cost"}},
+		{"usage_120", ccextract.RunWith, true, 120, []string{"NO_COLOR", "1"}, []string{"usage", "--cost", "--subagents"}},
+		{"grep_matches_80", ccgrep.RunWith, false, 80, []string{"NO_COLOR", "1"}, []string{"--matches", "RESULT"}},
+		{"grep_matches_120", ccgrep.RunWith, false, 120, []string{"NO_COLOR", "1"}, []string{"--matches", "--any", "flaky", "sleep"}},
+		// A record no layout knows: long text cut, then trailing columns left
+		// out with a footer naming them.
+		{"generic_fit_80", ccentries.RunWith, true, 80, []string{"NO_COLOR", "1"}, []string{"--types", "user", "--jq", "{uuid, timestamp, type, cwd, version, gitBranch, text: .message.content, userType, entrypoint, promptId}", "--format", "table"}},
+		{"generic_fit_120", ccentries.RunWith, true, 120, []string{"NO_COLOR", "1"}, []string{"--types", "user", "--jq", "{uuid, timestamp, type, cwd, version, gitBranch, text: .message.content, userType, entrypoint, promptId}", "--format", "table"}},
 		{"entries_jq_table", ccentries.RunWith, true, 0, []string{"COLUMNS", "90"}, []string{"--types", "user", "--format", "table", "--jq", "{timestamp, type, text: .message.content}"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,6 +124,16 @@ func TestTables(t *testing.T) {
 			td, _ := filepath.Abs("../../testdata")
 			got := strings.ReplaceAll(golden.Output(code, errs, out), td, "$TESTDATA")
 			golden.Check(t, filepath.Join("testdata", "tables", tc.name+".txt"), got)
+			// No line is wider than the terminal: text is cut, then columns
+			// are left out. (Only a first column of numbers wider than the
+			// terminal could not fit; no case here has one.)
+			if tc.width > 0 {
+				for _, l := range strings.Split(out, "\n") {
+					if n := utf8.RuneCountInString(l); n > tc.width {
+						t.Errorf("a line of %d columns at width %d: %q", n, tc.width, l)
+					}
+				}
+			}
 			if tc.width > 0 || slicesContains(tc.args, "table") {
 				if !strings.Contains(out, "\n") || code != 0 {
 					t.Errorf("no table: exit %d, %q", code, out)

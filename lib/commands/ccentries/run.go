@@ -49,6 +49,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	env.Out.SetLayout(entryLayout)
 	if o.follow {
 		if err := env.Out.Endless("--follow"); err != nil {
 			return err

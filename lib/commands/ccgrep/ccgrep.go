@@ -147,6 +147,8 @@ func (o *options) run(env *cli.Env, terms []string) error {
 	}
 	if !o.matches {
 		env.Out.SetLayout(cli.SessionLayout)
+	} else {
+		env.Out.SetLayout(matchLayout)
 	}
 	o.terms = terms
 	// From the listing, --matches first finds the sessions (stopping

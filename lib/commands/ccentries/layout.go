@@ -1,0 +1,14 @@
+package ccentries
+
+import "github.com/ccpipe/ccpipe/lib/cli"
+
+// entryLayout is how transcript entries show as a table: when, what type,
+// the session, and what the entry says on one line (a message's text
+// blocks, its tool calls as "tool NAME", a tool result's first line; an
+// entry without a message by its content, prompt, title or type).
+var entryLayout = cli.Layout{Columns: []cli.Column{
+	{Head: "Time", Keys: []string{"timestamp"}, Kind: cli.Time},
+	{Head: "Type", Keys: []string{"type"}},
+	{Head: "Session", Keys: []string{"sessionId", "session_id"}, Kind: cli.IDPrefix},
+	{Head: "Text", Keys: []string{"message", "content", "lastPrompt", "customTitle", "summary", "attachment"}, Kind: cli.Summary},
+}}
