@@ -23,6 +23,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"github.com/ccpipe/ccpipe/lib/atomicfile"
+	"hash/crc32"
 	"hash/crc64"
 	"io"
 	"os"
@@ -119,7 +120,11 @@ type Store struct {
 // are dropped when it is saved.
 const DefaultMaxBytes = 512 << 20
 
-const magic = "ccpipe-cache-1\n"
+const magic = "ccpipe-cache-2\n"
+
+// storeCRC checks a whole store: CRC-32C, which the CPU computes (the
+// table-driven CRC-64 cost a warm run more than its stats).
+var storeCRC = crc32.MakeTable(crc32.Castagnoli)
 
 // Open reads the store name in dir. version names the facts' format (and
 // anything else they depend on): a store of another version is ignored.
@@ -332,7 +337,7 @@ var (
 )
 
 // The store file: magic, version, entry count, then per entry its path,
-// stamp, offset, tail hash, last use and data; a CRC-64 of all that
+// stamp, offset, tail hash, last use and data; a CRC-32C of all that
 // before it ends, so that a truncated or damaged file is never read.
 func encode(entries map[string]*Entry, version string) []byte {
 	b := []byte(magic)
@@ -355,15 +360,15 @@ func encode(entries map[string]*Entry, version string) []byte {
 		b = binary.AppendVarint(b, e.used)
 		b = putStr(b, string(e.Data))
 	}
-	return binary.LittleEndian.AppendUint64(b, crc64.Checksum(b, crcTable))
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, storeCRC))
 }
 
 func decode(b []byte, version string) (map[string]*Entry, error) {
-	if len(b) < len(magic)+8 || !bytes.HasPrefix(b, []byte(magic)) {
+	if len(b) < len(magic)+4 || !bytes.HasPrefix(b, []byte(magic)) {
 		return nil, errCorrupt
 	}
-	body, sum := b[:len(b)-8], binary.LittleEndian.Uint64(b[len(b)-8:])
-	if crc64.Checksum(body, crcTable) != sum {
+	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
+	if crc32.Checksum(body, storeCRC) != sum {
 		return nil, errCorrupt
 	}
 	d := Decoder{b: body[len(magic):]}

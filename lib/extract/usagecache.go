@@ -2,8 +2,10 @@ package extract
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -44,7 +46,7 @@ func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, sc
 			}
 		}
 	}
-	rc, err := transcript.Open(f.path)
+	rc, err := openTranscript(f.path)
 	if err != nil {
 		return nil, buf, scanStats{}, err
 	}
@@ -208,11 +210,12 @@ func (s *usageScan) encode() []byte {
 }
 
 // decode reads what encode wrote; false (and s unusable) on anything else.
+// The strings share b's memory (an entry's Data never changes).
 func (s *usageScan) decode(b []byte) bool {
 	d := cache.NewDecoder(b)
 	tab := make([]string, d.Count())
 	for i := range tab {
-		tab[i] = d.Str()
+		tab[i] = d.StrShared()
 	}
 	ref := func() string {
 		i := d.Uvarint()
@@ -224,7 +227,7 @@ func (s *usageScan) decode(b []byte) bool {
 	}
 	rec := func(r *usageRec) {
 		for _, v := range []*string{&r.msgID, &r.reqID, &r.reqRef, &r.uuid, &r.ts, &r.usageRaw} {
-			*v = d.Str()
+			*v = d.StrShared()
 		}
 		for _, v := range []*string{&r.model, &r.sessionID, &r.agentID, &r.cwd, &r.reqModel} {
 			*v = ref()
@@ -287,6 +290,11 @@ func (x *Extractor) subagents(path string) ([]transcript.Subagent, error) {
 	}
 	dir := filepath.Join(transcript.SessionDir(path), "subagents")
 	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Most sessions have none: no second look (transcript.Subagents
+		// would open the dir to find it missing).
+		return nil, nil
+	}
 	if err != nil || !fi.IsDir() {
 		return transcript.Subagents(path)
 	}
