@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 	"golang.org/x/sync/errgroup"
 )
@@ -56,6 +57,10 @@ type file struct {
 	// listed: whether an assistant record stamped ts lists its session
 	// under --sum session (one in the --since/--until window)
 	listed func(ts string) bool
+	// stamp, when stamped, is the file's stat taken as its subagent list
+	// was checked: the cached read does not stat it again.
+	stamp   cache.Stamp
+	stamped bool
 }
 
 // files lists a session's transcripts: the main one, then with
@@ -68,12 +73,16 @@ func (x *Extractor) files(path string) (out []file, warn string) {
 	if !x.opts.Subagents {
 		return out, ""
 	}
-	subs, err := x.subagents(path)
+	subs, stamps, err := x.subagents(path)
 	if err != nil {
 		warn = fmt.Sprintf("listing subagents of %s: %v", path, err)
 	}
-	for _, s := range subs {
-		out = append(out, file{path: s.Path, origin: Origin{Path: s.Path, SessionID: sid, AgentID: s.AgentID}, cost: cost, listed: x.inWindow})
+	for i, s := range subs {
+		f := file{path: s.Path, origin: Origin{Path: s.Path, SessionID: sid, AgentID: s.AgentID}, cost: cost, listed: x.inWindow}
+		if i < len(stamps) {
+			f.stamp, f.stamped = stamps[i], true
+		}
+		out = append(out, f)
 	}
 	return out, warn
 }

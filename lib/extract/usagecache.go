@@ -37,8 +37,17 @@ func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, sc
 	// An unchanged file (same device, inode, size and mtime to the
 	// nanosecond) is taken from the cache without being opened: a warm run
 	// costs a stat per transcript.
+	if f.stamped {
+		// Stat already, by the kept subagent list.
+		if e, ok := c.Unchanged(f.path, f.stamp); ok {
+			var s usageScan
+			if s.decode(e.Data) {
+				return s.finish(), buf, s.st, nil
+			}
+		}
+	}
 	fi, err := os.Stat(f.path)
-	if err == nil && fi.Mode().IsRegular() {
+	if err == nil && fi.Mode().IsRegular() && !f.stamped {
 		if e, ok := c.Unchanged(f.path, cache.StampOf(fi)); ok {
 			var s usageScan
 			if s.decode(e.Data) {
@@ -283,37 +292,40 @@ func (s *usageScan) decode(b []byte) bool {
 // every file are unchanged it is taken on stats alone, without opening each
 // file for its first timestamp. A list with a file not timed yet (its
 // order could still change) is not kept.
-func (x *Extractor) subagents(path string) ([]transcript.Subagent, error) {
+// stamps, when not nil, are the files' stats (they were checked).
+func (x *Extractor) subagents(path string) (subs []transcript.Subagent, stamps []cache.Stamp, err error) {
 	c := x.opts.Cache
 	if c == nil || x.opts.Kind != "usage" {
-		return transcript.Subagents(path)
+		subs, err = transcript.Subagents(path)
+		return subs, nil, err
 	}
 	dir := filepath.Join(transcript.SessionDir(path), "subagents")
 	fi, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		// Most sessions have none: no second look (transcript.Subagents
 		// would open the dir to find it missing).
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil || !fi.IsDir() {
-		return transcript.Subagents(path)
+		subs, err = transcript.Subagents(path)
+		return subs, nil, err
 	}
 	key := dir + string(filepath.Separator) // never a transcript's path
 	stamp := cache.StampOf(fi)
 	if e, ok := c.Unchanged(key, stamp); ok {
-		if subs, ok := decodeSubagents(e.Data); ok {
-			return subs, nil
+		if subs, stamps, ok := decodeSubagents(e.Data); ok {
+			return subs, stamps, nil
 		}
 	}
-	subs, err := transcript.Subagents(path)
+	subs, err = transcript.Subagents(path)
 	if err != nil {
-		return subs, err
+		return subs, nil, err
 	}
 	b := cache.AppendUvarint(nil, uint64(len(subs)))
 	for _, s := range subs {
 		sfi, err := os.Stat(s.Path)
 		if err != nil || s.FirstTimestamp == "" {
-			return subs, nil
+			return subs, nil, nil
 		}
 		st := cache.StampOf(sfi)
 		b = cache.AppendStr(b, s.AgentID)
@@ -325,26 +337,28 @@ func (x *Extractor) subagents(path string) ([]transcript.Subagent, error) {
 	if after, err := os.Stat(dir); err == nil && cache.StampOf(after) == stamp {
 		c.Put(key, &cache.Entry{Stamp: stamp, Offset: stamp.Size, Data: b})
 	}
-	return subs, nil
+	return subs, nil, nil
 }
 
 // decodeSubagents reads a kept list, false when it is not what was
 // written or a file changed since.
-func decodeSubagents(b []byte) ([]transcript.Subagent, bool) {
+func decodeSubagents(b []byte) ([]transcript.Subagent, []cache.Stamp, bool) {
 	d := cache.NewDecoder(b)
 	n := d.Count()
 	subs := make([]transcript.Subagent, 0, n)
+	stamps := make([]cache.Stamp, 0, n)
 	for i := 0; i < n && d.Err() == nil; i++ {
-		s := transcript.Subagent{AgentID: d.Str(), Path: d.Str()}
+		s := transcript.Subagent{AgentID: d.StrShared(), Path: d.StrShared()}
 		st := cache.Stamp{Dev: d.Uvarint(), Ino: d.Uvarint(), Size: int64(d.Uvarint()), MtimeNS: int64(d.Uvarint())}
 		if d.Err() != nil {
-			return nil, false
+			return nil, nil, false
 		}
 		fi, err := os.Stat(s.Path)
 		if err != nil || cache.StampOf(fi) != st {
-			return nil, false
+			return nil, nil, false
 		}
 		subs = append(subs, s)
+		stamps = append(stamps, st)
 	}
-	return subs, d.Done()
+	return subs, stamps, d.Done()
 }
