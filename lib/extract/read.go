@@ -186,6 +186,12 @@ type job interface {
 	take(ctx context.Context) error
 }
 
+// quickJob is a job that may be done without a worker (quick reports
+// whether it was).
+type quickJob interface {
+	quick() bool
+}
+
 // readInOrder reads the transcripts produce adds on Options.Workers
 // goroutines and takes them in input order on the calling goroutine. At
 // most queue*workers files are read ahead of the one being taken.
@@ -216,7 +222,11 @@ func (x *Extractor) readInOrder(ctx context.Context, produce func(add func(strin
 						j.warnFirst(warn)
 					}
 				}
-				for _, ch := range []chan job{order, work} {
+				chans := []chan job{order, work}
+				if q, ok := j.(quickJob); ok && q.quick() {
+					chans = chans[:1] // done: no worker needed
+				}
+				for _, ch := range chans {
 					select {
 					case ch <- j:
 					case <-gctx.Done():
@@ -591,6 +601,23 @@ type usageJob struct {
 }
 
 func (j *usageJob) warnFirst(msg string) { j.first = append(j.first, msg) }
+
+// quick finishes the job at once, on the producer's goroutine, when the
+// cache holds the file unchanged: a stat and a decode are less than the
+// hand-off to a worker and back, which was much of a warm run's time.
+func (j *usageJob) quick() bool {
+	c := j.x.opts.Cache
+	if c == nil {
+		return false
+	}
+	recs, st, ok := usageUnchanged(c, j.f)
+	if !ok {
+		return false
+	}
+	j.recs, j.stats = recs, st
+	close(j.done)
+	return true
+}
 
 func (j *usageJob) run(context.Context) {
 	buf := j.bufs.Get().(*[]byte)

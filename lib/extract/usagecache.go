@@ -34,27 +34,10 @@ const UsageCacheVersion = "usage-facts-1"
 
 // scanUsageCached is scanUsageFile through the cache.
 func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
-	// An unchanged file (same device, inode, size and mtime to the
-	// nanosecond) is taken from the cache without being opened: a warm run
-	// costs a stat per transcript.
-	if f.stamped {
-		// Stat already, by the kept subagent list.
-		if e, ok := c.Unchanged(f.path, f.stamp); ok {
-			var s usageScan
-			if s.decode(e.Data) {
-				return s.finish(), buf, s.st, nil
-			}
-		}
+	if recs, st, ok := usageUnchanged(c, f); ok {
+		return recs, buf, st, nil
 	}
 	fi, err := os.Stat(f.path)
-	if err == nil && fi.Mode().IsRegular() && !f.stamped {
-		if e, ok := c.Unchanged(f.path, cache.StampOf(fi)); ok {
-			var s usageScan
-			if s.decode(e.Data) {
-				return s.finish(), buf, s.st, nil
-			}
-		}
-	}
 	rc, err := openTranscript(f.path)
 	if err != nil {
 		return nil, buf, scanStats{}, err
@@ -122,6 +105,31 @@ func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, sc
 		return s.recs, buf, s.st, fmt.Errorf("reading %s: %w", f.path, err)
 	}
 	return s.finish(), buf, s.st, nil
+}
+
+// usageUnchanged takes an unchanged file's facts from the cache without
+// opening it (same device, inode, size and mtime to the nanosecond): a
+// warm run costs a stat per transcript. ok is false when the file must be
+// read.
+func usageUnchanged(c *cache.Store, f file) (recs []usageRec, st scanStats, ok bool) {
+	stamp := f.stamp
+	if !f.stamped {
+		// (Else stat already, by the kept subagent list.)
+		fi, err := os.Stat(f.path)
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil, st, false
+		}
+		stamp = cache.StampOf(fi)
+	}
+	e, ok := c.Unchanged(f.path, stamp)
+	if !ok {
+		return nil, st, false
+	}
+	var s usageScan
+	if !s.decode(e.Data) {
+		return nil, st, false
+	}
+	return s.finish(), s.st, true
 }
 
 // completeEnd is the end of the last complete line of the file's first
