@@ -114,6 +114,9 @@ type Store struct {
 	dirty    bool
 	stats    Stats
 	now      int64
+	// loaded is closed once the store file is read: Open reads it on a
+	// goroutine of its own, so that the caller lists its files meanwhile.
+	loaded chan struct{}
 }
 
 // DefaultMaxBytes bounds a store: past it, the entries used longest ago
@@ -131,24 +134,36 @@ var storeCRC = crc32.MakeTable(crc32.Castagnoli)
 // A missing, unreadable or corrupt store is an empty one.
 func Open(dir, name, version string) *Store {
 	s := &Store{path: filepath.Join(dir, name+".cache"), version: version, maxBytes: DefaultMaxBytes,
-		entries: map[string]*Entry{}, now: time.Now().Unix()}
+		entries: map[string]*Entry{}, now: time.Now().Unix(), loaded: make(chan struct{})}
 	s.stats.Path = s.path
-	b, err := os.ReadFile(s.path)
-	if err != nil {
-		return s
-	}
-	entries, err := decode(b, version)
-	if err != nil {
-		s.stats.Corrupt = !errors.Is(err, errVersion)
-		s.dirty = true // rewritten at the next save
-		return s
-	}
-	s.entries = entries
+	go s.load()
 	return s
 }
 
+func (s *Store) load() {
+	defer close(s.loaded)
+	b, err := os.ReadFile(s.path)
+	if err != nil {
+		return
+	}
+	entries, err := decode(b, s.version)
+	if err != nil {
+		s.stats.Corrupt = !errors.Is(err, errVersion)
+		s.dirty = true // rewritten at the next save
+		return
+	}
+	s.entries = entries
+}
+
+// wait returns once the store file is read; every method but Open calls
+// it first.
+func (s *Store) wait() { <-s.loaded }
+
 // SetMaxBytes changes the size bound (DefaultMaxBytes).
-func (s *Store) SetMaxBytes(n int64) { s.maxBytes = n }
+func (s *Store) SetMaxBytes(n int64) {
+	s.wait()
+	s.maxBytes = n
+}
 
 // Lookup finds the entry of the file at path, checking it against the
 // file: st is the file's stamp, and r (nil for a file that cannot be
@@ -156,6 +171,7 @@ func (s *Store) SetMaxBytes(n int64) { s.maxBytes = n }
 // bytes before the entry's offset. The entry returned must not be
 // changed; Put a new one.
 func (s *Store) Lookup(path string, st Stamp, r io.ReaderAt) (*Entry, State) {
+	s.wait()
 	s.mu.Lock()
 	e := s.entries[path]
 	s.mu.Unlock()
@@ -185,6 +201,7 @@ func (s *Store) Lookup(path string, st Stamp, r io.ReaderAt) (*Entry, State) {
 // per file. It counts a fresh lookup when it finds one, nothing else (a
 // Lookup follows).
 func (s *Store) Unchanged(path string, st Stamp) (*Entry, bool) {
+	s.wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.entries[path]
@@ -221,6 +238,7 @@ func (s *Store) check(e *Entry, st Stamp, r io.ReaderAt) State {
 
 // Put stores the entry of the file at path (replacing any).
 func (s *Store) Put(path string, e *Entry) {
+	s.wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e.used, e.seen = s.now, true
@@ -231,6 +249,7 @@ func (s *Store) Put(path string, e *Entry) {
 // Each calls fn for every entry, in no set order; fn must not change the
 // entry nor call the store.
 func (s *Store) Each(fn func(path string, e *Entry)) {
+	s.wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for p, e := range s.entries {
@@ -240,6 +259,7 @@ func (s *Store) Each(fn func(path string, e *Entry)) {
 
 // Delete drops the entry of path.
 func (s *Store) Delete(path string) {
+	s.wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.entries[path]; ok {
@@ -253,6 +273,7 @@ func (s *Store) Delete(path string) {
 // that cannot be written only costs a full read next time: the error is
 // returned for the caller to report or not.
 func (s *Store) Save() error {
+	s.wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for p, e := range s.entries {
@@ -313,6 +334,7 @@ func (s *Store) bound() {
 
 // Stats reports the store's size and this run's lookups.
 func (s *Store) Stats() Stats {
+	s.wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.stats
