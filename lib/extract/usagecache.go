@@ -37,7 +37,7 @@ func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, sc
 	if recs, st, ok := usageUnchanged(c, f); ok {
 		return recs, buf, st, nil
 	}
-	fi, err := os.Stat(f.path)
+	fi, _ := os.Stat(f.path) // nil when it fails: the open says why
 	rc, err := openTranscript(f.path)
 	if err != nil {
 		return nil, buf, scanStats{}, err
