@@ -23,6 +23,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"github.com/ccpipe/ccpipe/lib/atomicfile"
+	"hash/crc32"
 	"hash/crc64"
 	"io"
 	"os"
@@ -113,37 +114,56 @@ type Store struct {
 	dirty    bool
 	stats    Stats
 	now      int64
+	// loaded is closed once the store file is read: Open reads it on a
+	// goroutine of its own, so that the caller lists its files meanwhile.
+	loaded chan struct{}
 }
 
 // DefaultMaxBytes bounds a store: past it, the entries used longest ago
 // are dropped when it is saved.
 const DefaultMaxBytes = 512 << 20
 
-const magic = "ccpipe-cache-1\n"
+const magic = "ccpipe-cache-2\n"
+
+// storeCRC checks a whole store: CRC-32C, which the CPU computes (the
+// table-driven CRC-64 cost a warm run more than its stats).
+var storeCRC = crc32.MakeTable(crc32.Castagnoli)
 
 // Open reads the store name in dir. version names the facts' format (and
 // anything else they depend on): a store of another version is ignored.
 // A missing, unreadable or corrupt store is an empty one.
 func Open(dir, name, version string) *Store {
 	s := &Store{path: filepath.Join(dir, name+".cache"), version: version, maxBytes: DefaultMaxBytes,
-		entries: map[string]*Entry{}, now: time.Now().Unix()}
+		entries: map[string]*Entry{}, now: time.Now().Unix(), loaded: make(chan struct{})}
 	s.stats.Path = s.path
-	b, err := os.ReadFile(s.path)
-	if err != nil {
-		return s
-	}
-	entries, err := decode(b, version)
-	if err != nil {
-		s.stats.Corrupt = !errors.Is(err, errVersion)
-		s.dirty = true // rewritten at the next save
-		return s
-	}
-	s.entries = entries
+	go s.load()
 	return s
 }
 
+func (s *Store) load() {
+	defer close(s.loaded)
+	b, err := os.ReadFile(s.path)
+	if err != nil {
+		return
+	}
+	entries, err := decode(b, s.version)
+	if err != nil {
+		s.stats.Corrupt = !errors.Is(err, errVersion)
+		s.dirty = true // rewritten at the next save
+		return
+	}
+	s.entries = entries
+}
+
+// wait returns once the store file is read; every method but Open calls
+// it first.
+func (s *Store) wait() { <-s.loaded }
+
 // SetMaxBytes changes the size bound (DefaultMaxBytes).
-func (s *Store) SetMaxBytes(n int64) { s.maxBytes = n }
+func (s *Store) SetMaxBytes(n int64) {
+	s.wait()
+	s.maxBytes = n
+}
 
 // Lookup finds the entry of the file at path, checking it against the
 // file: st is the file's stamp, and r (nil for a file that cannot be
@@ -151,6 +171,7 @@ func (s *Store) SetMaxBytes(n int64) { s.maxBytes = n }
 // bytes before the entry's offset. The entry returned must not be
 // changed; Put a new one.
 func (s *Store) Lookup(path string, st Stamp, r io.ReaderAt) (*Entry, State) {
+	s.wait()
 	s.mu.Lock()
 	e := s.entries[path]
 	s.mu.Unlock()
@@ -180,6 +201,7 @@ func (s *Store) Lookup(path string, st Stamp, r io.ReaderAt) (*Entry, State) {
 // per file. It counts a fresh lookup when it finds one, nothing else (a
 // Lookup follows).
 func (s *Store) Unchanged(path string, st Stamp) (*Entry, bool) {
+	s.wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.entries[path]
@@ -216,6 +238,7 @@ func (s *Store) check(e *Entry, st Stamp, r io.ReaderAt) State {
 
 // Put stores the entry of the file at path (replacing any).
 func (s *Store) Put(path string, e *Entry) {
+	s.wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e.used, e.seen = s.now, true
@@ -226,6 +249,7 @@ func (s *Store) Put(path string, e *Entry) {
 // Each calls fn for every entry, in no set order; fn must not change the
 // entry nor call the store.
 func (s *Store) Each(fn func(path string, e *Entry)) {
+	s.wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for p, e := range s.entries {
@@ -235,6 +259,7 @@ func (s *Store) Each(fn func(path string, e *Entry)) {
 
 // Delete drops the entry of path.
 func (s *Store) Delete(path string) {
+	s.wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.entries[path]; ok {
@@ -248,6 +273,7 @@ func (s *Store) Delete(path string) {
 // that cannot be written only costs a full read next time: the error is
 // returned for the caller to report or not.
 func (s *Store) Save() error {
+	s.wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for p, e := range s.entries {
@@ -308,6 +334,7 @@ func (s *Store) bound() {
 
 // Stats reports the store's size and this run's lookups.
 func (s *Store) Stats() Stats {
+	s.wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.stats
@@ -332,7 +359,7 @@ var (
 )
 
 // The store file: magic, version, entry count, then per entry its path,
-// stamp, offset, tail hash, last use and data; a CRC-64 of all that
+// stamp, offset, tail hash, last use and data; a CRC-32C of all that
 // before it ends, so that a truncated or damaged file is never read.
 func encode(entries map[string]*Entry, version string) []byte {
 	b := []byte(magic)
@@ -355,15 +382,15 @@ func encode(entries map[string]*Entry, version string) []byte {
 		b = binary.AppendVarint(b, e.used)
 		b = putStr(b, string(e.Data))
 	}
-	return binary.LittleEndian.AppendUint64(b, crc64.Checksum(b, crcTable))
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, storeCRC))
 }
 
 func decode(b []byte, version string) (map[string]*Entry, error) {
-	if len(b) < len(magic)+8 || !bytes.HasPrefix(b, []byte(magic)) {
+	if len(b) < len(magic)+4 || !bytes.HasPrefix(b, []byte(magic)) {
 		return nil, errCorrupt
 	}
-	body, sum := b[:len(b)-8], binary.LittleEndian.Uint64(b[len(b)-8:])
-	if crc64.Checksum(body, crcTable) != sum {
+	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
+	if crc32.Checksum(body, storeCRC) != sum {
 		return nil, errCorrupt
 	}
 	d := Decoder{b: body[len(magic):]}

@@ -3,6 +3,7 @@ package cache
 import (
 	"encoding/binary"
 	"math"
+	"unsafe"
 )
 
 // The encoding helpers a caller's facts are written with: varints and
@@ -93,6 +94,20 @@ func (d *Decoder) Count() int {
 func (d *Decoder) Str() string {
 	n := d.Count()
 	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+// StrShared reads a length-prefixed string without a copy: it shares the
+// decoded bytes' memory, so it is only for bytes that never change, as an
+// Entry's Data. A warm run decodes every cached fact: a copy of each
+// string was most of its allocation.
+func (d *Decoder) StrShared() string {
+	n := d.Count()
+	if n == 0 {
+		return ""
+	}
+	s := unsafe.String(&d.b[0], n)
 	d.b = d.b[n:]
 	return s
 }

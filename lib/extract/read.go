@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 	"golang.org/x/sync/errgroup"
 )
@@ -56,6 +57,10 @@ type file struct {
 	// listed: whether an assistant record stamped ts lists its session
 	// under --sum session (one in the --since/--until window)
 	listed func(ts string) bool
+	// stamp, when stamped, is the file's stat taken as its subagent list
+	// was checked: the cached read does not stat it again.
+	stamp   cache.Stamp
+	stamped bool
 }
 
 // files lists a session's transcripts: the main one, then with
@@ -68,12 +73,16 @@ func (x *Extractor) files(path string) (out []file, warn string) {
 	if !x.opts.Subagents {
 		return out, ""
 	}
-	subs, err := x.subagents(path)
+	subs, stamps, err := x.subagents(path)
 	if err != nil {
 		warn = fmt.Sprintf("listing subagents of %s: %v", path, err)
 	}
-	for _, s := range subs {
-		out = append(out, file{path: s.Path, origin: Origin{Path: s.Path, SessionID: sid, AgentID: s.AgentID}, cost: cost, listed: x.inWindow})
+	for i, s := range subs {
+		f := file{path: s.Path, origin: Origin{Path: s.Path, SessionID: sid, AgentID: s.AgentID}, cost: cost, listed: x.inWindow}
+		if i < len(stamps) {
+			f.stamp, f.stamped = stamps[i], true
+		}
+		out = append(out, f)
 	}
 	return out, warn
 }
@@ -177,6 +186,12 @@ type job interface {
 	take(ctx context.Context) error
 }
 
+// quickJob is a job that may be done without a worker (quick reports
+// whether it was).
+type quickJob interface {
+	quick() bool
+}
+
 // readInOrder reads the transcripts produce adds on Options.Workers
 // goroutines and takes them in input order on the calling goroutine. At
 // most queue*workers files are read ahead of the one being taken.
@@ -207,7 +222,11 @@ func (x *Extractor) readInOrder(ctx context.Context, produce func(add func(strin
 						j.warnFirst(warn)
 					}
 				}
-				for _, ch := range []chan job{order, work} {
+				chans := []chan job{order, work}
+				if q, ok := j.(quickJob); ok && q.quick() {
+					chans = chans[:1] // done: no worker needed
+				}
+				for _, ch := range chans {
 					select {
 					case ch <- j:
 					case <-gctx.Done():
@@ -582,6 +601,23 @@ type usageJob struct {
 }
 
 func (j *usageJob) warnFirst(msg string) { j.first = append(j.first, msg) }
+
+// quick finishes the job at once, on the producer's goroutine, when the
+// cache holds the file unchanged: a stat and a decode are less than the
+// hand-off to a worker and back, which was much of a warm run's time.
+func (j *usageJob) quick() bool {
+	c := j.x.opts.Cache
+	if c == nil {
+		return false
+	}
+	recs, st, ok := usageUnchanged(c, j.f)
+	if !ok {
+		return false
+	}
+	j.recs, j.stats = recs, st
+	close(j.done)
+	return true
+}
 
 func (j *usageJob) run(context.Context) {
 	buf := j.bufs.Get().(*[]byte)

@@ -2,8 +2,10 @@ package extract
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -32,19 +34,11 @@ const UsageCacheVersion = "usage-facts-1"
 
 // scanUsageCached is scanUsageFile through the cache.
 func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
-	// An unchanged file (same device, inode, size and mtime to the
-	// nanosecond) is taken from the cache without being opened: a warm run
-	// costs a stat per transcript.
-	fi, err := os.Stat(f.path)
-	if err == nil && fi.Mode().IsRegular() {
-		if e, ok := c.Unchanged(f.path, cache.StampOf(fi)); ok {
-			var s usageScan
-			if s.decode(e.Data) {
-				return s.finish(), buf, s.st, nil
-			}
-		}
+	if recs, st, ok := usageUnchanged(c, f); ok {
+		return recs, buf, st, nil
 	}
-	rc, err := transcript.Open(f.path)
+	fi, _ := os.Stat(f.path) // nil when it fails: the open says why
+	rc, err := openTranscript(f.path)
 	if err != nil {
 		return nil, buf, scanStats{}, err
 	}
@@ -111,6 +105,31 @@ func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, sc
 		return s.recs, buf, s.st, fmt.Errorf("reading %s: %w", f.path, err)
 	}
 	return s.finish(), buf, s.st, nil
+}
+
+// usageUnchanged takes an unchanged file's facts from the cache without
+// opening it (same device, inode, size and mtime to the nanosecond): a
+// warm run costs a stat per transcript. ok is false when the file must be
+// read.
+func usageUnchanged(c *cache.Store, f file) (recs []usageRec, st scanStats, ok bool) {
+	stamp := f.stamp
+	if !f.stamped {
+		// (Else stat already, by the kept subagent list.)
+		fi, err := os.Stat(f.path)
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil, st, false
+		}
+		stamp = cache.StampOf(fi)
+	}
+	e, ok := c.Unchanged(f.path, stamp)
+	if !ok {
+		return nil, st, false
+	}
+	var s usageScan
+	if !s.decode(e.Data) {
+		return nil, st, false
+	}
+	return s.finish(), s.st, true
 }
 
 // completeEnd is the end of the last complete line of the file's first
@@ -208,11 +227,12 @@ func (s *usageScan) encode() []byte {
 }
 
 // decode reads what encode wrote; false (and s unusable) on anything else.
+// The strings share b's memory (an entry's Data never changes).
 func (s *usageScan) decode(b []byte) bool {
 	d := cache.NewDecoder(b)
 	tab := make([]string, d.Count())
 	for i := range tab {
-		tab[i] = d.Str()
+		tab[i] = d.StrShared()
 	}
 	ref := func() string {
 		i := d.Uvarint()
@@ -224,7 +244,7 @@ func (s *usageScan) decode(b []byte) bool {
 	}
 	rec := func(r *usageRec) {
 		for _, v := range []*string{&r.msgID, &r.reqID, &r.reqRef, &r.uuid, &r.ts, &r.usageRaw} {
-			*v = d.Str()
+			*v = d.StrShared()
 		}
 		for _, v := range []*string{&r.model, &r.sessionID, &r.agentID, &r.cwd, &r.reqModel} {
 			*v = ref()
@@ -280,32 +300,40 @@ func (s *usageScan) decode(b []byte) bool {
 // every file are unchanged it is taken on stats alone, without opening each
 // file for its first timestamp. A list with a file not timed yet (its
 // order could still change) is not kept.
-func (x *Extractor) subagents(path string) ([]transcript.Subagent, error) {
+// stamps, when not nil, are the files' stats (they were checked).
+func (x *Extractor) subagents(path string) (subs []transcript.Subagent, stamps []cache.Stamp, err error) {
 	c := x.opts.Cache
 	if c == nil || x.opts.Kind != "usage" {
-		return transcript.Subagents(path)
+		subs, err = transcript.Subagents(path)
+		return subs, nil, err
 	}
 	dir := filepath.Join(transcript.SessionDir(path), "subagents")
 	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Most sessions have none: no second look (transcript.Subagents
+		// would open the dir to find it missing).
+		return nil, nil, nil
+	}
 	if err != nil || !fi.IsDir() {
-		return transcript.Subagents(path)
+		subs, err = transcript.Subagents(path)
+		return subs, nil, err
 	}
 	key := dir + string(filepath.Separator) // never a transcript's path
 	stamp := cache.StampOf(fi)
 	if e, ok := c.Unchanged(key, stamp); ok {
-		if subs, ok := decodeSubagents(e.Data); ok {
-			return subs, nil
+		if subs, stamps, ok := decodeSubagents(e.Data); ok {
+			return subs, stamps, nil
 		}
 	}
-	subs, err := transcript.Subagents(path)
+	subs, err = transcript.Subagents(path)
 	if err != nil {
-		return subs, err
+		return subs, nil, err
 	}
 	b := cache.AppendUvarint(nil, uint64(len(subs)))
 	for _, s := range subs {
 		sfi, err := os.Stat(s.Path)
 		if err != nil || s.FirstTimestamp == "" {
-			return subs, nil
+			return subs, nil, nil
 		}
 		st := cache.StampOf(sfi)
 		b = cache.AppendStr(b, s.AgentID)
@@ -317,26 +345,28 @@ func (x *Extractor) subagents(path string) ([]transcript.Subagent, error) {
 	if after, err := os.Stat(dir); err == nil && cache.StampOf(after) == stamp {
 		c.Put(key, &cache.Entry{Stamp: stamp, Offset: stamp.Size, Data: b})
 	}
-	return subs, nil
+	return subs, nil, nil
 }
 
 // decodeSubagents reads a kept list, false when it is not what was
 // written or a file changed since.
-func decodeSubagents(b []byte) ([]transcript.Subagent, bool) {
+func decodeSubagents(b []byte) ([]transcript.Subagent, []cache.Stamp, bool) {
 	d := cache.NewDecoder(b)
 	n := d.Count()
 	subs := make([]transcript.Subagent, 0, n)
+	stamps := make([]cache.Stamp, 0, n)
 	for i := 0; i < n && d.Err() == nil; i++ {
-		s := transcript.Subagent{AgentID: d.Str(), Path: d.Str()}
+		s := transcript.Subagent{AgentID: d.StrShared(), Path: d.StrShared()}
 		st := cache.Stamp{Dev: d.Uvarint(), Ino: d.Uvarint(), Size: int64(d.Uvarint()), MtimeNS: int64(d.Uvarint())}
 		if d.Err() != nil {
-			return nil, false
+			return nil, nil, false
 		}
 		fi, err := os.Stat(s.Path)
 		if err != nil || cache.StampOf(fi) != st {
-			return nil, false
+			return nil, nil, false
 		}
 		subs = append(subs, s)
+		stamps = append(stamps, st)
 	}
-	return subs, d.Done()
+	return subs, stamps, d.Done()
 }

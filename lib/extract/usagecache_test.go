@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -185,5 +186,53 @@ func TestUsageCacheRandom(t *testing.T) {
 		steps := make([]byte, r.Intn(20))
 		r.Read(steps)
 		runFuzzCase(t, c, steps, r.Intn(2) == 0)
+	}
+}
+
+// TestUsageCacheWarmOpensNothing: a warm read of an unchanged transcript
+// takes its facts on a stat alone; it never opens the file. (A file made
+// unreadable would not tell: the tests may run as root.)
+func TestUsageCacheWarmOpensNothing(t *testing.T) {
+	src := "../../testdata/corpus/claude/projects/-home-dev-projects-beta/c0a1f002-0000-4000-8000-000000000002.jsonl"
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, filepath.Base(src))
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opens := 0
+	defer func(open func(string) (io.ReadCloser, error)) { openTranscript = open }(openTranscript)
+	open := openTranscript
+	openTranscript = func(p string) (io.ReadCloser, error) {
+		opens++
+		return open(p)
+	}
+	fi := file{path: path, origin: Origin{Path: path, SessionID: "s"}}
+	c := cache.Open(dir, "usage", UsageCacheVersion)
+	cold, _, _, err := scanUsageCached(c, fi, nil)
+	if err != nil || opens != 1 || len(cold) == 0 {
+		t.Fatalf("cold read: %d messages, %d opens, %v", len(cold), opens, err)
+	}
+	if err := c.Save(); err != nil {
+		t.Fatal(err)
+	}
+	c = cache.Open(dir, "usage", UsageCacheVersion)
+	warm, _, _, err := scanUsageCached(c, fi, nil)
+	if err != nil || !reflect.DeepEqual(warm, cold) {
+		t.Fatalf("warm read differs: %v", err)
+	}
+	if opens != 1 {
+		t.Fatalf("a warm read of an unchanged transcript opened it (%d opens)", opens)
+	}
+	// Appended: now it is opened, and read on from the cached offset.
+	grow(t, path, b, append(append([]byte(nil), b...), b[:len(b)/3]...), &time.Time{})
+	if _, _, _, err := scanUsageCached(c, fi, nil); err != nil || opens != 2 {
+		t.Fatalf("grown read: %d opens, %v", opens, err)
+	}
+	if st := c.Stats(); st.Fresh != 1 || st.Grown != 1 {
+		t.Fatalf("lookups: %+v", st)
 	}
 }

@@ -432,13 +432,17 @@ func checkSize(file *os.File, read int64) error {
 	return nil
 }
 
+// openTranscript opens a transcript for the usage reads: a seam, so that
+// a test can see that a warm run opens no unchanged file.
+var openTranscript = transcript.Open
+
 // scanUsageFile reads the assistant records of one transcript the fast
 // way and returns its messages in file order, each message's records
 // folded into one. buf is a reusable read buffer; the one to reuse next is
 // returned.
 func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 	var s usageScan
-	rc, err := transcript.Open(f.path)
+	rc, err := openTranscript(f.path)
 	if err != nil {
 		return nil, buf, s.st, err
 	}
