@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -47,41 +50,83 @@ func FuzzJSONOracle(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		line := []byte(s)
-		valid := json.Valid(line)
-		for si, set := range oracleSets {
-			var oldFound []JSONMatch
-			oldOut, oldErr := set.oldRedactJSON([]byte("prefix"), line, &oldFound, true)
-			newOut, newFound, newErr := set.RedactJSON([]byte("prefix"), line)
-			if newErr != nil && !errors.Is(newErr, ErrNotJSON) {
-				t.Fatalf("set %d: error %v does not wrap ErrNotJSON", si, newErr)
+	// The planted secrets of rules_test.go, in arrays, behind escapes.
+	for _, p := range plants() {
+		text := strings.Replace(p.context, "%s", p.secret, 1)
+		f.Add(`{"m":{"content":[{"type":"text","text":` + quote(text) + `},` + quote(text) + `]}}`)
+		f.Add(`["a",{"b\u0020c":"x\n` + strings.ReplaceAll(quote(text)[1:], "a", `\u0061`) + `}]`)
+	}
+	f.Fuzz(func(t *testing.T, s string) { compareWalks(t, []byte(s)) })
+}
+
+// TestJSONOracleCorpus compares the two walks on every line of the
+// real-CLI corpus.
+func TestJSONOracleCorpus(t *testing.T) {
+	n := 0
+	err := filepath.WalkDir("../../testdata/corpus", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, line := range bytes.Split(b, []byte("\n")) {
+			n++
+			compareWalks(t, line)
+		}
+		return nil
+	})
+	if err != nil || n < 100 {
+		t.Fatalf("compared %d lines: %v", n, err)
+	}
+}
+
+// compareWalks fails t where the old and new walks of line differ.
+func compareWalks(t *testing.T, line []byte) {
+	t.Helper()
+	valid := json.Valid(line)
+	for si, set := range oracleSets {
+		var oldFound []JSONMatch
+		oldOut, oldErr := set.oldRedactJSON([]byte("prefix"), line, &oldFound, true)
+		newOut, newFound, newErr := set.RedactJSON([]byte("prefix"), line)
+		if newErr != nil && !errors.Is(newErr, ErrNotJSON) {
+			t.Fatalf("set %d: error %v does not wrap ErrNotJSON", si, newErr)
+		}
+		if valid != (newErr == nil) {
+			t.Fatalf("set %d: json.Valid %v, RedactJSON error %v", si, valid, newErr)
+		}
+		if valid && oldErr != nil {
+			t.Fatalf("set %d: old walker rejects valid JSON: %v", si, oldErr)
+		}
+		if valid || oldErr != nil {
+			if !bytes.Equal(oldOut, newOut) {
+				t.Fatalf("set %d: output\nold %q\nnew %q", si, oldOut, newOut)
 			}
-			if valid != (newErr == nil) {
-				t.Fatalf("set %d: json.Valid %v, RedactJSON error %v", si, valid, newErr)
-			}
-			if valid && oldErr != nil {
-				t.Fatalf("set %d: old walker rejects valid JSON: %v", si, oldErr)
-			}
-			if valid || oldErr != nil {
-				if !bytes.Equal(oldOut, newOut) {
-					t.Fatalf("set %d: output\nold %q\nnew %q", si, oldOut, newOut)
-				}
-				if fmt.Sprint(oldFound) != fmt.Sprint(newFound) {
-					t.Fatalf("set %d: findings\nold %v\nnew %v", si, oldFound, newFound)
-				}
-			}
-			var oldScan []JSONMatch
-			_, oldErr = set.oldRedactJSON(nil, line, &oldScan, false)
-			newScan, newErr := set.ScanJSON(line)
-			if oldErr == nil && newErr == nil || valid || oldErr != nil && newErr != nil {
-				if fmt.Sprint(oldScan) != fmt.Sprint(newScan) {
-					t.Fatalf("set %d: ScanJSON\nold %v %v\nnew %v %v", si, oldScan, oldErr, newScan, newErr)
-				}
-			}
-			if valid && newErr != nil {
-				t.Fatalf("set %d: ScanJSON error on valid JSON: %v", si, newErr)
+			if showMatches(oldFound) != showMatches(newFound) {
+				t.Fatalf("set %d: findings\nold %s\nnew %s", si, showMatches(oldFound), showMatches(newFound))
 			}
 		}
-	})
+		var oldScan []JSONMatch
+		_, oldErr = set.oldRedactJSON(nil, line, &oldScan, false)
+		newScan, newErr := set.ScanJSON(line)
+		if oldErr == nil && newErr == nil || valid || oldErr != nil && newErr != nil {
+			if showMatches(oldScan) != showMatches(newScan) {
+				t.Fatalf("set %d: ScanJSON\nold %s %v\nnew %s %v", si, showMatches(oldScan), oldErr, showMatches(newScan), newErr)
+			}
+		}
+		if valid && newErr != nil {
+			t.Fatalf("set %d: ScanJSON error on valid JSON: %v", si, newErr)
+		}
+	}
+}
+
+// showMatches renders findings with their paths (Match's String method,
+// promoted to JSONMatch, leaves the path out).
+func showMatches(ms []JSONMatch) string {
+	var b strings.Builder
+	for _, m := range ms {
+		fmt.Fprintf(&b, "%s %s %d-%d;", m.Path, m.Kind, m.Start, m.End)
+	}
+	return b.String()
 }
