@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -43,7 +44,8 @@ func (s *Set) RedactJSON(dst, line []byte) ([]byte, []JSONMatch, error) {
 	return out, found, err
 }
 
-// ErrNotJSON wraps the parse errors of ScanJSON and RedactJSON.
+// ErrNotJSON wraps the parse errors of ScanJSON and RedactJSON (those of
+// lib/jsonscan, as "not valid JSON: expected a key at byte 5").
 var ErrNotJSON = errors.New("not valid JSON")
 
 func (s *Set) redactJSON(dst, line []byte, found *[]JSONMatch, write bool) ([]byte, error) {
@@ -68,7 +70,8 @@ func (s *Set) redactJSON(dst, line []byte, found *[]JSONMatch, write bool) ([]by
 		if write {
 			dst = append(dst, out...)
 		}
-		return dst, fmt.Errorf("%w: %v", ErrNotJSON, err)
+		// jsonscan's own "invalid JSON: " would repeat ErrNotJSON.
+		return dst, fmt.Errorf("%w: %s", ErrNotJSON, strings.TrimPrefix(err.Error(), jsonscan.ErrSyntax.Error()+": "))
 	}
 	return w.dst, nil
 }
@@ -117,15 +120,16 @@ func (w *jsonWalker) release() {
 	walkers.Put(w)
 }
 
-// jsonWalker walks one JSON value, keeping the path to the current value,
-// and checks the strings that hold a keyword hit.
+// jsonWalker walks one JSON value with a jsonscan cursor, keeping the
+// path to the current value, and checks the strings that hold a keyword
+// hit.
 type jsonWalker struct {
 	set   *Set
 	line  []byte
+	c     jsonscan.Cursor
 	hits  []hit
 	all   bool // some string may hide a keyword behind an escape
 	next  int  // index of the first hit not yet passed
-	i     int
 	path  []pathElem
 	found *[]JSONMatch
 	write bool
@@ -139,16 +143,13 @@ type pathElem struct {
 	index int
 }
 
-const maxDepth = 10000
-
 func (w *jsonWalker) run() error {
-	w.ws()
-	if err := w.value(0); err != nil {
+	w.c = jsonscan.New(w.line)
+	if err := w.value(); err != nil {
 		return err
 	}
-	w.ws()
-	if w.i != len(w.line) {
-		return w.errorf("data after the value")
+	if err := w.c.End(); err != nil {
+		return err
 	}
 	if w.write {
 		w.dst = append(w.dst, w.line[w.last:]...)
@@ -156,177 +157,68 @@ func (w *jsonWalker) run() error {
 	return nil
 }
 
-func (w *jsonWalker) errorf(format string, a ...any) error {
-	return fmt.Errorf("offset %d: %s", w.i, fmt.Sprintf(format, a...))
-}
-
-func (w *jsonWalker) ws() {
-	for w.i < len(w.line) {
-		switch w.line[w.i] {
-		case ' ', '\t', '\n', '\r':
-			w.i++
-		default:
-			return
-		}
-	}
-}
-
-func (w *jsonWalker) value(depth int) error {
-	if depth > maxDepth {
-		return w.errorf("nested more than %d deep", maxDepth)
-	}
-	if w.i >= len(w.line) {
-		return w.errorf("unexpected end")
-	}
-	switch c := w.line[w.i]; {
-	case c == '{':
-		return w.object(depth)
-	case c == '[':
-		return w.array(depth)
-	case c == '"':
-		start := w.i
-		end, err := w.str()
+// value walks one value: objects and arrays member by member, strings
+// checked, the rest skipped (the cursor checks the grammar and bounds
+// the nesting).
+func (w *jsonWalker) value() error {
+	switch w.c.Peek() {
+	case '{':
+		return w.object()
+	case '[':
+		return w.array()
+	case '"':
+		start := w.c.Pos()
+		body, esc, err := w.c.RawString()
 		if err != nil {
 			return err
 		}
-		return w.checkString(start, end)
-	case c == 't':
-		return w.literal("true")
-	case c == 'f':
-		return w.literal("false")
-	case c == 'n':
-		return w.literal("null")
-	case c == '-' || '0' <= c && c <= '9':
-		return w.number()
-	default:
-		return w.errorf("unexpected %q", c)
+		return w.checkString(start, w.c.Pos(), body, esc)
 	}
+	return w.c.Skip()
 }
 
-func (w *jsonWalker) object(depth int) error {
-	w.i++
+func (w *jsonWalker) object() error {
+	if err := w.c.Enter(); err != nil {
+		return err
+	}
 	w.path = append(w.path, pathElem{})
 	top := len(w.path) - 1
-	w.ws()
-	if w.i < len(w.line) && w.line[w.i] == '}' {
-		w.i++
-		w.path = w.path[:top]
-		return nil
-	}
 	for {
-		w.ws()
-		if w.i >= len(w.line) || w.line[w.i] != '"' {
-			return w.errorf("want a key")
-		}
-		start := w.i
-		end, err := w.str()
+		key, _, ok, err := w.c.Member()
 		if err != nil {
 			return err
 		}
-		w.path[top].key = w.line[start+1 : end-1]
-		w.skipHits(end)
-		w.ws()
-		if w.i >= len(w.line) || w.line[w.i] != ':' {
-			return w.errorf("want ':'")
-		}
-		w.i++
-		w.ws()
-		if err := w.value(depth + 1); err != nil {
-			return err
-		}
-		w.ws()
-		if w.i >= len(w.line) {
-			return w.errorf("unexpected end in an object")
-		}
-		switch w.line[w.i] {
-		case ',':
-			w.i++
-		case '}':
-			w.i++
+		if !ok {
 			w.path = w.path[:top]
 			return nil
-		default:
-			return w.errorf("want ',' or '}'")
+		}
+		w.path[top].key = key
+		w.skipHits(w.c.Pos())
+		if err := w.value(); err != nil {
+			return err
 		}
 	}
 }
 
-func (w *jsonWalker) array(depth int) error {
-	w.i++
-	w.path = append(w.path, pathElem{index: 0})
+func (w *jsonWalker) array() error {
+	if err := w.c.EnterArray(); err != nil {
+		return err
+	}
+	w.path = append(w.path, pathElem{index: -1})
 	top := len(w.path) - 1
-	w.ws()
-	if w.i < len(w.line) && w.line[w.i] == ']' {
-		w.i++
-		w.path = w.path[:top]
-		return nil
-	}
 	for {
-		w.ws()
-		if err := w.value(depth + 1); err != nil {
+		ok, err := w.c.Elem()
+		if err != nil {
 			return err
 		}
-		w.ws()
-		if w.i >= len(w.line) {
-			return w.errorf("unexpected end in an array")
-		}
-		switch w.line[w.i] {
-		case ',':
-			w.i++
-			w.path[top].index++
-		case ']':
-			w.i++
+		if !ok {
 			w.path = w.path[:top]
 			return nil
-		default:
-			return w.errorf("want ',' or ']'")
 		}
-	}
-}
-
-func (w *jsonWalker) literal(lit string) error {
-	if !bytes.HasPrefix(w.line[w.i:], []byte(lit)) {
-		return w.errorf("bad literal")
-	}
-	w.i += len(lit)
-	return nil
-}
-
-func (w *jsonWalker) number() error {
-	start := w.i
-	for w.i < len(w.line) {
-		c := w.line[w.i]
-		if c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' || '0' <= c && c <= '9' {
-			w.i++
-			continue
+		w.path[top].index++
+		if err := w.value(); err != nil {
+			return err
 		}
-		break
-	}
-	if _, err := strconv.ParseFloat(string(w.line[start:w.i]), 64); err != nil && !errors.Is(err, strconv.ErrRange) {
-		return w.errorf("bad number")
-	}
-	return nil
-}
-
-// str moves past the string starting at w.i and returns its end (past the
-// closing quote).
-func (w *jsonWalker) str() (int, error) {
-	j := w.i + 1
-	for {
-		k := bytes.IndexByte(w.line[j:], '"')
-		if k < 0 {
-			return 0, w.errorf("unterminated string")
-		}
-		q := j + k
-		n := 0
-		for q-1-n > w.i && w.line[q-1-n] == '\\' {
-			n++
-		}
-		if n%2 == 0 {
-			w.i = q + 1
-			return q + 1, nil
-		}
-		j = q + 1
 	}
 }
 
@@ -337,18 +229,16 @@ func (w *jsonWalker) skipHits(end int) {
 	}
 }
 
-// checkString scans the string value at line[start:end] (quotes included)
-// when a keyword hit lies in it, an escape may hide one, or the set has
-// rules without keywords.
-func (w *jsonWalker) checkString(start, end int) error {
+// checkString scans the string value at line[start:end] (quotes included,
+// raw its body, esc whether it holds escapes) when a keyword hit lies in
+// it, an escape may hide one, or the set has rules without keywords.
+func (w *jsonWalker) checkString(start, end int, raw []byte, esc bool) error {
 	first := w.next
 	w.skipHits(end)
 	hits := w.hits[first:w.next]
-	raw := w.line[start+1 : end-1]
 	if len(hits) == 0 && !w.all {
 		return nil
 	}
-	esc := bytes.IndexByte(raw, '\\') >= 0
 	hidden := len(w.set.unkeyed) > 0 ||
 		esc && w.all && (bytescan.IndexPair(raw, 1, '\\', 'u', 0, 0) >= 0 || bytescan.IndexPair(raw, 1, '\\', '/', 0, 0) >= 0)
 	if !hidden && (len(hits) == 0 || esc && !w.maybe(raw, start+1, hits)) {
@@ -356,11 +246,8 @@ func (w *jsonWalker) checkString(start, end int) error {
 	}
 	text := raw
 	if esc {
-		var err error
-		if w.buf, err = unquote(w.buf[:0], raw, -1); err != nil {
-			w.i = start
-			return w.errorf("%v", err)
-		}
+		// The cursor has checked the escapes: decoding cannot fail.
+		w.buf, _ = unquote(w.buf[:0], raw, -1)
 		text = w.buf
 	}
 	ms := w.set.Find(text)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 )
 
 func quote(s string) string {
@@ -117,7 +119,7 @@ func TestRedactJSONMalformed(t *testing.T) {
 }
 
 func TestRedactJSONDeepNesting(t *testing.T) {
-	in := strings.Repeat("[", maxDepth+5) + `"ghp_x"` + strings.Repeat("]", maxDepth+5)
+	in := strings.Repeat("[", jsonscan.MaxDepth+5) + `"ghp_x"` + strings.Repeat("]", jsonscan.MaxDepth+5)
 	if _, _, err := Default.RedactJSON(nil, []byte(in)); err == nil {
 		t.Error("no error for nesting past the limit")
 	}
@@ -190,4 +192,23 @@ func FuzzRedactJSON(f *testing.F) {
 			t.Fatalf("clean record changed: %q -> %q", clean, out)
 		}
 	})
+}
+
+// The parse errors are jsonscan's, as every fast path reports them, and
+// so is the grammar: a raw control character in a string or a number
+// such as 01 is not JSON (encoding/json and cc-entries agree).
+func TestRedactJSONErrors(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":1,}`:         "not valid JSON: expected a key at byte 7",
+		`{"a":"x`:          "not valid JSON: unterminated string at byte 7",
+		"{\"a\":\"\x01\"}": "not valid JSON: control character in string at byte 6",
+		`{"a":01}`:         "not valid JSON: expected ',' or '}' at byte 6",
+		`{"a":"\q"}`:       "not valid JSON: invalid escape at byte 6",
+		`[`:                "not valid JSON: unterminated array at byte 1",
+	} {
+		_, _, err := Default.RedactJSON(nil, []byte(in))
+		if err == nil || err.Error() != want || !errors.Is(err, ErrNotJSON) {
+			t.Errorf("%q: got %v, want %s", in, err, want)
+		}
+	}
 }
