@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/width"
+
+	"github.com/ccpipe/ccpipe/lib/numfmt"
 )
 
 // recordTable holds the records of --format table, csv or tsv and writes
@@ -232,7 +234,7 @@ func (t *recordTable) cell(r record, c Column) string {
 		return inputSummary(v)
 	case Count:
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return thousands(n)
+			return numfmt.Thousands(n)
 		}
 	case Dollars:
 		if f, err := strconv.ParseFloat(s, 64); err == nil {
@@ -290,7 +292,7 @@ func (t *recordTable) total(c Column) string {
 	case c.Kind == Dollars:
 		return dollars(f)
 	}
-	return thousands(n)
+	return numfmt.Thousands(n)
 }
 
 func (t *recordTable) writeTable(w io.Writer) error {
@@ -592,24 +594,6 @@ func printable(s string) string {
 	}, s)
 }
 
-// thousands writes n with a comma between each group of three digits.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
 // dollars is an amount rounded to cents: $1,234.57.
 func dollars(f float64) string {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
@@ -622,7 +606,7 @@ func dollars(f float64) string {
 	if f < 0 && s != "0.00" {
 		sign = "-"
 	}
-	return sign + "$" + thousands(n) + "." + frac
+	return sign + "$" + numfmt.Thousands(n) + "." + frac
 }
 
 // size is a byte count as ls -h writes it: 980B, 12.4K, 3.1M, 2.0G.

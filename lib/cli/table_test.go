@@ -9,7 +9,6 @@ import (
 
 func TestCells(t *testing.T) {
 	for _, tt := range []struct{ got, want string }{
-		{thousands(0), "0"}, {thousands(999), "999"}, {thousands(1000), "1,000"}, {thousands(-1234567), "-1,234,567"},
 		{dollars(0), "$0.00"}, {dollars(0.004999), "$0.00"}, {dollars(0.005), "$0.01"}, {dollars(1234.567), "$1,234.57"},
 		{dollars(4.277445524999998), "$4.28"}, {dollars(-0.001), "$0.00"}, {dollars(-12.5), "-$12.50"},
 		{size(980), "980B"}, {size(12700), "12.4K"}, {size(3 << 20), "3.0M"},

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/ccpipe/ccpipe/lib/spell"
 )
 
 // toolSchemasJSON holds the input_schema of every tool Claude Code 2.1.328
@@ -181,7 +183,7 @@ func Closest(name string, known []string) string {
 	}
 	best, bestD := "", len(name)/3+1
 	for _, k := range known {
-		if d := editDistance(lower, strings.ToLower(k)); d < bestD {
+		if d := spell.Distance(lower, strings.ToLower(k)); d < bestD {
 			best, bestD = k, d
 		}
 	}
@@ -201,25 +203,4 @@ func isAbbrev(a, b string) bool {
 		}
 	}
 	return j == len(a)
-}
-
-// editDistance is the Levenshtein distance of a and b, by bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/extract"
 	"github.com/ccpipe/ccpipe/lib/pricing"
+
+	"github.com/ccpipe/ccpipe/lib/numfmt"
 )
 
 // mdSink writes GitHub-flavoured Markdown. Text from the transcript never
@@ -247,10 +249,10 @@ func compactWords(c *extract.Compaction) string {
 		parts = append(parts, *c.Trigger)
 	}
 	if c.PreTokens != nil {
-		parts = append(parts, thousands(*c.PreTokens)+" tokens before")
+		parts = append(parts, numfmt.Thousands(*c.PreTokens)+" tokens before")
 	}
 	if c.PostTokens != nil {
-		parts = append(parts, thousands(*c.PostTokens)+" after")
+		parts = append(parts, numfmt.Thousands(*c.PostTokens)+" after")
 	}
 	if t := clock(c.Timestamp); t != "" {
 		parts = append(parts, t)
@@ -266,7 +268,7 @@ func tokenWords(t Tokens, esc func(string) string) string {
 		calls = "API call"
 	}
 	s := fmt.Sprintf("%d %s · input %s · output %s · cache read %s · cache write %s", t.Messages, calls,
-		thousands(t.Input), thousands(t.Output), thousands(t.CacheRead), thousands(t.CacheCreation))
+		numfmt.Thousands(t.Input), numfmt.Thousands(t.Output), numfmt.Thousands(t.CacheRead), numfmt.Thousands(t.CacheCreation))
 	return s + " · " + costWords(t, esc)
 }
 
@@ -296,24 +298,6 @@ func summaryWords(m *Meta, esc func(string) string) string {
 		s += " · " + when(m.Start) + " to " + when(m.End)
 	}
 	return s
-}
-
-// thousands writes n with thin spaces between groups of three digits.
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // longestRun is the longest run of c in s.

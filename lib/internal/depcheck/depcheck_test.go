@@ -35,6 +35,8 @@ const module = "github.com/ccpipe/ccpipe/"
 var arrows = map[string][]string{
 	"lib/bytescan":   nil,
 	"lib/atomicfile": nil,
+	"lib/spell":      nil,
+	"lib/numfmt":     nil,
 	"lib/cache":      {"lib/atomicfile"},
 	"lib/mapped":     nil,
 	"lib/jsonscan":   nil,
@@ -48,14 +50,14 @@ var arrows = map[string][]string{
 	"lib/extract":       {"lib/bytescan", "lib/cache", "lib/hooks", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/transcript"},
 	"lib/peer":          {"lib/ndjson", "lib/regular"},
 	"lib/peer/peertest": nil,
-	"lib/hooks":         {"lib/jsonscan"},
+	"lib/hooks":         {"lib/jsonscan", "lib/spell"},
 	"lib/hooks/rules":   {"lib/hooks", "lib/jq", "lib/regular"},
 	"lib/secrets":       {"lib/bytescan", "lib/jsonscan"},
 	"lib/cassette":      {"lib/jsonscan", "lib/ndjson", "lib/secrets"},
-	"lib/render":        {"lib/extract", "lib/pricing", "lib/secrets", "lib/transcript"},
+	"lib/render":        {"lib/extract", "lib/numfmt", "lib/pricing", "lib/secrets", "lib/transcript"},
 	"lib/hooks/link":    {"lib/hooks", "lib/profiles", "lib/sessions", "lib/transcript"},
 
-	"lib/cli": {"lib/cache", "lib/jq", "lib/ndjson", "lib/regular"},
+	"lib/cli": {"lib/cache", "lib/jq", "lib/ndjson", "lib/numfmt", "lib/regular", "lib/spell"},
 
 	"lib/commands":               {"lib/cli", "lib/commands/cccassette", "lib/commands/ccentries", "lib/commands/ccextract", "lib/commands/ccgrep", "lib/commands/cchook", "lib/commands/ccprofiles", "lib/commands/ccredact", "lib/commands/ccrender", "lib/commands/ccsend", "lib/commands/ccsessions", "lib/commands/ccstatusline"},
 	"lib/commands/internal/load": {"lib/cli", "lib/pricing", "lib/profiles"},

@@ -1,0 +1,26 @@
+// Package numfmt writes numbers for people to read: the token counts of
+// a table and of a rendered page are grouped the same way.
+package numfmt
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Thousands writes n with a comma between each group of three digits.
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
