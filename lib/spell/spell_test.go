@@ -8,8 +8,8 @@ func TestDistance(t *testing.T) {
 		want int
 	}{
 		{"", "", 0}, {"", "abc", 3}, {"abc", "", 3}, {"day", "day", 0},
-		{"dya", "day", 1},        // a swap counts one
-		{"erors", "errors", 1},   // an insertion
+		{"dya", "day", 1},      // a swap counts one
+		{"erors", "errors", 1}, // an insertion
 		{"content", "new_string", 8},
 		{"user_prompt", "prompt", 5},
 	} {
