@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/commands"
+
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 // run runs one command in this process, with the test's environment.
@@ -32,28 +34,6 @@ func run(t *testing.T, stdin string, name string, args ...string) string {
 	}
 	t.Fatalf("no command %s", name)
 	return ""
-}
-
-// copyTree copies the real corpus, so the sweep can delete from it.
-func copyTree(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, de fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		if de.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // answers are what a user asks of the config dir: the sessions (without
@@ -85,7 +65,7 @@ func answers(t *testing.T) map[string]string {
 func TestArchiveAnswersAfterSweep(t *testing.T) {
 	root := t.TempDir()
 	cfg, arch := filepath.Join(root, "claude"), filepath.Join(root, "archive")
-	copyTree(t, "../../testdata/corpus/claude", cfg)
+	golden.CopyTree(t, "../../testdata/corpus/claude", cfg)
 	t.Setenv("HOME", filepath.Join(root, "home"))
 	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
 	t.Setenv("CCPIPE_ARCHIVE", "")

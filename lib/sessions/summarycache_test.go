@@ -10,28 +10,9 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/profiles"
-)
 
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
+)
 
 // TestSummaryCache: the listing of the corpus is the same without the
 // cache, with a cold one and a warm one, and after a transcript grew; a
@@ -39,7 +20,7 @@ func copyDir(t *testing.T, src, dst string) {
 func TestSummaryCache(t *testing.T) {
 	work := t.TempDir()
 	cfg := filepath.Join(work, "claude")
-	copyDir(t, "../../testdata/corpus/claude", cfg)
+	golden.CopyTree(t, "../../testdata/corpus/claude", cfg)
 	profs := []profiles.Profile{{Name: "corpus", ConfigDir: cfg}}
 	dir := filepath.Join(work, "cache")
 	list := func(c *cache.Store) []Session {

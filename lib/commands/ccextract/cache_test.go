@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 // TestMain keeps the tests' usage caches (Run reads the process's
@@ -32,28 +34,6 @@ func run(t *testing.T, sys cli.System, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
-// copyTree copies the corpus dirs under dst, so that they can be grown.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestCacheByteIdentical: on the corpus and the fork corpus, every usage
 // form prints the same bytes (stdout and stderr) with --no-cache, with a
 // cold cache, a warm one, and after a transcript grew by half its lines
@@ -61,8 +41,8 @@ func copyTree(t *testing.T, src, dst string) {
 func TestCacheByteIdentical(t *testing.T) {
 	work := t.TempDir()
 	root := filepath.Join(work, "corpus")
-	copyTree(t, "../../../testdata/corpus/claude/projects", filepath.Join(root, "a"))
-	copyTree(t, "../../../testdata/corpus-fork/claude/projects", filepath.Join(root, "b"))
+	golden.CopyTree(t, "../../../testdata/corpus/claude/projects", filepath.Join(root, "a"))
+	golden.CopyTree(t, "../../../testdata/corpus-fork/claude/projects", filepath.Join(root, "b"))
 	// One transcript starts at half its bytes (cut mid-line), one is
 	// held back: they grow and appear between the runs.
 	grown := filepath.Join(root, "a/-home-dev-projects-gamma/c0a1f004-0000-4000-8000-000000000004.jsonl")

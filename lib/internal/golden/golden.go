@@ -109,3 +109,27 @@ func Corpus(s, dir string) string {
 	s = corpusTimeRE.ReplaceAllString(s, `"$1":"$$TIME"`)
 	return corpusSizeRE.ReplaceAllString(s, `"size_bytes":$$SIZE`)
 }
+
+// CopyTree copies the dir from (a corpus, say) to to, file by file, so
+// that a test can grow, rewrite or delete what it reads without touching
+// the repo's copy.
+func CopyTree(t testing.TB, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, de os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if de.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
