@@ -240,15 +240,18 @@ func TestSendHeldInBypass(t *testing.T) {
 	}
 	s.WaitScreen("PING-HELD-1", 10*time.Second)
 	s.WaitScreen("Deliver this message to Claude", 10*time.Second)
-	s.Keys("Enter") // Deny (the first choice); nobody listens for that receipt any more
+	// Deny (the first choice); nobody listens for that receipt any more.
+	// Under load the dialog can draw before it takes keys, so press until
+	// it is gone: a second message must not find this one still held.
+	decideHeld(t, s, "PING-HELD-1", "Deny")
 
 	// The user decides while cc-send waits: Deliver, then Deny.
 	for _, c := range []struct {
-		text, keys, status string
-		code               int
+		text, choice, status string
+		code                 int
 	}{
-		{"PING-HELD-2", "Down", "delivered", 0},
-		{"PING-HELD-3", "", "denied", 1},
+		{"PING-HELD-2", "Deliver", "delivered", 0},
+		{"PING-HELD-3", "Deny", "denied", 1},
 	} {
 		type out struct {
 			res    []sendResult
@@ -261,25 +264,12 @@ func TestSendHeldInBypass(t *testing.T) {
 			done <- out{r, e2, code}
 		}()
 		s.WaitScreen("«"+c.text+"»", 20*time.Second)
+		decideHeld(t, s, c.text, c.choice)
 		var o out
-		deadline := time.After(40 * time.Second)
-	wait:
-		for {
-			// The dialog may still be drawing, or the prompt may have the
-			// keys: press again while it shows this message.
-			if scr := s.Screen(); strings.Contains(scr, "Deliver this message to Claude") && strings.Contains(scr, "\n "+c.text+"\n") {
-				if c.keys != "" {
-					s.Keys(c.keys)
-				}
-				s.Keys("Enter")
-			}
-			select {
-			case o = <-done:
-				break wait
-			case <-time.After(2 * time.Second):
-			case <-deadline:
-				t.Fatalf("%s: cc-send --wait did not return; screen:\n%s", c.text, s.Screen())
-			}
+		select {
+		case o = <-done:
+		case <-time.After(40 * time.Second):
+			t.Fatalf("%s: cc-send --wait did not return; screen:\n%s", c.text, s.Screen())
 		}
 		if o.code != c.code || len(o.res) != 1 || o.res[0].Status != c.status {
 			t.Errorf("%s: exit %d %+v %s\nscreen:\n%s", c.text, o.code, o.res, o.stderr, s.Screen())
@@ -290,6 +280,35 @@ func TestSendHeldInBypass(t *testing.T) {
 		if r.Contains("PING-HELD-1") || r.Contains("PING-HELD-3") {
 			t.Errorf("a denied message reached the model: request %d", r.Seq)
 		}
+	}
+}
+
+// decideHeld picks choice ("Deny" or "Deliver") in the held-message
+// dialog showing text. Under load the dialog draws before it takes keys,
+// so it moves the cursor until the screen shows it on choice, presses
+// Enter only then, and goes on until the dialog is gone: a key that
+// landed early must neither pick the other choice nor leave the message
+// held for the next one to find.
+func decideHeld(t *testing.T, s *claudetest.Tmux, text, choice string) {
+	t.Helper()
+	move := map[string]string{"Deny": "Up", "Deliver": "Down"}[choice]
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		scr := s.Screen()
+		if !strings.Contains(scr, "Deliver this message to Claude") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the dialog for %s did not close; screen:\n%s", text, scr)
+		}
+		if strings.Contains(scr, "\n "+text+"\n") {
+			if strings.Contains(scr, "❯ "+choice) {
+				s.Keys("Enter")
+			} else {
+				s.Keys(move)
+			}
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 }
 
