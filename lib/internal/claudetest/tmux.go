@@ -83,6 +83,43 @@ func (s *Tmux) Type(text string) {
 	s.Keys("Enter")
 }
 
+// Choose picks the menu option whose line contains option: it moves the
+// cursor (❯) with Up or Down until the screen shows it on that line, and
+// only then presses Enter. A dialog draws before it takes keys, so keys
+// sent blind on a loaded machine can be lost and pick the wrong option.
+func (s *Tmux) Choose(option string, timeout time.Duration) {
+	s.e.t.Helper()
+	var scr string
+	err := Poll(timeout, func() (bool, error) {
+		scr = s.Screen()
+		at, cursor := -1, -1
+		for i, line := range strings.Split(scr, "\n") {
+			if strings.Contains(line, option) {
+				at = i
+			}
+			if strings.Contains(line, "❯") {
+				cursor = i
+			}
+		}
+		switch {
+		case at < 0 || cursor < 0:
+		case at == cursor:
+			s.Keys("Enter")
+			return true, nil
+		case cursor < at:
+			s.Keys("Down")
+			time.Sleep(300 * time.Millisecond) // let it redraw before looking again
+		default:
+			s.Keys("Up")
+			time.Sleep(300 * time.Millisecond)
+		}
+		return false, nil
+	})
+	if err != nil {
+		s.e.t.Fatalf("claudetest: choosing %q: %v\nscreen:\n%s", option, err, scr)
+	}
+}
+
 // Screen returns the visible pane text.
 func (s *Tmux) Screen() string {
 	out, err := s.tmux("capture-pane", "-p", "-t", s.Name)
