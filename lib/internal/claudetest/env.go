@@ -449,13 +449,16 @@ func (e *Env) WaitTranscript(path, substr string, timeout time.Duration) string 
 	return string(data)
 }
 
-// ReadJSONL decodes each line of a JSONL file as a map (for assertions on
+// ReadJSONL decodes each ended line of a JSONL file as a map (for assertions on
 // small test transcripts; production code streams).
 func ReadJSONL(path string) ([]map[string]any, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	// A live session may be writing its next line: only ended lines are
+	// records (Claude Code ends every one with a newline).
+	data = data[:bytes.LastIndexByte(data, '\n')+1]
 	var out []map[string]any
 	for i, line := range bytes.Split(data, []byte("\n")) {
 		if len(bytes.TrimSpace(line)) == 0 {
