@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -55,7 +57,23 @@ func openOr(path string, write bool) (*os.File, error) {
 
 func timeOne(argv []string, in, out, errf string) (Timing, error) {
 	var t Timing
+	// "env K=V... cmd" is run as cmd with K=V set: the exec of env
+	// itself (some milliseconds in a VM) is not the command's time, and
+	// its peer, run bare, does not pay it.
+	var env []string
+	if filepath.Base(argv[0]) == "env" {
+		i := 1
+		for i < len(argv) && strings.Contains(argv[i], "=") && !strings.HasPrefix(argv[i], "-") {
+			i++
+		}
+		if i < len(argv) {
+			env, argv = argv[1:i], argv[i:]
+		}
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var files []*os.File
 	defer func() {
 		for _, f := range files {

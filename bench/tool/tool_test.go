@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -190,6 +191,27 @@ func TestTimeAndReport(t *testing.T) {
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// TestTimeEnv: "env K=V cmd" runs cmd with K=V set, without env itself.
+func TestTimeEnv(t *testing.T) {
+	envBin, err := exec.LookPath("env")
+	if err != nil {
+		t.Skip("no env")
+	}
+	for _, c := range []struct {
+		argv []string
+		exit int
+	}{
+		{[]string{envBin, "CCPIPE_T=yes", "sh", "-c", `test "$CCPIPE_T" = yes`}, 0},
+		{[]string{envBin, "CCPIPE_T=no", "sh", "-c", `test "$CCPIPE_T" = yes`}, 1},
+		{[]string{"env", "CCPIPE_T=", "sh", "-c", `test -z "$CCPIPE_T"`}, 0},
+	} {
+		tm, err := timeOne(c.argv, "", "", "")
+		if err != nil || tm.Exit != c.exit {
+			t.Errorf("%v: exit %d, %v; want exit %d", c.argv, tm.Exit, err, c.exit)
 		}
 	}
 }

@@ -80,7 +80,8 @@ const (
 // tailLen is how many bytes before the offset are hashed.
 const tailLen = 256
 
-var crcTable = crc64.MakeTable(crc64.ECMA)
+// (Made on first use: a warm run that reads no file never needs it.)
+var crcTable = sync.OnceValue(func() *crc64.Table { return crc64.MakeTable(crc64.ECMA) })
 
 // TailHash hashes the bytes before off, as Entry.Tail.
 func TailHash(r io.ReaderAt, off int64) (uint64, error) {
@@ -89,7 +90,7 @@ func TailHash(r io.ReaderAt, off int64) (uint64, error) {
 	if _, err := r.ReadAt(buf, start); err != nil {
 		return 0, err
 	}
-	return crc64.Checksum(buf, crcTable), nil
+	return crc64.Checksum(buf, crcTable()), nil
 }
 
 // Stats is what --cache-stats reports of a store.
@@ -142,7 +143,7 @@ func Open(dir, name, version string) *Store {
 
 func (s *Store) load() {
 	defer close(s.loaded)
-	b, err := os.ReadFile(s.path)
+	b, err := readStore(s.path)
 	if err != nil {
 		return
 	}
@@ -153,6 +154,26 @@ func (s *Store) load() {
 		return
 	}
 	s.entries = entries
+}
+
+// readStore reads the store file whole, into memory backed at once.
+func readStore(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	// A large allocation starts on a page, as madvise wants.
+	b := make([]byte, fi.Size())
+	populate(b)
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // wait returns once the store file is read; every method but Open calls
@@ -403,7 +424,7 @@ func decode(b []byte, version string) (map[string]*Entry, error) {
 	n := d.Count()
 	entries := make(map[string]*Entry, n)
 	for i := 0; i < n && d.Err() == nil; i++ {
-		p := d.Str()
+		p := d.StrShared() // b is never changed: keys and data share it
 		e := &Entry{Stamp: Stamp{Dev: d.Uvarint(), Ino: d.Uvarint(), Size: d.Varint(), MtimeNS: d.Varint()}}
 		e.Offset = d.Varint()
 		e.Tail = d.U64()

@@ -1,6 +1,8 @@
 package cache
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -251,5 +253,27 @@ func TestConcurrentWriters(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, "*.tmp*")); len(m) > 0 {
 		t.Fatalf("temporary files left: %v", m)
+	}
+}
+
+// TestStatPath: StatPath says what os.Stat says.
+func TestStatPath(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, []byte("twelve bytes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{file, dir} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, mode, err := StatPath(p)
+		if err != nil || st != StampOf(fi) || mode != fi.Mode().Type() {
+			t.Errorf("%s: %+v %v %v; os.Stat %+v %v", p, st, mode, err, StampOf(fi), fi.Mode().Type())
+		}
+	}
+	if _, _, err := StatPath(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: %v", err)
 	}
 }

@@ -24,6 +24,9 @@ func AppendUvarint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v
 // AppendVarint appends a signed varint.
 func AppendVarint(b []byte, v int64) []byte { return binary.AppendVarint(b, v) }
 
+// AppendU64 appends v as 8 bytes (Decoder.U64 reads it).
+func AppendU64(b []byte, v uint64) []byte { return binary.LittleEndian.AppendUint64(b, v) }
+
 // AppendF64 appends a float's bits.
 func AppendF64(b []byte, v float64) []byte {
 	return binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
@@ -46,6 +49,10 @@ type Decoder struct {
 
 // NewDecoder reads b.
 func NewDecoder(b []byte) *Decoder { return &Decoder{b: b} }
+
+// Reset makes d read b, as NewDecoder(b) (a decoder kept in a struct of
+// the caller's, not one more allocation).
+func (d *Decoder) Reset(b []byte) { *d = Decoder{b: b} }
 
 // Err is the first error met.
 func (d *Decoder) Err() error { return d.err }

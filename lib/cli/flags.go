@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -209,11 +210,17 @@ func (f *Flags) printDefaults(w io.Writer) {
 	}
 }
 
+// Compiled on first use: only a flag error needs them, and every start
+// of every command paid for them.
 var (
 	// flagSpelling is how the flag package names a flag in its errors:
 	// one dash, whatever the user typed.
-	flagSpelling = regexp.MustCompile(`(provided but not defined: |needs an argument: )-([\w-]+)`)
-	flagValue    = regexp.MustCompile(`^invalid value ("(?:[^"\\]|\\.)*") for flag -([\w-]+): (.*)$`)
+	flagSpelling = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(provided but not defined: |needs an argument: )-([\w-]+)`)
+	})
+	flagValue = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^invalid value ("(?:[^"\\]|\\.)*") for flag -([\w-]+): (.*)$`)
+	})
 )
 
 // flagMessage rewrites a flag package error the way the flags are written
@@ -225,14 +232,14 @@ func flagMessage(msg string) string {
 		}
 		return "--" + name
 	}
-	if m := flagValue.FindStringSubmatch(msg); m != nil {
+	if m := flagValue().FindStringSubmatch(msg); m != nil {
 		if strings.Contains(m[3], m[1]) {
 			return dashed(m[2]) + ": " + m[3] // the message quotes the value already
 		}
 		return dashed(m[2]) + " " + m[1] + ": " + m[3]
 	}
-	msg = flagSpelling.ReplaceAllStringFunc(msg, func(m string) string {
-		sub := flagSpelling.FindStringSubmatch(m)
+	msg = flagSpelling().ReplaceAllStringFunc(msg, func(m string) string {
+		sub := flagSpelling().FindStringSubmatch(m)
 		return sub[1] + dashed(sub[2])
 	})
 	return strings.Replace(msg, "flag provided but not defined: ", "unknown flag ", 1)

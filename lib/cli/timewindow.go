@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -70,7 +71,7 @@ func (w *Window) Overlaps(from, to time.Time) bool {
 }
 
 // agoUnit is a duration in days or weeks, which Go's durations lack.
-var agoUnit = regexp.MustCompile(`^(\d{1,6})([dw])$`)
+var agoUnit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{1,6})([dw])$`) })
 
 // ParseTime reads a --since or --until value. A date covers its whole day
 // and a time given to the minute or second the whole of it when upper is
@@ -118,7 +119,7 @@ func ParseTime(s string, now time.Time, loc *time.Location, upper bool) (time.Ti
 		return t, nil
 	}
 	ago := strings.TrimSpace(strings.TrimSuffix(v, "ago"))
-	if m := agoUnit.FindStringSubmatch(ago); m != nil {
+	if m := agoUnit().FindStringSubmatch(ago); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		if m[2] == "w" {
 			n *= 7

@@ -54,9 +54,9 @@ type file struct {
 	path   string
 	origin Origin
 	cost   bool // usage --cost: read the fields pricing needs
-	// listed: whether an assistant record stamped ts lists its session
-	// under --sum session (one in the --since/--until window)
-	listed func(ts string) bool
+	// sums: usage --sum, whose cache keeps of each message only what a
+	// sum reads (UsageCacheName)
+	sums bool
 	// stamp, when stamped, is the file's stat taken as its subagent list
 	// was checked: the cached read does not stat it again.
 	stamp   cache.Stamp
@@ -68,8 +68,8 @@ type file struct {
 // subagents could not be listed.
 func (x *Extractor) files(path string) (out []file, warn string) {
 	sid := transcript.SessionID(path)
-	cost := x.opts.Prices != nil
-	out = []file{{path: path, origin: Origin{Path: path, SessionID: sid}, cost: cost, listed: x.inWindow}}
+	cost, sums := x.opts.Prices != nil, x.opts.Sum != ""
+	out = []file{{path: path, origin: Origin{Path: path, SessionID: sid}, cost: cost, sums: sums}}
 	if !x.opts.Subagents {
 		return out, ""
 	}
@@ -78,7 +78,7 @@ func (x *Extractor) files(path string) (out []file, warn string) {
 		warn = fmt.Sprintf("listing subagents of %s: %v", path, err)
 	}
 	for i, s := range subs {
-		f := file{path: s.Path, origin: Origin{Path: s.Path, SessionID: sid, AgentID: s.AgentID}, cost: cost, listed: x.inWindow}
+		f := file{path: s.Path, origin: Origin{Path: s.Path, SessionID: sid, AgentID: s.AgentID}, cost: cost, sums: sums}
 		if i < len(stamps) {
 			f.stamp, f.stamped = stamps[i], true
 		}
@@ -104,7 +104,7 @@ func (x *Extractor) ReadTranscripts(ctx context.Context, produce func(add func(p
 	var err error
 	if x.usage != nil {
 		bufs := &sync.Pool{New: func() any { return new([]byte) }}
-		err = x.readInOrder(ctx, produce, 4, func(f file) job { return &usageJob{x: x, f: f, bufs: bufs, done: make(chan struct{})} })
+		err = x.readInOrder(ctx, produce, 4, func(f file) job { return &usageJob{x: x, f: f, bufs: bufs} })
 	} else {
 		// Workers copy a copy: x.unreadable changes as files are taken.
 		tmpl := *x
@@ -186,6 +186,24 @@ type job interface {
 	take(ctx context.Context) error
 }
 
+// batch is jobs done already, taken in order.
+type batch []job
+
+// maxBatch bounds a batch: the taker starts on the first files while
+// the rest are listed.
+const maxBatch = 64
+
+func (b batch) warnFirst(string)    {}
+func (b batch) run(context.Context) {}
+func (b batch) take(ctx context.Context) error {
+	for _, j := range b {
+		if err := j.take(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // quickJob is a job that may be done without a worker (quick reports
 // whether it was).
 type quickJob interface {
@@ -210,7 +228,26 @@ func (x *Extractor) readInOrder(ctx context.Context, produce func(add func(strin
 	g.Go(func() error {
 		defer close(order)
 		defer close(work)
-		return produce(func(path string) error {
+		// Jobs done at once are handed on in batches: one hand-off (and
+		// wake-up of the taker) per file was much of a warm run.
+		var done batch
+		send := func(ch chan job, j job) error {
+			select {
+			case ch <- j:
+				return nil
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		flush := func() error {
+			if len(done) == 0 {
+				return nil
+			}
+			b := done
+			done = nil
+			return send(order, b)
+		}
+		err := produce(func(path string) error {
 			files, warn := x.files(path)
 			for i, f := range files {
 				j := newJob(f)
@@ -222,20 +259,30 @@ func (x *Extractor) readInOrder(ctx context.Context, produce func(add func(strin
 						j.warnFirst(warn)
 					}
 				}
-				chans := []chan job{order, work}
 				if q, ok := j.(quickJob); ok && q.quick() {
-					chans = chans[:1] // done: no worker needed
-				}
-				for _, ch := range chans {
-					select {
-					case ch <- j:
-					case <-gctx.Done():
-						return gctx.Err()
+					if done = append(done, j); len(done) == maxBatch {
+						if err := flush(); err != nil {
+							return err
+						}
 					}
+					continue
+				}
+				if err := flush(); err != nil {
+					return err
+				}
+				if err := send(order, j); err != nil {
+					return err
+				}
+				if err := send(work, j); err != nil {
+					return err
 				}
 			}
 			return nil
 		})
+		if err != nil {
+			return err
+		}
+		return flush()
 	})
 	for range workers {
 		g.Go(func() error {
@@ -598,6 +645,12 @@ type usageJob struct {
 	stats scanStats
 	err   error
 	done  chan struct{}
+	// cached: facts holds the messages still in the cache's bytes (recs
+	// is then nil), and open the open message after them.
+	cached  bool
+	facts   usageFacts
+	open    usageRec
+	hasOpen bool
 }
 
 func (j *usageJob) warnFirst(msg string) { j.first = append(j.first, msg) }
@@ -608,16 +661,25 @@ func (j *usageJob) warnFirst(msg string) { j.first = append(j.first, msg) }
 func (j *usageJob) quick() bool {
 	c := j.x.opts.Cache
 	if c == nil {
+		j.done = make(chan struct{}) // for run
 		return false
 	}
-	recs, st, ok := usageUnchanged(c, j.f)
-	if !ok {
+	var s usageScan
+	if !unchangedFacts(c, j.f, &j.facts, &s) {
+		j.done = make(chan struct{}) // for run
 		return false
 	}
-	j.recs, j.stats = recs, st
-	close(j.done)
+	j.stats, j.open, j.hasOpen, j.cached = s.st, s.open, s.hasOpen, true
+	j.done = closed
 	return true
 }
+
+// closed is the done channel of every job done at once.
+var closed = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 func (j *usageJob) run(context.Context) {
 	buf := j.bufs.Get().(*[]byte)
@@ -643,14 +705,57 @@ func (j *usageJob) take(ctx context.Context) error {
 		return ctx.Err()
 	}
 	x.report(j)
-	if j.f.origin.AgentID == "" && j.stats.sid != "" {
-		x.usage.session(j.stats.sid, j.stats.cwd)
+	if j.cached {
+		return j.takeFacts()
+	}
+	if j.f.origin.AgentID == "" {
+		if sid, cwd := j.stats.listed(x.inWindow); sid != "" {
+			x.usage.session(sid, cwd)
+		}
 	}
 	for i := range j.recs {
 		r := &j.recs[i]
 		if err := x.usage.take(r, r.key()); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// takeFacts is take for messages read from the cache as they are counted.
+// The store's checksum makes bytes other than what was written all but
+// impossible; should they come, the run fails (it may have counted some
+// of the file's messages) and the entry is dropped for the next.
+func (j *usageJob) takeFacts() error {
+	x, f := j.x, &j.facts
+	corrupt := func() error {
+		x.opts.Cache.Delete(j.f.path)
+		return fmt.Errorf("%s: the usage cache's entry is not what was written; dropped: run again (or with --no-cache)", j.f.path)
+	}
+	if j.f.origin.AgentID == "" {
+		sid, cwd, ok := f.listed(x.inWindow)
+		if !ok {
+			return corrupt()
+		}
+		if sid != "" {
+			x.usage.session(sid, cwd)
+		}
+	}
+	var r usageRec
+	for {
+		key, ok := f.next(&r)
+		if !ok {
+			break
+		}
+		if err := x.usage.take(&r, key); err != nil {
+			return err
+		}
+	}
+	if !f.done() {
+		return corrupt()
+	}
+	if j.hasOpen {
+		return x.usage.take(&j.open, j.open.key())
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package extract
 import (
 	"encoding/json"
 	"fmt"
-	"hash/maphash"
 	"math"
 	"sort"
 	"time"
@@ -72,6 +71,10 @@ type usageRec struct {
 	// With --cost: the request model and the raw usage object.
 	reqModel string
 	usageRaw string // a string, so that usageRec stays comparable
+	// keyed: k is the key, read from the --sum cache, which keeps the
+	// key and not the ids it is made of.
+	keyed bool
+	k     uint64
 }
 
 func (r *usageRec) total() int64 {
@@ -104,21 +107,27 @@ func addAll(v ...int64) (int64, bool) {
 	return t, ok
 }
 
-var keySeed = maphash.MakeSeed()
-
 // bill is the record as lib/pricing's billing rule reads it.
 func (r *usageRec) bill() pricing.Record {
 	return pricing.Record{Type: "assistant", MessageID: r.msgID, RequestID: r.reqID, RequestRef: r.reqRef, UUID: r.uuid}
 }
 
 // key identifies the API message a record belongs to (pricing's
-// Record.WriteKey), hashed: the seen set holds 8 bytes a message.
+// Record.AppendKey), hashed: the seen set holds 8 bytes a message, and
+// the usage cache keeps them for --sum (so the hash, 64-bit FNV-1a, is
+// the same in every process; two of a million keys meet by chance once
+// in 3e7 runs).
 func (r *usageRec) key() uint64 {
-	var h maphash.Hash
-	h.SetSeed(keySeed)
+	if r.keyed {
+		return r.k
+	}
+	var buf [160]byte
 	b := r.bill()
-	b.WriteKey(&h)
-	return h.Sum64()
+	h := uint64(14695981039346656037)
+	for _, c := range b.AppendKey(buf[:0]) {
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h
 }
 
 // grouper folds the records of one message (written one per content
@@ -168,8 +177,10 @@ type usageState struct {
 	// so far: they count in the session that made them, when it is read.
 	copies map[uint64]struct{}
 	sums   map[string]*UsageSum
-	// dayCache maps a timestamp's minute to its date in Options.Location.
-	dayCache map[string]string
+	// The last day computed, which the next message most often shares.
+	lastY, lastD int
+	lastM        time.Month
+	lastDay      string
 	// overflowed holds the group and field of each sum held at a bound.
 	overflowed map[string]struct{}
 	// groups are the keys of --sum and their calendar.
@@ -177,7 +188,7 @@ type usageState struct {
 }
 
 func newUsageState(x *Extractor) *usageState {
-	u := &usageState{x: x, seen: map[uint64]struct{}{}, copies: map[uint64]struct{}{}, sums: map[string]*UsageSum{}, dayCache: map[string]string{},
+	u := &usageState{x: x, seen: map[uint64]struct{}{}, copies: map[uint64]struct{}{}, sums: map[string]*UsageSum{},
 		groups: newGroupKeys(x.opts.Sum, x.opts.WeekStart)}
 	u.g.out = u.take
 	return u
@@ -295,11 +306,15 @@ func (u *usageState) sum(r *usageRec) {
 		s.Models = append(s.Models, r.model)
 	}
 	if r.ts != "" {
-		if s.FirstTimestamp == nil || r.ts < *s.FirstTimestamp {
-			s.FirstTimestamp = str(r.ts)
+		// (Set in place: the last timestamp moves on with most messages.)
+		if s.FirstTimestamp == nil {
+			s.FirstTimestamp, s.LastTimestamp = str(r.ts), str(r.ts)
 		}
-		if s.LastTimestamp == nil || r.ts > *s.LastTimestamp {
-			s.LastTimestamp = str(r.ts)
+		if r.ts < *s.FirstTimestamp {
+			*s.FirstTimestamp = r.ts
+		}
+		if r.ts > *s.LastTimestamp {
+			*s.LastTimestamp = r.ts
 		}
 	}
 }
@@ -370,25 +385,77 @@ func containsStr(list []string, s string) bool {
 // day is the calendar date of an RFC 3339 timestamp in Options.Location;
 // "" when it does not parse.
 func (u *usageState) day(ts string) string {
-	if u.x.opts.Location == time.UTC && len(ts) >= 20 && ts[len(ts)-1] == 'Z' && ts[10] == 'T' {
+	loc := u.x.opts.Location
+	if loc == time.UTC && len(ts) >= 20 && ts[len(ts)-1] == 'Z' && ts[10] == 'T' {
 		return ts[:10]
 	}
-	minute := ts
-	if len(ts) >= 16 {
-		minute = ts[:16]
-	}
-	if d, ok := u.dayCache[minute]; ok && len(ts) >= 20 && ts[len(ts)-1] == 'Z' {
-		return d
+	if sec, ok := parseUTC(ts); ok {
+		// Claude Code's own form: no time.Parse, and the day is built
+		// from a cached string of the last one seen.
+		y, m, d := time.Unix(sec, 0).In(loc).Date()
+		if y == u.lastY && m == u.lastM && d == u.lastD {
+			return u.lastDay
+		}
+		u.lastY, u.lastM, u.lastD = y, m, d
+		u.lastDay = time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
+		return u.lastDay
 	}
 	t, err := time.Parse(time.RFC3339Nano, ts)
 	if err != nil {
 		return ""
 	}
-	d := t.In(u.x.opts.Location).Format(time.DateOnly)
-	if len(ts) >= 20 && ts[len(ts)-1] == 'Z' && len(u.dayCache) < 1<<16 {
-		u.dayCache[minute] = d
+	return t.In(loc).Format(time.DateOnly)
+}
+
+// parseUTC reads the timestamps Claude Code writes,
+// "2026-11-30T10:33:39.797Z" (a fraction of 1 to 9 digits, or none), as
+// Unix seconds; false for any other form, which time.Parse then reads.
+// It accepts exactly what time.Parse(time.RFC3339Nano) accepts of that
+// form, to the second (FuzzParseUTC holds it to that).
+func parseUTC(ts string) (int64, bool) {
+	n := len(ts)
+	if n < 20 || ts[n-1] != 'Z' || ts[4] != '-' || ts[7] != '-' || ts[10] != 'T' || ts[13] != ':' || ts[16] != ':' {
+		return 0, false
 	}
-	return d
+	if n > 20 {
+		if ts[19] != '.' || n-21 < 1 || n-21 > 9 {
+			return 0, false
+		}
+		for i := 20; i < n-1; i++ {
+			if ts[i] < '0' || ts[i] > '9' {
+				return 0, false
+			}
+		}
+	}
+	num := func(i, w int) int {
+		v := 0
+		for j := i; j < i+w; j++ {
+			c := ts[j]
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	y, mo, d, h, mi, s := num(0, 4), num(5, 2), num(8, 2), num(11, 2), num(14, 2), num(17, 2)
+	if y < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 59 {
+		return 0, false
+	}
+	if d > daysIn(time.Month(mo), y) {
+		return 0, false
+	}
+	return time.Date(y, time.Month(mo), d, h, mi, s, 0, time.UTC).Unix(), true
+}
+
+func daysIn(m time.Month, y int) int {
+	if m == time.February {
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	}
+	return 31 - int((m-1)%7%2)
 }
 
 func (u *usageState) endFile() error { return u.g.flush() }

@@ -68,8 +68,22 @@ type blockMsg struct {
 	assumed   []string
 }
 
+// blockTime reads a message's timestamp for --sum block.
+func blockTime(ts string) (time.Time, error) { return time.Parse(time.RFC3339Nano, ts) }
+
+// sumNamesIDs says whether a --sum names the message's ids in a warning
+// (a negative token count, a timestamp --sum block cannot read): the
+// --sum cache keeps them only then.
+func sumNamesIDs(r *usageRec) bool {
+	if r.u.InputTokens < 0 || r.u.OutputTokens < 0 || r.u.CacheReadInputTokens < 0 || r.u.CacheCreationInputTokens < 0 {
+		return true
+	}
+	_, err := blockTime(r.ts)
+	return err != nil
+}
+
 func (u *usageState) addBlockMsg(r *usageRec) {
-	t, err := time.Parse(time.RFC3339Nano, r.ts)
+	t, err := blockTime(r.ts)
 	if err != nil {
 		u.x.opts.Warn("message " + r.msgID + ": timestamp " + r.ts + " does not parse, left out of --sum block")
 		return

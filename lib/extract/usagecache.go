@@ -19,18 +19,25 @@ import (
 // read. A grown transcript is read on from the cached offset; a line still
 // being written is read but not cached.
 
-// UsageCacheName is the store name of the usage facts, with or without
-// the fields --cost reads (one store each: they are different facts).
-func UsageCacheName(cost bool) string {
-	if cost {
-		return "usage-cost"
+// UsageCacheName is the store name of the usage facts: with or without
+// the fields --cost reads, and whole (one record per message) or for
+// --sum, which keeps of a message its key hashed and only the fields a
+// sum reads (a third of the bytes, which a warm run reads whole). One
+// store each: they are different facts.
+func UsageCacheName(cost, sums bool) string {
+	name := "usage"
+	if sums {
+		name += "-sums"
 	}
-	return "usage"
+	if cost {
+		name += "-cost"
+	}
+	return name
 }
 
 // UsageCacheVersion names the cached facts' format: a change to what the
 // fast path reads, or to the billing rule it applies, changes it.
-const UsageCacheVersion = "usage-facts-1"
+const UsageCacheVersion = "usage-facts-3"
 
 // scanUsageCached is scanUsageFile through the cache.
 func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
@@ -51,7 +58,7 @@ func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, sc
 		if err == nil && fi != nil {
 			if after, serr := os.Stat(f.path); serr == nil && cache.StampOf(after) == cache.StampOf(fi) {
 				s := usageScan{recs: recs, st: st}
-				c.Put(f.path, &cache.Entry{Stamp: cache.StampOf(fi), Offset: fi.Size(), Data: s.encode()})
+				c.Put(f.path, &cache.Entry{Stamp: cache.StampOf(fi), Offset: fi.Size(), Data: s.encode(f.sums)})
 			}
 		}
 		return recs, buf, st, err
@@ -66,7 +73,7 @@ func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, sc
 	e, state := c.Lookup(f.path, stamp, fh)
 	// An archive's entry (no lines counted: it was read whole, compressed)
 	// is never read on from.
-	if state != cache.Miss && (!s.decode(e.Data) || (e.Offset > 0 && s.lines == 0)) {
+	if state != cache.Miss && (!s.decode(e.Data, f.sums) || (e.Offset > 0 && s.lines == 0)) {
 		s, state = usageScan{}, cache.Miss
 	}
 	from := int64(0)
@@ -84,7 +91,7 @@ func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, sc
 	}
 	if state != cache.Fresh || end != from {
 		if tail, err := cache.TailHash(fh, end); err == nil {
-			c.Put(f.path, &cache.Entry{Stamp: stamp, Offset: end, Tail: tail, Data: s.encode()})
+			c.Put(f.path, &cache.Entry{Stamp: stamp, Offset: end, Tail: tail, Data: s.encode(f.sums)})
 		}
 	}
 	if end < stamp.Size {
@@ -112,24 +119,36 @@ func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, sc
 // warm run costs a stat per transcript. ok is false when the file must be
 // read.
 func usageUnchanged(c *cache.Store, f file) (recs []usageRec, st scanStats, ok bool) {
-	stamp := f.stamp
-	if !f.stamped {
-		// (Else stat already, by the kept subagent list.)
-		fi, err := os.Stat(f.path)
-		if err != nil || !fi.Mode().IsRegular() {
-			return nil, st, false
-		}
-		stamp = cache.StampOf(fi)
-	}
-	e, ok := c.Unchanged(f.path, stamp)
+	e, ok := unchangedEntry(c, f)
 	if !ok {
 		return nil, st, false
 	}
 	var s usageScan
-	if !s.decode(e.Data) {
+	if !s.decode(e.Data, f.sums) {
 		return nil, st, false
 	}
 	return s.finish(), s.st, true
+}
+
+// unchangedFacts is usageUnchanged for a warm run's counting: the
+// messages are left in the cached bytes, for take to read one by one
+// through facts.
+func unchangedFacts(c *cache.Store, f file, facts *usageFacts, s *usageScan) bool {
+	e, ok := unchangedEntry(c, f)
+	return ok && openFacts(e.Data, f.sums, facts, s)
+}
+
+func unchangedEntry(c *cache.Store, f file) (*cache.Entry, bool) {
+	stamp := f.stamp
+	if !f.stamped {
+		// (Else stat already, by the kept subagent list.)
+		st, mode, err := cache.StatPath(f.path)
+		if err != nil || mode != 0 {
+			return nil, false
+		}
+		stamp = st
+	}
+	return c.Unchanged(f.path, stamp)
 }
 
 // completeEnd is the end of the last complete line of the file's first
@@ -157,12 +176,18 @@ func (s *usageScan) clone() usageScan {
 	t.st.malformed = append([]int(nil), s.st.malformed...)
 	t.st.tooLong = append([]int(nil), s.st.tooLong...)
 	t.st.mismatched = append([]mismatch(nil), s.st.mismatched...)
+	t.st.marks = s.st.marks[:len(s.st.marks):len(s.st.marks)]
 	return t
 }
 
-// encode writes the scan for the cache. The strings that repeat on every
-// record (session, agent, cwd, models) are written once, in a table.
-func (s *usageScan) encode() []byte {
+// The cached scan: a table of the strings that repeat on every record
+// (session, agent, cwd, models), then what was skipped, the session
+// marks, the open message and last the messages, so that a warm run
+// takes the messages straight from the cached bytes as it counts them
+// (usageFacts), with no copy of each in between.
+
+// encode writes the scan for the cache; sums: for --sum (UsageCacheName).
+func (s *usageScan) encode(sums bool) []byte {
 	var tab []string
 	idx := map[string]uint64{}
 	ref := func(b []byte, v string) []byte {
@@ -174,9 +199,22 @@ func (s *usageScan) encode() []byte {
 		}
 		return cache.AppendUvarint(b, i)
 	}
-	rec := func(b []byte, r *usageRec) []byte {
-		for _, v := range []string{r.msgID, r.reqID, r.reqRef, r.uuid, r.ts, r.usageRaw} {
-			b = cache.AppendStr(b, v)
+	rec := func(b []byte, r *usageRec, sums bool) []byte {
+		if sums {
+			b = cache.AppendU64(b, r.key())
+			// The ids only where a sum names them in a warning.
+			ids := sumNamesIDs(r)
+			b = cache.AppendBool(b, ids)
+			if ids {
+				b = cache.AppendStr(b, r.msgID)
+				b = cache.AppendStr(b, r.uuid)
+			}
+			b = cache.AppendStr(b, r.ts)
+			b = cache.AppendStr(b, r.usageRaw)
+		} else {
+			for _, v := range []string{r.msgID, r.reqID, r.reqRef, r.uuid, r.ts, r.usageRaw} {
+				b = cache.AppendStr(b, v)
+			}
 		}
 		for _, v := range []string{r.model, r.sessionID, r.agentID, r.cwd, r.reqModel} {
 			b = ref(b, v)
@@ -187,15 +225,6 @@ func (s *usageScan) encode() []byte {
 		}
 		return b
 	}
-	var body []byte
-	body = cache.AppendUvarint(body, uint64(len(s.recs)))
-	for i := range s.recs {
-		body = rec(body, &s.recs[i])
-	}
-	body = cache.AppendBool(body, s.hasOpen)
-	if s.hasOpen {
-		body = rec(body, &s.open)
-	}
 	st := &s.st
 	ints := func(b []byte, v []int) []byte {
 		b = cache.AppendUvarint(b, uint64(len(v)))
@@ -204,6 +233,7 @@ func (s *usageScan) encode() []byte {
 		}
 		return b
 	}
+	var body []byte
 	body = ints(body, st.malformed)
 	body = cache.AppendVarint(body, int64(st.nMalformed))
 	body = ints(body, st.tooLong)
@@ -215,9 +245,32 @@ func (s *usageScan) encode() []byte {
 	body = cache.AppendBool(body, st.incomplete)
 	body = cache.AppendVarint(body, int64(st.notEntries))
 	body = cache.AppendBool(body, st.sawEntry)
-	body = cache.AppendStr(body, st.sid)
-	body = cache.AppendStr(body, st.cwd)
 	body = cache.AppendVarint(body, int64(s.lines))
+	// Each mark's timestamp is written as the length it shares with the
+	// one before and the rest: most share all but the last few digits.
+	var marks []byte
+	prev := ""
+	for _, m := range st.marks {
+		marks = ref(marks, m.sid)
+		marks = ref(marks, m.cwd)
+		n := 0
+		for n < len(prev) && n < len(m.ts) && prev[n] == m.ts[n] {
+			n++
+		}
+		marks = cache.AppendUvarint(marks, uint64(n))
+		marks = cache.AppendStr(marks, m.ts[n:])
+		prev = m.ts
+	}
+	body = cache.AppendUvarint(body, uint64(len(st.marks)))
+	body = cache.AppendStr(body, string(marks))
+	body = cache.AppendBool(body, s.hasOpen)
+	if s.hasOpen {
+		body = rec(body, &s.open, false) // whole: its records go on
+	}
+	body = cache.AppendUvarint(body, uint64(len(s.recs)))
+	for i := range s.recs {
+		body = rec(body, &s.recs[i], sums)
+	}
 
 	b := cache.AppendUvarint(nil, uint64(len(tab)))
 	for _, v := range tab {
@@ -226,44 +279,30 @@ func (s *usageScan) encode() []byte {
 	return append(b, body...)
 }
 
-// decode reads what encode wrote; false (and s unusable) on anything else.
-// The strings share b's memory (an entry's Data never changes).
-func (s *usageScan) decode(b []byte) bool {
-	d := cache.NewDecoder(b)
-	tab := make([]string, d.Count())
-	for i := range tab {
-		tab[i] = d.StrShared()
-	}
-	ref := func() string {
-		i := d.Uvarint()
-		if i >= uint64(len(tab)) {
-			d.Fail()
-			return ""
-		}
-		return tab[i]
-	}
-	rec := func(r *usageRec) {
-		for _, v := range []*string{&r.msgID, &r.reqID, &r.reqRef, &r.uuid, &r.ts, &r.usageRaw} {
-			*v = d.StrShared()
-		}
-		for _, v := range []*string{&r.model, &r.sessionID, &r.agentID, &r.cwd, &r.reqModel} {
-			*v = ref()
-		}
-		r.copied = d.Bool()
-		for _, v := range []*int64{&r.u.InputTokens, &r.u.OutputTokens, &r.u.CacheReadInputTokens, &r.u.CacheCreationInputTokens} {
-			*v = d.Varint()
-		}
+// usageFacts is a cached scan being read: its table, its marks (still
+// encoded) and a decoder at its messages. Its strings share the cached
+// bytes' memory (an entry's Data never changes).
+type usageFacts struct {
+	sums   bool
+	tab    []string
+	nMarks int
+	marks  []byte
+	d      cache.Decoder
+	n      int // messages left
+}
+
+// openFacts reads a cached scan up to its messages: s gets everything but
+// the messages (and s.recs is nil), which next then gives one by one.
+// false (and s unusable) when b is not what encode wrote.
+func openFacts(b []byte, sums bool, f *usageFacts, s *usageScan) bool {
+	*f = usageFacts{sums: sums}
+	d := &f.d
+	d.Reset(b)
+	f.tab = make([]string, d.Count())
+	for i := range f.tab {
+		f.tab[i] = d.StrShared()
 	}
 	*s = usageScan{}
-	if n := d.Count(); n > 0 {
-		s.recs = make([]usageRec, n)
-		for i := range s.recs {
-			rec(&s.recs[i])
-		}
-	}
-	if s.hasOpen = d.Bool(); s.hasOpen {
-		rec(&s.open)
-	}
 	st := &s.st
 	ints := func() []int {
 		n := d.Count()
@@ -288,10 +327,134 @@ func (s *usageScan) decode(b []byte) bool {
 	st.incomplete = d.Bool()
 	st.notEntries = int(d.Varint())
 	st.sawEntry = d.Bool()
-	st.sid = d.Str()
-	st.cwd = d.Str()
 	s.lines = int(d.Varint())
-	return d.Done()
+	f.nMarks = d.Count()
+	f.marks = d.Bytes()
+	if s.hasOpen = d.Bool(); s.hasOpen {
+		f.rec(&s.open, false)
+	}
+	f.n = d.Count()
+	return d.Err() == nil
+}
+
+func (f *usageFacts) ref(d *cache.Decoder) string {
+	i := d.Uvarint()
+	if i >= uint64(len(f.tab)) {
+		d.Fail()
+		return ""
+	}
+	return f.tab[i]
+}
+
+// rec reads a message into r (kept for --sum, or whole) and returns its
+// key.
+func (f *usageFacts) rec(r *usageRec, sums bool) (key uint64) {
+	d := &f.d
+	r.keyed, r.k = false, 0
+	if sums {
+		key = d.U64()
+		r.msgID, r.reqID, r.reqRef, r.uuid = "", "", "", ""
+		if d.Bool() {
+			r.msgID, r.uuid = d.StrShared(), d.StrShared()
+		}
+		r.ts, r.usageRaw = d.StrShared(), d.StrShared()
+	} else {
+		for _, v := range []*string{&r.msgID, &r.reqID, &r.reqRef, &r.uuid, &r.ts, &r.usageRaw} {
+			*v = d.StrShared()
+		}
+	}
+	for _, v := range []*string{&r.model, &r.sessionID, &r.agentID, &r.cwd, &r.reqModel} {
+		*v = f.ref(d)
+	}
+	r.copied = d.Bool()
+	for _, v := range []*int64{&r.u.InputTokens, &r.u.OutputTokens, &r.u.CacheReadInputTokens, &r.u.CacheCreationInputTokens} {
+		*v = d.Varint()
+	}
+	if sums {
+		r.keyed, r.k = true, key
+	} else {
+		key = r.key()
+	}
+	return key
+}
+
+// next reads the next message into r and returns its key; false at the
+// end, or when the bytes are not what encode wrote (done then says so).
+func (f *usageFacts) next(r *usageRec) (uint64, bool) {
+	if f.n == 0 || f.d.Err() != nil {
+		return 0, false
+	}
+	f.n--
+	key := f.rec(r, f.sums)
+	return key, f.d.Err() == nil
+}
+
+// done says every message was read and nothing follows.
+func (f *usageFacts) done() bool { return f.n == 0 && f.d.Done() }
+
+// listed is scanStats.listed on the encoded marks.
+func (f *usageFacts) listed(inWindow func(ts string) bool) (sid, cwd string, ok bool) {
+	d := cache.NewDecoder(f.marks)
+	var ts []byte
+	for range f.nMarks {
+		sid, cwd = f.ref(d), f.ref(d)
+		n := d.Uvarint()
+		if n > uint64(len(ts)) {
+			d.Fail()
+		}
+		if d.Err() != nil {
+			return "", "", false
+		}
+		ts = append(ts[:n], d.Bytes()...)
+		if inWindow(string(ts)) {
+			return sid, cwd, d.Err() == nil
+		}
+	}
+	return "", "", d.Err() == nil
+}
+
+// marks decodes the encoded marks.
+func (f *usageFacts) allMarks() ([]sessionMark, bool) {
+	d := cache.NewDecoder(f.marks)
+	var marks []sessionMark
+	prev := ""
+	for range f.nMarks {
+		m := sessionMark{sid: f.ref(d), cwd: f.ref(d)}
+		n := d.Uvarint()
+		if n > uint64(len(prev)) {
+			d.Fail()
+		}
+		if d.Err() != nil {
+			return nil, false
+		}
+		m.ts = prev[:n] + d.Str()
+		marks = append(marks, m)
+		prev = m.ts
+	}
+	return marks, d.Done()
+}
+
+// decode reads what encode wrote, whole; false (and s unusable) on
+// anything else.
+func (s *usageScan) decode(b []byte, sums bool) bool {
+	var f usageFacts
+	if !openFacts(b, sums, &f, s) {
+		return false
+	}
+	var ok bool
+	if s.st.marks, ok = f.allMarks(); !ok {
+		return false
+	}
+	if f.n > 0 {
+		// Room for the open message, which finish appends.
+		s.recs = make([]usageRec, f.n, f.n+1)
+		for i := range s.recs {
+			if _, ok := f.next(&s.recs[i]); !ok {
+				return false
+			}
+		}
+	}
+	return f.done()
 }
 
 // subagents lists a session's subagent transcripts as transcript.Subagents
@@ -308,18 +471,17 @@ func (x *Extractor) subagents(path string) (subs []transcript.Subagent, stamps [
 		return subs, nil, err
 	}
 	dir := filepath.Join(transcript.SessionDir(path), "subagents")
-	fi, err := os.Stat(dir)
+	stamp, mode, err := cache.StatPath(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		// Most sessions have none: no second look (transcript.Subagents
 		// would open the dir to find it missing).
 		return nil, nil, nil
 	}
-	if err != nil || !fi.IsDir() {
+	if err != nil || mode != fs.ModeDir {
 		subs, err = transcript.Subagents(path)
 		return subs, nil, err
 	}
 	key := dir + string(filepath.Separator) // never a transcript's path
-	stamp := cache.StampOf(fi)
 	if e, ok := c.Unchanged(key, stamp); ok {
 		if subs, stamps, ok := decodeSubagents(e.Data); ok {
 			return subs, stamps, nil
@@ -361,8 +523,7 @@ func decodeSubagents(b []byte) ([]transcript.Subagent, []cache.Stamp, bool) {
 		if d.Err() != nil {
 			return nil, nil, false
 		}
-		fi, err := os.Stat(s.Path)
-		if err != nil || cache.StampOf(fi) != st {
+		if now, _, err := cache.StatPath(s.Path); err != nil || now != st {
 			return nil, nil, false
 		}
 		subs = append(subs, s)

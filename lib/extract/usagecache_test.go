@@ -27,12 +27,92 @@ func checkCached(t *testing.T, c *cache.Store, f file, step string) {
 	if len(got) == 0 {
 		got = nil
 	}
+	if f.sums {
+		got, want = sumView(got), sumView(want)
+	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%s: messages differ:\ncached   %+v\nuncached %+v", step, got, want)
 	}
 	if !reflect.DeepEqual(gotSt, wantSt) {
 		t.Fatalf("%s: stats differ:\ncached   %+v\nuncached %+v", step, gotSt, wantSt)
 	}
+	if gotErr != nil {
+		return
+	}
+	// A warm run's way: the messages read one by one from the entry, the
+	// session marks asked for windows without decoding them all.
+	// (Each, not Unchanged: the lookup counts are the tests' to check.)
+	var data []byte
+	c.Each(func(p string, e *cache.Entry) {
+		if p == f.path {
+			data = e.Data
+		}
+	})
+	if b, _ := os.ReadFile(f.path); len(b) == 0 || b[len(b)-1] != '\n' {
+		return // a line not ended yet is not cached
+	}
+	var s usageScan
+	facts := &usageFacts{}
+	if !openFacts(data, f.sums, facts, &s) {
+		t.Fatalf("%s: the entry does not decode", step)
+	}
+	var streamed []usageRec
+	var r usageRec
+	for {
+		key, ok := facts.next(&r)
+		if !ok {
+			break
+		}
+		if key != r.key() {
+			t.Fatalf("%s: key %x of a message whose key is %x", step, key, r.key())
+		}
+		streamed = append(streamed, r)
+	}
+	if !facts.done() {
+		t.Fatalf("%s: the entry's messages do not decode", step)
+	}
+	if s.hasOpen {
+		streamed = append(streamed, s.open)
+	}
+	if f.sums {
+		streamed = sumView(streamed)
+	}
+	if !reflect.DeepEqual(streamed, want) {
+		t.Fatalf("%s: streamed messages differ:\ncached   %+v\nuncached %+v", step, streamed, want)
+	}
+	headSt := wantSt
+	headSt.marks = nil
+	if !reflect.DeepEqual(s.st, headSt) {
+		t.Fatalf("%s: streamed stats differ:\ncached   %+v\nuncached %+v", step, s.st, headSt)
+	}
+	windows := []func(string) bool{func(string) bool { return true }}
+	for _, m := range wantSt.marks {
+		ts := m.ts
+		windows = append(windows, func(v string) bool { return v >= ts }, func(v string) bool { return v > ts })
+	}
+	for i, in := range windows {
+		sid, cwd, ok := facts.listed(in)
+		wsid, wcwd := wantSt.listed(in)
+		if !ok || sid != wsid || cwd != wcwd {
+			t.Fatalf("%s: window %d lists %q %q (ok %v), uncached %q %q", step, i, sid, cwd, ok, wsid, wcwd)
+		}
+	}
+}
+
+// sumView is what a --sum reads of each message, which the --sum cache
+// keeps: its key, and its ids only where a sum names them.
+func sumView(recs []usageRec) []usageRec {
+	var out []usageRec
+	for _, r := range recs {
+		k := r.key()
+		if !sumNamesIDs(&r) {
+			r.msgID, r.uuid = "", ""
+		}
+		r.reqID, r.reqRef = "", ""
+		r.keyed, r.k = true, k
+		out = append(out, r)
+	}
+	return out
 }
 
 // grow writes the file's new content: an append when old is a prefix of
@@ -93,7 +173,10 @@ func runFuzzCase(t *testing.T, content, steps []byte, cost bool) {
 		dir := t.TempDir()
 		path := filepath.Join(dir, "s.jsonl")
 		fi := file{path: path, origin: Origin{Path: path, SessionID: "s"}, cost: cost}
-		c := cache.Open(dir, "usage", UsageCacheVersion)
+		fs := fi
+		fs.sums = true
+		c := cache.Open(dir, UsageCacheName(cost, false), UsageCacheVersion)
+		cs := cache.Open(dir, UsageCacheName(cost, true), UsageCacheVersion)
 		var cur []byte
 		tick := time.Unix(1_700_000_000, 0)
 		if err := os.WriteFile(path, nil, 0o600); err != nil {
@@ -119,11 +202,16 @@ func runFuzzCase(t *testing.T, content, steps []byte, cost bool) {
 			grow(t, path, cur, next, &tick)
 			cur = next
 			checkCached(t, c, fi, "step "+string(rune('a'+i)))
+			checkCached(t, cs, fs, "sums step "+string(rune('a'+i)))
 			if s%3 == 0 {
 				if err := c.Save(); err != nil {
 					t.Fatal(err)
 				}
-				c = cache.Open(dir, "usage", UsageCacheVersion)
+				if err := cs.Save(); err != nil {
+					t.Fatal(err)
+				}
+				c = cache.Open(dir, UsageCacheName(cost, false), UsageCacheVersion)
+				cs = cache.Open(dir, UsageCacheName(cost, true), UsageCacheVersion)
 			}
 		}
 	}
@@ -142,8 +230,9 @@ func TestUsageCacheCorpus(t *testing.T) {
 		t.Fatalf("corpus not found: %d files", len(paths))
 	}
 	dir := t.TempDir()
-	for _, cost := range []bool{false, true} {
-		c := cache.Open(dir, UsageCacheName(cost), UsageCacheVersion)
+	for _, mode := range []struct{ cost, sums bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+		cost := mode.cost
+		c := cache.Open(dir, UsageCacheName(cost, mode.sums), UsageCacheVersion)
 		for _, p := range paths {
 			b, err := os.ReadFile(p)
 			if err != nil {
@@ -155,7 +244,7 @@ func TestUsageCacheCorpus(t *testing.T) {
 			if err := os.WriteFile(cp, half, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			fi := file{path: cp, origin: Origin{Path: cp, SessionID: "s"}, cost: cost}
+			fi := file{path: cp, origin: Origin{Path: cp, SessionID: "s"}, cost: cost, sums: mode.sums}
 			checkCached(t, c, fi, p+" half")
 			tick := time.Now()
 			grow(t, cp, half, b, &tick)

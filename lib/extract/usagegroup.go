@@ -59,29 +59,39 @@ func (g *groupKeys) has(k string) bool { return slices.Contains(g.keys, k) }
 // group is the key of r's group: its parts joined by NUL.
 func (u *usageState) group(r *usageRec) string {
 	g := &u.groups
+	if len(g.keys) == 1 {
+		return u.part(g.keys[0], r) // most often: no slice, no join
+	}
 	parts := make([]string, len(g.keys))
 	for i, k := range g.keys {
-		switch k {
-		case "day":
-			parts[i] = u.day(r.ts)
-		case "week":
-			parts[i] = g.week(u.day(r.ts))
-		case "month":
-			if d := u.day(r.ts); len(d) >= 7 {
-				parts[i] = d[:7]
-			}
-		case "session":
-			parts[i] = r.sessionID
-			if f, ok := g.sessionFirst[r.sessionID]; r.ts != "" && (!ok || r.ts < f) {
-				g.sessionFirst[r.sessionID] = r.ts
-			}
-		case "model":
-			parts[i] = r.model
-		case "project":
-			parts[i] = r.cwd
-		}
+		parts[i] = u.part(k, r)
 	}
 	return strings.Join(parts, "\x00")
+}
+
+// part is r's part of a group key for --sum key k.
+func (u *usageState) part(k string, r *usageRec) string {
+	g := &u.groups
+	switch k {
+	case "day":
+		return u.day(r.ts)
+	case "week":
+		return g.week(u.day(r.ts))
+	case "month":
+		if d := u.day(r.ts); len(d) >= 7 {
+			return d[:7]
+		}
+	case "session":
+		if f, ok := g.sessionFirst[r.sessionID]; r.ts != "" && (!ok || r.ts < f) {
+			g.sessionFirst[r.sessionID] = r.ts
+		}
+		return r.sessionID
+	case "model":
+		return r.model
+	case "project":
+		return r.cwd
+	}
+	return ""
 }
 
 // name fills a new group's key fields from its key. A session group also

@@ -228,9 +228,26 @@ type scanStats struct {
 	// like an entry. Both as transcript.Reader counts them.
 	notEntries int
 	sawEntry   bool
-	// sid and cwd are the first assistant record's in the time window,
-	// for a session listed without a billable message.
-	sid, cwd string
+	// marks are the assistant records' timestamps, sessions and cwds, in
+	// file order (a record repeating the one before is left out): the
+	// first in the --since/--until window lists its session under --sum
+	// session, billable message or not. They are kept whole so that a
+	// cached scan answers any window.
+	marks []sessionMark
+}
+
+// sessionMark is an assistant record's timestamp, session and cwd.
+type sessionMark struct{ ts, sid, cwd string }
+
+// listed is the session and cwd of the first assistant record in the
+// window (inWindow), "" for none.
+func (st *scanStats) listed(inWindow func(ts string) bool) (sid, cwd string) {
+	for _, m := range st.marks {
+		if inWindow(m.ts) {
+			return m.sid, m.cwd
+		}
+	}
+	return "", ""
 }
 
 // badLine counts a malformed line, or an incomplete one at the end.
@@ -534,8 +551,8 @@ func (s *usageScan) read(in io.Reader, f file, buf []byte) ([]byte, error) {
 		if session == "" {
 			session = f.origin.SessionID
 		}
-		if st.sid == "" && (f.listed == nil || f.listed(string(l.ts))) {
-			st.sid, st.cwd = session, string(l.cwd)
+		if n := len(st.marks); n == 0 || st.marks[n-1].ts != string(l.ts) || st.marks[n-1].sid != session || st.marks[n-1].cwd != string(l.cwd) {
+			st.marks = append(st.marks, sessionMark{ts: string(l.ts), sid: session, cwd: intern(&cwd, l.cwd)})
 		}
 		// The billing rule, but for the usage object: a record whose usage
 		// is not an object is named below before it is left out.

@@ -1,7 +1,6 @@
 package pricing
 
 import (
-	"io"
 	"sort"
 )
 
@@ -52,39 +51,25 @@ func (r *Record) Billable() bool {
 	return r.Type == "assistant" && r.UsageObject && !r.APIError && r.Model != Synthetic
 }
 
-// WriteKey writes the key of the response the record belongs to: its
+// AppendKey appends the key of the response the record belongs to: its
 // message id with its request id (else requestRef), so that neither id
 // alone decides; a record without a message id is a response of its own,
 // keyed by its uuid. The copies a fork makes keep every id, so an
-// original and its copies have one key.
-func (r *Record) WriteKey(w io.StringWriter) {
+// original and its copies have one key. (An append, not a writer: a
+// caller hashing the key of every message keeps it on its stack.)
+func (r *Record) AppendKey(b []byte) []byte {
 	if r.MessageID == "" {
-		w.WriteString("uuid\x00")
-		w.WriteString(r.UUID)
-		return
+		return append(append(b, "uuid\x00"...), r.UUID...)
 	}
-	w.WriteString(r.MessageID)
-	w.WriteString("\x00")
+	b = append(append(b, r.MessageID...), 0)
 	if r.RequestID != "" {
-		w.WriteString(r.RequestID)
-	} else {
-		w.WriteString(r.RequestRef)
+		return append(b, r.RequestID...)
 	}
+	return append(b, r.RequestRef...)
 }
 
-// Key is WriteKey as a string.
-func (r *Record) Key() string {
-	var b keyBuilder
-	r.WriteKey(&b)
-	return string(b)
-}
-
-type keyBuilder []byte
-
-func (b *keyBuilder) WriteString(s string) (int, error) {
-	*b = append(*b, s...)
-	return len(s), nil
-}
+// Key is AppendKey as a string.
+func (r *Record) Key() string { return string(r.AppendKey(nil)) }
 
 // Owner is the session that paid for the response: the session whose
 // transcript first wrote it. For a record a fork copied that is the

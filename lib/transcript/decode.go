@@ -410,8 +410,9 @@ func memberValue(member []byte, n int) []byte {
 // what it keeps, so a buffer is free once the line is decoded.
 var memberBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
-// wireNames are the lower-cased JSON names of wire's fields.
-var wireNames = lowerNames(wire{})
+// wireNames are the lower-cased JSON names of wire's fields (made on
+// first use: reflection at start-up cost every command).
+var wireNames = sync.OnceValue(func() map[string]bool { return lowerNames(wire{}) })
 
 // lowerNames are the lower-cased JSON names of the fields of the struct v.
 func lowerNames(v any) map[string]bool {
@@ -447,7 +448,7 @@ func modelled(line, buf []byte) ([]byte, error) {
 	return append(buf, '}'), err
 }
 
-func wireName(key []byte) bool { return foldsTo(key, wireNames) }
+func wireName(key []byte) bool { return foldsTo(key, wireNames()) }
 
 // foldsTo reports whether encoding/json could match key to one of names
 // (lower-cased): it matches keys without case, and a key with non-ASCII
@@ -582,20 +583,20 @@ func fieldsOf(t reflect.Type) map[string][]int {
 	return m
 }
 
-var envelopeNames = func() map[string]bool {
+var envelopeNames = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for name := range fieldsOf(reflect.TypeOf(wireEnvelope{})) {
 		m[name] = true
 	}
 	return m
-}()
+})
 
 // envelopeOnly keeps the mismatches of envelope fields.
 func envelopeOnly(mism []string) []string {
 	out := mism[:0]
 	for _, p := range mism {
 		head, _, _ := strings.Cut(p, ".")
-		if envelopeNames[head] {
+		if envelopeNames()[head] {
 			out = append(out, p)
 		}
 	}

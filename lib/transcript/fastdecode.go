@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"github.com/ccpipe/ccpipe/lib/jsonscan"
@@ -169,7 +170,7 @@ func topMemberOrMismatch(c *jsonscan.Cursor, k []byte, w *wire, d *decoder, pre 
 		return true
 	}
 	*c = save
-	idx, ok := typedFields[string(k)]
+	idx, ok := typedFields()[string(k)]
 	if !ok {
 		return false
 	}
@@ -186,7 +187,7 @@ func topMemberOrMismatch(c *jsonscan.Cursor, k []byte, w *wire, d *decoder, pre 
 
 // typedFields are wire's fields that can hold a value of the wrong type
 // (all but the raw ones), by JSON name.
-var typedFields = func() map[string][]int {
+var typedFields = sync.OnceValue(func() map[string][]int {
 	m := map[string][]int{}
 	for name, idx := range fieldsOf(reflect.TypeOf(wire{})) {
 		if reflect.TypeOf(wire{}).FieldByIndex(idx).Type != reflect.TypeOf(json.RawMessage{}) {
@@ -194,7 +195,7 @@ var typedFields = func() map[string][]int {
 		}
 	}
 	return m
-}()
+})
 
 // repeated reports whether a modelled key occurs twice in keys.
 func repeated(keys [][]byte) bool {

@@ -89,10 +89,15 @@ func TestCacheByteIdentical(t *testing.T) {
 		return env[k]
 	}
 	forms := [][]string{
+		// A window first and last: the cache, filled by a run with one
+		// window, serves runs with another or none (a session listed
+		// with no billable message depends on the window).
+		{"usage", "--sum", "session", "--until", "2026-11-30T23:00:00Z"},
 		{"usage"}, {"usage", "--cost"}, {"usage", "--subagents", "--cost"},
 		{"usage", "--sum", "day"}, {"usage", "--sum", "session", "--cost"}, {"usage", "--sum", "model", "--subagents"},
 		{"usage", "--sum", "project", "--cost", "--subagents"}, {"usage", "--sum", "block", "--cost"},
 		{"usage", "--sum", "session", "--subagents"},
+		{"usage", "--sum", "session", "--since", "2026-12-01T21:02:30Z"},
 	}
 	check := func(stage string) {
 		for _, form := range forms {

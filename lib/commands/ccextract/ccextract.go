@@ -267,7 +267,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	var store *cache.Store
 	if kind == "usage" && !o.noCache && o.cacheDir != "" {
-		store = cache.Open(o.cacheDir, extract.UsageCacheName(prices != nil), extract.UsageCacheVersion+"/"+cache.Build())
+		store = cache.Open(o.cacheDir, extract.UsageCacheName(prices != nil, o.sum != ""), extract.UsageCacheVersion+"/"+cache.Build())
 	}
 	x, err := extract.New(extract.Options{
 		Kind: kind, All: o.all, Thinking: o.thinking, Errors: o.errors, Unique: o.unique,
@@ -321,7 +321,7 @@ func addPaths(paths []string, add func(string) error, skip func(error)) error {
 				return nil
 			}
 			if d.IsDir() {
-				if path != p && layout.IsSkipDir(d.Name()) {
+				if path != p && (layout.IsSkipDir(d.Name()) || isSessionDir(path, d.Name())) {
 					return filepath.SkipDir
 				}
 				return nil
@@ -336,6 +336,22 @@ func addPaths(paths []string, add func(string) error, skip func(error)) error {
 		}
 	}
 	return nil
+}
+
+// isSessionDir reports whether the dir at path is a session's own (named
+// by its id, beside its transcript): it holds subagents and tool results,
+// which --subagents reads, never a session transcript, so a walk need
+// not list it (a warm cached run lists little else).
+func isSessionDir(path, name string) bool {
+	if !layout.IsUUID(name) {
+		return false
+	}
+	for _, suf := range layout.TranscriptSuffixes {
+		if _, err := os.Lstat(path + suf); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // maxProbe bounds the lines read to find the first valid stdin record.

@@ -1,0 +1,17 @@
+//go:build !linux
+
+package cache
+
+import (
+	"io/fs"
+	"os"
+)
+
+// StatPath is os.Stat (symlinks followed) as a Stamp and the file's type.
+func StatPath(path string) (Stamp, fs.FileMode, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return Stamp{}, 0, err
+	}
+	return StampOf(fi), fi.Mode().Type(), nil
+}
