@@ -30,11 +30,25 @@ func timeCmd(args []string, stdout io.Writer) error {
 	in := fs.String("in", "", "stdin file (default: /dev/null)")
 	out := fs.String("out", "", "stdout file (default: /dev/null)")
 	errf := fs.String("err", "", "stderr file (default: /dev/null)")
+	cp := fs.String("copy", "", "SRC:DST: copy a file before the clock starts (a run's setup, not its time)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
 		return errors.New("no command")
+	}
+	if *cp != "" {
+		src, dst, ok := strings.Cut(*cp, ":")
+		if !ok {
+			return fmt.Errorf("-copy %q: want SRC:DST", *cp)
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(dst, b, 0o600); err != nil {
+			return err
+		}
 	}
 	t, err := timeOne(fs.Args(), *in, *out, *errf)
 	if err != nil {

@@ -215,3 +215,22 @@ func TestTimeEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeCopy: -copy puts the file in place before the command runs.
+func TestTimeCopy(t *testing.T) {
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "src"), filepath.Join(dir, "dst")
+	if err := os.WriteFile(src, []byte("setup"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := timeCmd([]string{"-copy", src + ":" + dst, "--", "sh", "-c", `test "$(cat "$0")" = setup`, dst}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"exit":0`) {
+		t.Errorf("the command did not find the copy: %s", out.String())
+	}
+	if err := timeCmd([]string{"-copy", src, "--", "true"}, &out); err == nil {
+		t.Error("-copy without a destination was taken")
+	}
+}

@@ -172,7 +172,7 @@ type usageState struct {
 	// time before cutting windows.
 	blocks []blockMsg
 	g      grouper
-	seen   map[uint64]struct{}
+	seen   keySet
 	// copies holds the keys of the messages read only as a fork's copies
 	// so far: they count in the session that made them, when it is read.
 	copies map[uint64]struct{}
@@ -188,7 +188,7 @@ type usageState struct {
 }
 
 func newUsageState(x *Extractor) *usageState {
-	u := &usageState{x: x, seen: map[uint64]struct{}{}, copies: map[uint64]struct{}{}, sums: map[string]*UsageSum{},
+	u := &usageState{x: x, copies: map[uint64]struct{}{}, sums: map[string]*UsageSum{},
 		groups: newGroupKeys(x.opts.Sum, x.opts.WeekStart)}
 	u.g.out = u.take
 	return u
@@ -245,7 +245,7 @@ func (u *usageState) take(r *usageRec, key uint64) error {
 	if !u.x.inWindow(r.ts) {
 		return nil
 	}
-	if _, dup := u.seen[key]; dup {
+	if u.seen.has(key) {
 		return nil
 	}
 	if r.copied {
@@ -256,7 +256,7 @@ func (u *usageState) take(r *usageRec, key uint64) error {
 		}
 		return nil
 	}
-	u.seen[key] = struct{}{}
+	u.seen.add(key)
 	delete(u.copies, key)
 	if u.x.opts.Sum == "" {
 		rec := Usage{
