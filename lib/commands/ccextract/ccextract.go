@@ -126,8 +126,9 @@ usage keeps the per-message facts it read from each transcript in a cache
 device, inode, size, mtime and the bytes before where it stopped: an
 unchanged transcript is not read again, a grown one only from where the
 last run stopped, a shrunk or rewritten one whole (an archive, .gz or .zst,
-is cached whole). A line still being written is never cached. The output is the same
-with or without it. --no-cache or CCPIPE_CACHE=off bypasses it;
+is cached whole). A line still being written is never cached. A --sum
+keeps of each message only its key and what a sum reads (a store of its
+own, a third of the size). The output is the same with or without it. --no-cache or CCPIPE_CACHE=off bypasses it;
 --cache-stats reports its size and this run's use of it on stderr.
 
 Examples:
