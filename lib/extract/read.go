@@ -648,6 +648,7 @@ type usageJob struct {
 	// cached: facts holds the messages still in the cache's bytes (recs
 	// is then nil), and open the open message after them.
 	cached  bool
+	entry   *cache.Entry
 	facts   usageFacts
 	open    usageRec
 	hasOpen bool
@@ -664,12 +665,14 @@ func (j *usageJob) quick() bool {
 		j.done = make(chan struct{}) // for run
 		return false
 	}
-	var s usageScan
-	if !unchangedFacts(c, j.f, &j.facts, &s) {
+	e, ok := unchangedEntry(c, j.f)
+	if !ok {
 		j.done = make(chan struct{}) // for run
 		return false
 	}
-	j.stats, j.open, j.hasOpen, j.cached = s.st, s.open, s.hasOpen, true
+	// Decoded by take, on the other goroutine: the one that lists and
+	// stats the files is the slower of the two.
+	j.entry, j.cached = e, true
 	j.done = closed
 	return true
 }
@@ -704,6 +707,17 @@ func (j *usageJob) take(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	if j.cached {
+		var s usageScan
+		if openFacts(j.entry.Data, j.f.sums, &j.facts, &s) {
+			j.stats, j.open, j.hasOpen = s.st, s.open, s.hasOpen
+		} else {
+			// Not what was written (the store's checksum makes that all
+			// but impossible): read the file, here.
+			j.cached = false
+			j.recs, _, j.stats, j.err = scanUsageCached(x.opts.Cache, j.f, nil)
+		}
+	}
 	x.report(j)
 	if j.cached {
 		return j.takeFacts()
@@ -722,16 +736,19 @@ func (j *usageJob) take(ctx context.Context) error {
 	return nil
 }
 
+// corrupt drops the job's cache entry, which did not decode.
+func (j *usageJob) corrupt() error {
+	j.x.opts.Cache.Delete(j.f.path)
+	return fmt.Errorf("%s: the usage cache's entry is not what was written; dropped: run again (or with --no-cache)", j.f.path)
+}
+
 // takeFacts is take for messages read from the cache as they are counted.
 // The store's checksum makes bytes other than what was written all but
 // impossible; should they come, the run fails (it may have counted some
 // of the file's messages) and the entry is dropped for the next.
 func (j *usageJob) takeFacts() error {
 	x, f := j.x, &j.facts
-	corrupt := func() error {
-		x.opts.Cache.Delete(j.f.path)
-		return fmt.Errorf("%s: the usage cache's entry is not what was written; dropped: run again (or with --no-cache)", j.f.path)
-	}
+	corrupt := j.corrupt
 	if j.f.origin.AgentID == "" {
 		sid, cwd, ok := f.listed(x.inWindow)
 		if !ok {

@@ -130,14 +130,8 @@ func usageUnchanged(c *cache.Store, f file) (recs []usageRec, st scanStats, ok b
 	return s.finish(), s.st, true
 }
 
-// unchangedFacts is usageUnchanged for a warm run's counting: the
-// messages are left in the cached bytes, for take to read one by one
-// through facts.
-func unchangedFacts(c *cache.Store, f file, facts *usageFacts, s *usageScan) bool {
-	e, ok := unchangedEntry(c, f)
-	return ok && openFacts(e.Data, f.sums, facts, s)
-}
-
+// unchangedEntry is the cache's entry of an unchanged file (the usage
+// job decodes it as it takes the file's messages).
 func unchangedEntry(c *cache.Store, f file) (*cache.Entry, bool) {
 	stamp := f.stamp
 	if !f.stamped {
