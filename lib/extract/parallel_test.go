@@ -96,7 +96,7 @@ func readEntries(t testing.TB, opts Options, paths []string) string {
 		t.Fatal(err)
 	}
 	for _, p := range paths {
-		files, _ := x.files(p)
+		files, _ := x.files(p, nil)
 		for _, f := range files {
 			_, err := transcript.ReadFile(f.path, transcript.Options{Decode: true}, func(l *transcript.Line) error {
 				o := f.origin

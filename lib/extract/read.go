@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -66,14 +68,21 @@ type file struct {
 // files lists a session's transcripts: the main one, then with
 // Options.Subagents its subagents', oldest first. warn is set when the
 // subagents could not be listed.
-func (x *Extractor) files(path string) (out []file, warn string) {
+func (x *Extractor) files(path string, pre *prepped) (out []file, warn string) {
 	sid := transcript.SessionID(path)
 	cost, sums := x.opts.Prices != nil, x.opts.Sum != ""
 	out = []file{{path: path, origin: Origin{Path: path, SessionID: sid}, cost: cost, sums: sums}}
+	if pre != nil && pre.main.err == nil && pre.main.mode == 0 {
+		out[0].stamp, out[0].stamped = pre.main.stamp, true
+	}
 	if !x.opts.Subagents {
 		return out, ""
 	}
-	subs, stamps, err := x.subagents(path)
+	var subDir *statResult
+	if pre != nil {
+		subDir = &pre.subDir
+	}
+	subs, stamps, err := x.subagents(path, subDir)
 	if err != nil {
 		warn = fmt.Sprintf("listing subagents of %s: %v", path, err)
 	}
@@ -85,6 +94,35 @@ func (x *Extractor) files(path string) (out []file, warn string) {
 		out = append(out, f)
 	}
 	return out, warn
+}
+
+// prepped is a transcript listed for a cached usage read, with what its
+// lister found: its stat, its subagents dir's, and the warnings given
+// before it (they go with its first file, as without the lister).
+type prepped struct {
+	path         string
+	main, subDir statResult
+	early        []string
+}
+
+type statResult struct {
+	stamp cache.Stamp
+	mode  fs.FileMode
+	err   error
+}
+
+func statOf(path string) statResult {
+	st, mode, err := cache.StatPath(path)
+	return statResult{st, mode, err}
+}
+
+// prep stats a transcript, and its subagents dir under --subagents.
+func (x *Extractor) prep(path string) *prepped {
+	p := &prepped{path: path, main: statOf(path), early: x.early.take()}
+	if x.opts.Subagents {
+		p.subDir = statOf(filepath.Join(transcript.SessionDir(path), "subagents"))
+	}
+	return p
 }
 
 // ReadTranscript reads the transcript at path (plain, .gz or .zst) and,
@@ -247,12 +285,18 @@ func (x *Extractor) readInOrder(ctx context.Context, produce func(add func(strin
 			done = nil
 			return send(order, b)
 		}
-		err := produce(func(path string) error {
-			files, warn := x.files(path)
+		addFiles := func(path string, pre *prepped) error {
+			files, warn := x.files(path, pre)
 			for i, f := range files {
 				j := newJob(f)
 				if i == 0 {
-					for _, w := range x.early.take() {
+					var early []string
+					if pre != nil {
+						early = pre.early // taken as it was listed
+					} else {
+						early = x.early.take()
+					}
+					for _, w := range early {
 						j.warnFirst(w)
 					}
 					if warn != "" {
@@ -278,7 +322,32 @@ func (x *Extractor) readInOrder(ctx context.Context, produce func(add func(strin
 				}
 			}
 			return nil
-		})
+		}
+		var err error
+		if x.usage != nil && x.opts.Cache != nil {
+			// A warm run: one goroutine lists and stats the files while
+			// the cache's store loads, this one looks them up in it.
+			preps := make(chan *prepped, 1024)
+			g.Go(func() error {
+				defer close(preps)
+				return produce(func(path string) error {
+					p := x.prep(path)
+					select {
+					case preps <- p:
+						return nil
+					case <-gctx.Done():
+						return gctx.Err()
+					}
+				})
+			})
+			for p := range preps {
+				if err == nil {
+					err = addFiles(p.path, p)
+				}
+			}
+		} else {
+			err = produce(func(path string) error { return addFiles(path, nil) })
+		}
 		if err != nil {
 			return err
 		}

@@ -458,14 +458,18 @@ func (s *usageScan) decode(b []byte, sums bool) bool {
 // file for its first timestamp. A list with a file not timed yet (its
 // order could still change) is not kept.
 // stamps, when not nil, are the files' stats (they were checked).
-func (x *Extractor) subagents(path string) (subs []transcript.Subagent, stamps []cache.Stamp, err error) {
+func (x *Extractor) subagents(path string, pre *statResult) (subs []transcript.Subagent, stamps []cache.Stamp, err error) {
 	c := x.opts.Cache
 	if c == nil || x.opts.Kind != "usage" {
 		subs, err = transcript.Subagents(path)
 		return subs, nil, err
 	}
 	dir := filepath.Join(transcript.SessionDir(path), "subagents")
-	stamp, mode, err := cache.StatPath(dir)
+	if pre == nil {
+		st := statOf(dir)
+		pre = &st
+	}
+	stamp, mode, err := pre.stamp, pre.mode, pre.err
 	if errors.Is(err, fs.ErrNotExist) {
 		// Most sessions have none: no second look (transcript.Subagents
 		// would open the dir to find it missing).
