@@ -1,7 +1,6 @@
 package secrets
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -22,43 +21,48 @@ var Blackbox = struct {
 	// secrets (see MaskBlackbox).
 	Mask *Set
 }{
-	Markers: MustSet(
-		bb("toolu_", `toolu_[A-Za-z0-9]*[0-9]`, true),
-		bb("msg_", `msg_[A-Za-z0-9]*[0-9]`, true),
-		bb("call_", `call_[A-Za-z0-9]{20}`, true),
-		bb("chatcmpl-", `chatcmpl-[A-Za-z0-9]{8}`, true),
-		bb("resp_", `resp_[A-Za-z0-9]{16}`, true),
-		bb("sk-ant", `sk-ant`, false),
-		bb("sk-proj", `sk-proj-`, false),
-		bb("sk-", `sk-[A-Za-z0-9_-]{20}`, true),
-		bb("bearer-token", bearerToken, true),
-		bb("ANTHROPIC_API_KEY", `ANTHROPIC_API_KEY`, false),
-		bb("OPENAI_API_KEY", `OPENAI_API_KEY`, false),
-	),
-	UserData: MustSet(
-		bb("sk-ant", anthropicKey, false),
-		bb("sk-proj", openAIProj, false),
-		bb("sk-", openAIKey, true),
-		bb("bearer-token", bearerToken, true),
-	),
-	Mask: MustSet(
-		bb("sk-ant", `sk-ant[A-Za-z0-9_-]+`, false),
-		bb("sk-proj", `sk-proj-[A-Za-z0-9_-]+`, false),
-		bb("sk-", `sk-[A-Za-z0-9_-]{20,}`, true),
-		bb("bearer-token", bearerToken, true),
-	),
+	Markers: lazySet(func() []*Rule {
+		return []*Rule{
+			bb("toolu_", "toolu_", `toolu_[A-Za-z0-9]*[0-9]`, true),
+			bb("msg_", "msg_", `msg_[A-Za-z0-9]*[0-9]`, true),
+			bb("call_", "call_", `call_[A-Za-z0-9]{20}`, true),
+			bb("chatcmpl-", "chatcmpl-", `chatcmpl-[A-Za-z0-9]{8}`, true),
+			bb("resp_", "resp_", `resp_[A-Za-z0-9]{16}`, true),
+			bb("sk-ant", "sk-ant", `sk-ant`, false),
+			bb("sk-proj", "sk-proj-", `sk-proj-`, false),
+			bb("sk-", "sk-", `sk-[A-Za-z0-9_-]{20}`, true),
+			bb("bearer-token", "Bearer", bearerToken, true),
+			bb("ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY", `ANTHROPIC_API_KEY`, false),
+			bb("OPENAI_API_KEY", "OPENAI_API_KEY", `OPENAI_API_KEY`, false),
+		}
+	}),
+	UserData: lazySet(func() []*Rule {
+		return []*Rule{
+			bb("sk-ant", "sk-ant-", anthropicKey, false),
+			bb("sk-proj", "sk-proj-", openAIProj, false),
+			bb("sk-", "sk-", openAIKey, true),
+			bb("bearer-token", "Bearer", bearerToken, true),
+		}
+	}),
+	Mask: lazySet(func() []*Rule {
+		return []*Rule{
+			bb("sk-ant", "sk-ant", `sk-ant[A-Za-z0-9_-]+`, false),
+			bb("sk-proj", "sk-proj-", `sk-proj-[A-Za-z0-9_-]+`, false),
+			bb("sk-", "sk-", `sk-[A-Za-z0-9_-]{20,}`, true),
+			bb("bearer-token", "Bearer", bearerToken, true),
+		}
+	}),
 }
 
 // bb builds a Blackbox rule: the label is the kind and the keyword is the
-// pattern's literal start.
-func bb(label, pattern string, wordStart bool) *Rule {
-	re := regexp.MustCompile(pattern)
-	kw, _ := re.LiteralPrefix()
+// pattern's literal start (TestBuiltinExprs holds them to it), so that
+// the pattern is compiled only when used.
+func bb(label, kw, pattern string, wordStart bool) *Rule {
 	return &Rule{
 		Kind:       label,
 		Doc:        "Blackbox's " + label + " pattern",
 		Keywords:   []string{kw},
-		Pattern:    re,
+		Expr:       pattern,
 		WordStart:  wordStart,
 		jsBoundary: true,
 		Span:       1 << 10,

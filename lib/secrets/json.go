@@ -27,6 +27,7 @@ type JSONMatch struct {
 // parsed: one that does not parse is an error, and its secrets are still
 // returned as found in the raw bytes, with the path "".
 func (s *Set) ScanJSON(line []byte) ([]JSONMatch, error) {
+	s = s.ready()
 	var found []JSONMatch
 	_, err := s.redactJSON(nil, line, &found, false)
 	return found, err
@@ -39,6 +40,7 @@ func (s *Set) ScanJSON(line []byte) ([]JSONMatch, error) {
 // one that does not parse gets its raw bytes replaced (see Replace) and an
 // error.
 func (s *Set) RedactJSON(dst, line []byte) ([]byte, []JSONMatch, error) {
+	s = s.ready()
 	var found []JSONMatch
 	out, err := s.redactJSON(dst, line, &found, true)
 	return out, found, err
@@ -299,7 +301,7 @@ func (w *jsonWalker) maybe(raw []byte, base int, hits []hit) bool {
 			if loc == nil {
 				continue
 			}
-			if loc[1] == len(t) || s.check(ri, t, loc, 0, func(candidate) {}) {
+			if loc[1] == len(t) || s.check(ri, s.anchored[ri].secret, t, loc, 0, func(candidate) {}) {
 				return true
 			}
 		}

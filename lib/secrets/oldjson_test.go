@@ -15,6 +15,7 @@ import (
 )
 
 func (s *Set) oldRedactJSON(dst, line []byte, found *[]JSONMatch, write bool) ([]byte, error) {
+	s = s.ready()
 	w := oldWalkers.Get().(*oldWalker)
 	defer w.release()
 	if !s.oldRawHits(line, w) && len(s.unkeyed) == 0 && !write {
@@ -46,6 +47,7 @@ func (s *Set) oldRedactJSON(dst, line []byte, found *[]JSONMatch, write bool) ([
 // holding one of those is checked too). It reports whether there is
 // anything to check.
 func (s *Set) oldRawHits(line []byte, w *oldWalker) bool {
+	s = s.ready()
 	s.eachHit(line, func(pos, kw int) bool {
 		if !inKey(line, pos+len(s.keywords[kw].lit)) {
 			w.hits = append(w.hits, hit{pos, kw})
@@ -356,7 +358,7 @@ func (w *oldWalker) maybe(raw []byte, base int, hits []hit) bool {
 			if loc == nil {
 				continue
 			}
-			if loc[1] == len(t) || s.check(ri, t, loc, 0, func(candidate) {}) {
+			if loc[1] == len(t) || s.check(ri, s.anchored[ri].secret, t, loc, 0, func(candidate) {}) {
 				return true
 			}
 		}

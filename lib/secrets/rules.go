@@ -2,7 +2,6 @@ package secrets
 
 import (
 	"bytes"
-	"regexp"
 )
 
 // The Anthropic and OpenAI key shapes, shared by Default and by Blackbox's
@@ -20,7 +19,7 @@ const (
 // Default is the general rule set: the well-known credential shapes
 // (the gitleaks rules for these providers, rewritten), plus passwords in
 // URLs and in assignments. See the rule docs for each.
-var Default = MustSet(DefaultRules()...)
+var Default = lazySet(DefaultRules)
 
 // DefaultRules returns fresh copies of Default's rules, to extend or filter.
 func DefaultRules() []*Rule {
@@ -29,14 +28,14 @@ func DefaultRules() []*Rule {
 			Kind:     "anthropic-api-key",
 			Doc:      "Anthropic API, admin and OAuth keys: sk-ant- then 20 or more of [A-Za-z0-9_-]",
 			Keywords: []string{"sk-ant-"},
-			Pattern:  regexp.MustCompile(anthropicKey),
+			Expr:     anthropicKey,
 		},
 		{
 			Kind: "openai-api-key",
 			Doc: "OpenAI keys: sk-proj-, sk-svcacct-, sk-admin- then 20 or more of [A-Za-z0-9_-]; " +
 				"or at a word start sk- then 32 or more (legacy keys, and other providers' sk- keys) with a digit",
 			Keywords:  []string{"sk-"},
-			Pattern:   regexp.MustCompile(openAIProj + `|sk-(?:svcacct|admin)-[A-Za-z0-9_-]{20,}|` + openAIKey),
+			Expr:      openAIProj + `|sk-(?:svcacct|admin)-[A-Za-z0-9_-]{20,}|` + openAIKey,
 			WordStart: true,
 			Valid:     hasDigit,
 		},
@@ -45,7 +44,7 @@ func DefaultRules() []*Rule {
 			Doc: "AWS access key ids: AKIA, ASIA, ABIA, ACCA or A3T? then 16 of [A-Z0-9], a whole word, " +
 				"entropy of 3 bits or more, not the documentation's ...EXAMPLE",
 			Keywords:   []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"},
-			Pattern:    regexp.MustCompile(`(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`),
+			Expr:       `(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`,
 			WordStart:  true,
 			MinEntropy: 3,
 			Valid:      func(s []byte) bool { return !bytes.HasSuffix(s, []byte("EXAMPLE")) },
@@ -55,8 +54,8 @@ func DefaultRules() []*Rule {
 			Doc: "AWS secret access keys: 40 of [A-Za-z0-9/+] assigned to a name with aws and secret " +
 				"(AWS_SECRET_ACCESS_KEY=, aws_secret_access_key =) or to SecretAccessKey (JSON of aws sts)",
 			Keywords: []string{"aws", "secretaccesskey", "secret_access_key"},
-			Pattern: regexp.MustCompile(`(?i:aws[\w.-]{0,20}?(?:secret|private)[\w.-]{0,20}|secret_?access_?key)` +
-				escQuote + `?\s*(?:=|:|:=|=>)\s*` + escQuote + `?(?P<secret>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`),
+			Expr: `(?i:aws[\w.-]{0,20}?(?:secret|private)[\w.-]{0,20}|secret_?access_?key)` +
+				escQuote + `?\s*(?:=|:|:=|=>)\s*` + escQuote + `?(?P<secret>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)`,
 			WordStart:  true,
 			MinEntropy: 3.5,
 		},
@@ -65,7 +64,7 @@ func DefaultRules() []*Rule {
 			Doc: "GitHub tokens: ghp_, gho_, ghu_, ghs_, ghr_ then 36 of [A-Za-z0-9]; " +
 				"fine-grained github_pat_ then 82 of [A-Za-z0-9_]",
 			Keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
-			Pattern:  regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{36}\b|github_pat_\w{82}\b`),
+			Expr:     `gh[pousr]_[A-Za-z0-9]{36}\b|github_pat_\w{82}\b`,
 		},
 		{
 			Kind: "gitlab-token",
@@ -73,42 +72,42 @@ func DefaultRules() []*Rule {
 				"then 20 or more of [A-Za-z0-9_.-]; runner registration tokens GR1348941 then 20 or more",
 			Keywords: []string{"glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glimt-", "glft-", "glsoat-",
 				"gloas-", "glagent-", "GR1348941"},
-			Pattern: regexp.MustCompile(`(?:gl(?:pat|dt|rt|ptt|cbt|imt|ft|soat|oas|agent)-|GR1348941)[A-Za-z0-9_.-]{20,}`),
-			Valid:   hasDigit,
+			Expr:  `(?:gl(?:pat|dt|rt|ptt|cbt|imt|ft|soat|oas|agent)-|GR1348941)[A-Za-z0-9_.-]{20,}`,
+			Valid: hasDigit,
 		},
 		{
 			Kind: "slack-token",
 			Doc: "Slack tokens: xoxb-, xoxp-, xoxa-, xoxo-, xoxs-, xoxr-, xoxe- then 10 or more of [A-Za-z0-9-] " +
 				"with a digit; app tokens xapp-N-; config tokens xoxe.xoxp-",
 			Keywords: []string{"xoxb-", "xoxp-", "xoxa-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xoxe.", "xapp-"},
-			Pattern:  regexp.MustCompile(`xox[bpaosre]-[A-Za-z0-9-]{10,}|xoxe\.xox[bp]-[0-9]-[A-Za-z0-9]{20,}|xapp-[0-9]-[A-Za-z0-9-]{10,}`),
+			Expr:     `xox[bpaosre]-[A-Za-z0-9-]{10,}|xoxe\.xox[bp]-[0-9]-[A-Za-z0-9]{20,}|xapp-[0-9]-[A-Za-z0-9-]{10,}`,
 			Valid:    hasDigit,
 		},
 		{
 			Kind:     "slack-webhook-url",
 			Doc:      "Slack incoming webhooks: hooks.slack.com/services/, /workflows/ or /triggers/ then the secret path",
 			Keywords: []string{"hooks.slack.com/"},
-			Pattern:  regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9+/_-]{20,})`),
+			Expr:     `hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9+/_-]{20,})`,
 		},
 		{
 			Kind: "stripe-key",
 			Doc: "Stripe secret and restricted keys: sk_ or rk_, then live_, test_ or prod_, then 10 or more of " +
 				"[A-Za-z0-9]; webhook secrets whsec_ then 24 or more",
 			Keywords:  []string{"sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_", "whsec_"},
-			Pattern:   regexp.MustCompile(`[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9+/=]{24,}`),
+			Expr:      `[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9+/=]{24,}`,
 			WordStart: true,
 		},
 		{
 			Kind:     "google-api-key",
 			Doc:      "Google API keys: AIza then 35 of [A-Za-z0-9_-]",
 			Keywords: []string{"AIza"},
-			Pattern:  regexp.MustCompile(`AIza[A-Za-z0-9_-]{35}\b`),
+			Expr:     `AIza[A-Za-z0-9_-]{35}\b`,
 		},
 		{
 			Kind:      "npm-token",
 			Doc:       "npm access tokens: npm_ then 36 of [A-Za-z0-9]",
 			Keywords:  []string{"npm_"},
-			Pattern:   regexp.MustCompile(`npm_[A-Za-z0-9]{36}\b`),
+			Expr:      `npm_[A-Za-z0-9]{36}\b`,
 			WordStart: true,
 			Valid:     hasDigit,
 		},
@@ -117,7 +116,7 @@ func DefaultRules() []*Rule {
 			Doc: "JSON Web Tokens: eyJ, a base64url header, a dot, eyJ and a payload of 10 or more each, a dot, " +
 				"and the signature (possibly empty)",
 			Keywords:  []string{"eyJ"},
-			Pattern:   regexp.MustCompile(`eyJ[A-Za-z0-9_-]{10,}={0,2}\.eyJ[A-Za-z0-9_-]{10,}={0,2}\.[A-Za-z0-9_-]*={0,2}`),
+			Expr:      `eyJ[A-Za-z0-9_-]{10,}={0,2}\.eyJ[A-Za-z0-9_-]{10,}={0,2}\.[A-Za-z0-9_-]*={0,2}`,
 			WordStart: true,
 		},
 		{
@@ -126,15 +125,15 @@ func DefaultRules() []*Rule {
 				"through the END line; a block cut short (head of a key file) to the end of its base64",
 			Keywords: []string{"-----BEGIN"},
 			Span:     16 << 10,
-			Pattern: regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----` +
-				`(?:[\s\S]{32,}?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]{32,})`),
+			Expr: `-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----` +
+				`(?:[\s\S]{32,}?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,-]{32,})`,
 		},
 		{
 			Kind: "url-credentials",
 			Doc: "the password of a URL with user info (scheme://user:password@host); placeholders such as " +
 				"$VAR, ${VAR}, <password>, *** and the words password, pass, secret are not secrets",
 			Keywords: []string{"://"},
-			Pattern:  regexp.MustCompile(`://[^\s/:@"'<>\[\]]{0,128}:(?P<secret>[^\s/@"'<>\[\]]{3,128})@[A-Za-z0-9][A-Za-z0-9.-]*`),
+			Expr:     `://[^\s/:@"'<>\[\]]{0,128}:(?P<secret>[^\s/@"'<>\[\]]{3,128})@[A-Za-z0-9][A-Za-z0-9.-]*`,
 			Valid:    notPlaceholder,
 		},
 		{
@@ -142,7 +141,7 @@ func DefaultRules() []*Rule {
 			Doc:  "HTTP bearer credentials: Bearer, spaces, then 16 or more token characters with a digit and entropy of 3 bits or more",
 			// The rule before the Blackbox one: case-insensitive, the token alone is the secret.
 			Keywords:   []string{"bearer"},
-			Pattern:    regexp.MustCompile(`(?i:bearer)\s+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)`),
+			Expr:       `(?i:bearer)\s+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)`,
 			WordStart:  true,
 			MinEntropy: 3,
 			Valid:      hasDigit,
@@ -155,8 +154,8 @@ func DefaultRules() []*Rule {
 				"($VAR, ${VAR}, <...>, {{...}}, process.env..., os.environ...)",
 			Keywords: []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "api_key", "apikey",
 				"api-key", "access_key", "accesskey", "auth_key", "authkey", "credential", "private_key"},
-			Pattern: regexp.MustCompile(`(?i:password|passwd|pwd|passphrase|secret|token|api[_-]?key|access_?key|auth_?key|credential|private_?key)` +
-				`[\w.-]{0,20}` + escQuote + `?[ \t]*(?:=|:|:=|=>)[ \t]*` + escQuote + `?(?P<secret>[^\s"'` + "`" + `;,&|<>(){}\[\]\\]{8,200})`),
+			Expr: `(?i:password|passwd|pwd|passphrase|secret|token|api[_-]?key|access_?key|auth_?key|credential|private_?key)` +
+				`[\w.-]{0,20}` + escQuote + `?[ \t]*(?:=|:|:=|=>)[ \t]*` + escQuote + `?(?P<secret>[^\s"'` + "`" + `;,&|<>(){}\[\]\\]{8,200})`,
 			MinEntropy: 3.5,
 			Valid:      assignedValue,
 			guard:      assignmentAhead,

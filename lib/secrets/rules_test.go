@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -209,7 +210,7 @@ func TestNewSetErrors(t *testing.T) {
 		t.Error("rule without a pattern accepted")
 	}
 	r := Default.Rules()[0]
-	if _, err := NewSet(&Rule{Kind: "x", Pattern: r.Pattern, Keywords: []string{"ab"}}); err == nil {
+	if _, err := NewSet(&Rule{Kind: "x", Expr: r.Expr, Keywords: []string{"ab"}}); err == nil {
 		t.Error("2-byte keyword accepted")
 	}
 }
@@ -248,6 +249,31 @@ func TestKeywordScanEveryAlignment(t *testing.T) {
 						}
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestBuiltinExprs compiles every built-in rule's expression (they are
+// compiled only when first used), and holds each Blackbox rule's keyword
+// to its pattern's literal start.
+func TestBuiltinExprs(t *testing.T) {
+	for _, r := range DefaultRules() {
+		if r.Expr == "" {
+			continue
+		}
+		if _, err := regexp.Compile(r.Expr); err != nil {
+			t.Errorf("%s: %v", r.Kind, err)
+		}
+	}
+	for _, s := range []*Set{Blackbox.Markers, Blackbox.UserData, Blackbox.Mask} {
+		for _, r := range s.Rules() {
+			re, err := regexp.Compile(r.Expr)
+			if err != nil {
+				t.Fatalf("%s: %v", r.Kind, err)
+			}
+			if lit, _ := re.LiteralPrefix(); len(r.Keywords) != 1 || r.Keywords[0] != lit {
+				t.Errorf("%s: keyword %q, the pattern starts with %q", r.Kind, r.Keywords, lit)
 			}
 		}
 	}

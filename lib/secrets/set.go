@@ -30,6 +30,11 @@ type Rule struct {
 	// Pattern is the expression. A group named "secret" is the part that
 	// is reported and replaced; without one, the whole match.
 	Pattern *regexp.Regexp
+	// Expr, when Pattern is nil, is the expression's source, compiled
+	// the first time a keyword of the rule is hit (a panic if it does not
+	// compile: for the built-in rules, which tests compile). Compiling
+	// them all at start-up was most of a clean hook run.
+	Expr string
 	// WordStart makes the match need a word boundary before it, as JS's
 	// \b: the byte before is not [A-Za-z0-9_], or is the letter of a JSON
 	// escape such as \n (see wordStart). (A leading \b in Pattern
@@ -71,9 +76,16 @@ func (m Match) String() string { return fmt.Sprintf("%s@%d-%d", m.Kind, m.Start,
 // A Set is a list of rules compiled for one pass over the input. It is
 // safe for concurrent use.
 type Set struct {
+	// lazy, when set, gives the rules of a set built on first use (the
+	// package's own sets: building them all at start-up was most of a
+	// clean hook run); built is that set.
+	lazy  func() []*Rule
+	once  sync.Once
+	built *Set
+
 	rules    []*Rule
 	anchored []*lazyRegexp      // Pattern, matching only at the start
-	secret   []int              // index of the "secret" group per rule, or 0
+	full     []*lazyRegexp      // Pattern itself
 	keywords []keyword          // distinct, lowercase
 	bits     []uint64           // trigram hashes that may start a keyword (see index)
 	buckets  map[uint32][]int32 // per hash: keyword index<<2 | (shift+1)
@@ -98,18 +110,34 @@ var fold = func() (t [256]byte) {
 	return t
 }()
 
+// lazySet is a Set of rules built the first time it is used.
+func lazySet(rules func() []*Rule) *Set { return &Set{lazy: rules} }
+
+// ready is the set to use: s, or the one built for a lazy s.
+func (s *Set) ready() *Set {
+	if s.lazy == nil {
+		return s
+	}
+	s.once.Do(func() { s.built = MustSet(s.lazy()...) })
+	return s.built
+}
+
 // NewSet compiles rules into a Set. Rules earlier in the list win when
 // two matches overlap at the same start.
 func NewSet(rules ...*Rule) (*Set, error) {
 	s := &Set{bits: make([]uint64, 1<<trigramBits/64), buckets: map[uint32][]int32{}}
 	kwIndex := map[string]int{}
 	for i, r := range rules {
-		if r.Kind == "" || r.Pattern == nil {
+		src := r.Expr
+		if r.Pattern != nil {
+			src = r.Pattern.String()
+		}
+		if r.Kind == "" || src == "" {
 			return nil, fmt.Errorf("secrets: rule %d has no kind or no pattern", i)
 		}
 		s.rules = append(s.rules, r)
-		s.anchored = append(s.anchored, &lazyRegexp{src: `^(?:` + r.Pattern.String() + `)`})
-		s.secret = append(s.secret, max(r.Pattern.SubexpIndex("secret"), 0))
+		s.anchored = append(s.anchored, &lazyRegexp{src: `^(?:` + src + `)`})
+		s.full = append(s.full, &lazyRegexp{src: src, re: r.Pattern})
 		if len(r.Keywords) == 0 {
 			s.unkeyed = append(s.unkeyed, i)
 			continue
@@ -143,16 +171,18 @@ func MustSet(rules ...*Rule) *Set {
 }
 
 // Rules returns the set's rules in order (shared; do not modify).
-func (s *Set) Rules() []*Rule { return s.rules }
+func (s *Set) Rules() []*Rule { return s.ready().rules }
 
 // With returns a new Set of s's rules followed by more.
 func (s *Set) With(more ...*Rule) (*Set, error) {
+	s = s.ready()
 	return NewSet(append(append([]*Rule(nil), s.rules...), more...)...)
 }
 
 // MayMatch reports whether b holds a keyword of any rule (or the set has
 // a rule without keywords): when it returns false, Find returns nothing.
 func (s *Set) MayMatch(b []byte) bool {
+	s = s.ready()
 	if len(s.unkeyed) > 0 {
 		return true
 	}
@@ -262,6 +292,7 @@ func hasFoldPrefix(b, lit []byte) bool {
 
 // Find returns the secrets in b, in order of position, none overlapping.
 func (s *Set) Find(b []byte) []Match {
+	s = s.ready()
 	var cs []candidate
 	s.find(b, func(c candidate) { cs = append(cs, c) })
 	return pick(cs)
@@ -273,6 +304,7 @@ func (s *Set) FindString(str string) []Match { return s.Find([]byte(str)) }
 // Kinds returns the kinds found in b, each once, in the order of the
 // set's rules (Blackbox reports its labels that way).
 func (s *Set) Kinds(b []byte) []string {
+	s = s.ready()
 	seen := make([]bool, len(s.rules))
 	s.find(b, func(c candidate) { seen[c.rule] = true })
 	var kinds []string
@@ -296,11 +328,13 @@ func contains(list []string, s string) bool {
 // Replace returns b with every secret replaced by [REDACTED:<kind>], and
 // the matches. When nothing matched it returns b itself.
 func (s *Set) Replace(b []byte) ([]byte, []Match) {
+	s = s.ready()
 	return s.ReplaceFunc(b, func(m Match) string { return "[REDACTED:" + m.Kind + "]" })
 }
 
 // ReplaceFunc is Replace with the replacement text chosen by repl.
 func (s *Set) ReplaceFunc(b []byte, repl func(Match) string) ([]byte, []Match) {
+	s = s.ready()
 	ms := s.Find(b)
 	if len(ms) == 0 {
 		return b, nil
@@ -328,9 +362,9 @@ func (s *Set) ReplaceString(str string) (out string, ms []Match) {
 // when rules differ).
 func (s *Set) find(b []byte, emit func(candidate)) {
 	for _, ri := range s.unkeyed {
-		r := s.rules[ri]
-		for _, loc := range r.Pattern.FindAllSubmatchIndex(b, -1) {
-			s.check(ri, b, loc, 0, emit)
+		full := s.full[ri]
+		for _, loc := range full.get().FindAllSubmatchIndex(b, -1) {
+			s.check(ri, full.secret, b, loc, 0, emit)
 		}
 	}
 	if len(s.keywords) == 0 {
@@ -372,20 +406,20 @@ func (s *Set) runAt(ri int, b []byte, pos int, emit func(candidate)) int {
 	if loc == nil {
 		return pos
 	}
-	if !s.check(ri, b, loc, pos, emit) {
+	if !s.check(ri, s.anchored[ri].secret, b, loc, pos, emit) {
 		return pos // a rejected candidate covers nothing: a later hit may match
 	}
 	return pos + loc[1]
 }
 
 // check emits the secret of a match found at offset off, if the rule
-// accepts it, and reports whether it did.
-func (s *Set) check(ri int, b []byte, loc []int, off int, emit func(candidate)) bool {
+// accepts it, and reports whether it did; g is the index of the secret
+// group in loc.
+func (s *Set) check(ri, g int, b []byte, loc []int, off int, emit func(candidate)) bool {
 	r := s.rules[ri]
 	if r.WordStart && !r.wordStart(b, off+loc[0]) {
 		return false
 	}
-	g := s.secret[ri]
 	if loc[2*g] < 0 {
 		return false
 	}
@@ -486,13 +520,22 @@ func Entropy(b []byte) float64 {
 // compiling every rule twice at start-up was most of a short command's
 // start. It cannot fail: it wraps a Pattern that compiled.
 type lazyRegexp struct {
-	once sync.Once
-	src  string
-	re   *regexp.Regexp
+	once   sync.Once
+	src    string
+	re     *regexp.Regexp // set already, or compiled from src at first use
+	secret int            // index of the "secret" group, or 0 (set with re)
+}
+
+// get is the compiled expression.
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() {
+		if l.re == nil {
+			l.re = regexp.MustCompile(l.src)
+		}
+		l.secret = max(l.re.SubexpIndex("secret"), 0)
+	})
+	return l.re
 }
 
 // FindSubmatchIndex is regexp's, compiling first when needed.
-func (l *lazyRegexp) FindSubmatchIndex(b []byte) []int {
-	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
-	return l.re.FindSubmatchIndex(b)
-}
+func (l *lazyRegexp) FindSubmatchIndex(b []byte) []int { return l.get().FindSubmatchIndex(b) }
