@@ -35,13 +35,19 @@ func (s *keySet) has(k uint64) bool {
 	if len(s.slots) == 0 {
 		return false
 	}
+	_, found := s.find(k)
+	return found
+}
+
+// find is the slot holding k, or the empty one where it would go.
+func (s *keySet) find(k uint64) (uint64, bool) {
 	mask := uint64(len(s.slots) - 1)
 	for i := s.home(k); ; i = (i + 1) & mask {
 		switch s.slots[i] {
 		case k:
-			return true
+			return i, true
 		case 0:
-			return false
+			return i, false
 		}
 	}
 }
@@ -51,16 +57,11 @@ func (s *keySet) has(k uint64) bool {
 func (s *keySet) home(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> s.shift }
 
 func (s *keySet) put(k uint64) bool {
-	mask := uint64(len(s.slots) - 1)
-	for i := s.home(k); ; i = (i + 1) & mask {
-		switch s.slots[i] {
-		case k:
-			return false
-		case 0:
-			s.slots[i] = k
-			return true
-		}
+	i, found := s.find(k)
+	if !found {
+		s.slots[i] = k
 	}
+	return !found
 }
 
 func (s *keySet) grow() {

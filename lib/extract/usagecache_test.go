@@ -284,16 +284,7 @@ func TestUsageCacheRandom(t *testing.T) {
 // takes its facts on a stat alone; it never opens the file. (A file made
 // unreadable would not tell: the tests may run as root.)
 func TestUsageCacheWarmOpensNothing(t *testing.T) {
-	src := "../../testdata/corpus/claude/projects/-home-dev-projects-beta/c0a1f002-0000-4000-8000-000000000002.jsonl"
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, filepath.Base(src))
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, path, b := betaCopy(t)
 	opens := 0
 	defer func(open func(string) (io.ReadCloser, error)) { openTranscript = open }(openTranscript)
 	open := openTranscript
@@ -332,16 +323,7 @@ func TestUsageCacheWarmOpensNothing(t *testing.T) {
 // does not decode (what the store's checksum keeps out) is read around:
 // the file is read again and the sums are those of no cache.
 func TestUsageCacheBadEntry(t *testing.T) {
-	src := "../../testdata/corpus/claude/projects/-home-dev-projects-beta/c0a1f002-0000-4000-8000-000000000002.jsonl"
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, filepath.Base(src))
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, path, _ := betaCopy(t)
 	sum := func(c *cache.Store) []string {
 		var out []string
 		x, err := New(Options{Kind: "usage", Sum: "day", Cache: c, Warn: func(m string) { out = append(out, "warn: "+m) }}, func(v any) error {
@@ -394,4 +376,21 @@ func TestUsageCacheBadEntry(t *testing.T) {
 	if !openFacts(data, true, &f, &s) {
 		t.Fatal("the bad entry was kept")
 	}
+}
+
+// betaCopy copies a corpus transcript into a temporary dir: the dir, the
+// copy's path and its bytes.
+func betaCopy(t *testing.T) (dir, path string, b []byte) {
+	t.Helper()
+	src := "../../testdata/corpus/claude/projects/-home-dev-projects-beta/c0a1f002-0000-4000-8000-000000000002.jsonl"
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	path = filepath.Join(dir, filepath.Base(src))
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir, path, b
 }
