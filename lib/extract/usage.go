@@ -442,20 +442,11 @@ func parseUTC(ts string) (int64, bool) {
 	if y < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || s < 0 || s > 59 {
 		return 0, false
 	}
-	if d > daysIn(time.Month(mo), y) {
-		return 0, false
+	t := time.Date(y, time.Month(mo), d, h, mi, s, 0, time.UTC)
+	if t.Day() != d {
+		return 0, false // a day past its month's end, which time.Date carries on
 	}
-	return time.Date(y, time.Month(mo), d, h, mi, s, 0, time.UTC).Unix(), true
-}
-
-func daysIn(m time.Month, y int) int {
-	if m == time.February {
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	}
-	return 31 - int((m-1)%7%2)
+	return t.Unix(), true
 }
 
 func (u *usageState) endFile() error { return u.g.flush() }
