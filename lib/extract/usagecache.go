@@ -37,7 +37,7 @@ func UsageCacheName(cost, sums bool) string {
 
 // UsageCacheVersion names the cached facts' format: a change to what the
 // fast path reads, or to the billing rule it applies, changes it.
-const UsageCacheVersion = "usage-facts-3"
+const UsageCacheVersion = "usage-facts-4"
 
 // scanUsageCached is scanUsageFile through the cache.
 func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, scanStats, error) {

@@ -228,8 +228,8 @@ type scanStats struct {
 	// like an entry. Both as transcript.Reader counts them.
 	notEntries int
 	sawEntry   bool
-	// marks are the assistant records' timestamps, sessions and cwds, in
-	// file order (a record repeating the one before is left out): the
+	// marks are a main transcript's assistant records' timestamps,
+	// sessions and cwds, in file order (a record repeating the one before is left out): the
 	// first in the --since/--until window lists its session under --sum
 	// session, billable message or not. They are kept whole so that a
 	// cached scan answers any window.
@@ -551,7 +551,9 @@ func (s *usageScan) read(in io.Reader, f file, buf []byte) ([]byte, error) {
 		if session == "" {
 			session = f.origin.SessionID
 		}
-		if n := len(st.marks); n == 0 || st.marks[n-1].ts != string(l.ts) || st.marks[n-1].sid != session || st.marks[n-1].cwd != string(l.cwd) {
+		// (Only a main transcript lists its session: take reads no
+		// subagent's marks.)
+		if n := len(st.marks); f.origin.AgentID == "" && (n == 0 || st.marks[n-1].ts != string(l.ts) || st.marks[n-1].sid != session || st.marks[n-1].cwd != string(l.cwd)) {
 			st.marks = append(st.marks, sessionMark{ts: string(l.ts), sid: session, cwd: intern(&cwd, l.cwd)})
 		}
 		// The billing rule, but for the usage object: a record whose usage
