@@ -113,19 +113,27 @@ func (t *recordTable) write() error {
 
 // writeCSV writes every field of the records, exact, under a header of
 // the field names: RFC 4180 quoting, a tab between fields for tsv. A
-// nested value is its JSON, a null an empty field.
+// nested value is its JSON, a null an empty field; a text a spreadsheet
+// would run as a formula starts with ' (inert).
 func (t *recordTable) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if t.format == "tsv" {
 		cw.Comma = '\t'
 	}
-	if err := cw.Write(t.keys); err != nil {
+	head := make([]string, len(t.keys))
+	for i, k := range t.keys {
+		head[i] = inert(k)
+	}
+	if err := cw.Write(head); err != nil {
 		return err
 	}
 	row := make([]string, len(t.keys))
 	for _, r := range t.rows {
 		for i, k := range t.keys {
 			row[i] = plain(r.vals[k])
+			if v := bytes.TrimSpace(r.vals[k]); len(v) > 0 && v[0] == '"' {
+				row[i] = inert(row[i]) // a number's - is its sign, not a formula
+			}
 		}
 		if err := cw.Write(row); err != nil {
 			return err
@@ -133,6 +141,17 @@ func (t *recordTable) writeCSV(w io.Writer) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// inert is a csv or tsv cell a spreadsheet opens as text: one that starts
+// with = + - @, a tab or a carriage return gets a ' before it, as OWASP's
+// CSV injection guidance says (a prompt "=HYPERLINK(...)" would otherwise
+// run when the file is opened). Spreadsheets show the cell without the '.
+func inert(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }
 
 // plain is a JSON value as a csv field: a string unquoted, null empty,
@@ -302,13 +321,13 @@ func (t *recordTable) writeTable(w io.Writer) error {
 	}
 	head := make([]string, len(cols))
 	for i, c := range cols {
-		head[i] = printable(oneLine(c.Head))
+		head[i] = visible(oneLine(c.Head))
 	}
 	body := make([][]string, len(t.rows))
 	for i, r := range t.rows {
 		body[i] = make([]string, len(cols))
 		for j, c := range cols {
-			body[i][j] = printable(t.cell(r, c))
+			body[i][j] = visible(t.cell(r, c))
 		}
 	}
 	var foot []string
@@ -571,27 +590,57 @@ func runeWidth(r rune) int {
 	return 1
 }
 
-// oneLine puts a text on one line: line breaks and tabs become spaces.
+// oneLine puts a text on one line: each line break, with the blanks
+// around it, becomes one space (a tab elsewhere stays, and shows as →).
 func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\n\r\t") {
+	if !strings.ContainsFunc(s, lineBreak) {
 		return s
 	}
-	return strings.Join(strings.Fields(s), " ")
+	var parts []string
+	for _, l := range strings.FieldsFunc(s, lineBreak) {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
-// printable replaces the control characters left in a cell (an escape
-// sequence in a tool's output, say) with U+FFFD: a table prints text the
-// records hold, which must not drive the terminal.
-func printable(s string) string {
-	if !strings.ContainsFunc(s, unicode.IsControl) {
+func lineBreak(r rune) bool { return r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029' }
+
+// visible is the one rule for what a table cell may print: the text a
+// record holds must neither drive the terminal (an escape sequence in a
+// tool's output) nor hide or reorder what a person reads (bidi overrides,
+// zero-width characters). A tab shows as →, as Claude Code's Read tool
+// shows a line number's tab; every other control or format character
+// (Unicode Cc, Cf, Zl, Zp) as its escape, \x1b or \u202e; a byte that is
+// not UTF-8 as \xff. Line breaks are oneLine's. csv, tsv and NDJSON keep
+// the text exact.
+func visible(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, hidden) {
 		return s
 	}
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return utf8.RuneError
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r == '\t':
+			b.WriteString("→")
+		case r < 0x80 && hidden(r):
+			fmt.Fprintf(&b, "\\x%02x", r)
+		case hidden(r):
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
 		}
-		return r
-	}, s)
+	}
+	return b.String()
+}
+
+// hidden says whether r is a control or format character: one a terminal
+// acts on or draws as nothing.
+func hidden(r rune) bool {
+	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 // dollars is an amount rounded to cents: $1,234.57.

@@ -14,8 +14,17 @@ func TestCells(t *testing.T) {
 		{size(980), "980B"}, {size(12700), "12.4K"}, {size(3 << 20), "3.0M"},
 		{cut("abcdef", 4), "abc…"}, {cutLeft("/home/dev/app", 6), "…v/app"}, {cutLeft("app", 6), "app"}, {cut("abc", 4), "abc"}, {cut("ééééé", 3), "éé…"}, {cut("日本語のテキスト", 7), "日本語…"}, {cutLeft("/home/日本語", 6), "…本語"},
 		{fmt.Sprint(textWidth("日本a")), "5"}, {fmt.Sprint(textWidth("e\u0301")), "1"},
-		{oneLine("a\nb\tc  d"), "a b c d"},
-		{printable("red \x1b[31mtext\x1b[0m\u0085!"), "red \ufffd[31mtext\ufffd[0m\ufffd!"},
+		{oneLine("a\nb\tc  d"), "a b\tc  d"}, {oneLine(" a \r\n\t b\n\n\u2028c "), "a b c"},
+		// visible: the one rule for control and format characters in a cell.
+		{visible("     1\tdef add(a, b):"), "     1→def add(a, b):"},
+		{visible("red \x1b[31mtext\x1b[0m\u0085!\x7f"), `red \x1b[31mtext\x1b[0m\u0085!\x7f`},
+		{visible("abc\u202edcba \u2066x\u2069 \u2067\u2068"), `abc\u202edcba \u2066x\u2069 \u2067\u2068`},
+		{visible("sk\u200b-ant\u200c\u200d\u2060\ufeff\u00ad"), `sk\u200b-ant\u200c\u200d\u2060\ufeff\u00ad`},
+		{visible("bad \xff\xfe utf-8, a real \ufffd, 日本語 é"), `bad \xff\xfe utf-8, a real ` + "\ufffd, 日本語 é"},
+		{visible("plain text"), "plain text"},
+		// inert: csv and tsv cells a spreadsheet would run.
+		{inert("=HYPERLINK(\"http://x\")"), "'=HYPERLINK(\"http://x\")"}, {inert("+1"), "'+1"}, {inert("-2+3"), "'-2+3"},
+		{inert("@SUM(A1)"), "'@SUM(A1)"}, {inert("\t=1"), "'\t=1"}, {inert("\r=1"), "'\r=1"}, {inert("a=1"), "a=1"}, {inert(""), ""},
 	} {
 		if tt.got != tt.want {
 			t.Errorf("got %q, want %q", tt.got, tt.want)
@@ -193,5 +202,42 @@ func TestCompleteFormat(t *testing.T) {
 	c.Main([]string{completeArg, "--format", ""}, nil, &out, io.Discard)
 	if got := strings.Fields(out.String()); strings.Join(got, " ") != "ndjson table csv tsv" {
 		t.Errorf("--format completes to %q", got)
+	}
+}
+
+// TestCSVInert: a text a spreadsheet would run as a formula is written
+// with a ' before it, in csv and tsv, header included; a negative number
+// is a number, written as it is.
+func TestCSVInert(t *testing.T) {
+	recs := []string{`{"prompt":"=HYPERLINK(\"http://evil\",\"x\")","delta":-3,"who":"@admin","=k":"+1","note":"\tx"}`}
+	for format, want := range map[string]string{
+		"csv": "prompt,delta,who,'=k,note\n\"'=HYPERLINK(\"\"http://evil\"\",\"\"x\"\")\",-3,'@admin,'+1,'\tx\n",
+		"tsv": "prompt\tdelta\twho\t'=k\tnote\n\"'=HYPERLINK(\"\"http://evil\"\",\"\"x\"\")\"\t-3\t'@admin\t'+1\t\"'\tx\"\n",
+	} {
+		code, out, errs := table(t, term(0), nil, recs, "--format", format)
+		if code != 0 || out != want {
+			t.Errorf("--format %s: exit %d, %s\ngot  %q\nwant %q", format, code, errs, out, want)
+		}
+	}
+}
+
+// TestTableCellsVisible: through the table writer, a cell's escape
+// sequences, bidi overrides and zero-width characters show as escapes and
+// a tab as →, on a terminal and into a file alike; NDJSON keeps them.
+func TestTableCellsVisible(t *testing.T) {
+	rec := `{"text":"1\tdef add(a, b): \u001b[2J\u202eevil\u2066 sk\u200b-ant"}`
+	want := "text\n" + `1→def add(a, b): \x1b[2J\u202eevil\u2066 sk\u200b-ant` + "\n"
+	for _, args := range [][]string{nil, {"--format", "table"}} {
+		sys := term(80, "NO_COLOR", "1")
+		if args != nil {
+			sys = term(0)
+		}
+		code, out, _ := table(t, sys, nil, []string{rec}, args...)
+		if code != 0 || out != want {
+			t.Errorf("%v: exit %d\ngot  %q\nwant %q", args, code, out, want)
+		}
+	}
+	if _, out, _ := table(t, term(0), nil, []string{rec}); out != rec+"\n" {
+		t.Errorf("NDJSON changed: %q", out)
 	}
 }
