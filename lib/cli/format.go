@@ -140,7 +140,7 @@ type CellKind int
 const (
 	Text      CellKind = iota // as it is, on one line; cut with … to fit the width
 	Count                     // an integer with thousands separators, right-aligned
-	Dollars                   // $1,234.57: rounded to cents for reading only
+	Dollars                   // money as numfmt.Dollars writes it: $1,234.57, $0.0042 (for reading only)
 	Time                      // an RFC 3339 time as 2006-01-02 15:04 in the zone
 	Bytes                     // a size: 980B, 12.4K, 3.1M
 	IDPrefix                  // the first 8 characters of an id

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -257,7 +256,7 @@ func (t *recordTable) cell(r record, c Column) string {
 		}
 	case Dollars:
 		if f, err := strconv.ParseFloat(s, 64); err == nil {
-			return dollars(f)
+			return numfmt.Dollars(f)
 		}
 	case Time:
 		if tm, err := time.Parse(time.RFC3339Nano, s); err == nil {
@@ -309,7 +308,7 @@ func (t *recordTable) total(c Column) string {
 	case !seen:
 		return "" // nothing to add (a cost no message has): not $0.00
 	case c.Kind == Dollars:
-		return dollars(f)
+		return numfmt.Dollars(f)
 	}
 	return numfmt.Thousands(n)
 }
@@ -641,21 +640,6 @@ func visible(s string) string {
 // acts on or draws as nothing.
 func hidden(r rune) bool {
 	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
-}
-
-// dollars is an amount rounded to cents: $1,234.57.
-func dollars(f float64) string {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return strconv.FormatFloat(f, 'f', -1, 64)
-	}
-	s := strconv.FormatFloat(math.Abs(f), 'f', 2, 64)
-	whole, frac, _ := strings.Cut(s, ".")
-	n, _ := strconv.ParseInt(whole, 10, 64)
-	sign := ""
-	if f < 0 && s != "0.00" {
-		sign = "-"
-	}
-	return sign + "$" + numfmt.Thousands(n) + "." + frac
 }
 
 // size is a byte count as ls -h writes it: 980B, 12.4K, 3.1M, 2.0G.

@@ -305,12 +305,3 @@ func (c *Catalog) split(p *prices, u *Usage) []request {
 	}
 	return out
 }
-
-// Dollars formats a cost for a reader: cents, or four decimals under a
-// cent (so a cheap call does not read as $0.00).
-func Dollars(v float64) string {
-	if v != 0 && math.Abs(v) < 0.01 {
-		return fmt.Sprintf("$%.4f", v)
-	}
-	return fmt.Sprintf("$%.2f", v)
-}

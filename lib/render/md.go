@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/extract"
-	"github.com/ccpipe/ccpipe/lib/pricing"
 
 	"github.com/ccpipe/ccpipe/lib/numfmt"
 )
@@ -279,7 +278,7 @@ func costWords(t Tokens, esc func(string) string) string {
 	if t.Unpriced == t.Messages {
 		return "cost unknown"
 	}
-	s := pricing.Dollars(t.USD)
+	s := numfmt.Dollars(t.USD)
 	if len(t.Assumed) > 0 {
 		s += " (assumed: " + esc(strings.Join(t.Assumed, ", ")) + " priced as the default model)"
 	}

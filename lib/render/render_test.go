@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
+	"github.com/ccpipe/ccpipe/lib/numfmt"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 )
 
@@ -520,7 +521,7 @@ func TestTurnCost(t *testing.T) {
 	html, _ := renderPath(t, "html", path)
 	opus := pricing.Embedded().Cost("claude-opus-4-5", &pricing.Usage{InputTokens: 1e6})
 	for _, want := range []string{
-		"input 1,000,000 · output 0 · cache read 0 · cache write 0 · " + pricing.Dollars(opus.USD) + "</sub>",
+		"input 1,000,000 · output 0 · cache read 0 · cache write 0 · " + numfmt.Dollars(opus.USD) + "</sub>",
 		`(assumed: &lt;b&gt;x-model&lt;/b&gt; priced as the default model)`,
 		"cache write 0 · cost unknown</sub>",
 	} {

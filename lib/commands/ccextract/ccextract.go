@@ -84,8 +84,8 @@ once across the whole input, by its message id with its request id (or
 requestRef).
 
 On a terminal the records print as a table (--sum: one row per group and a
-Total row, dollars rounded to cents); into a pipe, NDJSON with the exact
-numbers. --format ndjson|table|csv|tsv chooses. --since/--until keep the
+Total row, dollars in cents, $0.0042 under a cent); into a pipe, NDJSON
+with the exact numbers. --format ndjson|table|csv|tsv chooses. --since/--until keep the
 facts (usage: the messages) of a time window.
 
 usage --sum block cuts the messages into 5-hour billing windows, as ccusage

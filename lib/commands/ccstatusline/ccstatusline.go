@@ -21,6 +21,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/layout"
+	"github.com/ccpipe/ccpipe/lib/numfmt"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 )
 
@@ -85,8 +86,8 @@ Template and --jq data (one record, also what --jq sees):
   read: the block cost counts what was read so far),
   five_hour_used_percent, context_tokens, context_window, context_percent,
   rate_limits (the payload's, as given), payload (the whole payload).
-Template functions: usd (a number as $1.23, $0.0042 under a cent),
-duration (minutes as 2h14m), pct (a number rounded, no decimals).
+Template functions: usd (a number as $1.23, $0.0042 under a cent, as
+tables show money), duration (minutes as 2h14m), pct (a number rounded, no decimals).
 
 Examples:
   # the default line
@@ -159,16 +160,13 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	return c.Main(args, stdin, stdout, stderr)
 }
 
-// Dollars formats a cost as the status line shows it.
-func Dollars(v float64) string { return pricing.Dollars(v) }
-
 var funcs = template.FuncMap{
 	"usd": func(v any) string {
 		f, ok := v.(float64)
 		if !ok {
 			return "$?"
 		}
-		return Dollars(f)
+		return numfmt.Dollars(f)
 	},
 	"duration": func(v any) string {
 		f, _ := v.(float64)

@@ -18,7 +18,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands/ccrender"
 	"github.com/ccpipe/ccpipe/lib/commands/ccstatusline"
-	"github.com/ccpipe/ccpipe/lib/pricing"
+	"github.com/ccpipe/ccpipe/lib/numfmt"
 	"github.com/ccpipe/ccpipe/lib/render"
 )
 
@@ -84,8 +84,8 @@ func checkBilling(t *testing.T, configDir string) map[string]map[string]any {
 		if code := ccrender.Run([]string{"md", "--subagents", path}, nil, &out, &errb); code != 0 {
 			t.Fatalf("cc-render %s: exit %d: %s", path, code, errb.String())
 		}
-		if m.Messages > 0 && !strings.Contains(out.String(), " · "+pricing.Dollars(want)+" · ") {
-			t.Errorf("session %s: cc-render's page does not say %s", id, pricing.Dollars(want))
+		if m.Messages > 0 && !strings.Contains(out.String(), " · "+numfmt.Dollars(want)+" · ") {
+			t.Errorf("session %s: cc-render's page does not say %s", id, numfmt.Dollars(want))
 		}
 	}
 

@@ -13,6 +13,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/commands/ccstatusline"
 	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
 	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
+	"github.com/ccpipe/ccpipe/lib/numfmt"
 )
 
 // An interactive session whose statusLine runs a capture script: Claude
@@ -83,7 +84,7 @@ func TestStatuslinePayload(t *testing.T) {
 	model, _ := last["model"].(map[string]any)
 	name, _ := model["display_name"].(string)
 	cost := last["cost"].(map[string]any)["total_cost_usd"].(float64)
-	if !strings.Contains(line, name) || !strings.Contains(line, ccstatusline.Dollars(cost)) || strings.Count(line, "\n") != 1 {
-		t.Errorf("cc-statusline printed %q; want one line with %q and %s", line, name, ccstatusline.Dollars(cost))
+	if !strings.Contains(line, name) || !strings.Contains(line, numfmt.Dollars(cost)) || strings.Count(line, "\n") != 1 {
+		t.Errorf("cc-statusline printed %q; want one line with %q and %s", line, name, numfmt.Dollars(cost))
 	}
 }

@@ -99,7 +99,7 @@ var arrows = map[string][]string{
 	"cmd/cc-statusline":         {"lib/commands/ccstatusline"},
 	"lib/cassette/proxy":        {"lib/atomicfile", "lib/cassette", "lib/jq", "lib/secrets"},
 	"lib/commands/ccredact":     {"lib/cli", "lib/commands/internal/load", "lib/hooks", "lib/layout", "lib/ndjson", "lib/profiles", "lib/records", "lib/regular", "lib/search", "lib/secrets", "lib/sessions", "lib/transcript"},
-	"lib/commands/ccstatusline": {"lib/atomicfile", "lib/cache", "lib/cli", "lib/commands/internal/load", "lib/layout", "lib/pricing", "lib/regular"},
+	"lib/commands/ccstatusline": {"lib/atomicfile", "lib/cache", "lib/cli", "lib/commands/internal/load", "lib/layout", "lib/numfmt", "lib/pricing", "lib/regular"},
 	"lib/pricing":               nil,
 	"lib/regular":               nil,
 	"lib/layout":                nil,
