@@ -140,6 +140,9 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 	if err == nil && out.failed > 0 {
 		err = errJQFailed
 	}
+	if note := out.emptyNote(); note != "" && (err == nil || errors.Is(err, ErrNoMatch)) {
+		fmt.Fprintf(stderr, "%s: %s\n", c.Name, note)
+	}
 	return c.report(stderr, err)
 }
 

@@ -33,6 +33,7 @@ func (o *Output) setFormat(f *Flags, sys *System, stdout io.Writer) error {
 		s = &real
 	}
 	width, term := terminal(s, stdout)
+	o.term = term
 	format := fl.Value.String()
 	chosen := format != ""
 	switch {
@@ -94,6 +95,7 @@ func (o *Output) Endless(why string) error {
 // record's scalar fields, as it does with --jq unless jq kept only fields
 // the layout shows. It changes nothing for NDJSON, csv and tsv.
 func (o *Output) SetLayout(l Layout) {
+	o.empty = l.Empty
 	if o.tab != nil {
 		o.tab.layout = &l
 		if l.Zone != nil {
@@ -120,6 +122,9 @@ type Layout struct {
 	Total bool
 	// Zone shows Time cells in this zone (nil: the System's).
 	Zone *time.Location
+	// Empty is what a run with no record of the kind says on stderr when
+	// stdout is a terminal ("no sessions"; default "no records").
+	Empty string
 }
 
 // Column is one table column: the first of Keys the record has (not

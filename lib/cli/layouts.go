@@ -11,7 +11,7 @@ var SessionLayout = Layout{Columns: []Column{
 	{Head: "Title", Keys: []string{"title", "first_prompt", "name"}},
 	{Head: "Project", Keys: []string{"cwd", "project_dir"}, Kind: Path},
 	{Head: "Size", Keys: []string{"size_bytes"}, Kind: Bytes},
-}}
+}, Empty: "no sessions"}
 
 // ActiveLayout shows running sessions (cc-sessions --active).
 var ActiveLayout = Layout{Columns: []Column{
@@ -21,4 +21,4 @@ var ActiveLayout = Layout{Columns: []Column{
 	{Head: "Updated", Keys: []string{"updated_at", "started_at"}, Kind: Time},
 	{Head: "Session", Keys: []string{"session_id"}, Kind: IDPrefix},
 	{Head: "Project", Keys: []string{"cwd"}, Kind: Path},
-}}
+}, Empty: "no running sessions"}

@@ -26,6 +26,22 @@ type Output struct {
 	// tab holds the records for --format table, csv or tsv, written
 	// out at the end; nil for NDJSON (see format.go).
 	tab *recordTable
+	// term: stdout is a terminal, where a run with no records says so
+	// on stderr (empty: what to say, from the layout).
+	term  bool
+	empty string
+}
+
+// emptyNote is the one line a run that printed no record says on a
+// terminal (a pipe gets nothing: no record is the answer there).
+func (o *Output) emptyNote() string {
+	if !o.term || o.n > 0 {
+		return ""
+	}
+	if o.empty != "" {
+		return o.empty
+	}
+	return "no records"
 }
 
 // Write emits one record given as a Go value (a struct with json tags, a

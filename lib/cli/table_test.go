@@ -240,3 +240,30 @@ func TestTableCellsVisible(t *testing.T) {
 		t.Errorf("NDJSON changed: %q", out)
 	}
 }
+
+// TestEmptyNote: a run with no record says so in one line on stderr when
+// stdout is a terminal, whatever the format; into a pipe nothing is added.
+func TestEmptyNote(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		sys    *System
+		layout *Layout
+		args   []string
+		want   string
+	}{
+		{"terminal", term(80), nil, nil, "cc-test: no records\n"},
+		{"terminal, the layout's words", term(80), &Layout{Empty: "no sessions"}, nil, "cc-test: no sessions\n"},
+		{"terminal with --jq", term(80), nil, []string{"--jq", "."}, "cc-test: no records\n"},
+		{"terminal, --format csv", term(80), nil, []string{"--format", "csv"}, "cc-test: no records\n"},
+		{"pipe", term(0), &Layout{Empty: "no sessions"}, nil, ""},
+		{"pipe asked for a table", term(0), nil, []string{"--format", "table"}, ""},
+	} {
+		code, out, errs := table(t, tt.sys, tt.layout, nil, tt.args...)
+		if code != 0 || out != "" || errs != tt.want {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q, want %q", tt.name, code, out, errs, tt.want)
+		}
+	}
+	if _, _, errs := table(t, term(80), nil, sumRecs[:1]); errs != "" {
+		t.Errorf("a record was printed, yet: %q", errs)
+	}
+}

@@ -11,4 +11,4 @@ var entryLayout = cli.Layout{Columns: []cli.Column{
 	{Head: "Type", Keys: []string{"type"}},
 	{Head: "Session", Keys: []string{"sessionId", "session_id"}, Kind: cli.IDPrefix},
 	{Head: "Text", Keys: []string{"message", "content", "lastPrompt", "customTitle", "summary", "attachment"}, Kind: cli.Summary},
-}}
+}, Empty: "no entries"}

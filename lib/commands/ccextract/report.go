@@ -49,8 +49,9 @@ func (o *options) calendar(env *cli.Env) error {
 	}
 	if len(keys) > 0 {
 		env.Out.SetLayout(sumLayout(keys, loc))
-	} else if l, ok := kindLayouts[o.kind]; ok {
-		l.Zone = loc
+	} else {
+		l := kindLayouts[o.kind] // a kind without one: a generic table
+		l.Zone, l.Empty = loc, "no "+o.kind+" facts"
 		env.Out.SetLayout(l)
 	}
 	return nil
@@ -109,5 +110,5 @@ func sumLayout(keys []string, loc *time.Location) cli.Layout {
 		cols = append(cols, cli.Column{Head: c.head, Keys: []string{c.key}, Kind: cli.Count, Total: true})
 	}
 	cols = append(cols, cli.Column{Head: "Cost", Keys: []string{"cost_usd"}, Kind: cli.Dollars, Total: true, Keep: true})
-	return cli.Layout{Columns: cols, Total: true, Zone: loc}
+	return cli.Layout{Columns: cols, Total: true, Zone: loc, Empty: "no billed messages to sum"}
 }

@@ -146,7 +146,9 @@ func (o *options) run(env *cli.Env, terms []string) error {
 		return err
 	}
 	if !o.matches {
-		env.Out.SetLayout(cli.SessionLayout)
+		l := cli.SessionLayout
+		l.Empty = "no session matched"
+		env.Out.SetLayout(l)
 	} else {
 		env.Out.SetLayout(matchLayout)
 	}

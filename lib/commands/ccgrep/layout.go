@@ -9,4 +9,4 @@ var matchLayout = cli.Layout{Columns: []cli.Column{
 	{Head: "Where", Keys: []string{"where"}},
 	{Head: "Tool", Keys: []string{"tool", "attachment"}},
 	{Head: "Snippet", Keys: []string{"snippet"}},
-}}
+}, Empty: "no match"}
