@@ -297,9 +297,10 @@ func (r *fileRun) file(path, agentID string, depth int) error {
 		return err
 	}
 	if err != nil {
-		r.d.opts.Warn(err.Error())
 		if depth == 0 {
-			r.meta.Truncated = true
+			r.meta.Truncated = true // the error is Session's: the caller says it, once
+		} else {
+			r.d.opts.Warn(err.Error())
 		}
 	}
 	// Calls still without a result come out now, with none.
@@ -318,6 +319,10 @@ func (r *fileRun) file(path, agentID string, depth int) error {
 	return nil
 }
 
+// maxFileWarnings is how many lines of one file a page's warnings name
+// (cc-extract's number); the rest are counted.
+const maxFileWarnings = 10
+
 // errStop wraps an error of the layout (a write), which ends the render,
 // as opposed to a transcript that cannot be read, which ends one file.
 var errStop = errors.New("render stopped")
@@ -333,7 +338,17 @@ func (r *fileRun) read(path string, origin extract.Origin) error {
 	defer f.Close()
 	lr := newLineReader(f)
 	lr.spill = r.spill
-	warn := func(n int, msg string) { r.d.opts.Warn(fmt.Sprintf("%s:%d: %s", path, n, msg)) }
+	warned := 0
+	warn := func(n int, msg string) {
+		if warned++; warned <= maxFileWarnings {
+			r.d.opts.Warn(fmt.Sprintf("%s:%d: %s", path, n, msg))
+		}
+	}
+	defer func() {
+		if warned > maxFileWarnings {
+			r.d.opts.Warn(fmt.Sprintf("%s: %d more warnings not shown (%d in all)", path, warned-maxFileWarnings, warned))
+		}
+	}()
 	var h transcript.Header
 	for {
 		line, err := lr.next()

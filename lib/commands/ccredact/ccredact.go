@@ -75,8 +75,10 @@ tool: a payload that cannot be read or parsed is one stderr line and exit
 --print-settings prints the settings.json object that installs it, with
 this binary's absolute path; stderr names the file it belongs in.
 
-Lines that are not JSON are reported on stderr and left out of the
-output; so are lines over 1 GiB. --scan parses only the lines that hold a
+Lines that are not JSON records (a JSON object) are reported on stderr
+and left out of the output; so are lines over 1 GiB. A file argument that
+is not a transcript (a binary, text: judged from its first 64 KiB) is one
+error naming it, and nothing of it is written. --scan parses only the lines that hold a
 keyword of some rule (the rest cannot hold a secret): a broken one is
 reported and its raw text scanned.
 

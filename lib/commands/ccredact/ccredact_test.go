@@ -415,3 +415,22 @@ func TestScanWarningsCounted(t *testing.T) {
 		t.Errorf("findings: %s", out)
 	}
 }
+
+// TestNotATranscript: a binary file given as a transcript is one error
+// naming it, exit 1, and none of its bytes written (its digits once came
+// out as records); a JSON line that is not an object is not a record.
+func TestNotATranscript(t *testing.T) {
+	deps, _, _ := machine(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, deps, "", exe)
+	if code != 1 || out != "" || errs != "cc-redact: "+exe+": not a transcript: a binary file\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, errs = run(t, deps, "7\n\"x\"\n{\"a\":1}\n[1]\nnull\n")
+	if code != 1 || out != "{\"a\":1}\n" || strings.Count(errs, "a JSON value that is not an object") != 4 {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}

@@ -1,6 +1,7 @@
 package ccredact
 
 import (
+	"bytes"
 	"errors"
 	"io"
 
@@ -31,8 +32,13 @@ func (r *runner) redact(args []string) error {
 }
 
 // redactFile writes the redacted records of one transcript file (plain,
-// .gz or .zst). A file that cannot be read is reported and skipped.
+// .gz or .zst). A file that cannot be read, or is not a transcript (a
+// binary, text), is reported once and skipped: nothing of it is written.
 func (r *runner) redactFile(path string) error {
+	if err := transcript.Sniff(path); err != nil {
+		r.fail("%v", err)
+		return nil
+	}
 	f, err := transcript.Open(path)
 	if err != nil {
 		r.fail("%v", err)
@@ -63,6 +69,9 @@ func (r *runner) redactStream(in io.Reader, name string, sessions bool) error {
 		}
 		out, _, err := r.set.RedactJSON(buf[:0], line)
 		buf = out
+		if err == nil && !isObject(line) {
+			err = errors.New("a JSON value that is not an object")
+		}
 		if err != nil {
 			if last {
 				w.warn(n, "incomplete last line (file still being written?), left out")
@@ -84,4 +93,11 @@ func (r *runner) redactStream(in io.Reader, name string, sessions bool) error {
 		r.fail("%s: %v", name, err)
 	}
 	return nil
+}
+
+// isObject says whether a JSON line is an object: a record; a number or a
+// string alone on a line (what a binary's digits look like) is not.
+func isObject(line []byte) bool {
+	line = bytes.TrimLeft(line, " \t\r\n")
+	return len(line) > 0 && line[0] == '{'
 }

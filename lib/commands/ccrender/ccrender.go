@@ -103,9 +103,15 @@ Examples:
   # a page that follows a running session
   $ cc-render html --follow --out live.html SESSION.jsonl
 
-Exit status: 0 ok, 1 a transcript could not be read, stdin held no entry
-or session record (only bad lines), or another failure (what could be
-read is still rendered), 2 usage error.`
+A file that is not a transcript (a binary, text, another tool's NDJSON:
+judged from its first 64 KiB) or cannot be opened is one error naming it
+and gets no page; when no input is a transcript nothing is written (no
+--out file). Malformed lines of a transcript are skipped: ten are named,
+the rest counted.
+
+Exit status: 0 ok, 1 a transcript could not be read, an input was not a
+transcript, stdin held no entry or session record (only bad lines), or
+another failure (what could be read is still rendered), 2 usage error.`
 
 type options struct {
 	noRedact  bool
@@ -195,12 +201,24 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return o.runFollow(env, args, ropts)
 	}
 	t := o.target(env, ropts)
+	rendered := 0
 	add := func(s render.Session) error {
-		err := t.session(env.Ctx, s)
+		var err error
+		if s.Path != "" {
+			// Not a transcript (a binary, another tool's NDJSON, a missing
+			// file): one error naming it, and no page for it.
+			err = transcript.Sniff(s.Path)
+		}
+		if err == nil {
+			err = t.session(env.Ctx, s)
+		}
 		if err != nil && !errors.Is(err, context.Canceled) {
 			env.Warnf("%v", err)
 			failed = append(failed, s.Path)
 			return nil
+		}
+		if err == nil {
+			rendered++
 		}
 		return err
 	}
@@ -216,6 +234,10 @@ func (o *options) run(env *cli.Env, args []string) error {
 		err = o.readStdin(env, add)
 	default:
 		return cli.Usagef("no input: name transcripts, or pipe cc-sessions or cc-entries output")
+	}
+	if rendered == 0 && len(failed) > 0 {
+		t.abort() // nothing to show: no page, no --out file
+		return &cli.ExitError{Code: cli.ExitFail}
 	}
 	if cerr := t.close(); err == nil {
 		err = cerr
@@ -245,6 +267,7 @@ func (o *options) sessionOf(path, id string) render.Session {
 type target interface {
 	session(ctx context.Context, s render.Session) error
 	close() error
+	abort() // no session rendered: the --out file, if begun, is dropped
 }
 
 func (o *options) target(env *cli.Env, ropts render.Options) target {
@@ -273,6 +296,8 @@ func (t *streamTarget) session(ctx context.Context, s render.Session) error {
 	}
 	return t.doc.Session(ctx, s)
 }
+
+func (t *streamTarget) abort() {}
 
 func (t *streamTarget) close() error {
 	if t.doc == nil {
@@ -304,6 +329,12 @@ func (t *fileTarget) session(ctx context.Context, s render.Session) error {
 		t.lost = true
 	}
 	return err
+}
+
+func (t *fileTarget) abort() {
+	if t.f != nil {
+		t.f.Abort()
+	}
 }
 
 func (t *fileTarget) close() error {
@@ -341,6 +372,8 @@ func (t *dirTarget) session(ctx context.Context, s render.Session) error {
 }
 
 func (t *dirTarget) close() error { return nil }
+
+func (t *dirTarget) abort() {}
 
 // safeName keeps a session id usable as a file name.
 func safeName(id string) string {

@@ -239,3 +239,64 @@ func TestStdinWarningsCapped(t *testing.T) {
 		t.Errorf("nothing usable: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
+
+// TestNotATranscript: input that is not a transcript (a binary, a missing
+// file, another tool's NDJSON, text) is one error naming the file, exit 1,
+// and nothing written: no page on stdout, no --out file.
+func TestNotATranscript(t *testing.T) {
+	dir := t.TempDir()
+	exe, err := os.Executable() // a binary file at hand: this test's own
+	if err != nil {
+		t.Fatal(err)
+	}
+	ndjson := filepath.Join(dir, "facts.jsonl")
+	text := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(ndjson, []byte(`{"session_id":"s","text":"hi"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(text, []byte(strings.Repeat("just words\n", 50)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, says string }{
+		{exe, exe + ": not a transcript: a binary file"},
+		{filepath.Join(dir, "nope.jsonl"), "open " + filepath.Join(dir, "nope.jsonl") + ": no such file or directory"},
+		{ndjson, ndjson + `: not a transcript: 1 records without a "type"`},
+		{text, text + ": not a transcript: no JSON record in its first 50 lines"},
+	} {
+		for _, format := range []string{"md", "html"} {
+			out := filepath.Join(dir, "page."+format)
+			for _, args := range [][]string{{format, c.path}, {format, "-o", out, c.path}} {
+				code, stdout, errs := run(t, "", args...)
+				if code != 1 || stdout != "" || strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "cc-render: "+c.says) {
+					t.Errorf("%q: exit %d, stdout %d bytes, stderr %q", args, code, len(stdout), errs)
+				}
+				if _, err := os.Stat(out); !os.IsNotExist(err) {
+					t.Errorf("%q: %s was written", args, out)
+				}
+			}
+		}
+	}
+	// Beside a transcript: the transcript's page, and the error once.
+	code, stdout, errs := run(t, "", "md", alpha, exe)
+	if code != 1 || !strings.Contains(stdout, "# corpus-tools") || strings.Count(errs, exe) != 1 {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestMalformedLinesCounted: a transcript with many bad lines names ten
+// of them, then counts the rest.
+func TestMalformedLinesCounted(t *testing.T) {
+	src, err := os.ReadFile(alpha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "c0a1f001-0000-4000-8000-000000000001.jsonl")
+	if err := os.WriteFile(path, append(src, []byte(strings.Repeat("not json\n", 25))...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, errs := run(t, "", "md", path)
+	if code != 0 || !strings.Contains(stdout, "# corpus-tools") || strings.Count(errs, "malformed line skipped") != 10 ||
+		!strings.Contains(errs, path+": 15 more warnings not shown (25 in all)") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
