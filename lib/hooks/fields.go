@@ -47,6 +47,16 @@ func KnownTool(name string) bool {
 	return ok
 }
 
+// Tools are the built-in tools whose input schema is known, sorted.
+func Tools() []string {
+	names := make([]string, 0, len(toolSchemas()))
+	for n := range toolSchemas() {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
 // TakesToolInput reports whether the event's payload carries a tool call
 // (tool_name and tool_input).
 func TakesToolInput(event string) bool {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/hooks"
 	"github.com/ccpipe/ccpipe/lib/regular"
+	"github.com/ccpipe/ccpipe/lib/spell"
 )
 
 // Case is one test case of a rule file: a payload and what the file must
@@ -95,6 +96,9 @@ func LoadCases(data []byte) ([]Case, error) {
 			n := &doc.Cases[i]
 			for j := 0; n.Kind == yaml.MappingNode && j+1 < len(n.Content); j += 2 {
 				if k := n.Content[j].Value; !slices.Contains(caseKeys, k) {
+					if s := spell.Suggest(k, caseKeys); s != "" {
+						return nil, fmt.Errorf("case at line %d: unknown key %q; did you mean %s?", n.Line, k, s)
+					}
 					return nil, fmt.Errorf("case at line %d: unknown key %q (want one of %s)", n.Line, k, strings.Join(caseKeys, ", "))
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/hooks"
+	"github.com/ccpipe/ccpipe/lib/spell"
 )
 
 // Problem is a field a rule's condition reads that no payload the rule
@@ -61,6 +62,7 @@ func (f *File) lint(event string) ([]Problem, error) {
 		if err := r.prepare(); err != nil {
 			return nil, err
 		}
+		out = append(out, r.lintMatcher()...)
 		if r.cond == nil {
 			continue
 		}
@@ -111,6 +113,29 @@ func (r *Rule) tools() (names []string, ok bool) {
 		}
 	}
 	return r.names, true
+}
+
+// lintMatcher finds the names of a plain matcher that are no tool but
+// near one (Bassh): the rule would never fire. A name near none is left
+// alone (an MCP tool, one added after 2.1.328).
+func (r *Rule) lintMatcher() []Problem {
+	var out []Problem
+	for _, n := range r.names {
+		if hooks.KnownTool(n) {
+			continue
+		}
+		s := spell.Suggest(n, hooks.Tools())
+		if s == "" {
+			continue
+		}
+		p := Problem{Rule: r, Line: r.line, Field: "matcher", MissingIn: []string{}, DidYouMean: &s,
+			Message: fmt.Sprintf("%s: matcher names %q, which no tool of Claude Code 2.1.328 is (did you mean %s?)", r.Label(), n, s)}
+		if r.Name != "" {
+			p.Name = &r.Name
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // lintPath checks one path; nil when some event or tool of the rule can

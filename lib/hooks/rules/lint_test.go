@@ -75,3 +75,29 @@ func TestLintBrokenRule(t *testing.T) {
 		t.Fatalf("a condition that does not compile: %v", err)
 	}
 }
+
+// TestDidYouMean: a misspelt key, event, decision, case key or matcher
+// tool of a rule file is named with the nearest real one, as flags are.
+func TestDidYouMean(t *testing.T) {
+	for _, tt := range []struct{ yaml, want string }{
+		{"rules:\n- name: x\n  events: PreToolUse\n  decison: deny\n", `unknown rule field "decison"; did you mean decision?`},
+		{"rules:\n- name: x\n  events: PreTooluse\n  decision: deny\n  reason: r\n", `unknown event "PreTooluse"; did you mean PreToolUse?`},
+		{"rules:\n- name: x\n  events: [Stop, PostTolUse]\n  decision: block\n  reason: r\n", `unknown event "PostTolUse"; did you mean PostToolUse?`},
+		{"rules:\n- name: x\n  events: PreToolUse\n  decision: dney\n  reason: r\n", `unknown decision "dney"; did you mean deny?`},
+		{"rules:\n- name: x\n  events: PreToolUse\n  decision: nope\n  reason: r\n", `unknown decision "nope" (want allow, deny,`},
+	} {
+		_, err := Load([]byte(tt.yaml))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: %v, want %q", tt.yaml, err, tt.want)
+		}
+	}
+	f, err := Load([]byte("rules:\n- name: x\n  events: PreToolUse\n  matcher: Bassh|Edit|mcp__gh__x\n  decision: deny\n  reason: r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := f.Lint()
+	if err != nil || len(ps) != 1 || ps[0].Field != "matcher" || ps[0].DidYouMean == nil || *ps[0].DidYouMean != "Bash" ||
+		!strings.Contains(ps[0].Message, `matcher names "Bassh"`) {
+		t.Errorf("%v %+v", err, ps)
+	}
+}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/hooks"
 	"github.com/ccpipe/ccpipe/lib/jq"
+	"github.com/ccpipe/ccpipe/lib/spell"
 )
 
 // File is a loaded rule file.
@@ -125,6 +126,9 @@ func decodeRule(n *yaml.Node, r *Rule) error {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if !slices.Contains(ruleKeys, k.Value) {
+			if s := spell.Suggest(k.Value, ruleKeys); s != "" {
+				return fmt.Errorf("unknown rule field %q; did you mean %s?", k.Value, s)
+			}
 			return fmt.Errorf("unknown rule field %q (want one of %s)", k.Value, strings.Join(ruleKeys, ", "))
 		}
 		if k.Value == "events" && v.Kind == yaml.ScalarNode {
@@ -149,10 +153,13 @@ func (r *Rule) checkShape() error {
 	}
 	for _, e := range r.Events {
 		if !hooks.IsEvent(e) {
-			return fmt.Errorf("unknown event %q", e)
+			return fmt.Errorf("unknown event %q%s", e, spell.DidYouMean(e, hooks.Events))
 		}
 	}
 	if !slices.Contains(decisions, r.Decision) {
+		if s := spell.Suggest(r.Decision, decisions); s != "" {
+			return fmt.Errorf("unknown decision %q; did you mean %s?", r.Decision, s)
+		}
 		return fmt.Errorf("unknown decision %q (want allow, deny, ask, defer, block, accept, decline, cancel or retry)", r.Decision)
 	}
 	if r.Decision == "" && r.AdditionalContext == "" && r.SystemMessage == "" && r.SessionTitle == "" {

@@ -51,7 +51,7 @@ var arrows = map[string][]string{
 	"lib/peer":          {"lib/ndjson", "lib/regular"},
 	"lib/peer/peertest": nil,
 	"lib/hooks":         {"lib/jsonscan", "lib/spell"},
-	"lib/hooks/rules":   {"lib/hooks", "lib/jq", "lib/regular"},
+	"lib/hooks/rules":   {"lib/hooks", "lib/jq", "lib/regular", "lib/spell"},
 	"lib/secrets":       {"lib/bytescan", "lib/jsonscan"},
 	"lib/cassette":      {"lib/jsonscan", "lib/ndjson", "lib/secrets"},
 	"lib/render":        {"lib/extract", "lib/numfmt", "lib/pricing", "lib/secrets", "lib/transcript"},
