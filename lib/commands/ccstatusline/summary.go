@@ -59,8 +59,11 @@ func summaryPath(cacheDir, projects string) string {
 	return cachePath(cacheDir, projects) + ".sum"
 }
 
+// maxSummary bounds the summary file read (a few kilobytes when real).
+const maxSummary = 16 << 20
+
 func readSummary(path, version string) *summary {
-	b, err := os.ReadFile(path)
+	b, err := cache.ReadFile(path, maxSummary)
 	if err != nil {
 		return nil
 	}

@@ -37,7 +37,7 @@ var arrows = map[string][]string{
 	"lib/atomicfile": nil,
 	"lib/spell":      nil,
 	"lib/numfmt":     nil,
-	"lib/cache":      {"lib/atomicfile"},
+	"lib/cache":      {"lib/atomicfile", "lib/regular"},
 	"lib/mapped":     nil,
 	"lib/jsonscan":   nil,
 	"lib/ndjson":     {"lib/jsonscan"},
@@ -104,7 +104,7 @@ var arrows = map[string][]string{
 	"lib/regular":               nil,
 	"lib/layout":                nil,
 	"lib/search":                {"lib/bytescan", "lib/jsonscan", "lib/layout", "lib/mapped", "lib/regular", "lib/transcript"},
-	"lib/transcript":            {"lib/atomicfile", "lib/bytescan", "lib/jsonscan", "lib/layout", "lib/mapped", "lib/ndjson", "lib/profiles", "lib/regular"},
+	"lib/transcript":            {"lib/atomicfile", "lib/bytescan", "lib/cache", "lib/jsonscan", "lib/layout", "lib/mapped", "lib/ndjson", "lib/profiles", "lib/regular"},
 	"lib/hooks/backtest":        {"lib/extract", "lib/hooks", "lib/hooks/rules", "lib/transcript"},
 }
 
