@@ -422,6 +422,11 @@ func WriteFile(path string, b []byte) error {
 	return atomicfile.WriteFileOwned(path, b, 0o600)
 }
 
+// OpenFile opens a file of a cache's own for reading (a segment of an
+// index): a regular file, a symlink not followed, a FIFO not opened for
+// good (lib/regular.OpenOwned).
+func OpenFile(path string) (*os.File, error) { return regular.OpenOwned(path) }
+
 // ReadFile is the one place ccpipe's caches read a small file of their
 // own (not a store): a regular file of at most limit bytes, a symlink not
 // followed, a FIFO not opened for good.
