@@ -26,7 +26,7 @@ func run(t *testing.T, stdin string, args ...string) (int, string, string) {
 }
 
 func TestPaths(t *testing.T) {
-	code, out, errs := run(t, "", "md", alpha, beta)
+	code, out, errs := run(t, "", "md", "--no-subagents", alpha, beta)
 	if code != 0 || errs != "" {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
@@ -36,11 +36,13 @@ func TestPaths(t *testing.T) {
 		}
 	}
 	if strings.Contains(out, "Subagent transcript") {
-		t.Error("subagents rendered without --subagents")
+		t.Error("subagents rendered with --no-subagents")
 	}
-	_, out, _ = run(t, "", "html", "--subagents", alpha, beta)
-	if strings.Count(out, "<!DOCTYPE html>") != 1 || strings.Count(out, "<article ") != 2 || !strings.Contains(out, "Subagent transcript") {
-		t.Errorf("two sessions in html: want one page with two articles and the subagents")
+	for _, args := range [][]string{{"html", alpha, beta}, {"html", "--subagents", alpha, beta}} {
+		_, out, _ = run(t, "", args...)
+		if strings.Count(out, "<!DOCTYPE html>") != 1 || strings.Count(out, "<article ") != 2 || !strings.Contains(out, "Subagent transcript") {
+			t.Errorf("%q: want one page with two articles and the subagents", args)
+		}
 	}
 }
 
