@@ -33,7 +33,8 @@ const help = `usage: cc-extract KIND [flags] [TRANSCRIPT|DIR...]
 Reads Claude Code transcript entries (cc-entries output, with or without
 --with-source) or sessions (any record with a transcript_path, such as
 cc-sessions output) on stdin, or transcript files and directories named as
-arguments, and writes one NDJSON fact of KIND per line, in file order.
+arguments, or with neither (a terminal or /dev/null on stdin, as in cron)
+every session cc-sessions lists, and writes one NDJSON fact of KIND per line, in file order.
 cc-sessions --swept records (prompts only) are read from history.jsonl.
 Given sessions or paths, cc-extract reads the transcripts itself (the fast
 path); a directory means every session transcript under it. Every fact
@@ -303,13 +304,30 @@ func (o *options) run(env *cli.Env, args []string) error {
 	case env.HasInput():
 		err = o.readStdin(env, x, explicitSubagents)
 	default:
-		return cli.Usagef("no input: pipe cc-sessions or cc-entries output, or name transcripts")
+		err = readEverySession(env, o.sys, x)
 	}
 	if cerr := x.Close(); err == nil {
 		err = cerr
 	}
 	cli.SaveCache(env, store, o.cacheStats)
 	return err
+}
+
+// readEverySession reads every session cc-sessions lists, as if its
+// output were piped in: what a cron line with nothing piped means.
+func readEverySession(env *cli.Env, sys cli.System, x *extract.Extractor) error {
+	list, err := load.EverySession(env, sys)
+	if err != nil {
+		return err
+	}
+	return x.ReadTranscripts(env.Ctx, func(add func(string) error) error {
+		for _, s := range list {
+			if err := add(s.TranscriptPath); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // addPaths adds each path; a directory adds every session transcript

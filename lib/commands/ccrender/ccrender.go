@@ -14,6 +14,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/atomicfile"
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/render"
 	"github.com/ccpipe/ccpipe/lib/secrets"
 	"github.com/ccpipe/ccpipe/lib/sessions"
@@ -27,9 +28,10 @@ Markdown (md) or one self-contained HTML page (html). Input is transcript
 files named as arguments, or on stdin session records (any record with a
 transcript_path, such as cc-sessions output) or transcript entries
 (cc-entries output; with cc-entries --subagents the subagents' entries are
-nested under the Agent call that started them). Output goes to stdout (all
-sessions in one document), to --out FILE, or with --out-dir to one file per
-session named <session id>.md or .html.
+nested under the Agent call that started them); with neither (a terminal
+or /dev/null on stdin), every session cc-sessions lists, in its order.
+Output goes to stdout (all sessions in one document), to --out FILE, or
+with --out-dir to one file per session named <session id>.md or .html.
 
 A page has: the session's newest title (the title cc-sessions gives it,
 so a title set late in the session heads the page), session id,
@@ -120,6 +122,7 @@ type options struct {
 	subagents   bool
 	noSubagents bool
 	follow      bool
+	sys         cli.System
 	poll        time.Duration
 }
 
@@ -130,8 +133,9 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // RunWith runs cc-render in the given System.
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{}
+	o := &options{sys: sys}
 	c := &cli.Command{
+		Sys:      &sys,
 		Name:     "cc-render",
 		Short:    "a session as GitHub Markdown or one self-contained HTML page, secrets masked",
 		Synopsis: "cc-render md|html [flags] [TRANSCRIPT...]",
@@ -222,7 +226,15 @@ func (o *options) run(env *cli.Env, args []string) error {
 	case env.HasInput():
 		err = o.readStdin(env, add)
 	default:
-		return cli.Usagef("no input: name transcripts, or pipe cc-sessions or cc-entries output")
+		var list []sessions.Session
+		if list, err = load.EverySession(env, o.sys); err != nil {
+			return err
+		}
+		for _, s := range list {
+			if err = add(o.sessionOf(s.TranscriptPath, s.SessionID)); err != nil {
+				break
+			}
+		}
 	}
 	if cerr := t.close(); err == nil {
 		err = cerr

@@ -122,7 +122,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{nil, 2, "missing format"},
 		{[]string{"pdf", alpha}, 2, `unknown format "pdf"`},
-		{[]string{"md"}, 2, "no input"},
+		{[]string{"md", "--follow"}, 2, "needs one transcript"},
 		{[]string{"md", "--jq", ".", alpha}, 2, "writes pages, not records"},
 		{[]string{"md", "--out", "a", "--out-dir", "b", alpha}, 2, "exclude each other"},
 		{[]string{"md", "--follow", alpha, beta}, 2, "follows one session"},

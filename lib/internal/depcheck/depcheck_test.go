@@ -60,7 +60,7 @@ var arrows = map[string][]string{
 	"lib/cli": {"lib/cache", "lib/jq", "lib/ndjson", "lib/numfmt", "lib/regular", "lib/spell"},
 
 	"lib/commands":               {"lib/cli", "lib/commands/cccassette", "lib/commands/ccentries", "lib/commands/ccextract", "lib/commands/ccgrep", "lib/commands/cchook", "lib/commands/ccprofiles", "lib/commands/ccredact", "lib/commands/ccrender", "lib/commands/ccsend", "lib/commands/ccsessions", "lib/commands/ccstatusline"},
-	"lib/commands/internal/load": {"lib/cli", "lib/pricing", "lib/profiles"},
+	"lib/commands/internal/load": {"lib/cache", "lib/cli", "lib/pricing", "lib/profiles", "lib/sessions"},
 	"lib/commands/ccsessions":    {"lib/cache", "lib/cli", "lib/commands/internal/load", "lib/profiles", "lib/records", "lib/sessions"},
 	"lib/commands/ccentries":     {"lib/cli", "lib/commands/internal/load", "lib/hooks", "lib/ndjson", "lib/profiles", "lib/records", "lib/registry", "lib/sessions", "lib/transcript"},
 	"lib/commands/ccprofiles":    {"lib/cli", "lib/profiles"},
@@ -69,7 +69,7 @@ var arrows = map[string][]string{
 	"lib/commands/ccsend":        {"lib/cli", "lib/commands/internal/load", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
 	"lib/commands/cchook":        {"lib/cli", "lib/hooks", "lib/hooks/backtest", "lib/hooks/rules", "lib/records"},
 	"lib/commands/cccassette":    {"lib/atomicfile", "lib/cassette", "lib/cassette/proxy", "lib/cli", "lib/jq", "lib/ndjson", "lib/records", "lib/transcript"},
-	"lib/commands/ccrender":      {"lib/atomicfile", "lib/cli", "lib/records", "lib/registry", "lib/render", "lib/secrets", "lib/sessions", "lib/transcript"},
+	"lib/commands/ccrender":      {"lib/atomicfile", "lib/cli", "lib/commands/internal/load", "lib/records", "lib/registry", "lib/render", "lib/secrets", "lib/sessions", "lib/transcript"},
 
 	"cmd/cc-profiles": {"lib/commands/ccprofiles"},
 	"cmd/cc-sessions": {"lib/commands/ccsessions"},
