@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 func assistant(id, ts, model string, in int) string {
@@ -134,49 +136,21 @@ func TestRecentCachedIsFullRead(t *testing.T) {
 	}
 }
 
-// copyCorpus copies a config dir into a temp dir, every file's mtime set
-// to mtime (ReadRecent reads the transcripts changed in the last 10 hours).
+// copyCorpus copies a config dir into a temp dir, every file's and dir's
+// mtime set to mtime (ReadRecent reads the transcripts changed in the
+// last 10 hours).
 func copyCorpus(t *testing.T, src string, mtime time.Time) string {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "claude")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(root, p[len(src):])
-		if d.IsDir() {
-			return os.MkdirAll(to, 0o755)
-		}
-		b, err := os.ReadFile(p)
+	golden.CopyTree(t, src, root)
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err == nil {
-			err = os.WriteFile(to, b, 0o644)
-		}
-		if err == nil {
-			err = os.Chtimes(to, mtime, mtime)
+			err = os.Chtimes(p, mtime, mtime)
 		}
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The directories last: writing their files moved their mtimes.
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			err = os.Chtimes(p, mtime, mtime)
-		}
-		return err
-	})
 	return root
-}
-
-// A message older than the ledgers keep (a day) makes no block, though it
-// was the transcript's last and so still open when it was read.
-func TestOldOpenMessagePruned(t *testing.T) {
-	root, tr := session(t)
-	write(t, tr, assistant("m1", "2026-05-01T10:30:00.000Z", "claude-sonnet-5-5", 1000))
-	for _, dir := range []string{filepath.Join(root, "cache"), ""} {
-		if r := ReadRecent(RecentOptions{Transcript: tr, CacheDir: dir, Now: at, Deadline: time.Now().Add(time.Minute)}); r.Block.Has {
-			t.Errorf("cache %q: a block %+v of a message 26 hours old", dir, r.Block)
-		}
-	}
 }
