@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 	"time"
 )
 
@@ -205,9 +206,47 @@ func (f *Flags) printDefaults(w io.Writer) {
 	for _, l := range lines {
 		width = max(width, len(l[0]))
 	}
-	for _, l := range lines {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, l[0], l[1])
+	// The descriptions wrap to fit helpWidth; under a left column too
+	// wide to leave them 40, each goes on its own lines below its flag.
+	indent := 2 + width + 2
+	if helpWidth-indent < 40 {
+		indent = 10
 	}
+	for _, l := range lines {
+		desc := wrap(l[1], helpWidth-indent)
+		if indent == 10 {
+			fmt.Fprintf(w, "  %s\n", l[0])
+		} else {
+			fmt.Fprintf(w, "  %-*s  ", width, l[0])
+			fmt.Fprintln(w, desc[0])
+			desc = desc[1:]
+		}
+		for _, d := range desc {
+			fmt.Fprintf(w, "%*s%s\n", indent, "", d)
+		}
+	}
+}
+
+// helpWidth is the columns -h fits in.
+const helpWidth = 100
+
+// wrap breaks s into lines of at most n columns, between words (a word
+// longer than n gets a line of its own).
+func wrap(s string, n int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= n:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	return append(lines, line)
 }
 
 // Compiled on first use: only a flag error needs them, and every start

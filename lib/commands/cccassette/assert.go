@@ -42,7 +42,8 @@ Examples:
   $ cc-cassette assert run.ndjson --expect-status success --expect-tools Bash,Edit
   $ cc-cassette assert run.ndjson --expect-tool-sequence Read,Edit,Bash
   $ cc-cassette assert run.ndjson --expect-tool-sequence ""
-  $ cc-cassette assert run.ndjson --expect '[.steps[] | select(.type=="tool_result" and has("error"))] | length == 0'
+  $ cc-cassette assert run.ndjson \
+      --expect '[.steps[] | select(.type=="tool_result" and has("error"))] | length == 0'
 
 Memory is bounded by the largest step, whatever the cassette's length,
 except with --expect, whose jq sees the whole cassette as one document.

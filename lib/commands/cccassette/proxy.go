@@ -140,7 +140,8 @@ Examples:
 		}
 	case proxy.Replay:
 		sub.Synopsis = "cc-cassette replay CASSETTE [--match strict|sequence] [--ignore JQPATH]... -- COMMAND [ARG...]"
-		sub.Help = "usage: " + sub.Synopsis + `
+		sub.Help = `usage: cc-cassette replay CASSETTE [--match strict|sequence] [--ignore JQPATH]...
+         -- COMMAND [ARG...]
 
 Runs COMMAND against the cassette instead of the model: nothing leaves
 the machine (the child gets a placeholder API key if it has none). Tools
@@ -154,7 +155,8 @@ Examples:
 		sub.SetFlags = p.ignoreFlag
 	case proxy.Fork:
 		sub.Synopsis = "cc-cassette fork CASSETTE --at N --set JSON|@FILE --out FILE (--live | --script FILE) [--id ID] [--match M] [--ignore JQPATH]... -- COMMAND [ARG...]"
-		sub.Help = "usage: " + sub.Synopsis + `
+		sub.Help = `usage: cc-cassette fork CASSETTE --at N --set JSON|@FILE --out FILE (--live | --script FILE)
+         [--id ID] [--match M] [--ignore JQPATH]... -- COMMAND [ARG...]
 
 Replays CASSETTE up to tool_result step N, gives the client the --set
 value as that tool's result instead (in every later request: a string as
@@ -172,8 +174,10 @@ diverges exactly at N.
 ` + proxyHelpCommon + `
 
 Examples:
-  $ cc-cassette fork run.ndjson --at 7 --set '"tests pass"' --out what-if.ndjson --script replies.json -- claude -p "fix the failing test"
-  $ cc-cassette fork run.ndjson --at 7 --set @result.json --out what-if.ndjson --live -- claude -p "fix the failing test"`
+  $ cc-cassette fork run.ndjson --at 7 --set '"tests pass"' --out what-if.ndjson \
+      --script replies.json -- claude -p "fix the failing test"
+  $ cc-cassette fork run.ndjson --at 7 --set @result.json --out what-if.ndjson \
+      --live -- claude -p "fix the failing test"`
 		sub.SetFlags = func(f *cli.Flags) {
 			f.IntVar(&p.at, "at", -1, "N: the tool_result step to fork at (required)")
 			f.StringVar(&p.set, "set", "", "JSON or @FILE: the new result of step N (required)")

@@ -136,8 +136,9 @@ unchanged transcript is not read again, a grown one only from where the
 last run stopped, a shrunk or rewritten one whole (an archive, .gz or .zst,
 is cached whole). A line still being written is never cached. A --sum
 keeps of each message only its key and what a sum reads (a store of its
-own, a third of the size). The output is the same with or without it. --no-cache or CCPIPE_CACHE=off bypasses it;
---cache-stats reports its size and this run's use of it on stderr.
+own, a third of the size). The output is the same with or without it.
+--no-cache or CCPIPE_CACHE=off bypasses it; --cache-stats reports its size
+and this run's use of it on stderr.
 
 Examples:
   # the shell commands that failed in the newest session
@@ -156,7 +157,8 @@ Examples:
   $ cc-sessions | cc-extract usage --cost --sum block --jq 'select(.active)'
 
   # every file a session edited, once
-  $ cc-sessions --limit 1 | cc-extract files --unique --jq 'select(.operations|index("edit")) | .path' -r
+  $ cc-sessions --limit 1 |
+      cc-extract files --unique --jq 'select(.operations|index("edit")) | .path' -r
 
   # the prompts typed today
   $ cc-sessions --since today | cc-extract prompts --since today

@@ -84,7 +84,8 @@ reported and its raw text scanned.
 
 Examples:
   # share a session: its active branch, subagents, secrets masked
-  $ cc-sessions --find my-project | cc-entries --branch --subagents | cc-redact | cc-render html > session.html
+  $ cc-sessions --find my-project | cc-entries --branch --subagents |
+      cc-redact | cc-render html > session.html
 
   # every secret in every session on this machine
   $ cc-redact --scan

@@ -53,29 +53,31 @@ has rate_limits.five_hour,
 its used_percentage and resets_at are shown instead ("5h 42%, 2h14m left");
 with neither, the block part is left out.
 ctx is the prompt of the session's last main-thread response (input + cache
-read + cache write tokens) over the payload's context_window_size (else 200k,
-1M for a [1m] model or a prompt over 200k tokens), unless the payload gives context_window.used_percentage
-(Claude Code 2.1.328 does). rate_limits is read as Claude Code builds it:
-five_hour {used_percentage, resets_at in Unix seconds}; it is absent with an
-API key, so the contract suite could not capture it.
+read + cache write tokens) over the payload's context_window_size (else
+200k, 1M for a [1m] model or a prompt over 200k tokens), unless the payload
+gives context_window.used_percentage (Claude Code 2.1.328 does). rate_limits
+is read as Claude Code builds it: five_hour {used_percentage, resets_at in
+Unix seconds}; it is absent with an API key, so the contract suite could not
+capture it.
 
 Only what changed is read: each transcript's priced messages are cached in
 --cache-dir (default $XDG_CACHE_HOME/ccpipe/statusline, else the user cache
-dir's), keyed by the file's device, inode, size and mtime; a grown transcript
-is read from where the last call stopped if the bytes before that point are
-unchanged, else from its start (--no-cache or CCPIPE_CACHE=off: no cache). A warm call reads one small summary file
-and stats the transcript of the payload and the project directories: when
-none changed, the line comes from the summary alone; when only that
-transcript grew, its new tail is read. Every --recheck (default 5s) all
-transcripts are listed again: a message appended to another session's
-transcript (whose directory does not change) counts in the block from then
-on, a new transcript at once. The first call on a big config dir has to
-read every recent transcript: after --budget (default 300ms) it prints the
-line with what it has read (a + after the block cost) and the next calls
-read on from where it stopped, so Claude Code is never kept waiting long.
-A line too long to read within one call (a huge tool output) is read on
-across calls from where the last stopped, never restarted; one that may
-carry usage (an assistant record) is always read whole.
+dir's), keyed by the file's device, inode, size and mtime; a grown
+transcript is read from where the last call stopped if the bytes before that
+point are unchanged, else from its start (--no-cache or CCPIPE_CACHE=off: no
+cache). A warm call reads one small summary file and stats the transcript of
+the payload and the project directories: when none changed, the line comes
+from the summary alone; when only that transcript grew, its new tail is
+read. Every --recheck (default 5s) all transcripts are listed again: a
+message appended to another session's transcript (whose directory does not
+change) counts in the block from then on, a new transcript at once. The
+first call on a big config dir has to read every recent transcript: after
+--budget (default 300ms) it prints the line with what it has read (a + after
+the block cost) and the next calls read on from where it stopped, so Claude
+Code is never kept waiting long. A line too long to read within one call (a
+huge tool output) is read on across calls from where the last stopped, never
+restarted; one that may carry usage (an assistant record) is always read
+whole.
 
 Template and --jq data (one record, also what --jq sees):
   model, model_id, session_id, session_cost_usd, block_cost_usd,
