@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode/utf8"
 	"time"
+	"unicode/utf8"
 )
 
 // Flags is a stdlib FlagSet plus the flags every command shares. Unlike a
