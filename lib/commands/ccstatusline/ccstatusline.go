@@ -90,6 +90,10 @@ Template and --jq data (one record, also what --jq sees):
 Template functions: usd (a number as $1.23, $0.0042 under a cent, as
 tables show money), duration (minutes as 2h14m), pct (a number rounded, no decimals).
 
+A whole payload, as Claude Code 2.1.328 pipes it, is in docs/cc-statusline.md;
+try one by hand with cc-statusline < payload.json. A part of the line whose
+field the payload lacks is left out.
+
 Examples:
   # the default line
   "statusLine": {"type": "command", "command": "cc-statusline"}
@@ -112,8 +116,14 @@ Examples:
 Exit status: 0 ok, 1 the payload cannot be read (the line then says why), 2
 usage error (also a bad --prices file: file, line and field named).`
 
+// samplePayload is a small payload of the shape Claude Code 2.1.328 pipes,
+// for trying the command by hand (the help shows a whole one).
+const samplePayload = `{"model":{"display_name":"Opus"},"cost":{"total_cost_usd":0.42},"context_window":{"used_percentage":12}}`
+
 // DefaultTemplate is the line printed without --template or --jq.
-const DefaultTemplate = `{{.model}} | {{usd .session_cost_usd}} session` +
+// A part the payload does not give is left out (no " | $? session").
+const DefaultTemplate = `{{.model}}{{if and .model (known .session_cost_usd)}} | {{end}}` +
+	`{{if known .session_cost_usd}}{{usd .session_cost_usd}} session{{end}}` +
 	`{{if .five_hour_used_percent}} | 5h {{pct .five_hour_used_percent}}%{{if .block_active}}, {{duration .block_minutes_left}} left{{end}}` +
 	`{{else if .block_active}} | {{usd .block_cost_usd}}{{if .block_partial}}+{{end}} block, {{duration .block_minutes_left}} left{{end}}` +
 	`{{if .context_percent}} | ctx {{pct .context_percent}}%{{end}}`
@@ -162,6 +172,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 }
 
 var funcs = template.FuncMap{
+	"known": func(v any) bool { _, ok := v.(float64); return ok },
 	"usd": func(v any) string {
 		f, ok := v.(float64)
 		if !ok {
@@ -223,7 +234,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		ro.PricesKey = hex.EncodeToString(h[:8])
 	}
 	if !env.HasInput() {
-		return cli.Usagef("no payload on stdin (Claude Code pipes it; try: echo '{}' | cc-statusline)")
+		return cli.Usagef(`no payload on stdin (Claude Code pipes it; try: echo '%s' | cc-statusline)`, samplePayload)
 	}
 	raw, err := io.ReadAll(io.LimitReader(env.Stdin, 16<<20))
 	if err != nil {

@@ -1,6 +1,7 @@
 package ccstatusline
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -29,5 +30,31 @@ func TestNoHome(t *testing.T) {
 	code, out, errs := run(t, []byte(`{"model":{"display_name":"M"},"cost":{"total_cost_usd":0.5}}`))
 	if code != 0 || out != "M | $0.50 session\n" {
 		t.Errorf("exit %d, %q, %q", code, out, errs)
+	}
+}
+
+// TestReferencePayload: the whole payload in reference.md is the one the
+// contract suite recorded, and the line it documents is what it prints.
+func TestReferencePayload(t *testing.T) {
+	ref, err := os.ReadFile("reference.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, err := os.ReadFile("testdata/payload-2.1.328.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(ref), "```json\n"+strings.TrimRight(string(payload), "\n")+"\n```") {
+		t.Error("reference.md's payload is not testdata/payload-2.1.328.json")
+	}
+	code, out, errs := run(t, payload, "--no-cache")
+	if code != 0 || out != "Opus 5.5 | $0.03 session | ctx 2%\n" || !strings.Contains(string(ref), "`"+strings.TrimSpace(out)+"`") {
+		t.Errorf("exit %d, %q, %q", code, out, errs)
+	}
+	// A payload without a model or a cost: those parts left out, never "$?".
+	for p, want := range map[string]string{`{}`: "\n", `{"cost":{"total_cost_usd":0.0042}}`: "$0.0042 session\n", `{"model":{"display_name":"M"}}`: "M\n"} {
+		if code, out, errs := run(t, []byte(p), "--no-cache"); code != 0 || out != want {
+			t.Errorf("%s: exit %d, %q, %q", p, code, out, errs)
+		}
 	}
 }
