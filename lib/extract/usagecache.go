@@ -498,9 +498,7 @@ func (x *Extractor) subagents(path string, pre *statResult) (subs []transcript.S
 		st := cache.StampOf(sfi)
 		b = cache.AppendStr(b, s.AgentID)
 		b = cache.AppendStr(b, s.Path)
-		for _, v := range []uint64{st.Dev, st.Ino, uint64(st.Size), uint64(st.MtimeNS)} {
-			b = cache.AppendUvarint(b, v)
-		}
+		b = cache.AppendStamp(b, st)
 	}
 	if after, err := os.Stat(dir); err == nil && cache.StampOf(after) == stamp {
 		c.Put(key, &cache.Entry{Stamp: stamp, Offset: stamp.Size, Data: b})
@@ -517,7 +515,7 @@ func decodeSubagents(b []byte) ([]transcript.Subagent, []cache.Stamp, bool) {
 	stamps := make([]cache.Stamp, 0, n)
 	for i := 0; i < n && d.Err() == nil; i++ {
 		s := transcript.Subagent{AgentID: d.StrShared(), Path: d.StrShared()}
-		st := cache.Stamp{Dev: d.Uvarint(), Ino: d.Uvarint(), Size: int64(d.Uvarint()), MtimeNS: int64(d.Uvarint())}
+		st := d.Stamp()
 		if d.Err() != nil {
 			return nil, nil, false
 		}

@@ -72,8 +72,13 @@ func summaryPath(cacheDir, projects string) string {
 	return cachePath(cacheDir, projects) + ".sum"
 }
 
+// maxSummary bounds the summary file read (a few kilobytes when real).
+const maxSummary = 16 << 20
+
+// readSummary reads the summary through cache.ReadFile: a link planted
+// there is not followed, a FIFO not opened for good.
 func readSummary(path, version string) *summary {
-	b, err := os.ReadFile(path)
+	b, err := cache.ReadFile(path, maxSummary)
 	if err != nil {
 		return nil
 	}

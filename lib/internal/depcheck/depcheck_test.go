@@ -37,7 +37,7 @@ var arrows = map[string][]string{
 	"lib/atomicfile": nil,
 	"lib/spell":      nil,
 	"lib/numfmt":     nil,
-	"lib/cache":      {"lib/atomicfile"},
+	"lib/cache":      {"lib/atomicfile", "lib/regular"},
 	"lib/mapped":     nil,
 	"lib/jsonscan":   nil,
 	"lib/ndjson":     {"lib/jsonscan"},
@@ -61,7 +61,7 @@ var arrows = map[string][]string{
 	"lib/cli": {"lib/cache", "lib/jq", "lib/ndjson", "lib/numfmt", "lib/regular", "lib/spell"},
 
 	"lib/commands":               {"lib/cli", "lib/commands/cccassette", "lib/commands/ccentries", "lib/commands/ccextract", "lib/commands/ccgrep", "lib/commands/cchook", "lib/commands/ccprofiles", "lib/commands/ccredact", "lib/commands/ccrender", "lib/commands/ccsend", "lib/commands/ccsessions", "lib/commands/ccstatusline"},
-	"lib/commands/internal/load": {"lib/cli", "lib/pricing", "lib/profiles"},
+	"lib/commands/internal/load": {"lib/cache", "lib/cli", "lib/pricing", "lib/profiles", "lib/sessions"},
 	"lib/commands/ccsessions":    {"lib/cache", "lib/cli", "lib/commands/internal/load", "lib/profiles", "lib/records", "lib/sessions"},
 	"lib/commands/ccentries":     {"lib/cli", "lib/commands/internal/load", "lib/hooks", "lib/ndjson", "lib/profiles", "lib/records", "lib/registry", "lib/sessions", "lib/transcript"},
 	"lib/commands/ccprofiles":    {"lib/cli", "lib/profiles"},
@@ -70,7 +70,7 @@ var arrows = map[string][]string{
 	"lib/commands/ccsend":        {"lib/cli", "lib/commands/internal/load", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
 	"lib/commands/cchook":        {"lib/cli", "lib/hooks", "lib/hooks/backtest", "lib/hooks/rules", "lib/records"},
 	"lib/commands/cccassette":    {"lib/atomicfile", "lib/cassette", "lib/cassette/proxy", "lib/cli", "lib/jq", "lib/ndjson", "lib/records", "lib/transcript"},
-	"lib/commands/ccrender":      {"lib/atomicfile", "lib/cli", "lib/records", "lib/registry", "lib/render", "lib/secrets", "lib/sessions", "lib/transcript"},
+	"lib/commands/ccrender":      {"lib/atomicfile", "lib/cli", "lib/commands/internal/load", "lib/records", "lib/registry", "lib/render", "lib/secrets", "lib/sessions", "lib/transcript"},
 
 	"cmd/cc-profiles": {"lib/commands/ccprofiles"},
 	"cmd/cc-sessions": {"lib/commands/ccsessions"},
@@ -106,7 +106,7 @@ var arrows = map[string][]string{
 	"lib/layout":                nil,
 	"lib/search":                {"lib/bytescan", "lib/jsonscan", "lib/layout", "lib/mapped", "lib/regular", "lib/transcript"},
 	"lib/searchindex":           {"lib/cache", "lib/search", "lib/transcript"},
-	"lib/transcript":            {"lib/atomicfile", "lib/bytescan", "lib/jsonscan", "lib/layout", "lib/mapped", "lib/ndjson", "lib/profiles", "lib/regular"},
+	"lib/transcript":            {"lib/atomicfile", "lib/bytescan", "lib/cache", "lib/jsonscan", "lib/layout", "lib/mapped", "lib/ndjson", "lib/profiles", "lib/regular"},
 	"lib/hooks/backtest":        {"lib/extract", "lib/hooks", "lib/hooks/rules", "lib/transcript"},
 }
 
