@@ -22,6 +22,10 @@ type CostedUsage struct {
 	CostUSD   *float64 `json:"cost_usd"`
 	CostBasis string   `json:"cost_basis"`
 	CostError *string  `json:"cost_error"`
+	// UsageObject is the message.usage priced (not printed): cc-otel
+	// reads the cache-write split and speed of its api_request events
+	// from it.
+	UsageObject string `json:"-"`
 }
 
 // costOf prices one message; ok is false when its usage is out of range.
@@ -65,7 +69,7 @@ func PriceLine(cat *pricing.Catalog, line []byte, model string) (pricing.Charge,
 // costedUsage is the --cost record of a message.
 func (u *usageState) costedUsage(r *usageRec, base Usage) CostedUsage {
 	ch, model, err := u.costOf(r)
-	c := CostedUsage{Usage: base, RequestedModel: str(r.reqModel)}
+	c := CostedUsage{Usage: base, RequestedModel: str(r.reqModel), UsageObject: r.usageRaw}
 	if err != nil {
 		c.CostBasis = "unpriced"
 		c.CostError = str(err.Error())
