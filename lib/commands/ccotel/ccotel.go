@@ -22,7 +22,6 @@ import (
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/secrets"
-	"github.com/ccpipe/ccpipe/lib/sessions"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -257,15 +256,11 @@ func (o *options) read(env *cli.Env, r *otel.Reader, paths []string) error {
 	case env.HasInput():
 		return o.readStdin(env, r, session)
 	}
-	profs, err := load.DiscoverProfiles(env, o.sys)
+	list, err := load.EverySession(env, o.sys)
 	if err != nil {
 		return err
 	}
-	files, errs := sessions.Files(env.Ctx, sessions.ProjectsDirs(profs), nil)
-	for _, err := range errs {
-		env.Warnf("%v", err)
-	}
-	for _, f := range files {
+	for _, f := range list {
 		if err := session(f.TranscriptPath); err != nil {
 			return err
 		}

@@ -43,8 +43,8 @@ var clockUses = map[string]struct {
 	"lib/otel/ledger.go":                        {3, "the deadline of the wait for the ledger lock (2), and a segment file's unique name"},
 	"lib/commands/ccgrep/progress.go":           {1, "elapsed time before progress is shown"},
 	"lib/commands/ccstatusline/ccstatusline.go": {1, "the start of the --budget deadline"},
-	"lib/commands/ccstatusline/ledger.go":       {1, "the --budget deadline (temp names are lib/atomicfile's)"},
-	"lib/commands/ccstatusline/summary.go":      {1, "the --budget deadline"},
+	"lib/usage/ledger.go":                       {1, "cc-statusline's --budget deadline (RecentOptions.Deadline)"},
+	"lib/usage/recent.go":                       {1, "cc-statusline's --budget deadline (RecentOptions.Deadline)"},
 }
 
 // seamExempt are the places that may read the process directly: lib/cli
