@@ -62,7 +62,14 @@ type fileState struct {
 type assistInfo struct{ promptID, requestID, requestRef string }
 
 // request is what an api-request record says of a request.
-type request struct{ querySource, effort string }
+type request struct {
+	querySource, effort string
+	// fast: the request asked for fast mode (params.speed). Claude Code's
+	// speed attribute says what was asked, not the response's
+	// usage.speed: a response billed fast to a request that did not ask
+	// reads normal (observed with 2.1.328).
+	fast bool
+}
 
 // NewReader returns a Reader that hands each event to emit.
 func NewReader(opts ReadOptions, emit func(*Event) error) (*Reader, error) {
@@ -255,13 +262,15 @@ func (r *Reader) apiRequest(raw []byte) {
 			OutputConfig struct {
 				Effort any `json:"effort"`
 			} `json:"output_config"`
+			Speed any `json:"speed"`
 		} `json:"params"`
 	}
 	if json.Unmarshal(raw, &rec) != nil || rec.ID == "" {
 		return
 	}
 	effort, _ := rec.Params.OutputConfig.Effort.(string)
-	r.f.refs[rec.ID] = request{querySource: rec.QuerySource, effort: effort}
+	speed, _ := rec.Params.Speed.(string)
+	r.f.refs[rec.ID] = request{querySource: rec.QuerySource, effort: effort, fast: speed == "fast"}
 }
 
 // send numbers an event in its session and hands it on.
@@ -318,11 +327,11 @@ func (r *Reader) onUsage(v any) error {
 		CacheRead: u.CacheReadInputTokens, CacheCreation: u.CacheCreationInputTokens,
 		QuerySource: MainQuerySource(req.querySource), Effort: req.effort}
 	speed := "normal"
+	if req.fast {
+		speed = "fast"
+	}
 	if pu, err := pricing.ParseUsage([]byte(u.UsageObject)); err == nil {
 		a.CacheCreation5m, a.CacheCreation1h = int64(pu.Ephemeral5m), int64(pu.Ephemeral1h)
-		if pu.Speed == "fast" {
-			speed = "fast"
-		}
 	}
 	if u.CostUSD != nil {
 		a.CostUSD, a.Priced = *u.CostUSD, true
@@ -354,8 +363,8 @@ func (r *Reader) onUsage(v any) error {
 	return r.send(&Event{Name: EventAPIRequest, SessionID: deref(u.SessionID), ID: id, Time: t, Attrs: attrs, API: a})
 }
 
-// jsLength is a string's length as JavaScript counts it (UTF-16 units),
-// which is what Claude Code's prompt_length says.
+// jsLength is a string's length as JavaScript counts it (UTF-16 units):
+// what Claude Code's prompt_length and tool sizes say.
 func jsLength(s string) int {
 	n := 0
 	for _, c := range s {
@@ -432,18 +441,20 @@ func (r *Reader) onTool(v any) error {
 		success = "false"
 	}
 	attrs := append(head(), S("tool_name", tl.Name), S("tool_use_id", tl.ToolUseID), S("success", success),
-		S("tool_input_size_bytes", fmt.Sprint(compactLen(tl.Input))))
+		S("tool_input_size_bytes", fmt.Sprint(jsLength(compact(tl.Input)))))
 	if success == "true" {
-		attrs = append(attrs, S("tool_result_size_bytes", fmt.Sprint(len(*tl.Result))))
+		attrs = append(attrs, S("tool_result_size_bytes", fmt.Sprint(jsLength(*tl.Result))))
 	}
 	return r.send(&Event{Name: EventToolResult, SessionID: sid, ID: tl.ToolUseID, Time: t, Attrs: tail(attrs)})
 }
 
-// compactLen is the length of the input as JSON.stringify writes it.
-func compactLen(raw json.RawMessage) int {
+// compact is the input as JSON.stringify writes it. Its "size in bytes"
+// is, as Claude Code counts it, the string's JavaScript length (UTF-16
+// units), not its UTF-8 bytes (observed with 2.1.328).
+func compact(raw json.RawMessage) string {
 	var b bytes.Buffer
 	if json.Compact(&b, raw) != nil {
-		return len(raw)
+		return string(raw)
 	}
-	return b.Len()
+	return b.String()
 }

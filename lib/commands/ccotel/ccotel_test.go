@@ -66,7 +66,10 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rc.seen != nil {
 		rc.seen <- n
 	}
-	if rc.hang != nil && rc.hang(n) {
+	rc.mu.Lock()
+	hang := rc.hang
+	rc.mu.Unlock()
+	if hang != nil && hang(n) {
 		<-r.Context().Done()
 		return
 	}
