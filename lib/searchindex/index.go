@@ -66,6 +66,7 @@ type Index struct {
 	saveErr  error
 
 	builders sync.Pool
+	bufs     sync.Pool // *[]byte: verify's read buffers
 	// Indexed counts the bytes read to index in this run; Answered the
 	// sessions answered from the index, Scanned those left to the scan.
 	Indexed, Answered, Scanned atomic.Int64
@@ -144,6 +145,7 @@ func Open(cacheDir string, s *search.Searcher) *Index {
 	}
 	ix.writable.Store(probe(ix.dir))
 	ix.builders.New = func() any { return newBuilder(ix.q) }
+	ix.bufs.New = func() any { return new([]byte) }
 	n := 0
 	ix.store.Each(func(string, *cache.Entry) { n++ })
 	ix.first = n == 0
@@ -423,7 +425,10 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span) (bool,
 	if len(docs) == 0 {
 		return false, nil
 	}
-	var buf []byte
+	bp := ix.bufs.Get().(*[]byte)
+	defer ix.bufs.Put(bp)
+	buf := *bp
+	defer func() { *bp = buf }()
 	if !p.archive {
 		f, err := os.Open(p.f.Path)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
@@ -305,7 +306,14 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	})
 	// The matches are completed (heads and tails read, registries joined)
 	// while the search goes on.
-	comp := sessions.NewCompleter(env.Ctx, profs, sessions.ListOptions{CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv})
+	// With the index on, so is cc-sessions' summary cache: a matching
+	// session's unchanged transcript is not read again for its record.
+	var summaries *cache.Store
+	if dir := o.sys.CacheDir(); dir != "" && o.ix != nil {
+		summaries = cache.Open(dir, sessions.SummaryCacheName, sessions.SummaryCacheVersion+"/"+cache.Build())
+		defer cli.SaveCache(env, summaries, false)
+	}
+	comp := sessions.NewCompleter(env.Ctx, profs, sessions.ListOptions{CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv, Cache: summaries})
 	byPath := map[string]search.Result{}
 	err = s.SearchAll(env.Ctx, o.workers, jobs, func(j search.Job, r search.Result) error {
 		warnErrs(env, r)

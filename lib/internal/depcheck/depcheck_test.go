@@ -65,7 +65,7 @@ var arrows = map[string][]string{
 	"lib/commands/ccentries":     {"lib/cli", "lib/commands/internal/load", "lib/hooks", "lib/ndjson", "lib/profiles", "lib/records", "lib/registry", "lib/sessions", "lib/transcript"},
 	"lib/commands/ccprofiles":    {"lib/cli", "lib/profiles"},
 	"lib/commands/ccextract":     {"lib/cache", "lib/cli", "lib/commands/internal/load", "lib/extract", "lib/jsonscan", "lib/layout", "lib/ndjson", "lib/pricing", "lib/records", "lib/sessions"},
-	"lib/commands/ccgrep":        {"lib/cli", "lib/commands/internal/load", "lib/jsonscan", "lib/layout", "lib/ndjson", "lib/profiles", "lib/records", "lib/search", "lib/searchindex", "lib/sessions"},
+	"lib/commands/ccgrep":        {"lib/cache", "lib/cli", "lib/commands/internal/load", "lib/jsonscan", "lib/layout", "lib/ndjson", "lib/profiles", "lib/records", "lib/search", "lib/searchindex", "lib/sessions"},
 	"lib/commands/ccsend":        {"lib/cli", "lib/commands/internal/load", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
 	"lib/commands/cchook":        {"lib/cli", "lib/hooks", "lib/hooks/backtest", "lib/hooks/rules", "lib/records"},
 	"lib/commands/cccassette":    {"lib/atomicfile", "lib/cassette", "lib/cassette/proxy", "lib/cli", "lib/jq", "lib/ndjson", "lib/records", "lib/transcript"},
