@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
@@ -73,7 +74,8 @@ Examples:
   # any byte, ids and paths included
   $ cc-grep --raw c0a1f003
 
-Exit status: 0 a session matched; 1 none matched (nothing on stderr), or a
+Exit status: 0 a session matched; 1 none matched (on stderr at most the
+nearest terms that do occur, for a term in no session), or a
 failure (one line on stderr); 2 usage error. A file that cannot be read is
 reported on stderr and the search goes on.`
 
@@ -180,6 +182,9 @@ func (o *options) run(env *cli.Env, terms []string) error {
 		matched, err = o.fromListing(env, s)
 	}
 	stopProgress()
+	if o.ix != nil && err == nil && matched == 0 && env.Ctx.Err() == nil {
+		o.suggest(env)
+	}
 	if o.ix != nil {
 		if cerr := o.ix.Close(); cerr != nil {
 			env.Warnf("note: %v; the answer is the scan's all the same", cerr)
@@ -403,5 +408,19 @@ func (o *options) announce(env *cli.Env, files []sessions.Session) {
 	}
 	if total >= announceMin {
 		env.Warnf("building the search index of %s of transcripts in %s (this once; later searches read only what changed; --no-cache: none)", size(total), o.ix.Dir())
+	}
+}
+
+// suggest names, for each term no session holds, the nearest terms that
+// do occur (one edit away, found through the index and verified).
+func (o *options) suggest(env *cli.Env) {
+	for _, t := range o.terms {
+		if sug := o.ix.Suggest(t, 3); len(sug) > 0 {
+			q := make([]string, len(sug))
+			for i, s := range sug {
+				q[i] = strconv.Quote(s)
+			}
+			env.Warnf("no session holds %q; the nearest terms that do: %s", t, strings.Join(q, ", "))
+		}
 	}
 }
