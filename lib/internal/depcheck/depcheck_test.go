@@ -105,7 +105,7 @@ var arrows = map[string][]string{
 	"lib/regular":               nil,
 	"lib/layout":                nil,
 	"lib/search":                {"lib/bytescan", "lib/jsonscan", "lib/layout", "lib/mapped", "lib/regular", "lib/transcript"},
-	"lib/searchindex":           {"lib/cache", "lib/search", "lib/transcript"},
+	"lib/searchindex":           {"lib/cache", "lib/layout", "lib/search", "lib/transcript"},
 	"lib/transcript":            {"lib/atomicfile", "lib/bytescan", "lib/jsonscan", "lib/layout", "lib/mapped", "lib/ndjson", "lib/profiles", "lib/regular"},
 	"lib/hooks/backtest":        {"lib/extract", "lib/hooks", "lib/hooks/rules", "lib/transcript"},
 }
