@@ -77,7 +77,8 @@ Examples:
   */10 * * * * cc-sessions --since 1d | cc-otel
 
   # what would be sent, as OTLP JSON
-  $ cc-sessions --limit 1 | cc-otel --dry-run | jq -c '.resourceLogs[]?.scopeLogs[].logRecords[].body'
+  $ cc-sessions --limit 1 | cc-otel --dry-run |
+      jq -c '.resourceLogs[]?.scopeLogs[].logRecords[].body'
 
 Exit status: 0 all sent (or already sent), 1 records wait (the collector
 refused or could not be reached: run again) or another failure, 2 usage
