@@ -700,7 +700,7 @@ func size(n int64) string {
 // one rule for what a cell may print, cut with … to n columns (n <= 0:
 // not cut). Line breaks are the caller's: s is one line.
 func Fit(s string, n int) string {
-	s = printable(s)
+	s = visible(s)
 	if n > 0 {
 		s = cut(s, n)
 	}
