@@ -55,13 +55,15 @@ var arrows = map[string][]string{
 	"lib/hooks/rules":   {"lib/hooks", "lib/jq", "lib/regular"},
 	"lib/secrets":       {"lib/bytescan", "lib/jsonscan"},
 	"lib/cassette":      {"lib/jsonscan", "lib/ndjson", "lib/secrets"},
+	"lib/otel":          {"lib/atomicfile", "lib/extract", "lib/pricing", "lib/regular", "lib/transcript"},
 	"lib/render":        {"lib/extract", "lib/numfmt", "lib/pricing", "lib/secrets", "lib/transcript", "lib/usage"},
 	"lib/hooks/link":    {"lib/hooks", "lib/profiles", "lib/sessions", "lib/transcript"},
 
 	"lib/cli": {"lib/cache", "lib/jq", "lib/ndjson", "lib/numfmt", "lib/regular", "lib/spell"},
 
-	"lib/commands":               {"lib/cli", "lib/commands/cccassette", "lib/commands/ccentries", "lib/commands/ccextract", "lib/commands/ccgrep", "lib/commands/cchook", "lib/commands/ccprofiles", "lib/commands/ccredact", "lib/commands/ccrender", "lib/commands/ccsend", "lib/commands/ccsessions", "lib/commands/ccstatusline"},
-	"lib/commands/internal/load": {"lib/cache", "lib/cli", "lib/pricing", "lib/profiles", "lib/sessions"},
+	"lib/commands":               {"lib/cli", "lib/commands/cccassette", "lib/commands/ccentries", "lib/commands/ccextract", "lib/commands/ccgrep", "lib/commands/cchook", "lib/commands/ccotel", "lib/commands/ccprofiles", "lib/commands/ccredact", "lib/commands/ccrender", "lib/commands/ccsend", "lib/commands/ccsessions", "lib/commands/ccstatusline"},
+	"lib/commands/internal/load": {"lib/cache", "lib/cli", "lib/layout", "lib/pricing", "lib/profiles", "lib/sessions"},
+	"lib/commands/ccotel":        {"lib/cli", "lib/commands/internal/load", "lib/extract", "lib/ndjson", "lib/otel", "lib/pricing", "lib/records", "lib/secrets", "lib/transcript"},
 	"lib/commands/ccsessions":    {"lib/cache", "lib/cli", "lib/commands/internal/load", "lib/profiles", "lib/records", "lib/sessions"},
 	"lib/commands/ccentries":     {"lib/cli", "lib/commands/internal/load", "lib/hooks", "lib/ndjson", "lib/profiles", "lib/records", "lib/registry", "lib/sessions", "lib/transcript"},
 	"lib/commands/ccprofiles":    {"lib/cli", "lib/profiles"},
@@ -81,6 +83,7 @@ var arrows = map[string][]string{
 	"cmd/cc-hook":     {"lib/commands/cchook"},
 	"cmd/cc-cassette": {"lib/commands/cccassette"},
 	"cmd/cc-render":   {"lib/commands/ccrender"},
+	"cmd/cc-otel":     {"lib/commands/ccotel"},
 
 	"lib/internal/depcheck":                 nil,
 	"lib/internal/gendocs":                  {"lib/cli", "lib/commands"},
