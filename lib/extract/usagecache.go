@@ -38,7 +38,7 @@ func UsageCacheName(cost, sums bool) string {
 
 // UsageCacheVersion names the cached facts' format: a change to what the
 // fast path reads, or to the billing rule it applies, changes it.
-const UsageCacheVersion = "usage-facts-4"
+const UsageCacheVersion = "usage-facts-5"
 
 // scanUsageCached is scanUsageFile through the cache.
 func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
@@ -215,7 +215,7 @@ func (s *usageScan) encode(sums bool) []byte {
 			b = ref(b, v)
 		}
 		b = cache.AppendBool(b, r.Copied)
-		for _, v := range []int64{r.Tokens.InputTokens, r.Tokens.OutputTokens, r.Tokens.CacheReadInputTokens, r.Tokens.CacheCreationInputTokens} {
+		for _, v := range []int64{r.Tokens.InputTokens, r.Tokens.OutputTokens, r.Tokens.CacheReadInputTokens, r.Tokens.CacheCreationInputTokens, r.Tokens.CacheCreation5m, r.Tokens.CacheCreation1h} {
 			b = cache.AppendVarint(b, v)
 		}
 		return b
@@ -361,7 +361,7 @@ func (f *usageFacts) rec(r *usageRec, sums bool) (key uint64) {
 		*v = f.ref(d)
 	}
 	r.Copied = d.Bool()
-	for _, v := range []*int64{&r.Tokens.InputTokens, &r.Tokens.OutputTokens, &r.Tokens.CacheReadInputTokens, &r.Tokens.CacheCreationInputTokens} {
+	for _, v := range []*int64{&r.Tokens.InputTokens, &r.Tokens.OutputTokens, &r.Tokens.CacheReadInputTokens, &r.Tokens.CacheCreationInputTokens, &r.Tokens.CacheCreation5m, &r.Tokens.CacheCreation1h} {
 		*v = d.Varint()
 	}
 	if !sums {
@@ -498,9 +498,7 @@ func (x *Extractor) subagents(path string, pre *statResult) (subs []transcript.S
 		st := cache.StampOf(sfi)
 		b = cache.AppendStr(b, s.AgentID)
 		b = cache.AppendStr(b, s.Path)
-		for _, v := range []uint64{st.Dev, st.Ino, uint64(st.Size), uint64(st.MtimeNS)} {
-			b = cache.AppendUvarint(b, v)
-		}
+		b = cache.AppendStamp(b, st)
 	}
 	if after, err := os.Stat(dir); err == nil && cache.StampOf(after) == stamp {
 		c.Put(key, &cache.Entry{Stamp: stamp, Offset: stamp.Size, Data: b})
@@ -517,7 +515,7 @@ func decodeSubagents(b []byte) ([]transcript.Subagent, []cache.Stamp, bool) {
 	stamps := make([]cache.Stamp, 0, n)
 	for i := 0; i < n && d.Err() == nil; i++ {
 		s := transcript.Subagent{AgentID: d.StrShared(), Path: d.StrShared()}
-		st := cache.Stamp{Dev: d.Uvarint(), Ino: d.Uvarint(), Size: int64(d.Uvarint()), MtimeNS: int64(d.Uvarint())}
+		st := d.Stamp()
 		if d.Err() != nil {
 			return nil, nil, false
 		}

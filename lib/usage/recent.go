@@ -72,8 +72,13 @@ func summaryPath(cacheDir, projects string) string {
 	return cachePath(cacheDir, projects) + ".sum"
 }
 
+// maxSummary bounds the summary file read (a few kilobytes when real).
+const maxSummary = 16 << 20
+
+// readSummary reads the summary through cache.ReadFile: a link planted
+// there is not followed, a FIFO not opened for good.
 func readSummary(path, version string) *summary {
-	b, err := os.ReadFile(path)
+	b, err := cache.ReadFile(path, maxSummary)
 	if err != nil {
 		return nil
 	}
@@ -115,11 +120,9 @@ func (s *summary) write(path string) {
 	_ = cache.WriteFile(path, b)
 }
 
-// LatestBlock is the block holding the latest message. A message in
-// several transcripts (a fork's copies of the original's) counts once
-// (Counter), and only when the transcript of the session that made it was
-// read, as cc-extract counts it. msgs is sorted in place.
-func LatestBlock(msgs []Priced) Block {
+// countOnce sorts msgs by time and returns each message once (Counter),
+// in a new slice.
+func countOnce(msgs []Priced) []Priced {
 	sort.SliceStable(msgs, func(i, j int) bool {
 		if msgs[i].TS != msgs[j].TS {
 			return msgs[i].TS < msgs[j].TS
@@ -133,8 +136,25 @@ func LatestBlock(msgs []Priced) Block {
 			kept = append(kept, m)
 		}
 	}
+	return kept
+}
+
+// LatestBlock is the block holding the latest message. A message in
+// several transcripts (a fork's copies of the original's) counts once
+// (Counter), and only when the transcript of the session that made it was
+// read, as cc-extract counts it. msgs is sorted in place.
+func LatestBlock(msgs []Priced) Block { return latestOf(countOnce(msgs)).Block }
+
+// latest is the latest block of messages counted once, and where its
+// messages start among them.
+type latest struct {
+	Block
+	from int
+}
+
+func latestOf(kept []Priced) latest {
 	if len(kept) == 0 {
-		return Block{}
+		return latest{}
 	}
 	times := make([]time.Time, len(kept))
 	for i, m := range kept {
@@ -142,7 +162,7 @@ func LatestBlock(msgs []Priced) Block {
 	}
 	spans := BlockSpans(times)
 	sp := spans[len(spans)-1]
-	b := Block{Has: true, Start: sp.Start.UnixMilli(), Last: kept[sp.To-1].TS}
+	b := latest{Block: Block{Has: true, Start: sp.Start.UnixMilli(), Last: kept[sp.To-1].TS}, from: sp.From}
 	for _, m := range kept[sp.From:sp.To] {
 		if m.Unpriced {
 			b.Unpriced++

@@ -37,7 +37,7 @@ var arrows = map[string][]string{
 	"lib/atomicfile": nil,
 	"lib/spell":      nil,
 	"lib/numfmt":     nil,
-	"lib/cache":      {"lib/atomicfile"},
+	"lib/cache":      {"lib/atomicfile", "lib/regular"},
 	"lib/mapped":     nil,
 	"lib/jsonscan":   nil,
 	"lib/ndjson":     {"lib/jsonscan"},
@@ -48,7 +48,7 @@ var arrows = map[string][]string{
 	"lib/registry":      {"lib/regular", "lib/transcript"},
 	"lib/sessions":      {"lib/cache", "lib/layout", "lib/ndjson", "lib/profiles", "lib/registry", "lib/regular", "lib/transcript"},
 	"lib/extract":       {"lib/bytescan", "lib/cache", "lib/hooks", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/transcript", "lib/usage"},
-	"lib/usage":         {"lib/cache", "lib/layout", "lib/pricing", "lib/regular"},
+	"lib/usage":         {"lib/cache", "lib/jsonscan", "lib/layout", "lib/ndjson", "lib/pricing", "lib/regular"},
 	"lib/peer":          {"lib/ndjson", "lib/regular"},
 	"lib/peer/peertest": nil,
 	"lib/hooks":         {"lib/jsonscan", "lib/spell"},
@@ -106,7 +106,7 @@ var arrows = map[string][]string{
 	"lib/layout":                nil,
 	"lib/search":                {"lib/bytescan", "lib/jsonscan", "lib/layout", "lib/mapped", "lib/regular", "lib/transcript"},
 	"lib/searchindex":           {"lib/cache", "lib/search", "lib/transcript"},
-	"lib/transcript":            {"lib/atomicfile", "lib/bytescan", "lib/jsonscan", "lib/layout", "lib/mapped", "lib/ndjson", "lib/profiles", "lib/regular"},
+	"lib/transcript":            {"lib/atomicfile", "lib/bytescan", "lib/cache", "lib/jsonscan", "lib/layout", "lib/mapped", "lib/ndjson", "lib/profiles", "lib/regular"},
 	"lib/hooks/backtest":        {"lib/extract", "lib/hooks", "lib/hooks/rules", "lib/transcript"},
 }
 
