@@ -192,6 +192,9 @@ type RecentOptions struct {
 	// Deadline is when reading stops: what was read counts (Partial) and
 	// the next call reads on.
 	Deadline time.Time
+	// ExcludeSubagents leaves the subagents' transcripts out (they are
+	// read by default: their calls are paid for too).
+	ExcludeSubagents bool
 }
 
 // Recent is what ReadRecent found.
@@ -240,6 +243,9 @@ func ReadRecent(o RecentOptions) Recent {
 	projects := filepath.Dir(filepath.Dir(path))
 	version := ledgerVersion + "/" + o.PricesKey + "/" + cache.Build()
 	sp := summaryPath(cacheDir, projects)
+	if o.ExcludeSubagents {
+		sp = strings.TrimSuffix(sp, ".sum") + ".main.sum" // another set of files
+	}
 	var sum *summary
 	if cacheDir != "" {
 		sum = readSummary(sp, version)
@@ -268,13 +274,13 @@ func ReadRecent(o RecentOptions) Recent {
 			files = append(files, fileInfo{path, ownSize, ownMtime})
 		}
 		for p, l := range ls.Files {
-			if p != path {
+			if p != path && (!o.ExcludeSubagents || !isSubagent(p)) {
 				files = append(files, fileInfo{p, l.Size, l.MtimeNS})
 			}
 		}
 		dirs, checked = sum.Dirs, sum.Checked
 	} else {
-		files, dirs = recentTranscripts(path, now)
+		files, dirs = recentTranscripts(path, now, !o.ExcludeSubagents)
 	}
 	var ownL *ledger
 	seen := make(map[string]bool, len(files))
@@ -306,6 +312,12 @@ func ReadRecent(o RecentOptions) Recent {
 			ownL = l
 		}
 		msgs = append(msgs, l.messages()...)
+	}
+	if o.ExcludeSubagents {
+		// The subagents' ledgers are kept for the calls that read them.
+		for p := range ls.Files {
+			seen[p] = seen[p] || isSubagent(p)
+		}
 	}
 	ls.save(seen)
 	out.Block = LatestBlock(msgs)
@@ -349,6 +361,9 @@ func (s *summary) own(path string) (ownStat, bool) {
 	return o, ok
 }
 
+// isSubagent says a transcript's path is a subagent's.
+func isSubagent(path string) bool { return filepath.Base(filepath.Dir(path)) == layout.SubagentsDir }
+
 // recentTranscripts lists the transcript itself and every other transcript
 // of its config dir (subagents' included) changed in the last 10 hours:
 // enough for the current 5-hour block. The directory listing gives each
@@ -357,7 +372,7 @@ func (s *summary) own(path string) (ownStat, bool) {
 // It also stamps each directory it reads (the mtime taken before reading,
 // so that a change while reading shows next time): the summary's check
 // for new transcripts.
-func recentTranscripts(path string, now time.Time) (out []fileInfo, stamps []stamp) {
+func recentTranscripts(path string, now time.Time, subagents bool) (out []fileInfo, stamps []stamp) {
 	if st, err := os.Stat(path); err == nil {
 		out = append(out, fileInfo{path, st.Size(), st.ModTime().UnixNano()})
 	}
@@ -401,7 +416,7 @@ func recentTranscripts(path string, now time.Time) (out []fileInfo, stamps []sta
 			continue
 		}
 		for _, e := range ents {
-			if _, _, ok := layout.Transcript(e.Name()); !ok || e.IsDir() || !add(pdir, e) {
+			if _, _, ok := layout.Transcript(e.Name()); !ok || e.IsDir() || !add(pdir, e) || !subagents {
 				continue
 			}
 			sub := filepath.Join(pdir, strings.TrimSuffix(e.Name(), ".jsonl"), layout.SubagentsDir)

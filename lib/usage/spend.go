@@ -40,7 +40,7 @@ func SpendOf(msgs []Priced, o SpendOptions) Spend {
 	}
 	now := o.Now.In(loc)
 	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
-	week := day.AddDate(0, 0, -((int(day.Weekday()) - int(ws) + 7) % 7))
+	week := WeekOf(day, ws)
 	month := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, loc)
 	kept := countOnce(msgs)
 	var sp Spend
@@ -72,4 +72,10 @@ func SpendOf(msgs []Priced, o SpendOptions) Spend {
 		}
 	}
 	return sp
+}
+
+// WeekOf is the first day of day's week, weeks starting on start (the
+// one week rule: cc-extract usage --sum week and SpendOf).
+func WeekOf(day time.Time, start time.Weekday) time.Time {
+	return day.AddDate(0, 0, -((int(day.Weekday()) - int(start) + 7) % 7))
 }
