@@ -15,6 +15,7 @@ import (
 func testCommand(run func(env *Env, args []string) error) (*Command, *bool) {
 	var loud bool
 	c := &Command{
+		Sys:  &System{},
 		Name: "cc-test", Synopsis: "cc-test [flags] ARG...", Help: "usage: cc-test [flags] ARG...\n\nTests.",
 		SetFlags: func(f *Flags) { f.BoolVar(&loud, "loud", false, "be loud") },
 		Run:      run,

@@ -35,7 +35,14 @@ type Command struct {
 	// name), or with flag "" for the positional argument after args. The
 	// shell filters them by what was typed.
 	Complete func(ctx context.Context, flag string, args []string) []string
-	// Sys is the System the command runs in (its RunWith's); nil: OS().
+	// NoJQ, when set, says why --jq does not apply to a command that
+	// prints no records (a page, a reply for Claude Code): -h offers no
+	// --jq, -r, -c or --arg, and giving one is a usage error saying this.
+	NoJQ string
+	// Sys is the System the command runs in (its RunWith's); it must be
+	// given: a command without one fails before it runs, rather than
+	// reading the real machine in a test. A subcommand without one runs in
+	// its parent's.
 	Sys *System
 	// Subcommands, when set, make the command dispatch on its first word
 	// (see dispatch): each is a Command of its own, with its own flags,
@@ -70,6 +77,9 @@ func (e *Env) Warnf(format string, a ...any) {
 // Main runs the command and returns its exit code. It is what a
 // cmd/<name>/main.go passes to os.Exit.
 func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if c.Sys == nil {
+		return c.report(stderr, fmt.Errorf("%s has no System: RunWith must give one (cli.OS() for the real one)", c.fullName()))
+	}
 	if len(c.Subcommands) > 0 {
 		return c.dispatch(args, stdin, stdout, stderr)
 	}
@@ -81,7 +91,7 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 		c.doc(stdout)
 		return ExitOK
 	}
-	f := newFlags(c.Name)
+	f := newFlags(c.Name, c.NoJQ)
 	if c.SetFlags != nil {
 		c.SetFlags(f)
 	}

@@ -92,10 +92,7 @@ func assertCommand() *cli.Command {
 			f.Func("expect-final-answer", "expect this final answer `TEXT` exactly", str(&e.finalAnswer))
 			f.Func("expect-failure-reason", "expect this failure `REASON` exactly", str(&e.failureReason))
 			f.Func("expect-tools", "expect exactly these `TOOLS` in order (comma-separated; \"\" for none)", str(&e.tools))
-			f.Func("expect", "expect the jq `PREDICATE` over the whole cassette to be true (repeatable)", func(s string) error {
-				e.jq = append(e.jq, s)
-				return nil
-			})
+			f.StringsVar(&e.jq, "expect", "expect the jq `PREDICATE` over the whole cassette to be true (repeatable)")
 		},
 		Run: func(env *cli.Env, args []string) error {
 			if env.Flags.Visited("expect-status") {

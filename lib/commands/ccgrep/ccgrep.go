@@ -104,14 +104,11 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.matches, "matches", false, "print one record per hit (where, snippet) instead of one per session")
 			f.IntVarP(&o.context, "context", "C", 80, "keep `N` characters either side of a hit in its snippet (with --matches)")
 			f.IntVar(&o.workers, "workers", runtime.NumCPU(), "search `N` sessions at once")
-			f.Func("profile", "only sessions of the profile named `NAME` (repeatable)", func(s string) error {
-				o.profiles = append(o.profiles, s)
-				return nil
-			})
-			f.Func("cwd-within", "only sessions launched in `DIR` or below (repeatable)", func(s string) error {
-				o.cwdWithin = append(o.cwdWithin, s)
-				return nil
-			})
+			f.AtLeast("workers", 1)
+			f.AtLeast("context", 0)
+			f.Exclusive("raw", "matches").Says("--matches shows hits in content: it does not go with --raw")
+			f.StringsVar(&o.profiles, "profile", "only sessions of the profile named `NAME` (repeatable)")
+			f.StringsVar(&o.cwdWithin, "cwd-within", "only sessions launched in `DIR` or below (repeatable)")
 			f.WindowVar(&o.window, "sessions active")
 			f.RecordFormats()
 		},
@@ -129,15 +126,6 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 func (o *options) run(env *cli.Env, terms []string) error {
 	if len(terms) == 0 {
 		return cli.Usagef("no TERM given")
-	}
-	if o.workers < 1 {
-		return cli.Usagef("--workers must be 1 or more, not %d", o.workers)
-	}
-	if o.raw && o.matches {
-		return cli.Usagef("--matches shows hits in content: it does not go with --raw")
-	}
-	if o.context < 0 {
-		return cli.Usagef("--context must be 0 or more, not %d", o.context)
 	}
 	if err := checkTerms(env, terms); err != nil {
 		return err
