@@ -299,25 +299,31 @@ func (sc *Scanner) eachRegion(ctx context.Context, r io.Reader, res *Result, fn 
 func (sc *Scanner) regionFound(region []byte, st *fileState, res *Result) bool {
 	s := sc.s
 	for ti := range s.ms {
-		if res.Found[ti] {
-			continue
+		if !res.Found[ti] {
+			res.Found[ti] = sc.regionHolds(region, st.f.Kind, ti, &st.ts)
 		}
-		if st.f.Kind == KindToolResult {
-			// A stored tool result is content whole.
-			res.Found[ti] = s.ms[ti].find(region, &sc.scratch)
-			continue
-		}
-		sc.eachCandidate(region, ti, func(line []byte) bool {
-			found := false
-			_, _ = walkContent(line, nil, func(_ *Place, text []byte) bool {
-				found = s.tms[ti].contains(text, &st.ts)
-				return !found
-			})
-			res.Found[ti] = found
-			return !found
-		})
 	}
 	return sc.decided(res)
+}
+
+// regionHolds reports whether term ti lies in the content of a region of
+// whole lines of a file of kind: anywhere in a stored tool result, which
+// is content whole; in a transcript, in a content string of a line whose
+// raw bytes hold the term's prefilter part.
+func (sc *Scanner) regionHolds(region []byte, kind string, ti int, ts *textScratch) bool {
+	s := sc.s
+	if kind == KindToolResult {
+		return s.ms[ti].find(region, &sc.scratch)
+	}
+	found := false
+	sc.eachCandidate(region, ti, func(line []byte) bool {
+		_, _ = walkContent(line, nil, func(_ *Place, text []byte) bool {
+			found = s.tms[ti].contains(text, ts)
+			return !found
+		})
+		return !found
+	})
+	return found
 }
 
 // eachCandidate calls fn with each line of region in which the raw pass

@@ -48,7 +48,7 @@ func (s *Searcher) Start(ctx context.Context, workers int, emit func(Job, Result
 			defer p.wg.Done()
 			sc := s.NewScanner()
 			for pd := range p.work {
-				pd.done <- sc.Session(ctx, pd.job.TranscriptPath)
+				pd.done <- sc.answer(ctx, pd.job.TranscriptPath)
 			}
 		}()
 	}
@@ -123,7 +123,7 @@ func (s *Searcher) SearchAll(ctx context.Context, workers int, jobs []Job, emit 
 				if i >= len(jobs) || ctx.Err() != nil {
 					return
 				}
-				r := sc.Session(ctx, jobs[i].TranscriptPath)
+				r := sc.answer(ctx, jobs[i].TranscriptPath)
 				mu.Lock()
 				if err == nil && ctx.Err() == nil {
 					if err = emit(jobs[i], r); err != nil {

@@ -56,6 +56,8 @@ type Searcher struct {
 	preS    *Searcher // the session-level raw pass over pre
 	order   []int     // term indices, the rarest anchor first
 	overlap int
+	// answerer, when set, answers for a session before a scan does.
+	answerer Answerer
 	// Bytes and Sessions count what was searched so far, for progress.
 	Bytes    atomic.Int64
 	Sessions atomic.Int64
@@ -111,8 +113,9 @@ type Scanner struct {
 	s       *Searcher
 	buf     []byte
 	scratch []byte
-	pre     *Scanner // the raw pass of the content search
-	lbuf    []byte   // the content search's line buffer, as big as the longest line
+	pre     *Scanner    // the raw pass of the content search
+	lbuf    []byte      // the content search's line buffer, as big as the longest line
+	ts      textScratch // RegionHolds' folding buffers
 }
 
 // NewScanner returns a Scanner with its read buffer.
@@ -159,11 +162,7 @@ func (sc *Scanner) Files(ctx context.Context, files []File) Result {
 	default:
 		sc.allTerms(ctx, files, &res)
 	}
-	if s.opts.Any {
-		res.Matched = slices.Contains(res.Found, true)
-	} else {
-		res.Matched = !slices.Contains(res.Found, false)
-	}
+	res.Matched = s.Matched(res.Found)
 	s.Sessions.Add(1)
 	return res
 }

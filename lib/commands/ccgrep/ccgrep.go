@@ -21,6 +21,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/search"
+	"github.com/ccpipe/ccpipe/lib/searchindex"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
@@ -40,7 +41,11 @@ Terms are literal and ignore case: an ASCII term ignores ASCII case only;
 any other is compared under full Unicode case folding, as Python's
 str.casefold (STRASSE matches straße). .jsonl.gz and .jsonl.zst files are
 read transparently. A session is read only until its answer is known, and
-a file whose bytes do not hold the terms is never decoded.
+a file whose bytes do not hold the terms is never decoded. The content
+search is answered from a trigram index under the cache dir, which each
+run builds or brings up to date as it answers (only new or changed files
+are read); every candidate is checked by the scan's matcher, so the answer
+is the scan's. --no-cache scans without it.
 
 Input: session records on stdin (any record with a transcript_path: from
 cc-sessions, cc-sessions --active, cc-entries --with-source), searched in
@@ -87,6 +92,8 @@ type options struct {
 	profiles  []string
 	cwdWithin []string
 	window    cli.Window
+	noIndex   bool
+	ix        *searchindex.Index // nil: every session is scanned
 }
 
 // RunWith runs cc-grep in the given System.
@@ -109,6 +116,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.Exclusive("raw", "matches").Says("--matches shows hits in content: it does not go with --raw")
 			f.StringsVar(&o.profiles, "profile", "only sessions of the profile named `NAME` (repeatable)")
 			f.StringsVar(&o.cwdWithin, "cwd-within", "only sessions launched in `DIR` or below (repeatable)")
+			f.BoolVar(&o.noIndex, "no-cache", false, "scan every session, neither using nor updating the search index (also CCPIPE_CACHE=off)")
 			f.WindowVar(&o.window, "sessions active")
 			f.RecordFormats()
 		},
@@ -147,7 +155,11 @@ func (o *options) run(env *cli.Env, terms []string) error {
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
-	stopProgress := startProgress(env.Stderr, cli.IsTerminal(env.Stderr), s)
+	if dir := o.sys.CacheDir(); dir != "" && !o.noIndex && searchindex.Usable(s.Opts()) {
+		o.ix = searchindex.Open(dir, s)
+		s.SetAnswerer(o.ix)
+	}
+	stopProgress := startProgress(env.Stderr, cli.IsTerminal(env.Stderr), s, o.ix)
 	var matched int
 	if env.HasInput() {
 		matched, err = o.fromStdin(env, s)
@@ -155,6 +167,11 @@ func (o *options) run(env *cli.Env, terms []string) error {
 		matched, err = o.fromListing(env, s)
 	}
 	stopProgress()
+	if o.ix != nil {
+		if cerr := o.ix.Close(); cerr != nil {
+			env.Warnf("note: %v; the answer is the scan's all the same", cerr)
+		}
+	}
 	switch {
 	case err != nil:
 		return err
@@ -263,6 +280,7 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	if o.window.Set() {
 		files = slices.DeleteFunc(files, func(f sessions.Session) bool { return !o.fileInWindow(f) })
 	}
+	o.announce(env, files)
 	// Biggest first: the results are sorted at the end anyway, and a big
 	// session taken up last would leave the other workers idle while it
 	// is searched.
@@ -347,4 +365,23 @@ func checkTerms(env *cli.Env, terms []string) error {
 		}
 	}
 	return nil
+}
+
+// announceMin is how many bytes of transcripts a first build of the
+// index must read before cc-grep says that it builds one.
+var announceMin int64 = 64 << 20
+
+// announce says on stderr that this run builds the search index, when
+// it is the first and the listing is big enough for it to take a while.
+func (o *options) announce(env *cli.Env, files []sessions.Session) {
+	if o.ix == nil || !o.ix.First() {
+		return
+	}
+	var total int64
+	for _, f := range files {
+		total += f.SizeBytes
+	}
+	if total >= announceMin {
+		env.Warnf("building the search index of %s of transcripts in %s (this once; later searches read only what changed; --no-cache: none)", size(total), o.ix.Dir())
+	}
 }

@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/search"
+	"github.com/ccpipe/ccpipe/lib/searchindex"
 )
 
 // startProgress shows bytes, sessions and rate on stderr, overwriting one
 // line, when stderr is a terminal and the search has run for a second.
 // The returned func stops it and clears the line.
-func startProgress(w io.Writer, tty bool, s *search.Searcher) func() {
+func startProgress(w io.Writer, tty bool, s *search.Searcher, ix *searchindex.Index) func() {
 	if !tty {
 		return func() {}
 	}
@@ -39,7 +40,11 @@ func startProgress(w io.Writer, tty bool, s *search.Searcher) func() {
 				}
 				shown = true
 				b := s.Bytes.Load()
-				fmt.Fprintf(w, "\r\033[Kcc-grep: %s, %d sessions, %s/s", size(b), s.Sessions.Load(), size(int64(float64(b)/el.Seconds())))
+				what := ""
+				if ix != nil && ix.Indexed.Load() > 0 {
+					what = fmt.Sprintf(" (%s indexed)", size(ix.Indexed.Load()))
+				}
+				fmt.Fprintf(w, "\r\033[Kcc-grep: %s%s, %d sessions, %s/s", size(b), what, s.Sessions.Load(), size(int64(float64(b)/el.Seconds())))
 			}
 		}
 	}()

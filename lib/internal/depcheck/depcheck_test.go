@@ -67,7 +67,7 @@ var arrows = map[string][]string{
 	"lib/commands/ccentries":     {"lib/cli", "lib/commands/internal/load", "lib/hooks", "lib/ndjson", "lib/profiles", "lib/records", "lib/registry", "lib/transcript"},
 	"lib/commands/ccprofiles":    {"lib/cli", "lib/profiles"},
 	"lib/commands/ccextract":     {"lib/cache", "lib/cli", "lib/commands/internal/load", "lib/extract", "lib/jsonscan", "lib/layout", "lib/ndjson", "lib/pricing", "lib/records", "lib/sessions", "lib/transcript"},
-	"lib/commands/ccgrep":        {"lib/cli", "lib/commands/internal/load", "lib/layout", "lib/ndjson", "lib/profiles", "lib/records", "lib/search", "lib/sessions"},
+	"lib/commands/ccgrep":        {"lib/cli", "lib/commands/internal/load", "lib/layout", "lib/ndjson", "lib/profiles", "lib/records", "lib/search", "lib/searchindex", "lib/sessions"},
 	"lib/commands/ccsend":        {"lib/cli", "lib/commands/internal/load", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
 	"lib/commands/cchook":        {"lib/cli", "lib/hooks", "lib/hooks/backtest", "lib/hooks/rules", "lib/records"},
 	"lib/commands/cccassette":    {"lib/atomicfile", "lib/cassette", "lib/cassette/proxy", "lib/cli", "lib/jq", "lib/ndjson", "lib/records", "lib/transcript"},
@@ -106,6 +106,7 @@ var arrows = map[string][]string{
 	"lib/regular":               nil,
 	"lib/layout":                nil,
 	"lib/search":                {"lib/bytescan", "lib/jsonscan", "lib/layout", "lib/mapped", "lib/regular", "lib/transcript"},
+	"lib/searchindex":           {"lib/cache", "lib/search", "lib/transcript"},
 	"lib/transcript":            {"lib/atomicfile", "lib/bytescan", "lib/jsonscan", "lib/layout", "lib/mapped", "lib/ndjson", "lib/profiles", "lib/regular"},
 	"lib/hooks/backtest":        {"lib/extract", "lib/hooks", "lib/hooks/rules", "lib/transcript"},
 }

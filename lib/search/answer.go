@@ -1,0 +1,85 @@
+package search
+
+import (
+	"context"
+	"io"
+)
+
+// What an index of content (lib/searchindex) needs of this package, so
+// that it folds, walks and verifies exactly as the scan does: one rule in
+// one place.
+
+// Answerer answers for a session from elsewhere than a scan of all its
+// files: an index that narrows it to the parts that may hold the terms
+// and verifies those with the scanner's own matchers. ok false leaves the
+// session to the scan.
+type Answerer interface {
+	Answer(ctx context.Context, sc *Scanner, transcriptPath string) (r Result, ok bool)
+}
+
+// SetAnswerer makes Pipeline and SearchAll ask a first for every
+// session. Set it before they start.
+func (s *Searcher) SetAnswerer(a Answerer) { s.answerer = a }
+
+// answer is one job: from the answerer if it has the answer, else from a
+// scan.
+func (sc *Scanner) answer(ctx context.Context, transcriptPath string) Result {
+	if a := sc.s.answerer; a != nil {
+		if r, ok := a.Answer(ctx, sc, transcriptPath); ok {
+			sc.s.Sessions.Add(1)
+			return r
+		}
+	}
+	return sc.Session(ctx, transcriptPath)
+}
+
+// Opts returns the options the Searcher was made with.
+func (s *Searcher) Opts() Options { return s.opts }
+
+// Matched decides a session from which terms were found in it: any of
+// them with Options.Any, else every one.
+func (s *Searcher) Matched(found []bool) bool {
+	for _, f := range found {
+		if f == s.opts.Any {
+			return f
+		}
+	}
+	return !s.opts.Any
+}
+
+// RegionHolds reports whether term ti (an index in Options.Terms) lies in
+// the content of region, whole lines of a file of kind (a whole stored
+// tool result, or whole transcript lines), as the scan decides it.
+func (sc *Scanner) RegionHolds(region []byte, kind string, ti int) bool {
+	return sc.regionHolds(region, kind, ti, &sc.ts)
+}
+
+// EachContent calls fn with every content string of one transcript line,
+// decoded, in the line's order (content.go says which strings count).
+func EachContent(line []byte, fn func(text []byte)) {
+	_, _ = walkContent(line, nil, func(_ *Place, text []byte) bool {
+		fn(text)
+		return true
+	})
+}
+
+// AppendFold appends the case folding of text that every term is
+// compared under, or a superset of it: full Unicode case folding, each
+// byte of invalid UTF-8 as 0xFF. A term's occurrence in text, under
+// either of the term rules (ASCII case only for an ASCII term), is an
+// occurrence of FoldTerm(term) in AppendFold(nil, text): an ASCII letter
+// folds to its lower case, and no other character folds to ASCII bytes
+// that an ASCII occurrence is made of without being one of them.
+func AppendFold(dst, text []byte) []byte { return appendFold(dst, text) }
+
+// FoldTerm is a term as AppendFold folds text: what its occurrences in
+// folded text look like.
+func FoldTerm(term string) []byte { return appendFold(nil, []byte(term)) }
+
+// ReadFull fills buf from r as io.ReadFull does, except that only r's
+// own io.EOF is the end (a cut archive's io.ErrUnexpectedEOF is an
+// error), as the scan reads.
+func ReadFull(r io.Reader, buf []byte) (int, error) { return readFull(r, buf) }
+
+// Searcher returns the Searcher a Scanner works for.
+func (sc *Scanner) Searcher() *Searcher { return sc.s }

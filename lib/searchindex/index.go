@@ -1,0 +1,752 @@
+package searchindex
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ccpipe/ccpipe/lib/cache"
+	"github.com/ccpipe/ccpipe/lib/search"
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
+
+// Name is the index's name under the cache dir: the manifest
+// <cache>/grep-index.cache (lib/cache: one entry per file indexed, with
+// its stamp, how far it is indexed and where its documents lie) and the
+// segments in <cache>/grep-index/.
+const Name = "grep-index"
+
+// formatVersion names what an index holds: the segment format, the
+// documents' cut and the content rules (with cache.Build, any other
+// build of ccpipe starts a new index).
+var formatVersion = "grep-index-1"
+
+var (
+	// segTarget is how much folded content a segment holds before it is
+	// written: the build's memory, and the unit of the query's work.
+	segTarget int64 = 48 << 20
+	// maxSegments: past this many segments, the files in the smallest
+	// are dropped from the manifest at the end of a run and indexed
+	// again, together, by the next one.
+	maxSegments = 24
+	// gcAge: a segment no entry names is deleted once this old (a younger
+	// one may be another run's, about to be named).
+	gcAge = 10 * time.Minute
+)
+
+// Index answers cc-grep's content search for sessions whose files it
+// holds, and indexes the files it does not hold yet (or the part of them
+// appended since) as it answers. It implements search.Answerer.
+type Index struct {
+	dir     string // the segments
+	store   *cache.Store
+	version uint64
+	q       *query
+	first   bool
+
+	writable atomic.Bool
+	mu       sync.Mutex // segs, pending
+	segs     map[uint64]*segState
+	pending  []*pendingPiece
+	pendText int64
+	flushMu  sync.Mutex
+	counts   []uint32
+	saveErr  error
+
+	builders sync.Pool
+	// Indexed counts the bytes read to index in this run; Answered the
+	// sessions answered from the index, Scanned those left to the scan.
+	Indexed, Answered, Scanned atomic.Int64
+}
+
+// query is what the index needs of the terms.
+type query struct {
+	s *search.Searcher
+	// tris holds each term's distinct trigrams, folded; nil for a term
+	// that has none (shorter than a trigram folded): the index cannot
+	// narrow on it.
+	tris [][]uint32
+	// sessionScan: the index only picks the sessions, which are then
+	// scanned (--matches, or a term the index cannot see).
+	sessionScan bool
+}
+
+// Usable tells whether the index can help with a search: not --raw, and
+// some term it can narrow on that the answer depends on (every term with
+// --any, one at least without).
+func Usable(o search.Options) bool {
+	if o.Raw {
+		return false
+	}
+	n := 0
+	for _, t := range o.Terms {
+		if termTrigrams(t) != nil {
+			n++
+		}
+	}
+	return n == len(o.Terms) || (!o.Any && n > 0)
+}
+
+// termTrigrams returns the distinct trigrams of a term's folding, nil
+// when it has none or holds a line break (documents are cut between
+// lines, and no trigram is taken across one).
+func termTrigrams(term string) []uint32 {
+	if strings.ContainsAny(term, "\n\r") {
+		return nil
+	}
+	f := search.FoldTerm(term)
+	var ts []uint32
+	for i := 0; i+2 < len(f); i++ {
+		t := uint32(f[i])<<16 | uint32(f[i+1])<<8 | uint32(f[i+2])
+		if !slices.Contains(ts, t) {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// Open opens the index under cacheDir for the searcher's terms. It never
+// fails: an index that is missing, of another version or damaged is
+// empty, and one that cannot be written is only read.
+func Open(cacheDir string, s *search.Searcher) *Index {
+	version := formatVersion + "/" + cache.Build()
+	h := fnv.New64a()
+	h.Write([]byte(version))
+	ix := &Index{
+		dir:     filepath.Join(cacheDir, Name),
+		store:   cache.Open(cacheDir, Name, version),
+		version: h.Sum64(),
+		segs:    map[uint64]*segState{},
+		q:       &query{s: s},
+	}
+	o := s.Opts()
+	for _, t := range o.Terms {
+		ts := termTrigrams(t)
+		ix.q.tris = append(ix.q.tris, ts)
+		if ts == nil {
+			ix.q.sessionScan = true
+		}
+	}
+	if o.Matches {
+		ix.q.sessionScan = true
+	}
+	ix.writable.Store(probe(ix.dir))
+	ix.builders.New = func() any { return newBuilder(ix.q) }
+	n := 0
+	ix.store.Each(func(string, *cache.Entry) { n++ })
+	ix.first = n == 0
+	return ix
+}
+
+// probe makes the segments dir and checks that a file can be written
+// in it.
+func probe(dir string) bool {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return false
+	}
+	f, err := os.CreateTemp(dir, ".probe-*")
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return os.Remove(f.Name()) == nil
+}
+
+// First reports that the index was empty: this run builds it.
+func (ix *Index) First() bool { return ix.first && ix.writable.Load() }
+
+// Writable reports whether the index can be written.
+func (ix *Index) Writable() bool { return ix.writable.Load() }
+
+// Dir is where the segments live.
+func (ix *Index) Dir() string { return ix.dir }
+
+// ref is a piece of a file in a segment: documents lo to hi-1.
+type ref struct {
+	seg    uint64
+	lo, hi uint32
+}
+
+func encodeRefs(refs []ref) []byte {
+	b := cache.AppendUvarint(nil, uint64(len(refs)))
+	for _, r := range refs {
+		b = cache.AppendU64(b, r.seg)
+		b = cache.AppendUvarint(b, uint64(r.lo))
+		b = cache.AppendUvarint(b, uint64(r.hi))
+	}
+	return b
+}
+
+func decodeRefs(b []byte) ([]ref, bool) {
+	d := cache.NewDecoder(b)
+	n := d.Count()
+	refs := make([]ref, 0, n)
+	for i := 0; i < n; i++ {
+		r := ref{seg: d.U64(), lo: uint32(d.Uvarint()), hi: uint32(d.Uvarint())}
+		if r.lo > r.hi {
+			d.Fail()
+		}
+		refs = append(refs, r)
+	}
+	return refs, d.Done()
+}
+
+// segState is a segment as this run uses it: opened once, and each
+// term's candidate documents computed once.
+type segState struct {
+	once sync.Once
+	seg  *segment
+	err  error
+	cand []candidates
+}
+
+type candidates struct {
+	once sync.Once
+	docs []uint32
+	err  error
+}
+
+func segName(id uint64) string { return fmt.Sprintf("%016x.trgm", id) }
+
+func (ix *Index) segment(id uint64) *segState {
+	ix.mu.Lock()
+	ss := ix.segs[id]
+	if ss == nil {
+		ss = &segState{cand: make([]candidates, len(ix.q.tris))}
+		ix.segs[id] = ss
+	}
+	ix.mu.Unlock()
+	ss.once.Do(func() { ss.seg, ss.err = openSegment(filepath.Join(ix.dir, segName(id)), ix.version) })
+	return ss
+}
+
+// termDocs returns the documents of a segment that hold every trigram of
+// term ti: the intersection of their posting lists.
+func (ix *Index) termDocs(ss *segState, ti int) ([]uint32, error) {
+	c := &ss.cand[ti]
+	c.once.Do(func() {
+		for i, t := range ix.q.tris[ti] {
+			docs, err := ss.seg.postings(t)
+			if err != nil {
+				c.docs, c.err = nil, err
+				return
+			}
+			if i == 0 {
+				c.docs = docs
+			} else {
+				c.docs = intersect(c.docs, docs)
+			}
+			if len(c.docs) == 0 {
+				return
+			}
+		}
+	})
+	return c.docs, c.err
+}
+
+func intersect(a, b []uint32) []uint32 {
+	out := a[:0]
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// part is one file of a session as the index sees it: its pieces in
+// segments, a piece indexed in this run, and a rest no piece covers (a
+// line still being written), which every term may lie in.
+type part struct {
+	f        search.File
+	archive  bool
+	refs     []ref
+	pend     *piece
+	restFrom int64 // -1: none
+	restTo   int64
+}
+
+// pendingPiece is a piece indexed in this run, written with the next
+// segment; its file's entry is then put in the manifest.
+type pendingPiece struct {
+	path  string
+	refs  []ref // the file's pieces before this one
+	stamp cache.Stamp
+	off   int64 // the manifest entry's offset
+	tail  uint64
+	p     *piece
+}
+
+// Answer answers for one session: ok false leaves it to the scan (a file
+// that cannot be stat'ed, read or indexed: the scan reports it).
+func (ix *Index) Answer(ctx context.Context, sc *search.Scanner, transcriptPath string) (search.Result, bool) {
+	r, ok := ix.answer(ctx, sc, transcriptPath)
+	if ok {
+		ix.Answered.Add(1)
+	} else {
+		ix.Scanned.Add(1)
+	}
+	return r, ok
+}
+
+func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath string) (search.Result, bool) {
+	files, err := search.SessionFiles(transcriptPath)
+	if err != nil {
+		return search.Result{}, false
+	}
+	parts := make([]part, 0, len(files))
+	for _, f := range files {
+		p, ok := ix.prepare(f, sc)
+		if !ok {
+			return search.Result{}, false
+		}
+		parts = append(parts, p)
+	}
+	q := ix.q
+	nt := len(q.tris)
+	res := search.Result{Found: make([]bool, nt)}
+	// Which terms may lie in the session at all.
+	may := make([]bool, nt)
+	cands := make([][][]span, nt) // per term, per part
+	for ti := range nt {
+		cands[ti] = make([][]span, len(parts))
+		for pi := range parts {
+			docs, err := ix.partDocs(&parts[pi], ti)
+			if err != nil {
+				return search.Result{}, false
+			}
+			cands[ti][pi] = docs
+			may[ti] = may[ti] || len(docs) > 0
+		}
+	}
+	if !q.s.Matched(may) {
+		return res, true // some term is in no document: no match
+	}
+	if q.sessionScan {
+		return sc.Session(ctx, transcriptPath), true
+	}
+	// The term with the fewest candidates first: without it (every
+	// term), or with it (any), the session is decided soonest.
+	order := make([]int, nt)
+	size := make([]int, nt)
+	for i := range order {
+		order[i] = i
+		for _, docs := range cands[i] {
+			size[i] += len(docs)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return size[a] - size[b] })
+	for _, ti := range order {
+		for pi := range parts {
+			found, err := ix.verify(&parts[pi], sc, ti, cands[ti][pi])
+			if err != nil {
+				return search.Result{}, false
+			}
+			if found {
+				res.Found[ti] = true
+				break
+			}
+		}
+		if res.Found[ti] == q.s.Opts().Any {
+			break // decided
+		}
+		if ctx.Err() != nil {
+			return res, true
+		}
+	}
+	res.Matched = q.s.Matched(res.Found)
+	return res, true
+}
+
+// partDocs returns the documents of a part that may hold term ti, in
+// file order; a term the index cannot see may lie anywhere.
+func (ix *Index) partDocs(p *part, ti int) ([]span, error) {
+	var out []span
+	all := ix.q.tris[ti] == nil
+	for _, r := range p.refs {
+		ss := ix.segment(r.seg)
+		if ss.err != nil {
+			return nil, ss.err
+		}
+		spans, err := ss.seg.spans()
+		if err != nil || int(r.hi) > len(spans) {
+			return nil, errBad
+		}
+		if all {
+			out = append(out, spans[r.lo:r.hi]...)
+			continue
+		}
+		docs, err := ix.termDocs(ss, ti)
+		if err != nil {
+			return nil, err
+		}
+		i := sort.Search(len(docs), func(i int) bool { return docs[i] >= r.lo })
+		for ; i < len(docs) && docs[i] < r.hi; i++ {
+			out = append(out, spans[docs[i]])
+		}
+	}
+	if p.pend != nil {
+		for d, s := range p.pend.docs {
+			if all || p.pend.cand[ti][d] {
+				out = append(out, s)
+			}
+		}
+	}
+	if p.restFrom >= 0 && p.restTo > p.restFrom {
+		out = append(out, span{p.restFrom, p.restTo})
+	}
+	return out, nil
+}
+
+// verify reads the candidate documents of a part in order and asks the
+// scanner whether term ti lies in their content.
+func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span) (bool, error) {
+	if len(docs) == 0 {
+		return false, nil
+	}
+	var buf []byte
+	if !p.archive {
+		f, err := os.Open(p.f.Path)
+		if err != nil {
+			return false, err
+		}
+		defer f.Close()
+		for _, d := range docs {
+			buf = slices.Grow(buf[:0], int(d.end-d.start))[:d.end-d.start]
+			if _, err := f.ReadAt(buf, d.start); err != nil {
+				return false, err
+			}
+			if sc.RegionHolds(buf, p.f.Kind, ti) {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	rc, err := transcript.Open(p.f.Path)
+	if err != nil {
+		return false, err
+	}
+	defer rc.Close()
+	var pos int64
+	for _, d := range docs {
+		if _, err := io.CopyN(io.Discard, rc, d.start-pos); err != nil {
+			return false, err
+		}
+		buf = slices.Grow(buf[:0], int(d.end-d.start))[:d.end-d.start]
+		if _, err := io.ReadFull(rc, buf); err != nil {
+			return false, err
+		}
+		pos = d.end
+		if sc.RegionHolds(buf, p.f.Kind, ti) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// prepare finds what the index holds of a file, and indexes what it does
+// not: the whole file when it is new, rewritten, shrunk or replaced, or
+// an archive that changed; only the appended lines of a transcript that
+// grew. An unchanged file is not opened.
+func (ix *Index) prepare(f search.File, sc *search.Scanner) (part, bool) {
+	p := part{f: f, restFrom: -1}
+	fi, err := os.Stat(f.Path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return p, false
+	}
+	st := cache.StampOf(fi)
+	p.archive = transcript.CompressionOf(f.Path) != transcript.Plain
+	if e, ok := ix.store.Unchanged(f.Path, st); ok {
+		if p.refs, ok = ix.liveRefs(e); ok {
+			return p, true
+		}
+	}
+	fh, err := os.Open(f.Path)
+	if err != nil {
+		return p, false
+	}
+	defer fh.Close()
+	if !p.archive {
+		var magic [4]byte
+		n, _ := fh.ReadAt(magic[:], 0)
+		p.archive = bytes.HasPrefix(magic[:n], gzipMagic) || bytes.HasPrefix(magic[:n], zstdMagic)
+	}
+	lines := f.Kind != search.KindToolResult && !p.archive // read on from a line end when it grows
+	var r io.ReaderAt
+	if lines {
+		r = fh
+	}
+	e, state := ix.store.Lookup(f.Path, st, r)
+	var from int64
+	if state != cache.Miss {
+		refs, ok := ix.liveRefs(e)
+		switch {
+		case !ok:
+			state = cache.Miss
+		case state == cache.Fresh:
+			p.refs = refs
+			if lines && e.Offset < st.Size {
+				p.restFrom, p.restTo = e.Offset, st.Size
+			}
+			return p, true
+		case lines: // grown
+			p.refs, from = refs, e.Offset
+		default:
+			state = cache.Miss
+		}
+	}
+	if !ix.writable.Load() {
+		return p, false // not indexed in memory only: the scan is cheaper
+	}
+	b := ix.builders.Get().(*builder)
+	defer ix.builders.Put(b)
+	count := func(n int) {
+		ix.Indexed.Add(int64(n))
+		sc.Searcher().Bytes.Add(int64(n))
+	}
+	var pc *piece
+	var covered int64
+	if p.archive {
+		rc, err := transcript.Open(f.Path)
+		if err != nil {
+			return p, false
+		}
+		pc, _, err = b.index(rc, 0, f.Kind != search.KindToolResult, true, count)
+		rc.Close()
+		if err != nil {
+			return p, false
+		}
+		covered = st.Size // of the compressed file: the entry's offset
+	} else {
+		pc, covered, err = b.index(io.NewSectionReader(fh, from, st.Size-from), from, lines, !lines, count)
+		if err != nil {
+			return p, false
+		}
+		if covered < st.Size {
+			p.restFrom, p.restTo = covered, st.Size
+		}
+	}
+	p.pend = pc
+	pp := &pendingPiece{path: f.Path, refs: p.refs, stamp: st, off: covered, p: pc}
+	if !p.archive && covered > 0 {
+		if pp.tail, err = cache.TailHash(fh, covered); err != nil {
+			return p, true // answered from memory; not kept
+		}
+	}
+	ix.add(pp)
+	return p, true
+}
+
+// liveRefs decodes an entry's pieces and checks that their segments open.
+func (ix *Index) liveRefs(e *cache.Entry) ([]ref, bool) {
+	refs, ok := decodeRefs(e.Data)
+	if !ok {
+		return nil, false
+	}
+	for _, r := range refs {
+		ss := ix.segment(r.seg)
+		if ss.err != nil || int(r.hi) > ss.seg.ndocs {
+			return nil, false
+		}
+	}
+	return refs, true
+}
+
+// add queues a piece for the next segment, and writes the segment once
+// it holds segTarget bytes of content.
+func (ix *Index) add(pp *pendingPiece) {
+	ix.mu.Lock()
+	ix.pending = append(ix.pending, pp)
+	ix.pendText += pp.p.text + 1
+	full := ix.pendText >= segTarget
+	ix.mu.Unlock()
+	if full {
+		ix.flush()
+	}
+}
+
+// flush writes the pending pieces as one segment and puts their files'
+// entries in the manifest. A segment that cannot be written turns the
+// index read-only for the rest of the run (the pieces answered already).
+func (ix *Index) flush() {
+	ix.flushMu.Lock()
+	defer ix.flushMu.Unlock()
+	ix.mu.Lock()
+	pending := ix.pending
+	ix.pending, ix.pendText = nil, 0
+	ix.mu.Unlock()
+	if len(pending) == 0 || !ix.writable.Load() {
+		return
+	}
+	var docs []span
+	var tris [][]uint32
+	for _, pp := range pending {
+		docs = append(docs, pp.p.docs...)
+		tris = append(tris, pp.p.tris...)
+	}
+	b, err := encodeSegment(ix.version, docs, tris, func() []uint32 {
+		if ix.counts == nil {
+			ix.counts = make([]uint32, 1<<24)
+		}
+		return ix.counts
+	})
+	var id uint64
+	if err == nil {
+		var rnd [8]byte
+		_, _ = rand.Read(rnd[:])
+		id = binary.LittleEndian.Uint64(rnd[:])
+		err = cache.WriteFile(filepath.Join(ix.dir, segName(id)), b)
+	}
+	if err != nil {
+		ix.saveErr = err
+		ix.writable.Store(false)
+		return
+	}
+	n := uint32(0)
+	for _, pp := range pending {
+		refs := append(slices.Clip(pp.refs), ref{seg: id, lo: n, hi: n + uint32(len(pp.p.docs))})
+		n += uint32(len(pp.p.docs))
+		ix.store.Put(pp.path, &cache.Entry{Stamp: pp.stamp, Offset: pp.off, Tail: pp.tail, Data: encodeRefs(refs)})
+	}
+}
+
+// Close writes what this run indexed and the manifest, and deletes the
+// segments no file needs. The error says why the index could not be
+// written (the answers were right all the same).
+func (ix *Index) Close() error {
+	ix.flush()
+	ix.compact()
+	if ix.saveErr == nil && ix.writable.Load() {
+		ix.saveErr = ix.store.Save()
+	}
+	if ix.saveErr == nil {
+		ix.gc()
+	}
+	ix.mu.Lock()
+	for _, ss := range ix.segs {
+		if ss.seg != nil {
+			ss.seg.close()
+		}
+	}
+	ix.mu.Unlock()
+	if ix.saveErr != nil {
+		return fmt.Errorf("search index not saved: %w", ix.saveErr)
+	}
+	return nil
+}
+
+// compact drops from the manifest the files in the smallest segments
+// when there are too many: the next run indexes them again, together.
+func (ix *Index) compact() {
+	sizes := map[uint64]int64{}
+	ix.store.Each(func(_ string, e *cache.Entry) {
+		refs, _ := decodeRefs(e.Data)
+		for _, r := range refs {
+			sizes[r.seg] = 0
+		}
+	})
+	if len(sizes) <= maxSegments {
+		return
+	}
+	ids := make([]uint64, 0, len(sizes))
+	for id := range sizes {
+		if fi, err := os.Stat(filepath.Join(ix.dir, segName(id))); err == nil {
+			sizes[id] = fi.Size()
+		}
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b uint64) int { return int(sizes[a] - sizes[b]) })
+	small := map[uint64]bool{}
+	for _, id := range ids[:len(ids)-maxSegments/2] {
+		small[id] = true
+	}
+	var drop []string
+	ix.store.Each(func(path string, e *cache.Entry) {
+		refs, _ := decodeRefs(e.Data)
+		for _, r := range refs {
+			if small[r.seg] {
+				drop = append(drop, path)
+				return
+			}
+		}
+	})
+	for _, p := range drop {
+		ix.store.Delete(p)
+	}
+}
+
+// gc deletes the segments no entry names, once gcAge old, and leftovers
+// of failed writes.
+func (ix *Index) gc() {
+	live := map[string]bool{}
+	ix.store.Each(func(_ string, e *cache.Entry) {
+		refs, _ := decodeRefs(e.Data)
+		for _, r := range refs {
+			live[segName(r.seg)] = true
+		}
+	})
+	entries, err := os.ReadDir(ix.dir)
+	if err != nil {
+		return
+	}
+	for _, de := range entries {
+		if live[de.Name()] {
+			continue
+		}
+		if fi, err := de.Info(); err == nil && time.Since(fi.ModTime()) > gcAge {
+			_ = os.Remove(filepath.Join(ix.dir, de.Name()))
+		}
+	}
+}
+
+// Stats is what the index holds.
+type Stats struct {
+	Files, Segments int
+	Bytes           int64 // the segments' size
+}
+
+// Stat reports the index's files and size on disk.
+func (ix *Index) Stat() Stats {
+	var st Stats
+	segs := map[uint64]bool{}
+	ix.store.Each(func(_ string, e *cache.Entry) {
+		st.Files++
+		refs, _ := decodeRefs(e.Data)
+		for _, r := range refs {
+			segs[r.seg] = true
+		}
+	})
+	for id := range segs {
+		if fi, err := os.Stat(filepath.Join(ix.dir, segName(id))); err == nil {
+			st.Segments++
+			st.Bytes += fi.Size()
+		}
+	}
+	return st
+}
+
+var _ search.Answerer = (*Index)(nil)

@@ -1,0 +1,303 @@
+package searchindex
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/search"
+)
+
+// vocab holds words of every kind the folding and the content rules
+// treat apart: ASCII in both cases, words whose folding changes length
+// (ß, ﬁ), Greek final sigma, the Kelvin sign (folds to ASCII k), dotted
+// I, CJK, JSON escapes, paths and error codes.
+var vocab = []string{
+	"the", "error", "func", "return", "FlakyTest", "flakytest", "ERR_CONN_RESET", "/usr/local/bin", "E1234",
+	"Straße", "STRASSE", "strasse", "ΣΊΣΥΦΟΣ", "σίσυφος", "ﬁx", "FIX", "\u212aelvin", "kelvin", "İstanbul",
+	"日本語", "naïve", "NAÏVE", "café", "quote\"d", `back\slash`, "tab\there", "emoji😀", "a", "ab", "abc",
+	"timeout", "TIMEOUT", "segfault", "go test ./...", "ǅemal", "ǆ", "ﬀ", "ὒ", "ᾈ",
+}
+
+func word(r *rand.Rand) string {
+	if r.IntN(3) == 0 {
+		return vocab[r.IntN(len(vocab))]
+	}
+	// Zipf-ish: most words common, a long tail of rare ones.
+	return fmt.Sprintf("w%d", int(r.ExpFloat64()*40))
+}
+
+func sentence(r *rand.Rand, n int) string {
+	ws := make([]string, n)
+	for i := range ws {
+		ws[i] = word(r)
+	}
+	return strings.Join(ws, " ")
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// record is one transcript line of a random kind, content or not.
+func record(r *rand.Rand, i int) string {
+	uuid := fmt.Sprintf("00000000-0000-4000-8000-%012d", i)
+	meta := map[string]any{"uuid": uuid, "timestamp": "2026-01-02T10:00:00.000Z", "cwd": "/home/" + word(r), "gitBranch": word(r)}
+	switch r.IntN(7) {
+	case 0:
+		meta["type"] = "user"
+		meta["message"] = map[string]any{"role": "user", "content": sentence(r, 1+r.IntN(30))}
+	case 1:
+		meta["type"] = "user"
+		meta["message"] = map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": "t" + word(r), "content": sentence(r, r.IntN(200))},
+		}}
+	case 2:
+		meta["type"] = "assistant"
+		meta["message"] = map[string]any{"role": "assistant", "content": []any{
+			map[string]any{"type": "text", "text": sentence(r, 1+r.IntN(40))},
+			map[string]any{"type": "thinking", "thinking": sentence(r, r.IntN(20))},
+		}}
+	case 3:
+		meta["type"] = "assistant"
+		meta["message"] = map[string]any{"role": "assistant", "content": []any{
+			map[string]any{"type": "tool_use", "id": "t1", "name": "Bash", "input": map[string]any{"command": sentence(r, 1+r.IntN(8)), "description": word(r)}},
+		}}
+	case 4:
+		meta["type"] = "attachment"
+		meta["attachment"] = map[string]any{"type": "hook_success", "stdout": sentence(r, r.IntN(10)), "content": sentence(r, 3)}
+	case 5:
+		meta["type"] = "attachment"
+		meta["attachment"] = map[string]any{"type": "skill_listing", "content": sentence(r, 10)} // boilerplate
+	default:
+		meta["type"] = "system"
+		meta["content"] = sentence(r, 10) // not content
+	}
+	return mustJSON(meta)
+}
+
+// corpus writes n sessions under dir/projects/p: transcripts, subagents
+// and stored tool results, a line still being written at some ends.
+func corpus(t testing.TB, r *rand.Rand, dir string, n int) []string {
+	t.Helper()
+	proj := filepath.Join(dir, "projects", "-home-dev-p")
+	var paths []string
+	for s := range n {
+		id := fmt.Sprintf("%08d-0000-4000-8000-000000000000", s)
+		p := filepath.Join(proj, id+".jsonl")
+		writeLines(t, p, r, 1+r.IntN(40), r.IntN(5) == 0)
+		if r.IntN(3) == 0 {
+			writeLines(t, filepath.Join(proj, id, "subagents", "agent-a1.jsonl"), r, 1+r.IntN(10), false)
+		}
+		if r.IntN(3) == 0 {
+			write(t, filepath.Join(proj, id, "tool-results", "r1.txt"), sentence(r, r.IntN(300))+"\n"+sentence(r, 5))
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+func writeLines(t testing.TB, p string, r *rand.Rand, n int, partial bool) {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(record(r, i))
+		b.WriteByte('\n')
+	}
+	s := b.String()
+	if partial {
+		s += record(r, n)[:20]
+	}
+	write(t, p, s)
+}
+
+func write(t testing.TB, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// search answers a query over the sessions: from the index under cache
+// ("" for the scan alone), as cc-grep runs it.
+func searchWith(t testing.TB, cache string, paths []string, o search.Options) []string {
+	got, _ := searchIndex(t, cache, paths, o)
+	return got
+}
+
+// searchIndex is searchWith that also returns the index's counts (zero
+// without one).
+func searchIndex(t testing.TB, cache string, paths []string, o search.Options) ([]string, *Index) {
+	t.Helper()
+	s, err := search.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ix *Index
+	if cache != "" && Usable(o) {
+		ix = Open(cache, s)
+		s.SetAnswerer(ix)
+	}
+	jobs := make([]search.Job, len(paths))
+	for i, p := range paths {
+		jobs[i] = search.Job{TranscriptPath: p}
+	}
+	var got []string
+	err = s.SearchAll(context.Background(), 2, jobs, func(j search.Job, r search.Result) error {
+		if r.Matched {
+			got = append(got, j.TranscriptPath)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix != nil {
+		_ = ix.Close() // its error stays in saveErr for the tests of it
+
+	}
+	slices.Sort(got)
+	return got, ix
+}
+
+// randomTerms picks a query: a vocabulary word, a piece of one, another
+// case of it, or several at once.
+func randomTerms(r *rand.Rand) []string {
+	n := 1
+	switch r.IntN(4) {
+	case 0:
+		n = 2
+	case 1:
+		n = 3
+	}
+	terms := make([]string, n)
+	for i := range terms {
+		w := word(r)
+		switch r.IntN(5) {
+		case 0:
+			rs := []rune(w)
+			a := r.IntN(len(rs))
+			w = string(rs[a : a+1+r.IntN(len(rs)-a)])
+		case 1:
+			w = strings.ToUpper(w)
+		case 2:
+			w = strings.ToLower(w)
+		}
+		if strings.TrimSpace(w) == "" {
+			w = "x"
+		}
+		terms[i] = w
+	}
+	return terms
+}
+
+func checkSame(t *testing.T, cache string, paths []string, o search.Options) *Index {
+	t.Helper()
+	want := searchWith(t, "", paths, o)
+	got, ix := searchIndex(t, cache, paths, o)
+	if !slices.Equal(got, want) {
+		t.Fatalf("terms %q any=%v: index %d sessions, scan %d\nindex: %q\nscan:  %q", o.Terms, o.Any, len(got), len(want), got, want)
+	}
+	if ix == nil {
+		return &Index{}
+	}
+	return ix
+}
+
+// smallDocs makes documents and segments small, so that a small corpus
+// has many of each.
+func smallDocs(t *testing.T) {
+	dt, dr, st := docText, docRaw, segTarget
+	docText, docRaw, segTarget = 512, 4096, 64<<10
+	t.Cleanup(func() { docText, docRaw, segTarget = dt, dr, st })
+}
+
+// TestIndexEqualsScan: random terms (common, rare, short, non-ASCII, in
+// every case, AND and --any) give the index the scan's answer, over a
+// generated corpus that grows and is rewritten between queries.
+func TestIndexEqualsScan(t *testing.T) {
+	smallDocs(t)
+	r := rand.New(rand.NewPCG(1, 2))
+	dir, cache := t.TempDir(), t.TempDir()
+	paths := corpus(t, r, dir, 60)
+	var answered int64
+	n := 300
+	if testing.Short() {
+		n = 100
+	}
+	for i := range n {
+		if i%50 == 49 {
+			// Grow a transcript, rewrite another, add a session.
+			f, err := os.OpenFile(paths[r.IntN(len(paths))], os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(f, record(r, 1000+i))
+			f.Close()
+			writeLines(t, paths[r.IntN(len(paths))], r, 3, false)
+			paths = append(paths, corpus(t, r, filepath.Join(dir, fmt.Sprint(i)), 1)...)
+		}
+		answered += checkSame(t, cache, paths, search.Options{Terms: randomTerms(r), Any: r.IntN(2) == 0}).Answered.Load()
+	}
+	if answered < int64(n*len(paths)/4) {
+		t.Fatalf("the index answered for %d sessions in %d queries: not used", answered, n)
+	}
+}
+
+// TestIndexEqualsScanCorpora runs random terms over the real corpora in
+// testdata (written by the real Claude Code), words taken from them.
+func TestIndexEqualsScanCorpora(t *testing.T) {
+	smallDocs(t)
+	var paths []string
+	var words []string
+	for _, c := range []string{"corpus", "corpus-fork", "corpus-pricing", "sessions"} {
+		root := filepath.Join("..", "..", "testdata", c)
+		_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || filepath.Base(filepath.Dir(filepath.Dir(p))) != "projects" {
+				return nil
+			}
+			if n := d.Name(); strings.HasSuffix(n, ".jsonl") || strings.HasSuffix(n, ".jsonl.gz") || strings.HasSuffix(n, ".jsonl.zst") {
+				paths = append(paths, p)
+				if b, err := os.ReadFile(p); err == nil {
+					search.EachContent(b[:min(len(b), 1<<16)], func([]byte) {})
+					words = append(words, strings.Fields(string(b[:min(len(b), 4096)]))...)
+				}
+			}
+			return nil
+		})
+	}
+	if len(paths) < 5 {
+		t.Skip("the corpora in testdata are not there")
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	cache := t.TempDir()
+	var answered int64
+	for range 150 {
+		terms := randomTerms(r)
+		if r.IntN(2) == 0 {
+			w := words[r.IntN(len(words))]
+			if a := r.IntN(len(w)); len(w) > 3 {
+				w = w[a:min(len(w), a+3+r.IntN(10))]
+			}
+			if strings.TrimSpace(w) != "" {
+				terms[0] = w
+			}
+		}
+		answered += checkSame(t, cache, paths, search.Options{Terms: terms, Any: r.IntN(2) == 0}).Answered.Load()
+	}
+	if answered < 150*int64(len(paths))/4 {
+		t.Fatalf("the index answered for %d sessions: not used", answered)
+	}
+}

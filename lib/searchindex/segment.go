@@ -1,0 +1,292 @@
+package searchindex
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"sync"
+)
+
+// A segment is one immutable file of the index: the documents of the
+// pieces of files indexed together, and the posting list of every
+// trigram that occurs in them. Every byte read from it is checked: the
+// header and the top table by their CRCs when it is opened, the document
+// table when first read, each block of the trigram directory and each
+// posting list when read. A segment that fails a check is bad: the files
+// whose pieces lie in it are searched without the index.
+//
+//	header    64 bytes (below)
+//	docs      ndocs x (start, end uint64): byte ranges of whole lines
+//	postings  per trigram, its document numbers as delta uvarints
+//	dir       ntri x (trigram, offset from postings, length, CRC-32C), by trigram
+//	top       per block of dirBlock dir entries, (first trigram, CRC-32C of the block)
+//
+// Header: magic (16 bytes), version hash (8), ndocs, ntri, postOff,
+// dirOff, topOff, size, docs CRC, top CRC, 0, header CRC (4 each).
+
+const (
+	segMagic   = "ccpipe-trgm-01\n\x00"
+	headerSize = 64
+	dirEntry   = 16
+	dirBlock   = 256
+	maxSegment = 1<<32 - 1
+)
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+var errBad = errors.New("search index: damaged segment")
+
+// span is a document: a byte range of whole lines of its file (of the
+// decompressed bytes of an archive).
+type span struct{ start, end int64 }
+
+// encodeSegment writes a segment of docs, whose trigrams are given per
+// document (tris[d] holds document d's, each once).
+func encodeSegment(version uint64, docs []span, tris [][]uint32, counts func() []uint32) ([]byte, error) {
+	starts, ends, flat := invert(tris, counts)
+	b := make([]byte, headerSize, headerSize+16*len(docs)+len(flat)+dirEntry*len(starts))
+	for _, s := range docs {
+		b = binary.LittleEndian.AppendUint64(b, uint64(s.start))
+		b = binary.LittleEndian.AppendUint64(b, uint64(s.end))
+	}
+	docsCRC := crc32.Checksum(b[headerSize:], crcTable)
+	postOff := len(b)
+	dir := make([]byte, 0, dirEntry*len(starts))
+	from := uint32(0)
+	for k, t := range starts {
+		to := ends[k]
+		off := len(b) - postOff
+		prev := uint32(0)
+		for i, d := range flat[from:to] {
+			if i == 0 {
+				b = binary.AppendUvarint(b, uint64(d))
+			} else {
+				b = binary.AppendUvarint(b, uint64(d-prev))
+			}
+			prev = d
+		}
+		from = to
+		list := b[postOff+off:]
+		dir = binary.LittleEndian.AppendUint32(dir, t)
+		dir = binary.LittleEndian.AppendUint32(dir, uint32(off))
+		dir = binary.LittleEndian.AppendUint32(dir, uint32(len(list)))
+		dir = binary.LittleEndian.AppendUint32(dir, crc32.Checksum(list, crcTable))
+	}
+	dirOff := len(b)
+	b = append(b, dir...)
+	topOff := len(b)
+	for i := 0; i < len(starts); i += dirBlock {
+		blk := dir[i*dirEntry : min(len(starts), i+dirBlock)*dirEntry]
+		b = binary.LittleEndian.AppendUint32(b, starts[i])
+		b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(blk, crcTable))
+	}
+	topCRC := crc32.Checksum(b[topOff:], crcTable)
+	if len(b) > maxSegment {
+		return nil, fmt.Errorf("search index: a segment of %d bytes is too big", len(b))
+	}
+	h := b[:headerSize]
+	copy(h, segMagic)
+	le := binary.LittleEndian
+	le.PutUint64(h[16:], version)
+	for i, v := range []int{len(docs), len(starts), postOff, dirOff, topOff, len(b)} {
+		le.PutUint32(h[24+4*i:], uint32(v))
+	}
+	le.PutUint32(h[48:], docsCRC)
+	le.PutUint32(h[52:], topCRC)
+	le.PutUint32(h[60:], crc32.Checksum(h[:60], crcTable))
+	return b, nil
+}
+
+// segment is an open segment file.
+type segment struct {
+	f                     *os.File
+	ndocs, ntri           int
+	postOff, dirOff, size int64
+	docsCRC               uint32
+	top                   []uint32 // first trigram of each dir block
+	topCRC                []uint32
+	docsOnce              sync.Once
+	docs                  []span
+	docsErr               error
+}
+
+// openSegment opens and checks a segment's header and top table.
+func openSegment(path string, version uint64) (*segment, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := readSegment(f, version)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func readSegment(f *os.File, version uint64) (*segment, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	var h [headerSize]byte
+	if _, err := f.ReadAt(h[:], 0); err != nil {
+		return nil, errBad
+	}
+	le := binary.LittleEndian
+	if string(h[:16]) != segMagic || le.Uint32(h[60:]) != crc32.Checksum(h[:60], crcTable) {
+		return nil, errBad
+	}
+	if le.Uint64(h[16:]) != version {
+		return nil, errBad
+	}
+	u := func(i int) int64 { return int64(le.Uint32(h[24+4*i:])) }
+	s := &segment{f: f, ndocs: int(u(0)), ntri: int(u(1)), postOff: u(2), dirOff: u(3), size: u(5), docsCRC: le.Uint32(h[48:])}
+	topOff := u(4)
+	nblocks := (s.ntri + dirBlock - 1) / dirBlock
+	if s.size != fi.Size() || s.postOff != headerSize+16*int64(s.ndocs) || s.dirOff < s.postOff ||
+		topOff != s.dirOff+dirEntry*int64(s.ntri) || s.size != topOff+8*int64(nblocks) {
+		return nil, errBad // truncated, or not what was written
+	}
+	top := make([]byte, s.size-topOff)
+	if _, err := f.ReadAt(top, topOff); err != nil || crc32.Checksum(top, crcTable) != le.Uint32(h[52:]) {
+		return nil, errBad
+	}
+	for i := 0; i < nblocks; i++ {
+		s.top = append(s.top, le.Uint32(top[8*i:]))
+		s.topCRC = append(s.topCRC, le.Uint32(top[8*i+4:]))
+	}
+	return s, nil
+}
+
+func (s *segment) close() { s.f.Close() }
+
+// spans returns the document table, read and checked once.
+func (s *segment) spans() ([]span, error) {
+	s.docsOnce.Do(func() {
+		b := make([]byte, 16*s.ndocs)
+		if _, err := s.f.ReadAt(b, headerSize); err != nil || crc32.Checksum(b, crcTable) != s.docsCRC {
+			s.docsErr = errBad
+			return
+		}
+		s.docs = make([]span, s.ndocs)
+		for i := range s.docs {
+			s.docs[i] = span{int64(binary.LittleEndian.Uint64(b[16*i:])), int64(binary.LittleEndian.Uint64(b[16*i+8:]))}
+		}
+	})
+	return s.docs, s.docsErr
+}
+
+// postings returns the documents holding trigram t, in order (nil when
+// none does).
+func (s *segment) postings(t uint32) ([]uint32, error) {
+	blk := sort.Search(len(s.top), func(i int) bool { return s.top[i] > t }) - 1
+	if blk < 0 {
+		return nil, nil
+	}
+	n := min(dirBlock, s.ntri-blk*dirBlock)
+	dir := make([]byte, n*dirEntry)
+	if _, err := s.f.ReadAt(dir, s.dirOff+int64(blk*dirBlock*dirEntry)); err != nil || crc32.Checksum(dir, crcTable) != s.topCRC[blk] {
+		return nil, errBad
+	}
+	le := binary.LittleEndian
+	i := sort.Search(n, func(i int) bool { return le.Uint32(dir[i*dirEntry:]) >= t })
+	if i == n || le.Uint32(dir[i*dirEntry:]) != t {
+		return nil, nil
+	}
+	e := dir[i*dirEntry:]
+	off, ln, sum := int64(le.Uint32(e[4:])), int64(le.Uint32(e[8:])), le.Uint32(e[12:])
+	if s.postOff+off+ln > s.dirOff {
+		return nil, errBad
+	}
+	list := make([]byte, ln)
+	if _, err := s.f.ReadAt(list, s.postOff+off); err != nil && err != io.EOF || crc32.Checksum(list, crcTable) != sum {
+		return nil, errBad
+	}
+	var docs []uint32
+	var d uint64
+	for len(list) > 0 {
+		v, k := binary.Uvarint(list)
+		if k <= 0 {
+			return nil, errBad
+		}
+		list = list[k:]
+		if len(docs) > 0 {
+			d += v
+		} else {
+			d = v
+		}
+		if d >= uint64(s.ndocs) {
+			return nil, errBad
+		}
+		docs = append(docs, uint32(d))
+	}
+	return docs, nil
+}
+
+// invert turns each document's trigrams into each trigram's documents:
+// the trigrams present in order (starts), where each one's documents end
+// in flat (ends), and flat, each run in document order. A big segment is
+// sorted by counting (a count per possible trigram, from counts()); a
+// small one, as one run's update, by sorting its pairs.
+func invert(tris [][]uint32, counts func() []uint32) (starts, ends, flat []uint32) {
+	total := 0
+	for _, ts := range tris {
+		total += len(ts)
+	}
+	flat = make([]uint32, total)
+	if total < 1<<20 {
+		pairs := make([]uint64, 0, total)
+		for d, ts := range tris {
+			for _, t := range ts {
+				pairs = append(pairs, uint64(t)<<32|uint64(d))
+			}
+		}
+		slices.Sort(pairs)
+		for i, p := range pairs {
+			t := uint32(p >> 32)
+			if len(starts) == 0 || starts[len(starts)-1] != t {
+				if len(starts) > 0 {
+					ends = append(ends, uint32(i))
+				}
+				starts = append(starts, t)
+			}
+			flat[i] = uint32(p)
+		}
+		if len(starts) > 0 {
+			ends = append(ends, uint32(len(pairs)))
+		}
+		return starts, ends, flat
+	}
+	c := counts()
+	clear(c)
+	for _, ts := range tris {
+		for _, t := range ts {
+			c[t]++
+		}
+	}
+	var sum uint32
+	for t, n := range c {
+		if n != 0 {
+			starts = append(starts, uint32(t))
+			c[t] = sum
+			sum += n
+		}
+	}
+	for d, ts := range tris {
+		for _, t := range ts {
+			flat[c[t]] = uint32(d)
+			c[t]++
+		}
+	}
+	ends = make([]uint32, len(starts))
+	for k, t := range starts {
+		ends[k] = c[t] // the end of t's run after the scatter
+	}
+	return starts, ends, flat
+}
