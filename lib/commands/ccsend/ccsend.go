@@ -196,9 +196,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if o.rename == "" && !o.hasWords && !env.HasInput() {
 		return cli.Usagef("no message: give it after -- or on stdin")
 	}
-	profs, warnings := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
-	for _, w := range warnings {
-		env.Warnf("%v", w)
+	profs, err := load.DiscoverProfiles(env, o.sys)
+	if err != nil {
+		return err
 	}
 	t, err := o.resolve(env, args, profs)
 	if err != nil {

@@ -46,10 +46,10 @@ var arrows = map[string][]string{
 	"lib/jq":         nil,
 	"lib/records":    {"lib/jsonscan"},
 
-	"lib/profiles":      {"lib/regular"},
-	"lib/registry":      {"lib/regular", "lib/transcript"},
+	"lib/profiles":      {"lib/layout", "lib/regular"},
+	"lib/registry":      {"lib/layout", "lib/regular", "lib/transcript"},
 	"lib/sessions":      {"lib/cache", "lib/layout", "lib/ndjson", "lib/profiles", "lib/registry", "lib/regular", "lib/transcript"},
-	"lib/extract":       {"lib/bytescan", "lib/cache", "lib/hooks", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/transcript"},
+	"lib/extract":       {"lib/bytescan", "lib/cache", "lib/hooks", "lib/jsonscan", "lib/layout", "lib/ndjson", "lib/pricing", "lib/transcript"},
 	"lib/peer":          {"lib/ndjson", "lib/regular"},
 	"lib/peer/peertest": nil,
 	"lib/hooks":         {"lib/jsonscan", "lib/spell"},
@@ -68,8 +68,8 @@ var arrows = map[string][]string{
 	"lib/commands/ccprofiles":    {"lib/cli", "lib/profiles"},
 	"lib/commands/ccextract":     {"lib/cache", "lib/cli", "lib/commands/internal/load", "lib/extract", "lib/jsonscan", "lib/layout", "lib/ndjson", "lib/pricing", "lib/records", "lib/sessions", "lib/transcript"},
 	"lib/commands/ccgrep":        {"lib/cli", "lib/commands/internal/load", "lib/layout", "lib/ndjson", "lib/profiles", "lib/records", "lib/search", "lib/searchindex", "lib/sessions"},
-	"lib/commands/ccsend":        {"lib/cli", "lib/commands/internal/load", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
-	"lib/commands/cchook":        {"lib/cli", "lib/hooks", "lib/hooks/backtest", "lib/hooks/rules", "lib/records"},
+	"lib/commands/ccsend":        {"lib/cli", "lib/commands/internal/load", "lib/layout", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
+	"lib/commands/cchook":        {"lib/cli", "lib/hooks", "lib/hooks/backtest", "lib/hooks/rules", "lib/layout", "lib/records"},
 	"lib/commands/cccassette":    {"lib/atomicfile", "lib/cassette", "lib/cassette/proxy", "lib/cli", "lib/jq", "lib/ndjson", "lib/records", "lib/transcript"},
 	"lib/commands/ccrender":      {"lib/atomicfile", "lib/cli", "lib/records", "lib/registry", "lib/render", "lib/secrets", "lib/sessions", "lib/transcript"},
 
@@ -108,7 +108,7 @@ var arrows = map[string][]string{
 	"lib/search":                {"lib/bytescan", "lib/jsonscan", "lib/layout", "lib/mapped", "lib/regular", "lib/transcript"},
 	"lib/searchindex":           {"lib/cache", "lib/search", "lib/transcript"},
 	"lib/transcript":            {"lib/atomicfile", "lib/bytescan", "lib/jsonscan", "lib/layout", "lib/mapped", "lib/ndjson", "lib/profiles", "lib/regular"},
-	"lib/hooks/backtest":        {"lib/extract", "lib/hooks", "lib/hooks/rules", "lib/transcript"},
+	"lib/hooks/backtest":        {"lib/extract", "lib/hooks", "lib/hooks/rules", "lib/layout", "lib/transcript"},
 }
 
 // light are packages on a hot path, with what they must not pull in even
