@@ -3,11 +3,21 @@
 // new one, never half of one, and a failed write leaves the old file as
 // it was.
 //
-// A regular file or a missing path is written to a temporary file in the
-// same directory, synced and renamed over it. A symlink is followed and
-// its target replaced, the link kept. Anything else (a device such as
+// Two kinds of path, two rules:
+//
+// A path the user chose (Create, WriteFile: --out, --out-dir): a regular
+// file or a missing path is written to a temporary file in the same
+// directory, synced and renamed over it. A symlink is followed and its
+// target replaced, the link kept. Anything else (a device such as
 // /dev/null or /dev/stdout, a FIFO, a socket) is opened and written to
 // directly: renaming over it would replace a system file, not write to it.
+//
+// A path in a directory ccpipe owns (CreateOwned, WriteFileOwned: the
+// caches, the archive copies and their sidecars): nothing there is
+// followed or written through. Whatever sits at the path (a symlink, a
+// FIFO, a device, a regular file) is replaced by the new regular file;
+// a symlink's target is never touched. Someone who planted a link there
+// to a file of the user's gets the link replaced, not the file.
 package atomicfile
 
 import (
@@ -64,6 +74,63 @@ func Create(path string, perm os.FileMode) (*File, error) {
 	default:
 		return nil, err
 	}
+}
+
+// CreateOwned starts a write to path in a directory ccpipe owns: the new
+// regular file is renamed over whatever is at path (a symlink itself, not
+// its target; a FIFO or a device, never opened). Only a directory there
+// is an error. perm is the file's mode.
+func CreateOwned(path string, perm os.FileMode) (*File, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil, &fs.PathError{Op: "write", Path: path, Err: syscall.EISDIR}
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	return createTemp(path, path, perm, nil)
+}
+
+// WriteFileOwned writes data to path through CreateOwned and Commit.
+func WriteFileOwned(path string, data []byte, perm os.FileMode) error {
+	f, err := CreateOwned(path, perm)
+	if err != nil {
+		return err
+	}
+	return writeAll(f, data)
+}
+
+// CheckDir says, before a long run, whether a file can be created at
+// path: its directory exists, is a directory, and takes a new file (one
+// is created and removed at once). A command whose output is the work of
+// minutes (a recording) calls it before it starts, so that a missing or
+// read-only directory fails at once and loses nothing.
+func CheckDir(path string) error {
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("writing %s: directory %s: %w", path, dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("writing %s: %s is not a directory", path, dir)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return &fs.PathError{Op: "write", Path: path, Err: syscall.EISDIR}
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 // danglingTarget is the path a write to a missing path creates: the path
@@ -217,6 +284,10 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	if err != nil {
 		return err
 	}
+	return writeAll(f, data)
+}
+
+func writeAll(f *File, data []byte) error {
 	if _, err := f.Write(data); err != nil {
 		f.Abort()
 		return err

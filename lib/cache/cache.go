@@ -1,10 +1,14 @@
 // Package cache remembers, per transcript file, the facts a command
 // already extracted from it and how far it read, so that the next run
 // reads only what was appended. Transcripts are append-only: a file whose
-// identity (device, inode), size and mtime are unchanged holds the same
-// facts; one that grew, and still has the same bytes just before the
+// identity (device, inode), size, mtime and ctime are unchanged holds the
+// same facts; one that grew, and still has the same bytes just before the
 // offset read, holds them plus what follows; anything else (shrunk,
-// rewritten, replaced) is read again from the start.
+// rewritten, replaced) is read again from the start. The ctime is what a
+// rewrite cannot keep: `cp -p` or `touch -r` set the mtime back, never
+// the ctime. A file whose size is what was cached but whose stamp is not
+// was rewritten in place (an append always grows it): a miss, never
+// "grown".
 //
 // The facts are the caller's bytes: this package never interprets them,
 // so a command caches per-record facts and keeps every grouping and dedup
@@ -22,16 +26,19 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"github.com/ccpipe/ccpipe/lib/atomicfile"
 	"hash/crc32"
 	"hash/crc64"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/atomicfile"
+	"github.com/ccpipe/ccpipe/lib/regular"
 )
 
 // Stamp is what a stat says of a file.
@@ -39,12 +46,15 @@ type Stamp struct {
 	Dev, Ino uint64
 	Size     int64
 	MtimeNS  int64
+	// CtimeNS is the status change time: set by the kernel on every
+	// write, it tells a rewrite that kept size and mtime (cp -p, touch -r).
+	CtimeNS int64
 }
 
-// StampOf reads a stat result (Dev and Ino are 0 where the system has
-// none; size and mtime still decide).
+// StampOf reads a stat result (Dev, Ino and CtimeNS are 0 where the
+// system has none; size and mtime still decide).
 func StampOf(fi os.FileInfo) Stamp {
-	s := Stamp{Size: fi.Size(), MtimeNS: fi.ModTime().UnixNano()}
+	s := Stamp{Size: fi.Size(), MtimeNS: fi.ModTime().UnixNano(), CtimeNS: ctimeOf(fi)}
 	s.Dev, s.Ino = devIno(fi)
 	return s
 }
@@ -85,6 +95,9 @@ var crcTable = sync.OnceValue(func() *crc64.Table { return crc64.MakeTable(crc64
 
 // TailHash hashes the bytes before off, as Entry.Tail.
 func TailHash(r io.ReaderAt, off int64) (uint64, error) {
+	if off < 0 {
+		return 0, errCorrupt
+	}
 	start := max(off-tailLen, 0)
 	buf := make([]byte, off-start)
 	if _, err := r.ReadAt(buf, start); err != nil {
@@ -124,7 +137,9 @@ type Store struct {
 // are dropped when it is saved.
 const DefaultMaxBytes = 512 << 20
 
-const magic = "ccpipe-cache-2\n"
+// magic opens a store; the body's length follows it as 8 bytes (the
+// whole file's, checked before the rest is read).
+const magic = "ccpipe-cache-3\n"
 
 // storeCRC checks a whole store: CRC-32C, which the CPU computes (the
 // table-driven CRC-64 cost a warm run more than its stats).
@@ -145,6 +160,12 @@ func (s *Store) load() {
 	defer close(s.loaded)
 	b, err := readStore(s.path)
 	if err != nil {
+		// Missing: an empty store. Anything else (a link, a FIFO, a
+		// length that is not the file's) is replaced at the next save.
+		if !errors.Is(err, fs.ErrNotExist) {
+			s.stats.Corrupt = !errors.Is(err, errVersion)
+			s.dirty = true
+		}
 		return
 	}
 	entries, err := decode(b, s.version)
@@ -156,9 +177,19 @@ func (s *Store) load() {
 	s.entries = entries
 }
 
-// readStore reads the store file whole, into memory backed at once.
+// maxStore bounds a store file read: a store is saved under its size
+// bound (DefaultMaxBytes, give or take an entry), so one far past it was
+// not written by ccpipe and is never read into memory.
+const maxStore = 2 * DefaultMaxBytes
+
+// readStore reads the store file whole, into memory backed at once. The
+// store is ccpipe's own file: a symlink there is not followed and a FIFO
+// or device is not opened for good (lib/regular.OpenOwned), and the
+// header's length is checked against the file's size and maxStore before
+// anything is allocated: a store that is not what was written (an 8 GB
+// sparse file) costs a stat, and is replaced at the next save.
 func readStore(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := regular.OpenOwned(path)
 	if err != nil {
 		return nil, err
 	}
@@ -167,11 +198,24 @@ func readStore(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	var head [len(magic) + 8]byte
+	if _, err := io.ReadFull(f, head[:]); err != nil {
+		return nil, errCorrupt
+	}
+	if v := head[len(magic)-2]; string(head[:len(magic)]) != magic && bytes.HasPrefix(head[:], []byte(magic[:len(magic)-2])) &&
+		v >= '0' && v <= '9' && head[len(magic)-1] == '\n' {
+		return nil, errVersion // a store of another ccpipe: replaced, not "corrupt"
+	}
+	claimed := binary.LittleEndian.Uint64(head[len(magic):])
+	if string(head[:len(magic)]) != magic || claimed != uint64(fi.Size()) || claimed > maxStore {
+		return nil, errCorrupt
+	}
 	// A large allocation starts on a page, as madvise wants.
 	b := make([]byte, fi.Size())
 	populate(b)
-	if _, err := io.ReadFull(f, b); err != nil {
-		return nil, err
+	copy(b, head[:])
+	if _, err := io.ReadFull(f, b[len(head):]); err != nil {
+		return nil, errCorrupt
 	}
 	return b, nil
 }
@@ -235,10 +279,13 @@ func (s *Store) Unchanged(path string, st Stamp) (*Entry, bool) {
 }
 
 func (s *Store) check(e *Entry, st Stamp, r io.ReaderAt) State {
-	if e == nil || e.Stamp.Dev != st.Dev || e.Stamp.Ino != st.Ino || st.Size < e.Offset || e.Offset > e.Stamp.Size {
+	if e == nil || e.Stamp.Dev != st.Dev || e.Stamp.Ino != st.Ino || e.Offset < 0 || st.Size < e.Offset || e.Offset > e.Stamp.Size {
 		return Miss
 	}
 	same := e.Stamp == st
+	if !same && st.Size == e.Stamp.Size {
+		return Miss // the same size, another stamp: rewritten in place
+	}
 	if r == nil {
 		if same {
 			return Fresh
@@ -369,9 +416,22 @@ func (s *Store) Stats() Stats {
 // WriteFile is the one place ccpipe's caches write a file: whole, through
 // lib/atomicfile (a temporary file, synced, renamed over the old one), so
 // that a reader never sees a half-written one and a full disk leaves no
-// temporary file behind.
+// temporary file behind. The cache dir is ccpipe's own: whatever is at
+// path (a symlink planted there, a FIFO) is replaced, never followed.
 func WriteFile(path string, b []byte) error {
-	return atomicfile.WriteFile(path, b, 0o600)
+	return atomicfile.WriteFileOwned(path, b, 0o600)
+}
+
+// OpenFile opens a file of a cache's own for reading (a segment of an
+// index): a regular file, a symlink not followed, a FIFO not opened for
+// good (lib/regular.OpenOwned).
+func OpenFile(path string) (*os.File, error) { return regular.OpenOwned(path) }
+
+// ReadFile is the one place ccpipe's caches read a small file of their
+// own (not a store): a regular file of at most limit bytes, a symlink not
+// followed, a FIFO not opened for good.
+func ReadFile(path string, limit int64) ([]byte, error) {
+	return regular.ReadFileOwned(path, limit)
 }
 
 var (
@@ -390,6 +450,7 @@ func encode(entries map[string]*Entry, version string) []byte {
 		n += int(size(p, e))
 	}
 	b := append(make([]byte, 0, n), magic...)
+	b = binary.LittleEndian.AppendUint64(b, 0) // the length, set below
 	b = putStr(b, version)
 	b = binary.AppendUvarint(b, uint64(len(entries)))
 	paths := make([]string, 0, len(entries))
@@ -400,28 +461,26 @@ func encode(entries map[string]*Entry, version string) []byte {
 	for _, p := range paths {
 		e := entries[p]
 		b = putStr(b, p)
-		b = binary.AppendUvarint(b, e.Stamp.Dev)
-		b = binary.AppendUvarint(b, e.Stamp.Ino)
-		b = binary.AppendVarint(b, e.Stamp.Size)
-		b = binary.AppendVarint(b, e.Stamp.MtimeNS)
+		b = AppendStamp(b, e.Stamp)
 		b = binary.AppendVarint(b, e.Offset)
 		b = binary.LittleEndian.AppendUint64(b, e.Tail)
 		b = binary.AppendVarint(b, e.used)
 		b = binary.AppendUvarint(b, uint64(len(e.Data)))
 		b = append(b, e.Data...)
 	}
+	binary.LittleEndian.PutUint64(b[len(magic):], uint64(len(b)+4))
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, storeCRC))
 }
 
 func decode(b []byte, version string) (map[string]*Entry, error) {
-	if len(b) < len(magic)+4 || !bytes.HasPrefix(b, []byte(magic)) {
+	if len(b) < len(magic)+12 || !bytes.HasPrefix(b, []byte(magic)) || binary.LittleEndian.Uint64(b[len(magic):]) != uint64(len(b)) {
 		return nil, errCorrupt
 	}
 	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
 	if crc32.Checksum(body, storeCRC) != sum {
 		return nil, errCorrupt
 	}
-	d := Decoder{b: body[len(magic):]}
+	d := Decoder{b: body[len(magic)+8:]}
 	if d.Str() != version {
 		if d.Err() != nil {
 			return nil, errCorrupt
@@ -432,11 +491,18 @@ func decode(b []byte, version string) (map[string]*Entry, error) {
 	entries := make(map[string]*Entry, n)
 	for i := 0; i < n && d.Err() == nil; i++ {
 		p := d.StrShared() // b is never changed: keys and data share it
-		e := &Entry{Stamp: Stamp{Dev: d.Uvarint(), Ino: d.Uvarint(), Size: d.Varint(), MtimeNS: d.Varint()}}
+		e := &Entry{Stamp: d.Stamp()}
 		e.Offset = d.Varint()
 		e.Tail = d.U64()
 		e.used = d.Varint()
 		e.Data = d.Bytes()
+		// A checksum says the bytes are whole, not that they are sane: an
+		// entry whose offset is before its file is refused here, one past
+		// its size is a miss in check (a caller may keep a size of -1 for
+		// "not read to the end").
+		if e.Offset < 0 {
+			d.Fail()
+		}
 		entries[p] = e
 	}
 	if d.Err() != nil || len(d.b) != 0 {

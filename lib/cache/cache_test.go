@@ -193,7 +193,7 @@ func TestBound(t *testing.T) {
 // FuzzDecode: any bytes as a store file are read without a panic, and
 // what is accepted encodes back to the same bytes.
 func FuzzDecode(f *testing.F) {
-	f.Add(encode(map[string]*Entry{"/a": {Stamp: Stamp{1, 2, 3, 4}, Offset: 3, Tail: 9, Data: []byte("xyz")}}, "v1"))
+	f.Add(encode(map[string]*Entry{"/a": {Stamp: Stamp{1, 2, 3, 4, 5}, Offset: 3, Tail: 9, Data: []byte("xyz")}}, "v1"))
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		entries, err := decode(b, "v1")

@@ -32,6 +32,16 @@ func AppendF64(b []byte, v float64) []byte {
 	return binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 }
 
+// AppendStamp appends a file's stamp (Decoder.Stamp reads it): one
+// encoding of a stamp for every caller that keeps stamps in its facts.
+func AppendStamp(b []byte, st Stamp) []byte {
+	b = binary.AppendUvarint(b, st.Dev)
+	b = binary.AppendUvarint(b, st.Ino)
+	b = binary.AppendVarint(b, st.Size)
+	b = binary.AppendVarint(b, st.MtimeNS)
+	return binary.AppendVarint(b, st.CtimeNS)
+}
+
 // AppendBool appends a byte 0 or 1.
 func AppendBool(b []byte, v bool) []byte {
 	if v {
@@ -141,6 +151,11 @@ func (d *Decoder) U64() uint64 {
 
 // F64 reads what AppendF64 wrote.
 func (d *Decoder) F64() float64 { return math.Float64frombits(d.U64()) }
+
+// Stamp reads what AppendStamp wrote.
+func (d *Decoder) Stamp() Stamp {
+	return Stamp{Dev: d.Uvarint(), Ino: d.Uvarint(), Size: d.Varint(), MtimeNS: d.Varint(), CtimeNS: d.Varint()}
+}
 
 // Bool reads what AppendBool wrote.
 func (d *Decoder) Bool() bool {

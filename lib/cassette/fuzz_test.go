@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // FuzzParse: Parse never panics, and what it accepts encodes to canonical
@@ -59,12 +62,27 @@ func FuzzReader(f *testing.F) {
 }
 
 // FuzzImport: the Claude Code importer never panics, and what it builds
-// always verifies.
+// always verifies; no model_input's history holds an empty human message
+// (Blackbox drops them); call ids are unique; a run that ends without
+// run_completed ends on a tool step (a cut-off or a tool round) or has
+// no step (model turns without content). Seeds:
+// Blackbox's worked example and every crafted edge case
+// (testdata/ccedges).
 func FuzzImport(f *testing.F) {
 	data, _ := os.ReadFile("testdata/blackbox/claude-code-session.jsonl")
 	f.Add(data)
 	f.Add([]byte(`{"type":"user","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}` + "\n" +
 		`{"type":"assistant","timestamp":"2026-01-01T00:00:01Z","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Bash","input":{}}]}}`))
+	cases, _ := filepath.Glob("testdata/ccedges/*.txtar")
+	for _, p := range cases {
+		if ar, err := txtar.ParseFile(p); err == nil {
+			for _, file := range ar.Files {
+				if file.Name == "transcript.jsonl" {
+					f.Add(file.Data)
+				}
+			}
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		im := NewClaudeCodeImporter(ImportOptions{WithUsage: true, KeepThinking: true})
 		for i, line := range bytes.Split(data, []byte("\n")) {
@@ -79,5 +97,40 @@ func FuzzImport(f *testing.F) {
 		if r := Verify(c); !r.Pass && r.FirstFailure.Name != CheckNeutrality {
 			t.Fatalf("an imported cassette fails verify: %+v", r.FirstFailure)
 		}
+		calls := map[string]bool{}
+		var last string
+		for i, s := range c.Steps {
+			typ, _ := s.GetString("type")
+			p, _ := s.Get("payload")
+			switch typ {
+			case ModelInput:
+				msgs, _ := p.Get("messages")
+				for _, m := range msgs.Items() {
+					if role, _ := m.GetString("role"); role == "user" {
+						if text, ok := m.GetString("content"); ok && text == "" {
+							t.Fatalf("step %d: an empty human message in the history", i)
+						}
+					}
+				}
+			case ToolCall:
+				id, _ := p.GetString("toolCallId")
+				if calls[id] {
+					t.Fatalf("step %d: call id %q twice", i, id)
+				}
+				calls[id] = true
+			}
+			if typ != Metadata || !isUsage(p) {
+				last = typ
+			}
+		}
+		if last != "" && last != Metadata && last != ToolCall && last != ToolResult {
+			t.Fatalf("the run ends on a %s step", last)
+		}
 	})
+}
+
+// isUsage says a metadata payload is a --with-usage step.
+func isUsage(p Value) bool {
+	e, _ := p.GetString("event")
+	return e == "model_usage"
 }

@@ -3,7 +3,9 @@ package cassette
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -77,7 +79,7 @@ func (im *ClaudeCodeImporter) AddValue(v Value, lineno int) error {
 type ccTurn struct {
 	human  bool
 	text   string
-	ts     int64
+	ts     int64 // model turns: the first record's time (a human turn's is never read)
 	line   int
 	blocks []Value // model turns: content blocks in order
 	usage  Value   // model turns: the last record's message.usage
@@ -87,6 +89,14 @@ type ccTurn struct {
 type ccResult struct {
 	block Value
 	ts    int64
+	line  int
+}
+
+// isHumanBlock says a user message's block is part of its human text:
+// every block but a tool result.
+func isHumanBlock(b Value) bool {
+	t, _ := b.GetString("type")
+	return t != "tool_result"
 }
 
 // recordTime reads a record's ISO timestamp as JavaScript's Date.parse would for
@@ -103,13 +113,73 @@ func recordTime(rec Value, line int) (int64, error) {
 	return 0, fmt.Errorf("transcript line %d: timestamp is missing or not an ISO date", line)
 }
 
-// blockText is a non-text block's stand-in.
-func omitted(b Value) string {
-	t, _ := b.GetString("type")
-	if t == "" {
-		t = "unknown"
+// blockText renders one content block of a human message or of a tool
+// result as Blackbox does: a text block's text, else "[<type> omitted]"
+// with the type as JavaScript's String() writes it ("content" when the
+// block has none; a text block whose text is not a string is "[text
+// omitted]").
+func blockText(b Value) string {
+	t, ok := b.Get("type")
+	if s, _ := t.Str(); s == "text" {
+		if text, ok := b.GetString("text"); ok {
+			return text
+		}
 	}
-	return "[" + t + " omitted]"
+	name := "content"
+	if ok && t.kind != Null {
+		name = jsString(t)
+	}
+	return "[" + name + " omitted]"
+}
+
+// blocksText joins the blocks of a content array as Blackbox does: each
+// by blockText, joined by "\n"; entries that are not objects are dropped;
+// keep says which blocks take part.
+func blocksText(arr []Value, keep func(Value) bool) string {
+	var b strings.Builder
+	n := 0
+	for _, v := range arr {
+		if v.kind != Object || !keep(v) {
+			continue
+		}
+		if n > 0 {
+			b.WriteByte('\n')
+		}
+		n++
+		b.WriteString(blockText(v))
+	}
+	return b.String()
+}
+
+// jsString is JavaScript's String(v) for a JSON value: an array joins its
+// items by "," (null as ""), an object is "[object Object]".
+func jsString(v Value) string {
+	switch v.kind {
+	case String:
+		return v.str
+	case Bool:
+		return strconv.FormatBool(v.b)
+	case Number:
+		switch {
+		case math.IsInf(v.num, 1):
+			return "Infinity" // a number too large for a float64 parses so, as in JavaScript
+		case math.IsInf(v.num, -1):
+			return "-Infinity"
+		}
+		b, _ := AppendNumber(nil, v.num)
+		return string(b)
+	case Array:
+		parts := make([]string, len(v.arr))
+		for i, it := range v.arr {
+			if it.kind != Null {
+				parts[i] = jsString(it)
+			}
+		}
+		return strings.Join(parts, ",")
+	case Object:
+		return "[object Object]"
+	}
+	return "null"
 }
 
 // Finish builds the cassette.
@@ -228,6 +298,10 @@ func ccTurns(kept []ccRecord) ([]*ccTurn, map[string]ccResult, error) {
 				}
 			}
 			for _, b := range content.arr {
+				if b.kind != Object {
+					continue // Blackbox reads only a content array's objects
+				}
+				t.blocks = append(t.blocks, b)
 				if bt, _ := b.GetString("type"); bt == "tool_use" {
 					uid, _ := b.GetString("id")
 					name, _ := b.GetString("name")
@@ -240,28 +314,18 @@ func ccTurns(kept []ccRecord) ([]*ccTurn, map[string]ccResult, error) {
 					useIDs[uid] = true
 				}
 			}
-			t.blocks = append(t.blocks, content.arr...)
 			if u, ok := msg.Get("usage"); ok {
 				t.usage = u
 			}
 			t.model, _ = msg.GetString("model")
 		case "user":
-			var human []string
-			isHuman := false
-			switch content.kind {
-			case String:
-				isHuman = true
-				human = append(human, content.str)
-			case Array:
+			// Blackbox reads only an array's object entries; content
+			// that is neither a string nor an array holds no results
+			// and no text.
+			text, _ := content.Str()
+			if content.kind == Array {
 				for _, b := range content.arr {
-					bt, _ := b.GetString("type")
-					if bt != "tool_result" {
-						isHuman = true
-						if bt == "text" {
-							human = append(human, undef(b, "text"))
-						} else {
-							human = append(human, omitted(b))
-						}
+					if bt, _ := b.GetString("type"); b.kind != Object || bt != "tool_result" {
 						continue
 					}
 					uid, _ := b.GetString("tool_use_id")
@@ -275,17 +339,14 @@ func ccTurns(kept []ccRecord) ([]*ccTurn, map[string]ccResult, error) {
 					if err != nil {
 						return nil, nil, err
 					}
-					results[uid] = ccResult{block: b, ts: ts}
+					results[uid] = ccResult{block: b, ts: ts, line: r.line}
 				}
-			default:
-				return nil, nil, fmt.Errorf("transcript line %d: user content is neither a string nor an array", r.line)
+				text = blocksText(content.arr, isHumanBlock)
 			}
-			if isHuman {
-				ts, err := recordTime(r.v, r.line)
-				if err != nil {
-					return nil, nil, err
-				}
-				turns = append(turns, &ccTurn{human: true, text: strings.Join(human, "\n"), ts: ts, line: r.line})
+			// A human turn is its text; an empty one is dropped, and
+			// its own timestamp is never read (Blackbox's rules).
+			if text != "" {
+				turns = append(turns, &ccTurn{human: true, text: text, line: r.line})
 			}
 		default:
 			return nil, nil, fmt.Errorf("transcript line %d: message role is neither user nor assistant", r.line)
@@ -353,7 +414,7 @@ const (
 	ccSkipped  ccEnd = iota // thinking or empty text only: no step
 	ccAnswered              // a final answer: the run's result unless a tool call follows
 	ccCalled                // tool calls, each with its result: the run goes on
-	ccCutOff                // a tool call without a result: the run ends here, incomplete
+	ccCutOff                // a tool call without a result: the run ends with this turn, incomplete
 )
 
 func (w *ccBuild) add(typ string, ts int64, p Value) error {
@@ -446,26 +507,36 @@ func (w *ccBuild) modelTurn(t *ccTurn, last bool, results map[string]ccResult) (
 		return 0, "", err
 	}
 	var resultParts []Value
+	cut := false
 	for _, c := range calls {
 		head := []Member{{"toolCallId", StringValue(c.id)}, {"toolName", StringValue(c.name)}}
 		if c.res == nil {
 			// The session was cut off while this call ran (only the
-			// last model turn may lack results): the run ends here,
-			// incomplete, as Blackbox ends it.
+			// last model turn may lack results): its tool_call only, at
+			// the turn's time; the calls after it keep theirs and their
+			// results, and the run ends with this turn, incomplete, as
+			// Blackbox ends it.
 			if err := w.add(ToolCall, t.ts, ObjectValue(append(head, Member{"toolInput", c.input})...)); err != nil {
 				return 0, "", err
 			}
-			return ccCutOff, text, nil
+			cut = true
+			continue
+		}
+		field, err := resultField(c.res.block)
+		if err != nil {
+			return 0, "", fmt.Errorf("transcript line %d: %w", c.res.line, err)
 		}
 		ts := max(c.res.ts, t.ts)
 		if err := w.add(ToolCall, ts, ObjectValue(append(head, Member{"toolInput", c.input})...)); err != nil {
 			return 0, "", err
 		}
-		field := resultField(c.res.block)
 		if err := w.add(ToolResult, ts, ObjectValue(append(head, field)...)); err != nil {
 			return 0, "", err
 		}
 		resultParts = append(resultParts, ObjectValue(append([]Member{{"type", StringValue("tool_result")}}, append(head, field)...)...))
+	}
+	if cut {
+		return ccCutOff, text, nil
 	}
 	var parts []Value
 	if text != "" {
@@ -500,8 +571,9 @@ func (im *ClaudeCodeImporter) usageStep(add func(string, int64, Value) error, t 
 }
 
 // resultField converts a transcript tool_result block to the cassette's
-// result (or error) member.
-func resultField(b Value) Member {
+// result (or error) member. Content that is neither a string, an array
+// of blocks nor absent (an object, a number) is an error, as in Blackbox.
+func resultField(b Value) (Member, error) {
 	content, ok := b.Get("content")
 	var val Value
 	switch {
@@ -514,20 +586,12 @@ func resultField(b Value) Member {
 			val = content
 		}
 	case content.kind == Array:
-		var parts []string
-		for _, p := range content.arr {
-			if pt, _ := p.GetString("type"); pt == "text" {
-				parts = append(parts, undef(p, "text"))
-			} else {
-				parts = append(parts, omitted(p))
-			}
-		}
-		val = StringValue(strings.Join(parts, "\n"))
+		val = StringValue(blocksText(content.arr, func(Value) bool { return true }))
 	default:
-		val = content
+		return Member{}, fmt.Errorf("a tool_result's content must be a string or an array of blocks, not %s", content.kind.Article())
 	}
 	if e, _ := b.Get("is_error"); e.kind == Bool && e.b {
-		return Member{"error", StringValue(jsText(val))}
+		return Member{"error", StringValue(jsText(val))}, nil
 	}
-	return Member{"result", val}
+	return Member{"result", val}, nil
 }

@@ -8,8 +8,8 @@ import (
 // TestImportRunEnd is Blackbox's rule for what ends an imported run: the
 // run ends with the last answer; a user record after it (a prompt, a meta
 // reminder, a prompt answered only by thinking or empty text) opens no
-// step; a call cut off without a result ends the run there, incomplete;
-// a transcript without an assistant message is refused.
+// step; a call cut off without a result ends the run with its turn,
+// incomplete; a transcript without an assistant message is refused.
 func TestImportRunEnd(t *testing.T) {
 	at := func(sec int) string { return `"timestamp":"2026-05-01T10:00:0` + string(rune('0'+sec)) + `.000Z"` }
 	prompt := func(sec int, text string) string {
@@ -62,9 +62,10 @@ func TestImportRunEnd(t *testing.T) {
 			asst(3, "m2", use("t1")), result(4, "t1")},
 			"model_input model_output model_input model_output tool_call tool_result", StatusIncomplete, "", ""},
 		// Cut off while the first of two parallel calls ran: the run
-		// ends at that call, as Blackbox ends it.
+		// ends with that turn, whose second call keeps its result, as
+		// Blackbox ends it (more in testdata/ccedges).
 		{"cut off mid-tool", []string{prompt(0, "go"), asst(1, "m1", use("t1"), use("t2")), result(2, "t2")},
-			"model_input model_output tool_call", StatusIncomplete, "", ""},
+			"model_input model_output tool_call tool_call tool_result", StatusIncomplete, "", ""},
 		{"only a user line", []string{prompt(0, "go")}, "", "", "", "no assistant messages"},
 		{"only user lines and meta", []string{prompt(0, "go"), meta(1, "note")}, "", "", "", "no assistant messages"},
 		{"a missing result before the last turn", []string{prompt(0, "go"), asst(1, "m1", use("t1")), asst(2, "m2", text("done"))},

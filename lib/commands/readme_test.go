@@ -18,7 +18,7 @@ func TestReadmeFirstTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const cmd = "$ cc-sessions | cc-extract usage --sum session --cost --subagents\n"
+	const cmd = "$ cc-sessions | cc-extract usage --sum session --cost\n"
 	i := strings.Index(string(readme), cmd)
 	if i < 0 {
 		t.Fatalf("README lost its first example %q", cmd)
@@ -28,7 +28,7 @@ func TestReadmeFirstTable(t *testing.T) {
 
 	_, sessions, _ := runCmd(t, ccsessions.RunWith, corpusSystem(t, 0), "")
 	code, out, errs := runCmd(t, ccextract.RunWith, corpusSystem(t, 200, "NO_COLOR", "1"), sessions,
-		"usage", "--sum", "session", "--cost", "--subagents")
+		"usage", "--sum", "session", "--cost")
 	if code != 0 || errs != "" {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

@@ -22,6 +22,25 @@ var Kinds = []string{
 	"failures", "usage", "compactions", "conversation",
 }
 
+// SubagentsByDefault reports whether a session's facts of kind include
+// its subagents' unless asked otherwise. Money and tokens do (usage: Claude
+// Code's totalCostUSD, its status line and ccusage count every call a
+// session paid for), and so do the session's actions on the machine
+// (tools, shell, files, failures, and the subagents they start): a
+// subagent's failed command or edited file is the session's, and Claude
+// Code runs the hooks on them too (cc-hook backtest reads them). The
+// conversation's kinds (prompts, texts, conversation, compactions) do not:
+// a subagent's prompt and final text are already the Agent call's input
+// and result in the main transcript, so reading them again would say them
+// twice, and its working notes are not what the person read.
+func SubagentsByDefault(kind string) bool {
+	switch kind {
+	case "usage", "tools", "shell", "files", "failures", "subagents":
+		return true
+	}
+	return false
+}
+
 // SumBy lists the groupings usage --sum knows alone (see SumKeys and
 // ParseSum for several at once).
 var SumBy = append(append([]string(nil), SumKeys...), "block")

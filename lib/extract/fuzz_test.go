@@ -63,14 +63,15 @@ func FuzzScanUsageLine(f *testing.F) {
 			return
 		}
 		o := &Origin{}
-		slow, sok := usageOf(o, e)
+		slow, sok := UsageMessage(o, e)
 		fok := string(l.typ) == "assistant" && l.hasUsage && !l.apiError && string(l.model) != "<synthetic>"
 		if fok != sok {
 			t.Fatalf("fast path counts %v, decode %v\n%q", fok, sok, line)
 		}
 		if fok {
-			fast := usageRec{msgID: string(l.msgID), reqID: string(l.reqID), reqRef: string(l.reqRef), uuid: string(l.uuid),
-				ts: string(l.ts), model: string(l.model), sessionID: string(l.sid), agentID: string(l.aid), cwd: string(l.cwd), u: l.u}
+			fast := usageRec{MessageID: string(l.msgID), RequestID: string(l.reqID), RequestRef: string(l.reqRef), UUID: string(l.uuid),
+				Timestamp: string(l.ts), Model: string(l.model), SessionID: string(l.sid), AgentID: string(l.aid), Cwd: string(l.cwd), Tokens: l.u}
+			fast.Key = keyOf(&fast)
 			if fast != slow {
 				t.Fatalf("fast %+v\ndecode %+v\n%q", fast, slow, line)
 			}

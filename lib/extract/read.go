@@ -798,7 +798,7 @@ func (j *usageJob) take(ctx context.Context) error {
 	}
 	for i := range j.recs {
 		r := &j.recs[i]
-		if err := x.usage.take(r, r.key()); err != nil {
+		if err := x.usage.take(r, r.Key); err != nil {
 			return err
 		}
 	}
@@ -841,7 +841,7 @@ func (j *usageJob) takeFacts() error {
 		return corrupt()
 	}
 	if j.hasOpen {
-		return x.usage.take(&j.open, j.open.key())
+		return x.usage.take(&j.open, j.open.Key)
 	}
 	return nil
 }

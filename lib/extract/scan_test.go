@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/usage"
 	"testing/iotest"
 
 	"github.com/ccpipe/ccpipe/lib/transcript"
@@ -30,7 +32,7 @@ func TestScanUsageLine(t *testing.T) {
 	if got != "assistant|u1|msg_1|mé|req_1|s1|/a|2026-05-01T10:00:00.000Z" {
 		t.Errorf("fields: %s", got)
 	}
-	if l.u != (TokenUsage{InputTokens: 12, OutputTokens: 5, CacheCreationInputTokens: 3, CacheReadInputTokens: 4}) || !l.hasUsage || l.apiError {
+	if l.u != (usage.Tokens{InputTokens: 12, OutputTokens: 5, CacheCreationInputTokens: 3, CacheReadInputTokens: 4}) || !l.hasUsage || l.apiError {
 		t.Errorf("usage: %+v %v %v", l.u, l.hasUsage, l.apiError)
 	}
 	for _, bad := range []string{
@@ -295,9 +297,9 @@ func TestUsageNumbersOutOfRange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slow, _ := usageOf(&Origin{}, e)
-	if slow.u != (TokenUsage{CacheCreationInputTokens: -7}) {
-		t.Errorf("decode path read %+v", slow.u)
+	slow, _ := UsageMessage(&Origin{}, e)
+	if slow.Tokens != (usage.Tokens{CacheCreationInputTokens: -7}) {
+		t.Errorf("decode path read %+v", slow.Tokens)
 	}
 	if got := Mismatches(e); got != mismatchNote+"message.usage.cache_read_input_tokens, message.usage.input_tokens, message.usage.output_tokens" {
 		t.Errorf("decode path names %q", got)

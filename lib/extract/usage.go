@@ -3,12 +3,12 @@ package extract
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/transcript"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // Usage is a usage fact: one API message's tokens, counted once. Its head
@@ -57,112 +57,9 @@ type UsageSum struct {
 	cost *costSum
 }
 
-// usageRec is one assistant record's usage, as the fast scanner or the
-// decoded entry gives it.
-type usageRec struct {
-	msgID, reqID, reqRef    string
-	uuid, ts                string
-	model                   string
-	sessionID, agentID, cwd string
-	// copied: a fork's copy of another session's message (pricing's
-	// Record.Copied).
-	copied bool
-	u      TokenUsage
-	// With --cost: the request model and the raw usage object.
-	reqModel string
-	usageRaw string // a string, so that usageRec stays comparable
-	// keyed: k is the key, read from the --sum cache, which keeps the
-	// key and not the ids it is made of.
-	keyed bool
-	k     uint64
-}
-
-func (r *usageRec) total() int64 {
-	t, _ := addAll(r.u.InputTokens, r.u.OutputTokens, r.u.CacheReadInputTokens, r.u.CacheCreationInputTokens)
-	return t
-}
-
-// addSat adds b to *a, holding the sum at int64's bounds instead of
-// wrapping; it reports false when it had to.
-func addSat(a *int64, b int64) bool {
-	s := *a + b
-	switch {
-	case b > 0 && s < *a:
-		*a = math.MaxInt64
-		return false
-	case b < 0 && s > *a:
-		*a = math.MinInt64
-		return false
-	}
-	*a = s
-	return true
-}
-
-func addAll(v ...int64) (int64, bool) {
-	var t int64
-	ok := true
-	for _, n := range v {
-		ok = addSat(&t, n) && ok
-	}
-	return t, ok
-}
-
-// bill is the record as lib/pricing's billing rule reads it.
-func (r *usageRec) bill() pricing.Record {
-	return pricing.Record{Type: "assistant", MessageID: r.msgID, RequestID: r.reqID, RequestRef: r.reqRef, UUID: r.uuid}
-}
-
-// key identifies the API message a record belongs to (pricing's
-// Record.AppendKey), hashed: the seen set holds 8 bytes a message, and
-// the usage cache keeps them for --sum (so the hash, 64-bit FNV-1a, is
-// the same in every process; two of a million keys meet by chance once
-// in 3e7 runs).
-func (r *usageRec) key() uint64 {
-	if r.keyed {
-		return r.k
-	}
-	var buf [160]byte
-	b := r.bill()
-	h := uint64(14695981039346656037)
-	for _, c := range b.AppendKey(buf[:0]) {
-		h = (h ^ uint64(c)) * 1099511628211
-	}
-	return h
-}
-
-// grouper folds the records of one message (written one per content
-// block, each repeating the usage) into one, as pricing.Replaces says.
-type grouper struct {
-	cur    usageRec
-	curKey uint64
-	have   bool
-	out    func(*usageRec, uint64) error
-}
-
-func (g *grouper) add(r *usageRec) error {
-	k := r.key()
-	if g.have && k == g.curKey {
-		if pricing.Replaces(float64(r.total()), float64(g.cur.total())) {
-			uuid, ts := g.cur.uuid, g.cur.ts
-			g.cur = *r
-			g.cur.uuid, g.cur.ts = uuid, ts
-		}
-		return nil
-	}
-	if err := g.flush(); err != nil {
-		return err
-	}
-	g.cur, g.curKey, g.have = *r, k, true
-	return nil
-}
-
-func (g *grouper) flush() error {
-	if !g.have {
-		return nil
-	}
-	g.have = false
-	return g.out(&g.cur, g.curKey)
-}
+// usageRec is one message's usage, as the fast scanner or the decoded
+// entry gives it (lib/usage's Message).
+type usageRec = usage.Message
 
 // usageState counts each message once across the whole input and emits it
 // or adds it to its group.
@@ -171,12 +68,11 @@ type usageState struct {
 	// blocks holds every message for --sum block, which orders them by
 	// time before cutting windows.
 	blocks []blockMsg
-	g      grouper
-	seen   keySet
-	// copies holds the keys of the messages read only as a fork's copies
-	// so far: they count in the session that made them, when it is read.
-	copies map[uint64]struct{}
-	sums   map[string]*UsageSum
+	g      usage.Merger
+	// counted counts each message once across the input: a fork's copies
+	// count in the session that made them, when it is read.
+	counted usage.Counter
+	sums    map[string]*UsageSum
 	// The last day computed, which the next message most often shares.
 	lastY, lastD int
 	lastM        time.Month
@@ -188,14 +84,14 @@ type usageState struct {
 }
 
 func newUsageState(x *Extractor) *usageState {
-	u := &usageState{x: x, copies: map[uint64]struct{}{}, sums: map[string]*UsageSum{},
+	u := &usageState{x: x, sums: map[string]*UsageSum{},
 		groups: newGroupKeys(x.opts.Sum, x.opts.WeekStart)}
-	u.g.out = u.take
+	u.g.Out = func(r *usageRec) error { return u.take(r, r.Key) }
 	return u
 }
 
 func (u *usageState) entry(o *Origin, e *transcript.Entry) error {
-	r, ok := usageOf(o, e)
+	r, ok := UsageMessage(o, e)
 	if !ok {
 		if b := base(o, e); e.Type == "assistant" && b.AgentID == nil && u.x.inWindow(deref(b.Timestamp)) {
 			u.session(deref(b.SessionID), e.Cwd)
@@ -203,24 +99,26 @@ func (u *usageState) entry(o *Origin, e *transcript.Entry) error {
 		return nil
 	}
 	if u.x.opts.Prices != nil {
-		r.reqModel, r.usageRaw = costFields(e.Raw)
+		r.RequestedModel, r.Usage = usage.CostFields(e.Raw)
 	}
-	return u.g.add(&r)
+	return u.g.Add(&r)
 }
 
-// usageOf reads an assistant entry's usage when lib/pricing bills it. Its
-// session is the one that paid for it (a fork's copy counts in the
-// original).
-func usageOf(o *Origin, e *transcript.Entry) (usageRec, bool) {
+// UsageMessage is a decoded assistant entry as a message of one record,
+// when lib/pricing bills it (for a lib/usage Merger). Its session is the
+// one that paid for it (a fork's copy counts in the original). Its
+// RequestedModel and Usage are not read: usage.CostFields reads them of
+// the entry's line.
+func UsageMessage(o *Origin, e *transcript.Entry) (usageRec, bool) {
 	rec := BillRecord(o, e)
 	if !rec.Billable() {
 		return usageRec{}, false
 	}
 	b := base(o, e)
 	mu := e.Message.Usage
-	return usageRec{msgID: rec.MessageID, reqID: rec.RequestID, reqRef: rec.RequestRef, uuid: e.UUID, ts: e.TimestampRaw, model: e.Message.Model,
-		sessionID: rec.Owner(), agentID: deref(b.AgentID), cwd: e.Cwd, copied: rec.Copied(),
-		u: TokenUsage{InputTokens: mu.InputTokens, OutputTokens: mu.OutputTokens,
+	return usageRec{Key: usage.KeyOf(&rec), MessageID: rec.MessageID, RequestID: rec.RequestID, RequestRef: rec.RequestRef, UUID: e.UUID, Timestamp: e.TimestampRaw, Model: e.Message.Model,
+		SessionID: rec.Owner(), AgentID: deref(b.AgentID), Cwd: e.Cwd, Copied: rec.Copied(),
+		Tokens: usage.Tokens{InputTokens: mu.InputTokens, OutputTokens: mu.OutputTokens,
 			CacheCreationInputTokens: mu.CacheCreationInputTokens, CacheReadInputTokens: mu.CacheReadInputTokens}}, true
 }
 
@@ -242,28 +140,21 @@ func BillRecord(o *Origin, e *transcript.Entry) pricing.Record {
 
 // take counts a whole message once.
 func (u *usageState) take(r *usageRec, key uint64) error {
-	if !u.x.inWindow(r.ts) {
+	if !u.x.inWindow(r.Timestamp) {
 		return nil
 	}
-	if u.seen.has(key) {
+	if !u.counted.Count(key, r.Copied) {
+		// Counted already, or a copy counted with the original's own
+		// record, whenever it comes (left out, and counted at the end,
+		// if it never does).
 		return nil
 	}
-	if r.copied {
-		// Counted with the original's own record, whenever it comes;
-		// left out (and counted at the end) if it never does.
-		if len(u.copies) < maxCopies {
-			u.copies[key] = struct{}{}
-		}
-		return nil
-	}
-	u.seen.add(key)
-	delete(u.copies, key)
 	if u.x.opts.Sum == "" {
 		rec := Usage{
-			Base:      Base{SessionID: str(r.sessionID), AgentID: str(r.agentID), UUID: str(r.uuid), Timestamp: str(r.ts)},
-			MessageID: str(r.msgID), RequestID: str(r.reqID), RequestRef: str(r.reqRef), Model: str(r.model),
-			InputTokens: r.u.InputTokens, OutputTokens: r.u.OutputTokens,
-			CacheReadInputTokens: r.u.CacheReadInputTokens, CacheCreationInputTokens: r.u.CacheCreationInputTokens,
+			Base:      Base{SessionID: str(r.SessionID), AgentID: str(r.AgentID), UUID: str(r.UUID), Timestamp: str(r.Timestamp)},
+			MessageID: str(r.MessageID), RequestID: str(r.RequestID), RequestRef: str(r.RequestRef), Model: str(r.Model),
+			InputTokens: r.Tokens.InputTokens, OutputTokens: r.Tokens.OutputTokens,
+			CacheReadInputTokens: r.Tokens.CacheReadInputTokens, CacheCreationInputTokens: r.Tokens.CacheCreationInputTokens,
 		}
 		if u.x.opts.Prices != nil {
 			return u.x.emit(u.costedUsage(r, rec))
@@ -281,20 +172,20 @@ func (u *usageState) take(r *usageRec, key uint64) error {
 
 func (u *usageState) sum(r *usageRec) {
 	group := u.group(r)
-	s := u.sumOf(group, r.cwd)
-	_, tok := addAll(r.u.InputTokens, r.u.OutputTokens, r.u.CacheReadInputTokens, r.u.CacheCreationInputTokens)
+	s := u.sumOf(group, r.Cwd)
+	total, tok := r.Tokens.Total()
 	for _, f := range []struct {
 		sum  *int64
 		n    int64
 		name string
 	}{
-		{&s.InputTokens, r.u.InputTokens, "input_tokens"},
-		{&s.OutputTokens, r.u.OutputTokens, "output_tokens"},
-		{&s.CacheReadInputTokens, r.u.CacheReadInputTokens, "cache_read_input_tokens"},
-		{&s.CacheCreationInputTokens, r.u.CacheCreationInputTokens, "cache_creation_input_tokens"},
-		{&s.TotalTokens, r.total(), "total_tokens"},
+		{&s.InputTokens, r.Tokens.InputTokens, "input_tokens"},
+		{&s.OutputTokens, r.Tokens.OutputTokens, "output_tokens"},
+		{&s.CacheReadInputTokens, r.Tokens.CacheReadInputTokens, "cache_read_input_tokens"},
+		{&s.CacheCreationInputTokens, r.Tokens.CacheCreationInputTokens, "cache_creation_input_tokens"},
+		{&s.TotalTokens, total, "total_tokens"},
 	} {
-		if !addSat(f.sum, f.n) || (f.name == "total_tokens" && !tok) {
+		if !usage.Add(f.sum, f.n) || (f.name == "total_tokens" && !tok) {
 			u.overflow(group, f.name)
 		}
 	}
@@ -302,19 +193,19 @@ func (u *usageState) sum(r *usageRec) {
 	if u.x.opts.Prices != nil {
 		u.addCost(s, r)
 	}
-	if !u.groups.has("model") && r.model != "" && !containsStr(s.Models, r.model) {
-		s.Models = append(s.Models, r.model)
+	if !u.groups.has("model") && r.Model != "" && !containsStr(s.Models, r.Model) {
+		s.Models = append(s.Models, r.Model)
 	}
-	if r.ts != "" {
+	if r.Timestamp != "" {
 		// (Set in place: the last timestamp moves on with most messages.)
 		if s.FirstTimestamp == nil {
-			s.FirstTimestamp, s.LastTimestamp = str(r.ts), str(r.ts)
+			s.FirstTimestamp, s.LastTimestamp = str(r.Timestamp), str(r.Timestamp)
 		}
-		if r.ts < *s.FirstTimestamp {
-			*s.FirstTimestamp = r.ts
+		if r.Timestamp < *s.FirstTimestamp {
+			*s.FirstTimestamp = r.Timestamp
 		}
-		if r.ts > *s.LastTimestamp {
-			*s.LastTimestamp = r.ts
+		if r.Timestamp > *s.LastTimestamp {
+			*s.LastTimestamp = r.Timestamp
 		}
 	}
 }
@@ -349,11 +240,11 @@ func (u *usageState) dropNegative(r *usageRec) {
 		n    *int64
 		name string
 	}{
-		{&r.u.InputTokens, "input_tokens"}, {&r.u.OutputTokens, "output_tokens"},
-		{&r.u.CacheReadInputTokens, "cache_read_input_tokens"}, {&r.u.CacheCreationInputTokens, "cache_creation_input_tokens"},
+		{&r.Tokens.InputTokens, "input_tokens"}, {&r.Tokens.OutputTokens, "output_tokens"},
+		{&r.Tokens.CacheReadInputTokens, "cache_read_input_tokens"}, {&r.Tokens.CacheCreationInputTokens, "cache_creation_input_tokens"},
 	} {
 		if *f.n < 0 {
-			u.x.opts.Warn(fmt.Sprintf("%s: usage.%s %d is negative, not summed", r.uuid, f.name, *f.n))
+			u.x.opts.Warn(fmt.Sprintf("%s: usage.%s %d is negative, not summed", r.UUID, f.name, *f.n))
 			*f.n = 0
 		}
 	}
@@ -449,15 +340,11 @@ func parseUTC(ts string) (int64, bool) {
 	return t.Unix(), true
 }
 
-func (u *usageState) endFile() error { return u.g.flush() }
-
-// maxCopies bounds the copied messages remembered for the warning.
-const maxCopies = 1 << 20
+func (u *usageState) endFile() error { return u.g.Flush() }
 
 func (u *usageState) finish() error {
-	if n := len(u.copies); n > 0 {
+	if n := u.counted.Uncounted(); n > 0 {
 		u.x.opts.Warn(fmt.Sprintf("usage: %d messages a fork copied from a session not read are left out: they count in that session", n))
-		clear(u.copies)
 	}
 	if u.x.opts.Sum == "" {
 		return nil

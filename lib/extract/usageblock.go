@@ -2,9 +2,11 @@ package extract
 
 import (
 	"encoding/json"
-	"github.com/ccpipe/ccpipe/lib/pricing"
 	"sort"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/pricing"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // --sum block cuts the messages into ccusage's 5-hour billing windows: a
@@ -13,7 +15,7 @@ import (
 // message, starts the next block.
 
 // BlockDuration is the length of a billing window.
-const BlockDuration = pricing.BlockDuration
+const BlockDuration = usage.BlockDuration
 
 // UsageBlock is a usage --sum block fact.
 type UsageBlock struct {
@@ -58,7 +60,7 @@ type Projection struct {
 // that the raw usage is not held until the end.
 type blockMsg struct {
 	t     time.Time
-	u     TokenUsage
+	u     usage.Tokens
 	model string
 	// With --cost: the charge, or unpriced with the model it was
 	// requested as; assumed lists the models priced as the default.
@@ -75,20 +77,20 @@ func blockTime(ts string) (time.Time, error) { return time.Parse(time.RFC3339Nan
 // (a negative token count, a timestamp --sum block cannot read): the
 // --sum cache keeps them only then.
 func sumNamesIDs(r *usageRec) bool {
-	if r.u.InputTokens < 0 || r.u.OutputTokens < 0 || r.u.CacheReadInputTokens < 0 || r.u.CacheCreationInputTokens < 0 {
+	if r.Tokens.InputTokens < 0 || r.Tokens.OutputTokens < 0 || r.Tokens.CacheReadInputTokens < 0 || r.Tokens.CacheCreationInputTokens < 0 {
 		return true
 	}
-	_, err := blockTime(r.ts)
+	_, err := blockTime(r.Timestamp)
 	return err != nil
 }
 
 func (u *usageState) addBlockMsg(r *usageRec) {
-	t, err := blockTime(r.ts)
+	t, err := blockTime(r.Timestamp)
 	if err != nil {
-		u.x.opts.Warn("message " + r.msgID + ": timestamp " + r.ts + " does not parse, left out of --sum block")
+		u.x.opts.Warn("message " + r.MessageID + ": timestamp " + r.Timestamp + " does not parse, left out of --sum block")
 		return
 	}
-	m := blockMsg{t: t, u: r.u, model: r.model}
+	m := blockMsg{t: t, u: r.Tokens, model: r.Model}
 	if u.x.opts.Prices != nil {
 		ch, model, err := u.costOf(r)
 		m.costModel = model
@@ -125,19 +127,19 @@ func (u *usageState) finishBlocks() error {
 	return nil
 }
 
-// BlockSpan is one billing window over sorted times (pricing.BlockSpan).
-type BlockSpan = pricing.BlockSpan
+// BlockSpan is one billing window over sorted times (usage.BlockSpan).
+type BlockSpan = usage.BlockSpan
 
 // BlockSpans cuts sorted times into ccusage's 5-hour blocks.
-func BlockSpans(times []time.Time) []BlockSpan { return pricing.BlockSpans(times) }
+func BlockSpans(times []time.Time) []BlockSpan { return usage.BlockSpans(times) }
 
-const tsLayout = pricing.BlockTimeLayout
+const tsLayout = usage.BlockTimeLayout
 
 func (u *usageState) block(start time.Time, msgs []blockMsg, now time.Time) *UsageBlock {
 	end := start.Add(BlockDuration)
 	last := msgs[len(msgs)-1].t
 	b := &UsageBlock{BlockStart: start.Format(tsLayout), BlockEnd: end.Format(tsLayout),
-		ActualEnd: last.UTC().Format(tsLayout), Active: now.Sub(last) < BlockDuration && now.Before(end), Models: []string{}}
+		ActualEnd: last.UTC().Format(tsLayout), Active: usage.Active(start, last, now), Models: []string{}}
 	s := &UsageSum{Messages: int64(len(msgs)), cost: &costSum{}}
 	cost := u.x.opts.Prices != nil
 	for i := range msgs {
@@ -146,7 +148,8 @@ func (u *usageState) block(start time.Time, msgs []blockMsg, now time.Time) *Usa
 		b.OutputTokens += m.u.OutputTokens
 		b.CacheReadInputTokens += m.u.CacheReadInputTokens
 		b.CacheCreationInputTokens += m.u.CacheCreationInputTokens
-		b.TotalTokens += m.u.InputTokens + m.u.OutputTokens + m.u.CacheReadInputTokens + m.u.CacheCreationInputTokens
+		total, _ := m.u.Total()
+		b.TotalTokens += total
 		b.Messages++
 		if m.model != "" && !containsStr(b.Models, m.model) {
 			b.Models = append(b.Models, m.model)

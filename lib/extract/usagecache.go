@@ -12,6 +12,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/transcript"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // The usage cache keeps, per plain transcript, the usageScan of its
@@ -196,26 +197,26 @@ func (s *usageScan) encode(sums bool) []byte {
 	}
 	rec := func(b []byte, r *usageRec, sums bool) []byte {
 		if sums {
-			b = cache.AppendU64(b, r.key())
+			b = cache.AppendU64(b, r.Key)
 			// The ids only where a sum names them in a warning.
 			ids := sumNamesIDs(r)
 			b = cache.AppendBool(b, ids)
 			if ids {
-				b = cache.AppendStr(b, r.msgID)
-				b = cache.AppendStr(b, r.uuid)
+				b = cache.AppendStr(b, r.MessageID)
+				b = cache.AppendStr(b, r.UUID)
 			}
-			b = cache.AppendStr(b, r.ts)
-			b = cache.AppendStr(b, r.usageRaw)
+			b = cache.AppendStr(b, r.Timestamp)
+			b = cache.AppendStr(b, r.Usage)
 		} else {
-			for _, v := range []string{r.msgID, r.reqID, r.reqRef, r.uuid, r.ts, r.usageRaw} {
+			for _, v := range []string{r.MessageID, r.RequestID, r.RequestRef, r.UUID, r.Timestamp, r.Usage} {
 				b = cache.AppendStr(b, v)
 			}
 		}
-		for _, v := range []string{r.model, r.sessionID, r.agentID, r.cwd, r.reqModel} {
+		for _, v := range []string{r.Model, r.SessionID, r.AgentID, r.Cwd, r.RequestedModel} {
 			b = ref(b, v)
 		}
-		b = cache.AppendBool(b, r.copied)
-		for _, v := range []int64{r.u.InputTokens, r.u.OutputTokens, r.u.CacheReadInputTokens, r.u.CacheCreationInputTokens} {
+		b = cache.AppendBool(b, r.Copied)
+		for _, v := range []int64{r.Tokens.InputTokens, r.Tokens.OutputTokens, r.Tokens.CacheReadInputTokens, r.Tokens.CacheCreationInputTokens} {
 			b = cache.AppendVarint(b, v)
 		}
 		return b
@@ -345,31 +346,30 @@ func (f *usageFacts) ref(d *cache.Decoder) string {
 // key.
 func (f *usageFacts) rec(r *usageRec, sums bool) (key uint64) {
 	d := &f.d
-	r.keyed, r.k = false, 0
 	if sums {
 		key = d.U64()
-		r.msgID, r.reqID, r.reqRef, r.uuid = "", "", "", ""
+		r.MessageID, r.RequestID, r.RequestRef, r.UUID = "", "", "", ""
 		if d.Bool() {
-			r.msgID, r.uuid = d.StrShared(), d.StrShared()
+			r.MessageID, r.UUID = d.StrShared(), d.StrShared()
 		}
-		r.ts, r.usageRaw = d.StrShared(), d.StrShared()
+		r.Timestamp, r.Usage = d.StrShared(), d.StrShared()
 	} else {
-		for _, v := range []*string{&r.msgID, &r.reqID, &r.reqRef, &r.uuid, &r.ts, &r.usageRaw} {
+		for _, v := range []*string{&r.MessageID, &r.RequestID, &r.RequestRef, &r.UUID, &r.Timestamp, &r.Usage} {
 			*v = d.StrShared()
 		}
 	}
-	for _, v := range []*string{&r.model, &r.sessionID, &r.agentID, &r.cwd, &r.reqModel} {
+	for _, v := range []*string{&r.Model, &r.SessionID, &r.AgentID, &r.Cwd, &r.RequestedModel} {
 		*v = f.ref(d)
 	}
-	r.copied = d.Bool()
-	for _, v := range []*int64{&r.u.InputTokens, &r.u.OutputTokens, &r.u.CacheReadInputTokens, &r.u.CacheCreationInputTokens} {
+	r.Copied = d.Bool()
+	for _, v := range []*int64{&r.Tokens.InputTokens, &r.Tokens.OutputTokens, &r.Tokens.CacheReadInputTokens, &r.Tokens.CacheCreationInputTokens} {
 		*v = d.Varint()
 	}
-	if sums {
-		r.keyed, r.k = true, key
-	} else {
-		key = r.key()
+	if !sums {
+		b := r.Bill()
+		key = usage.KeyOf(&b)
 	}
+	r.Key = key
 	return key
 }
 
@@ -499,9 +499,7 @@ func (x *Extractor) subagents(path string, pre *statResult) (subs []transcript.S
 		st := cache.StampOf(sfi)
 		b = cache.AppendStr(b, s.AgentID)
 		b = cache.AppendStr(b, s.Path)
-		for _, v := range []uint64{st.Dev, st.Ino, uint64(st.Size), uint64(st.MtimeNS)} {
-			b = cache.AppendUvarint(b, v)
-		}
+		b = cache.AppendStamp(b, st)
 	}
 	if after, err := os.Stat(dir); err == nil && cache.StampOf(after) == stamp {
 		c.Put(key, &cache.Entry{Stamp: stamp, Offset: stamp.Size, Data: b})
@@ -518,7 +516,7 @@ func decodeSubagents(b []byte) ([]transcript.Subagent, []cache.Stamp, bool) {
 	stamps := make([]cache.Stamp, 0, n)
 	for i := 0; i < n && d.Err() == nil; i++ {
 		s := transcript.Subagent{AgentID: d.StrShared(), Path: d.StrShared()}
-		st := cache.Stamp{Dev: d.Uvarint(), Ino: d.Uvarint(), Size: int64(d.Uvarint()), MtimeNS: int64(d.Uvarint())}
+		st := d.Stamp()
 		if d.Err() != nil {
 			return nil, nil, false
 		}

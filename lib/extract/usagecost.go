@@ -2,10 +2,9 @@ package extract
 
 import (
 	"encoding/json"
-	"errors"
-	"math"
 
 	"github.com/ccpipe/ccpipe/lib/pricing"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // The cost side of usage: with Options.Prices set, each message is priced
@@ -24,52 +23,19 @@ type CostedUsage struct {
 	CostError *string  `json:"cost_error"`
 }
 
-// costOf prices one message; ok is false when its usage is out of range.
+// costOf prices one message; err says why it cannot be priced.
 func (u *usageState) costOf(r *usageRec) (ch pricing.Charge, model string, err error) {
-	return priceUsage(u.x.opts.Prices, r.reqModel, r.model, r.usageRaw)
-}
-
-// priceUsage prices a usage object requested as reqModel (else answered
-// as model): the one pricing rule of usage --cost and cc-render.
-func priceUsage(cat *pricing.Catalog, reqModel, model, usageRaw string) (ch pricing.Charge, _ string, err error) {
-	if reqModel != "" {
-		model = reqModel
-	}
-	pu, err := pricing.ParseUsage([]byte(usageRaw))
-	if err != nil {
-		var re *pricing.RangeError
-		if !errors.As(err, &re) {
-			return ch, model, errors.New("no usage object")
-		}
-		return ch, model, err
-	}
-	ch = cat.Cost(model, &pu)
-	if !finite(ch.USD) {
-		// A finite but huge price or count: +Inf would stop the JSON
-		// output (and vanish from a sum); the message is flagged instead.
-		return pricing.Charge{}, model, errors.New("the cost overflows (a price or token count too large)")
-	}
-	return ch, model, nil
-}
-
-func finite(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }
-
-// PriceLine prices the assistant line of one API response as usage --cost
-// does; model is its message.model, used when the line has no
-// requestedModel. It returns the model priced.
-func PriceLine(cat *pricing.Catalog, line []byte, model string) (pricing.Charge, string, error) {
-	reqModel, usage := costFields(line)
-	return priceUsage(cat, reqModel, model, usage)
+	return r.Price(u.x.opts.Prices)
 }
 
 // costedUsage is the --cost record of a message.
 func (u *usageState) costedUsage(r *usageRec, base Usage) CostedUsage {
 	ch, model, err := u.costOf(r)
-	c := CostedUsage{Usage: base, RequestedModel: str(r.reqModel)}
+	c := CostedUsage{Usage: base, RequestedModel: str(r.RequestedModel)}
 	if err != nil {
 		c.CostBasis = "unpriced"
 		c.CostError = str(err.Error())
-		u.x.opts.Warn(r.uuid + ": " + model + ": " + err.Error() + ", not priced")
+		u.x.opts.Warn(r.UUID + ": " + model + ": " + err.Error() + ", not priced")
 		return c
 	}
 	c.CostUSD, c.CostBasis = &ch.USD, string(ch.Basis())
@@ -106,7 +72,7 @@ func (u *usageState) addCost(s *UsageSum, r *usageRec) {
 			cs.assumed = append(cs.assumed, p.Model)
 		}
 		if u.groups.has("session") {
-			cs.parts = append(cs.parts, pricing.Timed{TS: r.ts, USD: p.USD})
+			cs.parts = append(cs.parts, pricing.Timed{TS: r.Timestamp, USD: p.USD})
 		} else {
 			cs.total += p.USD
 		}
@@ -132,7 +98,7 @@ func (s *UsageSum) finishCost() {
 // costJSON is a cost as JSON: null when nothing could be priced (no cost,
 // not 0).
 func costJSON(v float64, none bool) json.RawMessage {
-	if none || !finite(v) {
+	if none || !usage.Finite(v) {
 		return json.RawMessage("null") // never dropped: json.Marshal refuses ±Inf
 	}
 	b, _ := json.Marshal(v)
@@ -144,28 +110,4 @@ func nonNil(l []string) *[]string {
 		l = []string{}
 	}
 	return &l
-}
-
-// costFields reads requestedModel and the raw message.usage object of an
-// assistant line. It decodes only those two fields (with encoding/json, so
-// that it does not depend on the fast scanner's internals); it runs only
-// with --cost.
-func costFields(line []byte) (reqModel, usage string) {
-	var r struct {
-		RequestedModel any `json:"requestedModel"`
-		Msg            *struct {
-			Usage json.RawMessage `json:"usage"`
-		} `json:"message"`
-	}
-	// A field of another type (message not an object) is a type error
-	// that leaves the other fields read; only a syntax error loses all.
-	var se *json.SyntaxError
-	if err := json.Unmarshal(line, &r); errors.As(err, &se) {
-		return "", ""
-	}
-	reqModel, _ = r.RequestedModel.(string)
-	if r.Msg != nil && len(r.Msg.Usage) > 0 && string(r.Msg.Usage) != "null" {
-		usage = string(r.Msg.Usage)
-	}
-	return reqModel, usage
 }

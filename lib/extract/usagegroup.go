@@ -74,22 +74,22 @@ func (u *usageState) part(k string, r *usageRec) string {
 	g := &u.groups
 	switch k {
 	case "day":
-		return u.day(r.ts)
+		return u.day(r.Timestamp)
 	case "week":
-		return g.week(u.day(r.ts))
+		return g.week(u.day(r.Timestamp))
 	case "month":
-		if d := u.day(r.ts); len(d) >= 7 {
+		if d := u.day(r.Timestamp); len(d) >= 7 {
 			return d[:7]
 		}
 	case "session":
-		if f, ok := g.sessionFirst[r.sessionID]; r.ts != "" && (!ok || r.ts < f) {
-			g.sessionFirst[r.sessionID] = r.ts
+		if f, ok := g.sessionFirst[r.SessionID]; r.Timestamp != "" && (!ok || r.Timestamp < f) {
+			g.sessionFirst[r.SessionID] = r.Timestamp
 		}
-		return r.sessionID
+		return r.SessionID
 	case "model":
-		return r.model
+		return r.Model
 	case "project":
-		return r.cwd
+		return r.Cwd
 	}
 	return ""
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/transcript"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // The usage fast path reads a transcript without decoding it: lines are
@@ -32,7 +33,7 @@ var assistantType = []byte(`"assistant"`)
 // a fresh copy).
 type usageLine struct {
 	typ, uuid, ts, sid, aid, reqID, reqRef, reqSID, cwd, msgID, model []byte
-	u                                                                 TokenUsage
+	u                                                                 usage.Tokens
 	hasUsage, apiError                                                bool
 	// bad names the fields of an unexpected type (a count that is not an
 	// integer in int64's range, nor null): they read as empty, as a decode
@@ -507,12 +508,12 @@ func (s *usageScan) finish() []usageRec {
 func (s *usageScan) read(in io.Reader, f file, buf []byte) ([]byte, error) {
 	st := &s.st
 	base := s.lines
-	g := grouper{out: func(r *usageRec, _ uint64) error {
+	g := usage.Merger{Out: func(r *usageRec) error {
 		s.recs = append(s.recs, *r)
 		return nil
 	}}
 	if s.hasOpen {
-		g.cur, g.curKey, g.have = s.open, s.open.key(), true
+		g.Resume(s.open)
 	}
 	var l usageLine
 	// Interned per file: the same session, cwd and model repeat on every
@@ -571,19 +572,21 @@ func (s *usageScan) read(in io.Reader, f file, buf []byte) ([]byte, error) {
 		if !l.hasUsage {
 			return nil
 		}
-		r := usageRec{msgID: string(l.msgID), reqID: string(l.reqID), reqRef: string(l.reqRef),
-			uuid: string(l.uuid), ts: string(l.ts), model: mdl,
-			sessionID: rec.Owner(), agentID: intern(&aid, l.aid), cwd: intern(&cwd, l.cwd), u: l.u, copied: rec.Copied()}
-		if r.agentID == "" {
-			r.agentID = f.origin.AgentID
+		r := usageRec{MessageID: string(l.msgID), RequestID: string(l.reqID), RequestRef: string(l.reqRef),
+			UUID: string(l.uuid), Timestamp: string(l.ts), Model: mdl,
+			SessionID: rec.Owner(), AgentID: intern(&aid, l.aid), Cwd: intern(&cwd, l.cwd), Tokens: l.u, Copied: rec.Copied()}
+		b := r.Bill()
+		r.Key = usage.KeyOf(&b)
+		if r.AgentID == "" {
+			r.AgentID = f.origin.AgentID
 		}
 		if f.cost {
-			r.reqModel, r.usageRaw = costFields(line)
+			r.RequestedModel, r.Usage = usage.CostFields(line)
 		}
-		return g.add(&r)
+		return g.Add(&r)
 	}
 	buf, err := lf.find(in, buf)
 	s.lines = base + lf.lines
-	s.open, s.hasOpen = g.cur, g.have
+	s.open, s.hasOpen = g.Open()
 	return buf, err
 }

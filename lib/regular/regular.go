@@ -81,6 +81,43 @@ func Open(path string) (*os.File, error) {
 	return f, nil
 }
 
+// OpenOwned opens path for reading in a directory ccpipe owns (a cache,
+// an archive): as Open, but a symlink is not followed (O_NOFOLLOW) and is
+// refused as a *NotRegularError like a FIFO, so a link planted where a
+// store lives is never read through; the caller treats it as no store and
+// writes a new one over it (lib/atomicfile.CreateOwned).
+func OpenOwned(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		if fi, serr := os.Lstat(path); serr == nil && !fi.Mode().IsRegular() {
+			return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
+	}
+	return f, nil
+}
+
+// ReadFileOwned reads a whole regular file of at most limit bytes in a
+// directory ccpipe owns (OpenOwned: no symlink followed); the size is
+// checked on the open file before anything is allocated.
+func ReadFileOwned(path string, limit int64) ([]byte, error) {
+	f, err := OpenOwned(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readLimited(f, path, limit)
+}
+
 // Check returns a *NotRegularError when path exists and is not a regular
 // file (after symlinks), without opening it; nil otherwise. It suits a
 // caller that opens the file with its own system calls.
@@ -102,6 +139,13 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readLimited(f, path, limit)
+}
+
+func readLimited(f *os.File, path string, limit int64) ([]byte, error) {
+	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
+		return nil, fmt.Errorf("%s: %w (over %d bytes)", path, ErrTooLarge, limit)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err

@@ -21,6 +21,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/secrets"
 	"github.com/ccpipe/ccpipe/lib/transcript"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // Formats are the output formats.
@@ -137,11 +138,11 @@ type Meta struct {
 	TOCMore   int
 	Truncated bool // the transcript could not be read to its end
 
-	// billed holds the keys of the responses counted (lib/pricing's
-	// billing rule); parts their charges, added up at the end as
+	// counted counts each response once (lib/pricing's billing rule);
+	// parts are their charges, added up at the end as
 	// pricing.SessionTotal does, so that the page's cost is cc-extract's.
-	billed map[string]struct{}
-	parts  []pricing.Timed
+	counted usage.Counter
+	parts   []pricing.Timed
 }
 
 // TOCEntry is one prompt in the table of contents.
@@ -164,7 +165,7 @@ type Tokens struct {
 // priced is one API response's usage and its charge; ts is its first
 // record's timestamp.
 type priced struct {
-	u      transcript.Usage
+	u      usage.Tokens
 	ts     string
 	ch     pricing.Charge
 	costOK bool
@@ -253,10 +254,12 @@ type fileRun struct {
 	// spill holds the session's large images on disk.
 	spill *spiller
 
-	xs     []*extract.Extractor
-	batch  []any
-	turn   map[string]priced // message id -> usage, this turn
-	order  []string
+	xs    []*extract.Extractor
+	batch []any
+	// merge folds the records of one response; turn holds the
+	// responses of this turn, counted and priced.
+	merge  usage.Merger
+	turn   []priced
 	images map[string][]Image // tool_use id -> images of its result
 }
 
@@ -274,12 +277,13 @@ func (r *fileRun) file(path, agentID string, depth int) error {
 		return nil
 	}
 	sub := &fileRun{d: r.d, sess: r.sess, meta: r.meta, ctx: r.ctx, begun: true, depth: depth, spill: r.spill,
-		seen: append(slices.Clip(r.seen), path), turn: map[string]priced{}, images: map[string][]Image{}}
+		seen: append(slices.Clip(r.seen), path), images: map[string][]Image{}}
 	if depth == 0 {
 		sub = r
 		r.seen = []string{path}
-		r.turn, r.images = map[string]priced{}, map[string][]Image{}
+		r.turn, r.images = nil, map[string][]Image{}
 	}
+	sub.merge = usage.Merger{Out: sub.response}
 	emit := func(v any) error { sub.batch = append(sub.batch, v); return nil }
 	for _, o := range []extract.Options{
 		{Kind: "prompts", All: true}, {Kind: "texts", Thinking: true}, {Kind: "tools"}, {Kind: "shell"},
@@ -449,51 +453,41 @@ func (r *fileRun) entry(o extract.Origin, e *transcript.Entry) error {
 
 // usage counts each API response the session paid for once, as
 // lib/pricing's billing rule says: billable records only, the records of
-// one response merged, a fork's copies of the original's responses left
-// to the original (the page shows them, without their cost).
+// one response merged (lib/usage's Merger), a fork's copies of the
+// original's responses left to the original (the page shows them,
+// without their cost).
 func (r *fileRun) usage(o *extract.Origin, e *transcript.Entry) {
-	rec := extract.BillRecord(o, e)
-	if !rec.Billable() || rec.Copied() {
+	m, ok := extract.UsageMessage(o, e)
+	if !ok || m.Copied {
 		return
 	}
-	id := rec.Key()
-	if _, done := r.meta.billed[id]; done {
-		return // counted in an earlier turn
-	}
-	u := *e.Message.Usage
-	old, ok := r.turn[id]
-	if !ok {
-		r.order = append(r.order, id)
-	}
-	if !ok || pricing.Replaces(float64(total(u)), float64(total(old.u))) {
-		p := priced{u: u, ts: e.TimestampRaw}
-		if ok {
-			p.ts = old.ts
-		}
-		var err error
-		p.ch, _, err = extract.PriceLine(r.d.opts.Prices, e.Raw, e.Message.Model)
-		p.costOK = err == nil
-		r.turn[id] = p
-	}
+	m.RequestedModel, m.Usage = usage.CostFields(e.Raw)
+	_ = r.merge.Add(&m) // (response never fails)
 }
 
-func total(u transcript.Usage) int64 {
-	return u.InputTokens + u.OutputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
+// response counts and prices a response once its records are merged.
+func (r *fileRun) response(m *usage.Message) error {
+	if !r.meta.counted.Count(m.Key, false) {
+		return nil // counted in an earlier turn
+	}
+	p := priced{u: m.Tokens, ts: m.Timestamp}
+	var err error
+	p.ch, _, err = m.Price(r.d.opts.Prices)
+	p.costOK = err == nil
+	r.turn = append(r.turn, p)
+	return nil
 }
 
 // endTurn writes the tokens of the turn that just ended.
 func (r *fileRun) endTurn() {
-	if len(r.order) == 0 {
+	_ = r.merge.Flush()
+	if len(r.turn) == 0 {
 		return
 	}
 	var t Tokens
-	if r.meta.billed == nil {
-		r.meta.billed = map[string]struct{}{}
-	}
-	for _, id := range r.order {
-		p := r.turn[id]
-		t.add(&p)
-		r.meta.billed[id] = struct{}{}
+	for i := range r.turn {
+		p := &r.turn[i]
+		t.add(p)
 		if p.costOK {
 			for _, part := range p.ch.Parts {
 				r.meta.parts = append(r.meta.parts, pricing.Timed{TS: p.ts, USD: part.USD})
@@ -501,8 +495,7 @@ func (r *fileRun) endTurn() {
 		}
 	}
 	r.meta.Tokens.plus(t)
-	clear(r.turn)
-	r.order = r.order[:0]
+	r.turn = r.turn[:0]
 	r.ensure()
 	r.d.s.turn(t, r.depth)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"hash/crc32"
 	"io"
 	"os"
@@ -117,7 +118,7 @@ type segment struct {
 
 // openSegment opens and checks a segment's header and top table.
 func openSegment(path string, version uint64) (*segment, error) {
-	f, err := os.Open(path)
+	f, err := cache.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -19,8 +19,9 @@ type ArchiveResult struct {
 	ArchivePath string `json:"archive_path"`
 	// Status is "written" (a whole new copy), "appended" (the source
 	// grew: a zstd frame of only the new bytes was added to the copy) or
-	// "up_to_date" (the copy has the source's modification time, so it
-	// was written from this version).
+	// "up_to_date" (the copy's sidecar names the source's size, mtime,
+	// ctime and inode as they are now; a .json copy is equal byte for
+	// byte).
 	Status       string `json:"status"`
 	Bytes        int64  `json:"bytes"`         // size of the source file
 	ArchiveBytes int64  `json:"archive_bytes"` // size of the copy
@@ -39,8 +40,11 @@ var ErrArchiveInConfigDir = errors.New("refusing to archive into a config dir")
 // dir/<project dir name>/<session id>/, each file compressed with ".zst"
 // added, except .json files (metadata, kept readable) which are copied.
 // A gzip source is recompressed; a zstd source is copied. Originals are
-// only ever opened for reading. A copy whose modification time equals its
-// source's is up to date and skipped. fn gets a result per file.
+// only ever opened for reading. A copy made from the source as it is now
+// (its sidecar's stamp of the source, not the mtime alone) is up to date
+// and skipped. The archive's files are ccpipe's own: a symlink or a FIFO
+// planted where a copy or sidecar goes is replaced, never followed. fn
+// gets a result per file.
 func Archive(ctx context.Context, transcriptPath, dir string, fn func(ArchiveResult) error) error {
 	src, err := filepath.Abs(transcriptPath)
 	if err != nil {

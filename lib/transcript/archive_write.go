@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,9 +13,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/regular"
 	"github.com/klauspost/compress/zstd"
+	"golang.org/x/sys/unix"
 )
 
 // IndexSuffix ends the sidecar of a zstd copy: the content length and the
@@ -26,37 +30,78 @@ const IndexSuffix = ".idx"
 
 // archiveIndex is the sidecar's content. ArchiveBytes ties it to one
 // state of the copy: a crash between writing the copy and its sidecar
-// leaves a sidecar that no longer matches, and it is then ignored.
+// leaves a sidecar that no longer matches, and it is then ignored. Source
+// is the stamp of the source the copy was made from: the copy is up to
+// date only while the source still has it (size, mtime, ctime, inode), so
+// a source that grew with its mtime set back, or was rewritten with cp -p,
+// is copied again. Sum is the sidecar's own check: a sidecar edited by
+// hand, or half written, is not believed.
 type archiveIndex struct {
-	Length       int64  `json:"length"`        // bytes of source content held
-	SHA256       string `json:"sha256"`        // of those bytes
-	ArchiveBytes int64  `json:"archive_bytes"` // size of the copy it describes
-	Frames       int    `json:"frames"`        // zstd frames in the copy
+	Length       int64       `json:"length"`        // bytes of source content held; -1: not counted
+	SHA256       string      `json:"sha256"`        // of those bytes
+	ArchiveBytes int64       `json:"archive_bytes"` // size of the copy it describes
+	Frames       int         `json:"frames"`        // zstd frames in the copy
+	Source       cache.Stamp `json:"source"`
+	Sum          string      `json:"sum"`
 }
 
-// maxIndex bounds a sidecar (a hundred bytes when real).
+// sum is the sidecar's check: a hash of every other field.
+func (ix archiveIndex) sum() string {
+	ix.Sum = ""
+	b, _ := json.Marshal(ix)
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:8])
+}
+
+// maxIndex bounds a sidecar (a few hundred bytes when real).
 const maxIndex = 1 << 16
 
 // readIndex returns the sidecar of the copy at dst when it describes the
-// copy as it is now.
+// copy as it is now. The archive's files are ccpipe's own: neither is
+// read through a symlink (lib/regular.OpenOwned).
 func readIndex(dst string) (archiveIndex, bool) {
 	var ix archiveIndex
-	b, err := regular.ReadFile(dst+IndexSuffix, maxIndex)
-	if err != nil || json.Unmarshal(b, &ix) != nil {
+	b, err := regular.ReadFileOwned(dst+IndexSuffix, maxIndex)
+	if err != nil || json.Unmarshal(b, &ix) != nil || ix.Sum != ix.sum() {
 		return ix, false
 	}
-	fi, err := os.Stat(dst)
-	if err != nil || fi.Size() != ix.ArchiveBytes || ix.Length < 0 {
+	fi, err := os.Lstat(dst)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != ix.ArchiveBytes || ix.Length < -1 {
 		return ix, false
 	}
 	return ix, true
 }
 
+// upToDate says whether the copy at dst was made from the source as it is
+// now (sfi): not by the mtime alone, which a writer can keep. A .zst copy
+// has a sidecar naming the source's whole stamp; any other copy (a .json
+// metadata file, copied byte for byte) is compared byte for byte.
+func upToDate(src, dst string, sfi os.FileInfo) (int64, bool) {
+	dfi, err := os.Lstat(dst)
+	if err != nil || !dfi.Mode().IsRegular() || !dfi.ModTime().Equal(sfi.ModTime()) {
+		return 0, false
+	}
+	if strings.HasSuffix(dst, ".zst") {
+		ix, ok := readIndex(dst)
+		return dfi.Size(), ok && ix.Source == cache.StampOf(sfi)
+	}
+	if dfi.Size() != sfi.Size() || sfi.Size() > maxCompared {
+		return 0, false
+	}
+	a, err1 := regular.ReadFile(src, maxCompared)
+	b, err2 := regular.ReadFileOwned(dst, maxCompared)
+	return dfi.Size(), err1 == nil && err2 == nil && bytes.Equal(a, b)
+}
+
+// maxCompared bounds the uncompressed copies compared byte for byte
+// (metadata files: a few hundred bytes when real); a larger one is copied.
+const maxCompared = 4 << 20
+
 // ArchivedLength is the length of the content of a compressed transcript
 // (an archive copy): from its sidecar when that matches the copy, else by
 // decompressing it; -1 when it cannot be read.
 func ArchivedLength(path string) int64 {
-	if ix, ok := readIndex(path); ok {
+	if ix, ok := readIndex(path); ok && ix.Length >= 0 {
 		return ix.Length
 	}
 	r, err := Open(path)
@@ -84,19 +129,21 @@ func archiveFile(ctx context.Context, src, dst string) (ArchiveResult, error) {
 		return res, err
 	}
 	res.Bytes = sfi.Size()
-	if dfi, err := os.Stat(dst); err == nil && dfi.ModTime().Equal(sfi.ModTime()) {
-		res.Status, res.ArchiveBytes = "up_to_date", dfi.Size()
+	if size, ok := upToDate(src, dst, sfi); ok {
+		res.Status, res.ArchiveBytes = "up_to_date", size
 		return res, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return res, err
 	}
-	indexed := strings.HasSuffix(dst, ".zst") && CompressionOf(src) == Plain && !hasMagic(src)
-	var ix archiveIndex
+	zst := strings.HasSuffix(dst, ".zst")
+	indexed := zst && CompressionOf(src) == Plain && !hasMagic(src)
+	ix := archiveIndex{Length: -1}
 	var h hash.Hash
 	status := "written"
 	if indexed {
 		h = sha256.New()
+		ix.Length = 0
 		if old, ok := readIndex(dst); ok && old.Length > 0 && old.Length <= sfi.Size() && prefixMatches(src, old, h) {
 			ix, status = old, "appended"
 		} else {
@@ -121,13 +168,17 @@ func archiveFile(ctx context.Context, src, dst string) (ArchiveResult, error) {
 	if err != nil {
 		return res, fmt.Errorf("archiving %s: %w", src, err)
 	}
-	dfi, err := os.Stat(dst)
+	dfi, err := os.Lstat(dst)
 	if err != nil {
 		return res, err
 	}
 	res.ArchiveBytes, res.Status = dfi.Size(), status
-	if indexed {
-		ix.SHA256, ix.ArchiveBytes = hex.EncodeToString(h.Sum(nil)), dfi.Size()
+	if zst {
+		if indexed {
+			ix.SHA256 = hex.EncodeToString(h.Sum(nil))
+		}
+		ix.ArchiveBytes, ix.Source = dfi.Size(), cache.StampOf(sfi)
+		ix.Sum = ix.sum()
 		b, _ := json.Marshal(ix)
 		err := writeAtomic(dst+IndexSuffix, func(w io.Writer) error {
 			_, err := w.Write(append(b, '\n'))
@@ -199,10 +250,11 @@ func copyFile(path string, w io.Writer) error {
 
 // writeAtomic writes path through lib/atomicfile (a temporary file
 // beside it, synced, renamed over it), filled by fill, then gives it
-// mod's modification time (when mod is not nil): the next run finds the
-// copy up to date. A crash between the two costs one more copy.
+// mod's modification time (when mod is not nil). A crash between the two
+// costs one more copy. The archive's files are ccpipe's own: a symlink or
+// a FIFO planted at path is replaced, never followed or written through.
 func writeAtomic(path string, fill func(io.Writer) error, mod os.FileInfo) error {
-	f, err := atomicfile.Create(path, 0o644)
+	f, err := atomicfile.CreateOwned(path, 0o644)
 	if err != nil {
 		return err
 	}
@@ -214,7 +266,7 @@ func writeAtomic(path string, fill func(io.Writer) error, mod os.FileInfo) error
 		return err
 	}
 	if mod != nil {
-		return os.Chtimes(path, mod.ModTime(), mod.ModTime())
+		return chtimesNoFollow(path, mod.ModTime())
 	}
 	return nil
 }
@@ -240,4 +292,12 @@ func writeCopy(src, dst string, w io.Writer) error {
 		return err
 	}
 	return zw.Close()
+}
+
+// chtimesNoFollow sets path's times without following a symlink: the
+// copy was just renamed there, and a link put in its place meanwhile
+// must not pass the times to its target.
+func chtimesNoFollow(path string, t time.Time) error {
+	ts := []unix.Timespec{unix.NsecToTimespec(t.UnixNano()), unix.NsecToTimespec(t.UnixNano())}
+	return unix.UtimesNanoAt(unix.AT_FDCWD, path, ts, unix.AT_SYMLINK_NOFOLLOW)
 }

@@ -45,6 +45,13 @@ func (r *Run) Exec() (int, error) {
 		// (bytes.Buffer's would drop the other writer's bytes).
 		r.Stderr = &lockedWriter{w: r.Stderr}
 	}
+	if r.Mode != Replay && r.Out != "" {
+		// The recording is the child's whole run: a dir that cannot take
+		// the cassette fails now, not after the work is done.
+		if err := atomicfile.CheckDir(r.Out); err != nil {
+			return 1, err
+		}
+	}
 	opt := Options{Mode: r.Mode, Match: r.Match, Ignore: r.Ignore, ForkAt: r.ForkAt, ForkSet: r.ForkSet, Script: r.Script, Stderr: r.Stderr}
 	if r.Parent != nil {
 		steps, err := Load(*r.Parent)

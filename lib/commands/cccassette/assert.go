@@ -20,22 +20,28 @@ assertion fails. Expectations are checked in this order:
                              incomplete (read from the last step only)
   --expect-final-answer T    the run_completed result, exactly
   --expect-failure-reason R  the run_failed reason, exactly
-  --expect-tools a,b         the toolName of every tool_call step, in order,
-                             exactly; entries are trimmed; "" means no tool
+  --expect-tools a,b         each of these tools was called at least once
+                             (any order, other tools too); entries are
+                             trimmed
+  --expect-tool-sequence a,b the toolName of every tool_call step, in
+                             order, exactly (Blackbox's --expect-tools);
+                             entries are trimmed; "" means no tool
   --expect JQ                beyond Blackbox: a jq predicate over the whole
                              cassette (Blackbox's JSON form, {version, id,
                              createdAt, steps, ...}); it must yield true;
                              repeatable
 
 Output: one record: pass, path, id, verify (verify's record), checks
-[{name (status | final_answer | failure_reason | tools | expect),
+[{name (status | final_answer | failure_reason | tools | tool_sequence
+| expect),
 status (pass | fail | skip), expected, actual, detail}], first_failure
 ({kind: "verify", invariant} or {kind: "expectation", check}). Each
 failed expectation is also one line on stderr.
 
 Examples:
   $ cc-cassette assert run.ndjson --expect-status success --expect-tools Bash,Edit
-  $ cc-cassette assert run.ndjson --expect-tools ""
+  $ cc-cassette assert run.ndjson --expect-tool-sequence Read,Edit,Bash
+  $ cc-cassette assert run.ndjson --expect-tool-sequence ""
   $ cc-cassette assert run.ndjson --expect '[.steps[] | select(.type=="tool_result" and has("error"))] | length == 0'
 
 Memory is bounded by the largest step, whatever the cassette's length,
@@ -72,8 +78,9 @@ type AssertReport struct {
 }
 
 type expectations struct {
-	status, finalAnswer, failureReason, tools *string
-	jq                                        []string
+	status, finalAnswer, failureReason *string
+	tools, toolSequence                *string
+	jq                                 []string
 }
 
 func assertCommand() *cli.Command {
@@ -85,13 +92,14 @@ func assertCommand() *cli.Command {
 	return &cli.Command{
 		Name:     "assert",
 		Short:    "verify plus expectations on the outcome, for CI",
-		Synopsis: "cc-cassette assert CASSETTE [--expect-status S] [--expect-final-answer T] [--expect-failure-reason R] [--expect-tools a,b] [--expect JQ]...",
+		Synopsis: "cc-cassette assert CASSETTE [--expect-status S] [--expect-tools a,b] [--expect-tool-sequence a,b] ...",
 		Help:     assertHelp,
 		SetFlags: func(f *cli.Flags) {
 			f.Enum(&status, "expect-status", "", "expect the terminal `STATUS`", []string{cassette.StatusSuccess, cassette.StatusError, cassette.StatusIncomplete})
 			f.Func("expect-final-answer", "expect this final answer `TEXT` exactly", str(&e.finalAnswer))
 			f.Func("expect-failure-reason", "expect this failure `REASON` exactly", str(&e.failureReason))
-			f.Func("expect-tools", "expect exactly these `TOOLS` in order (comma-separated; \"\" for none)", str(&e.tools))
+			f.Func("expect-tools", "each of these `TOOLS` was called (comma-separated, any order)", str(&e.tools))
+			f.Func("expect-tool-sequence", "exactly these `TOOLS` were called, in order (\"\" for none)", str(&e.toolSequence))
 			f.StringsVar(&e.jq, "expect", "expect the jq `PREDICATE` over the whole cassette to be true (repeatable)")
 		},
 		Run: func(env *cli.Env, args []string) error {
@@ -106,6 +114,17 @@ func assertCommand() *cli.Command {
 func runAssert(env *cli.Env, args []string, e expectations) error {
 	if len(args) > 1 {
 		return cli.Usagef("assert takes one cassette")
+	}
+	var used []string // --expect-tools: the tools that must have been called
+	if e.tools != nil {
+		for _, t := range toolList(*e.tools) {
+			if t != "" && !slices.Contains(used, t) {
+				used = append(used, t)
+			}
+		}
+		if len(used) == 0 {
+			return cli.Usagef(`--expect-tools %q names no tool; to expect that no tool was called: --expect-tool-sequence ""`, *e.tools)
+		}
 	}
 	filters := make([]*jq.Filter, len(e.jq))
 	for i, expr := range e.jq {
@@ -153,75 +172,9 @@ func runAssert(env *cli.Env, args []string, e expectations) error {
 		rep.ID, rep.Verify, out, tools = c.ID(), cassette.Verify(c), cassette.OutcomeOfCassette(c), cassette.ToolSequence(c)
 	}
 	rep.Verify.Path = rep.Path
-	// exp is one expectation: what was asked, what the cassette shows
-	// ("(none)" when absent) and whether they agree.
-	type exp struct {
-		name, want, actual, detail string
-		match                      bool
-	}
-	// answer compares the final answer (or failure reason) when the run
-	// ended with that status; absent never equals.
-	answer := func(name, want, status, detail string) exp {
-		a, ok := out.Answer()
-		if out.Status != status || !ok {
-			return exp{name, want, "(none)", detail, false}
-		}
-		return exp{name, want, a, detail, a == want}
-	}
-	var exps []exp
-	if e.status != nil {
-		exps = append(exps, exp{"status", *e.status, out.Status, "status mismatch", out.Status == *e.status})
-	}
-	if e.finalAnswer != nil {
-		exps = append(exps, answer("final_answer", *e.finalAnswer, cassette.StatusSuccess, "final answer mismatch"))
-	}
-	if e.failureReason != nil {
-		exps = append(exps, answer("failure_reason", *e.failureReason, cassette.StatusError, "failure reason mismatch"))
-	}
-	if e.tools != nil {
-		want := []string{}
-		if *e.tools != "" {
-			for _, t := range strings.Split(*e.tools, ",") {
-				want = append(want, strings.TrimSpace(t))
-			}
-		}
-		got := tools
-		exps = append(exps, exp{"tools", showList(want), showList(got), "tool sequence mismatch", slices.Equal(want, got)})
-	}
-	for _, x := range exps {
-		ch := Check{Name: x.name, Expected: x.want, Actual: x.actual}
-		switch {
-		case !rep.Verify.Pass:
-			ch.Status, ch.Detail = cassette.Skip, "skipped (verification failed)"
-		case x.match:
-			ch.Status, ch.Detail = cassette.Pass, x.actual
-		default:
-			ch.Status, ch.Detail = cassette.Fail, x.detail
-		}
-		rep.Checks = append(rep.Checks, ch)
-	}
+	rep.Checks = append(rep.Checks, outcomeChecks(e, used, out, tools, rep.Verify.Pass)...)
 	if len(filters) > 0 {
-		doc := cassette.ToAny(c.Value())
-		for i, f := range filters {
-			ch := Check{Name: "expect", Expected: e.jq[i] + " is true"}
-			switch {
-			case !rep.Verify.Pass:
-				ch.Status, ch.Actual, ch.Detail = cassette.Skip, "(not run)", "skipped (verification failed)"
-			default:
-				var results []any
-				err := f.Run(doc, func(v any) error { results = append(results, v); return nil })
-				switch {
-				case err != nil && !errors.Is(err, jq.ErrHalt):
-					ch.Status, ch.Actual, ch.Detail = cassette.Fail, "error", "jq error: "+err.Error()
-				case len(results) == 1 && results[0] == true:
-					ch.Status, ch.Actual, ch.Detail = cassette.Pass, "true", "true"
-				default:
-					b, _ := jq.Marshal(results)
-					ch.Status, ch.Actual, ch.Detail = cassette.Fail, string(b), "predicate not true"
-				}
-			}
-			rep.Checks = append(rep.Checks, ch)
-		}
+		rep.Checks = append(rep.Checks, jqChecks(filters, e.jq, c, rep.Verify.Pass)...)
 	}
 	rep.Pass = rep.Verify.Pass
 	if !rep.Verify.Pass {
@@ -253,6 +206,109 @@ func runAssert(env *cli.Env, args []string, e expectations) error {
 		return exitFail()
 	}
 	return nil
+}
+
+// outcomeChecks are the checks of the expectation flags given, in
+// Blackbox's order: status, final_answer, failure_reason, then tools
+// (each of used was called) and tool_sequence (exactly, in order). Each
+// is skipped when the cassette failed verification.
+func outcomeChecks(e expectations, used []string, out cassette.Outcome, tools []string, verified bool) []Check {
+	var checks []Check
+	// exp is one expectation: what was asked, what the cassette shows
+	// ("(none)" when absent) and whether they agree.
+	type exp struct {
+		name, want, actual, detail string
+		match                      bool
+	}
+	// answer compares the final answer (or failure reason) when the run
+	// ended with that status; absent never equals.
+	answer := func(name, want, status, detail string) exp {
+		a, ok := out.Answer()
+		if out.Status != status || !ok {
+			return exp{name, want, "(none)", detail, false}
+		}
+		return exp{name, want, a, detail, a == want}
+	}
+	var exps []exp
+	if e.status != nil {
+		exps = append(exps, exp{"status", *e.status, out.Status, "status mismatch", out.Status == *e.status})
+	}
+	if e.finalAnswer != nil {
+		exps = append(exps, answer("final_answer", *e.finalAnswer, cassette.StatusSuccess, "final answer mismatch"))
+	}
+	if e.failureReason != nil {
+		exps = append(exps, answer("failure_reason", *e.failureReason, cassette.StatusError, "failure reason mismatch"))
+	}
+	if e.tools != nil {
+		var distinct, missing []string
+		for _, t := range tools {
+			if !slices.Contains(distinct, t) {
+				distinct = append(distinct, t)
+			}
+		}
+		for _, t := range used {
+			if !slices.Contains(distinct, t) {
+				missing = append(missing, t)
+			}
+		}
+		exps = append(exps, exp{"tools", showList(used), showList(distinct), "not called: " + strings.Join(missing, ", "), len(missing) == 0})
+	}
+	if e.toolSequence != nil {
+		want := toolList(*e.toolSequence)
+		exps = append(exps, exp{"tool_sequence", showList(want), showList(tools), "tool sequence mismatch", slices.Equal(want, tools)})
+	}
+	for _, x := range exps {
+		ch := Check{Name: x.name, Expected: x.want, Actual: x.actual}
+		switch {
+		case !verified:
+			ch.Status, ch.Detail = cassette.Skip, "skipped (verification failed)"
+		case x.match:
+			ch.Status, ch.Detail = cassette.Pass, x.actual
+		default:
+			ch.Status, ch.Detail = cassette.Fail, x.detail
+		}
+		checks = append(checks, ch)
+	}
+	return checks
+}
+
+// jqChecks runs each --expect predicate over the whole cassette.
+func jqChecks(filters []*jq.Filter, exprs []string, c cassette.Cassette, verified bool) []Check {
+	var checks []Check
+	doc := cassette.ToAny(c.Value())
+	for i, f := range filters {
+		ch := Check{Name: "expect", Expected: exprs[i] + " is true"}
+		switch {
+		case !verified:
+			ch.Status, ch.Actual, ch.Detail = cassette.Skip, "(not run)", "skipped (verification failed)"
+		default:
+			var results []any
+			err := f.Run(doc, func(v any) error { results = append(results, v); return nil })
+			switch {
+			case err != nil && !errors.Is(err, jq.ErrHalt):
+				ch.Status, ch.Actual, ch.Detail = cassette.Fail, "error", "jq error: "+err.Error()
+			case len(results) == 1 && results[0] == true:
+				ch.Status, ch.Actual, ch.Detail = cassette.Pass, "true", "true"
+			default:
+				b, _ := jq.Marshal(results)
+				ch.Status, ch.Actual, ch.Detail = cassette.Fail, string(b), "predicate not true"
+			}
+		}
+		checks = append(checks, ch)
+	}
+	return checks
+}
+
+// toolList is a comma-separated list of tool names, each trimmed, as
+// Blackbox reads --expect-tools: "" is no tool.
+func toolList(s string) []string {
+	l := []string{}
+	if s != "" {
+		for _, t := range strings.Split(s, ",") {
+			l = append(l, strings.TrimSpace(t))
+		}
+	}
+	return l
 }
 
 // showList displays a tool list as Blackbox does: joined by ", ", or

@@ -169,9 +169,10 @@ func TestAssert(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"--expect-status", "success", "--expect-tools", "", "--expect-final-answer", "The capital of France is Paris."}, 0, `"pass":true`},
+		{[]string{"--expect-status", "success", "--expect-tool-sequence", "", "--expect-final-answer", "The capital of France is Paris."}, 0, `"pass":true`},
 		{[]string{"--expect-status", "error"}, 1, "expectation status failed: expected error, got success"},
 		{[]string{"--expect-tools", "search"}, 1, "expectation tools failed: expected search, got (none)"},
+		{[]string{"--expect-tool-sequence", "search"}, 1, "expectation tool_sequence failed: expected search, got (none)"},
 		{[]string{"--expect-failure-reason", "x"}, 1, "expected x, got (none)"},
 		{[]string{"--expect", `.steps | length == 3`, "--expect", `.id == "fixture-success-final-answer"`}, 0, `"pass":true`},
 		{[]string{"--expect", `.steps | length == 4`}, 1, "expectation expect failed"},
@@ -193,6 +194,64 @@ func TestAssert(t *testing.T) {
 	code, out, _ = run(t, tampered, "assert", "--expect-status", "success")
 	if code != 1 || !strings.Contains(out, `"status":"skip","expected":"success","actual":"success","detail":"skipped (verification failed)"`) {
 		t.Errorf("tampered: %d %s", code, out)
+	}
+}
+
+// TestAssertTools: --expect-tools is a set (each tool called at least
+// once, in any order, other tools too), --expect-tool-sequence the exact
+// ordered list (Blackbox's --expect-tools), on a real session that calls
+// Bash, Bash, Bash, Read, Edit, Write, Glob, Grep, Bash.
+func TestAssertTools(t *testing.T) {
+	c := "testdata/corpus/c0a1f001-0000-4000-8000-000000000001.ndjson"
+	cases := []struct {
+		flag, tools string
+		code        int
+		want        string
+	}{
+		{"--expect-tools", "Bash,Edit", 0, `{"name":"tools","status":"pass","expected":"Bash, Edit","actual":"Bash, Read, Edit, Write, Glob, Grep","detail":"Bash, Read, Edit, Write, Glob, Grep"}`},
+		{"--expect-tools", "Grep, Read ,Bash,Grep", 0, `"expected":"Grep, Read, Bash"`},
+		{"--expect-tools", "Bash,WebFetch,Task", 1, "expectation tools failed: expected Bash, WebFetch, Task, got Bash, Read, Edit, Write, Glob, Grep"},
+		{"--expect-tools", "WebFetch", 1, `"detail":"not called: WebFetch"`},
+		{"--expect-tools", "", 2, `--expect-tools "" names no tool; to expect that no tool was called: --expect-tool-sequence ""`},
+		{"--expect-tools", " , ", 2, "names no tool"},
+		{"--expect-tool-sequence", "Bash,Edit", 1, "expectation tool_sequence failed: expected Bash, Edit, got Bash, Bash, Bash, Read, Edit, Write, Glob, Grep, Bash"},
+		{"--expect-tool-sequence", "Bash,Bash,Bash,Read, Edit,Write,Glob,Grep,Bash", 0, `{"name":"tool_sequence","status":"pass"`},
+		{"--expect-tool-sequence", "", 1, `"detail":"tool sequence mismatch"`},
+	}
+	for _, tc := range cases {
+		code, out, errs := run(t, "", "assert", c, tc.flag, tc.tools)
+		if code != tc.code || !strings.Contains(out+errs, tc.want) {
+			t.Errorf("%s %q: exit %d (want %d), want %s in\n%s%s", tc.flag, tc.tools, code, tc.code, tc.want, out, errs)
+		}
+	}
+}
+
+// TestReadmeAssertExample runs the README's cassette example as a user
+// first would, on a real session of the corpus that used Bash and Edit
+// among other tools: import, then the assert line exactly as the README
+// writes it. It passes (with an exact ordered list it failed).
+func TestReadmeAssertExample(t *testing.T) {
+	readme, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for _, l := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(l, "cc-cassette assert run.ndjson ") {
+			line = l
+		}
+	}
+	if line == "" {
+		t.Fatal("the README has no cc-cassette assert example")
+	}
+	code, cas, errs := run(t, "", "import", corpusProjects+"/-home-dev-projects-alpha/c0a1f001-0000-4000-8000-000000000001.jsonl")
+	if code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errs)
+	}
+	args := strings.Fields(strings.TrimPrefix(line, "cc-cassette assert run.ndjson "))
+	code, out, errs := run(t, cas, append([]string{"assert"}, args...)...)
+	if code != 0 || !strings.Contains(out, `"pass":true`) {
+		t.Errorf("%s: exit %d\n%s%s", line, code, out, errs)
 	}
 }
 

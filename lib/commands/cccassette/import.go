@@ -30,13 +30,20 @@ calls numbered call-0, call-1, ... in transcript order (provider ids are
 never stored); each call with a result gives a tool_call and a
 tool_result (result: the content, JSON-parsed when it parses; error: its
 text when is_error) at the result's time. A call without a result is
-allowed only in the last model turn (a session cut off mid-tool): the run
-ends at that call, incomplete. The run ends with the last answer
+allowed only in the last model turn (a session cut off mid-tool): it
+gets its tool_call only, the turn's other calls keep theirs and their
+results, and the run ends with that turn, incomplete. The run ends with the last answer
 (metadata run_completed, success): user records after it (a prompt, a
 meta reminder such as the one /rename writes, a prompt answered only by
 thinking or empty text) open no step; it stays incomplete when tool calls
 came after the last answer. A transcript without an assistant message is
 refused. Thinking, model names, usage and stop reasons are dropped.
+A user record's text is its string content, or its blocks joined by
+newlines (a text block's text; else "[<type> omitted]", "[content
+omitted]" without a type, "[text omitted]" for text that is not a
+string; entries that are not objects are dropped); an empty text adds
+nothing. Tool result content that is neither a string, an array of
+blocks nor null refuses the transcript.
 
 Input: transcript paths (.jsonl, .jsonl.gz, .jsonl.zst), or on stdin
 session records (any record with a transcript_path, such as cc-sessions

@@ -20,7 +20,10 @@ byte for byte as Claude Code wrote them (no re-encoding; only a CRLF
 line end is written as LF) unless --jq is
 given. Transcripts come from session records on stdin (any record with a
 transcript_path, such as cc-sessions output), from paths given as
-arguments, or, with "-", as raw transcript lines on stdin. .jsonl.gz and
+arguments, or, with "-", as raw transcript lines on stdin; with neither
+(a terminal or /dev/null on stdin, as in cron), from every session
+cc-sessions lists, in its order. An empty pipe is no input: nothing is
+read. .jsonl.gz and
 .jsonl.zst files are read transparently.
 
 Output: the transcript lines. With --with-source each line gets a first key

@@ -83,7 +83,9 @@ func TestRun(t *testing.T) {
 			"cc-entries: /nonexistent/x.jsonl: open /nonexistent/x.jsonl: no such file or directory\n", 1},
 		{"record without transcript_path", `{"name":"x"}` + "\n", nil, "",
 			"cc-entries: <stdin>:1: record has no transcript_path, skipped (for raw transcript lines on stdin, give \"-\")\n", 1},
-		{"no input", "", nil, "", "cc-entries: no transcript: give paths, \"-\" for transcript lines on stdin, or pipe session records\nusage: cc-entries [--types T,...] [--follow] [--branch] [--subagents] [--archive DIR [--print-settings]] [TRANSCRIPT... | -]\nRun 'cc-entries -h' for help.\n", 2},
+		// No input means every session (TestEverySessionWithoutInput); with
+		// no home and no CLAUDE_CONFIG_DIR there is nowhere to look.
+		{"no input, no home", "", nil, "", "cc-entries: no home directory ($HOME is unset and the passwd entry names none): set HOME or CLAUDE_CONFIG_DIR\n", 1},
 		{"empty pipe", "\n", nil, "", "", 0},
 		{"bad since", "", []string{session, "--since", "last tuesday"}, "", "cc-entries: --since \"last tuesday\": not a time (want RFC 3339, YYYY-MM-DD, YYYYMMDD, a duration ago (90m, 12h, 7d, 2w), today or yesterday)\nusage: cc-entries [--types T,...] [--follow] [--branch] [--subagents] [--archive DIR [--print-settings]] [TRANSCRIPT... | -]\nRun 'cc-entries -h' for help.\n", 2},
 		{"since today", "", []string{session, "--since", "today", "--types", "user", "-q", ".uuid", "-r"}, "u1\nu2\nu3\nu5\nu6\nu7\n", "", 0},

@@ -78,10 +78,16 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 
 	var srcs []source
-	if len(args) == 0 {
-		if !env.HasInput() {
-			return cli.Usagef("no transcript: give paths, \"-\" for transcript lines on stdin, or pipe session records")
+	if len(args) == 0 && !env.HasInput() {
+		// Neither paths nor a pipe: every session, as cc-sessions lists them.
+		list, err := load.EverySession(env, o.sys)
+		if err != nil {
+			return err
 		}
+		for _, s := range list {
+			srcs = append(srcs, source{path: s.TranscriptPath, sessionID: s.SessionID})
+		}
+	} else if len(args) == 0 {
 		if o.follow {
 			// Followers run side by side, so the records are collected first.
 			if srcs, err = r.sessionRecords(nil); err != nil {

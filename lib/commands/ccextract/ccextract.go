@@ -33,7 +33,8 @@ const help = `usage: cc-extract KIND [flags] [TRANSCRIPT|DIR...]
 Reads Claude Code transcript entries (cc-entries output, with or without
 --with-source) or sessions (any record with a transcript_path, such as
 cc-sessions output) on stdin, or transcript files and directories named as
-arguments, and writes one NDJSON fact of KIND per line, in file order.
+arguments, or with neither (a terminal or /dev/null on stdin, as in cron)
+every session cc-sessions lists, and writes one NDJSON fact of KIND per line, in file order.
 cc-sessions --swept records (prompts only) are read from history.jsonl.
 Given sessions or paths, cc-extract reads the transcripts itself (the fast
 path); a directory means every session transcript under it. Every fact
@@ -83,6 +84,14 @@ messages, models, first_timestamp, last_timestamp. Every message counts
 once across the whole input, by its message id with its request id (or
 requestRef).
 
+A session's subagents (<session>/subagents/agent-*.jsonl, read after the
+main transcript) count in usage, tools, shell, files, failures and
+subagents by default: the money and tokens a session paid for and what it
+did on the machine include its subagents', as in Claude Code's own cost.
+--no-subagents reads the main transcripts only; --subagents (the default
+there) also reads them for prompts, texts, compactions and conversation.
+Entries on stdin come as cc-entries sent them (cc-entries --subagents).
+
 On a terminal the records print as a table (--sum: one row per group and a
 Total row, dollars rounded to cents); into a pipe, NDJSON with the exact
 numbers. --format ndjson|table|csv|tsv chooses. --since/--until keep the
@@ -99,9 +108,8 @@ projection {total_tokens, cost_usd, remaining_minutes} at that pace to the
 block's end.
 
 usage --cost prices every message as Claude Code 2.1.328 does (its own
-price table, built in; same rules and float order, so a session's sum with
---subagents equals the cost-state totalCostUSD Claude Code wrote, subagents
-included, to the bit): by the model Claude Code
+price table, built in; same rules and float order, so a session's sum, subagents included,
+equals the cost-state totalCostUSD Claude Code wrote, to the bit): by the model Claude Code
 requested, 5-minute and 1-hour cache writes, the long-prompt tier, fast
 mode (usage.speed), inference_geo "us" x1.1, web searches at $0.01, advisor
 iterations under the advisor's model. Each message gains requested_model,
@@ -136,13 +144,13 @@ Examples:
   $ cc-sessions --limit 1 | cc-extract shell --errors
 
   # tokens per day, subagents included
-  $ cc-sessions | cc-extract usage --sum day --subagents
+  $ cc-sessions | cc-extract usage --sum day
 
   # this week's cost per day and model, as a table on a terminal
   $ cc-sessions --since 7d | cc-extract usage --cost --sum day,model --since 7d
 
   # what each session cost, as Claude Code computed it
-  $ cc-sessions | cc-extract usage --cost --sum session --subagents
+  $ cc-sessions | cc-extract usage --cost --sum session
 
   # the current 5-hour window
   $ cc-sessions | cc-extract usage --cost --sum block --jq 'select(.active)'
@@ -159,6 +167,7 @@ read (the other facts are still written) or another failure, 2 usage error
 
 type options struct {
 	all, thinking, errors, unique, subagents bool
+	noSubagents                              bool
 	sum                                      string
 	loc                                      *time.Location
 	now                                      func() time.Time
@@ -195,7 +204,9 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.thinking, "thinking", false, "texts, conversation: also thinking blocks")
 			f.BoolVar(&o.errors, "errors", false, "shell, tools: only failed calls")
 			f.BoolVar(&o.unique, "unique", false, "files: one record per path with the operations seen")
-			f.BoolVar(&o.subagents, "subagents", false, "also read each session's subagent transcripts")
+			f.BoolVar(&o.subagents, "subagents", false, "also read each session's subagent transcripts (the default of usage, tools, shell, files, failures and subagents)")
+			f.BoolVar(&o.noSubagents, "no-subagents", false, "read the main transcripts only: leave the subagents' calls, tokens and cost out")
+			f.Exclusive("subagents", "no-subagents")
 			f.StringVar(&o.sum, "sum", "", "usage: aggregate by `GROUP` (session, model, day, week, month, project, several joined with commas such as day,model; or block)")
 			f.StringVar(&o.tz, "tz", "", "usage --sum: the time `ZONE` of days, weeks and months, and of --since/--until dates (an IANA name; default the local zone, TZ)")
 			f.StringVar(&o.weekStart, "week-start", "monday", "usage --sum week: the first `DAY` of a week")
@@ -256,6 +267,8 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if err := o.calendar(env); err != nil {
 		return err
 	}
+	explicitSubagents := o.subagents
+	o.subagents = o.subagents || (extract.SubagentsByDefault(kind) && !o.noSubagents)
 	var prices *pricing.Catalog
 	if o.cost {
 		prices = pricing.Embedded()
@@ -289,15 +302,32 @@ func (o *options) run(env *cli.Env, args []string) error {
 			err = &cli.ExitError{Code: cli.ExitFail, Err: fmt.Errorf("%d unreadable dirs skipped", skipped)}
 		}
 	case env.HasInput():
-		err = o.readStdin(env, x)
+		err = o.readStdin(env, x, explicitSubagents)
 	default:
-		return cli.Usagef("no input: pipe cc-sessions or cc-entries output, or name transcripts")
+		err = readEverySession(env, o.sys, x)
 	}
 	if cerr := x.Close(); err == nil {
 		err = cerr
 	}
 	store.SaveReport(o.cacheStats, env.Warnf)
 	return err
+}
+
+// readEverySession reads every session cc-sessions lists, as if its
+// output were piped in: what a cron line with nothing piped means.
+func readEverySession(env *cli.Env, sys cli.System, x *extract.Extractor) error {
+	list, err := load.EverySession(env, sys)
+	if err != nil {
+		return err
+	}
+	return x.ReadTranscripts(env.Ctx, func(add func(string) error) error {
+		for _, s := range list {
+			if err := add(s.TranscriptPath); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // addPaths adds each path; a directory adds every session transcript
@@ -362,7 +392,7 @@ const maxProbe = 100
 // (records.Classify): a session record or a hook payload means session
 // records; anything else is read as transcript entries, where each line
 // that is not one is named and skipped.
-func (o *options) readStdin(env *cli.Env, x *extract.Extractor) error {
+func (o *options) readStdin(env *cli.Env, x *extract.Extractor, explicitSubagents bool) error {
 	stdin := env.Stdin
 	if f, ok := stdin.(*os.File); ok {
 		ndjson.GrowPipe(f)
@@ -412,7 +442,7 @@ func (o *options) readStdin(env *cli.Env, x *extract.Extractor) error {
 			return err
 		})
 	}
-	if o.subagents {
+	if explicitSubagents {
 		env.Warnf("--subagents reads the subagent transcripts of sessions; entries come as they are (use cc-entries --subagents)")
 	}
 	return readEntries(env, x)

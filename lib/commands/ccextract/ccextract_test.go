@@ -74,7 +74,6 @@ func TestRun(t *testing.T) {
 		{"bad since", []string{"usage", "--since", "last tuesday"}, nil, 2, "", `cc-extract: --since "last tuesday": not a time (want RFC 3339, YYYY-MM-DD, YYYYMMDD, a duration ago (90m, 12h, 7d, 2w), today or yesterday)` + "\n" + usageHelp},
 		{"bad format", []string{"usage", "--format", "xml"}, nil, 2, "", `cc-extract: --format "xml": want one of ndjson, table, csv, tsv` + "\n" + usageHelp},
 		{"misspelt kind", []string{"shel"}, nil, 2, "", `cc-extract: unknown kind "shel" (want one of ` + kinds + "); did you mean shell?\n" + usageHelp},
-		{"no input", []string{"prompts"}, nil, 2, "", "cc-extract: no input: pipe cc-sessions or cc-entries output, or name transcripts\n" + usageHelp},
 		{"empty pipe", []string{"prompts"}, strings.NewReader(""), 0, "", ""},
 		{"path", []string{"usage", path}, nil, 0, usageLine, ""},
 		{"flags after the kind and path", []string{"shell", path, "--errors"}, nil, 0, shellLine, ""},

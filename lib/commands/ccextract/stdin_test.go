@@ -69,7 +69,8 @@ func FuzzDecodeOnlyValid(f *testing.F) {
 
 // TestStdinSameAsFiles: the facts of every kind read from stdin (as
 // cc-entries prints them) are the facts read from the file, for the
-// real-CLI transcript of testdata; but subagents, which from a file also
+// real-CLI transcript of testdata, the file read with --no-subagents (from
+// stdin, entries come as they are); but subagents, which from a file also
 // reads the subagents' own transcripts beside it.
 func TestStdinSameAsFiles(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "transcripts", "claude", "projects", "*", "*.jsonl"))
@@ -86,7 +87,7 @@ func TestStdinSameAsFiles(t *testing.T) {
 				continue
 			}
 			var fromFile, fromStdin, e1, e2 strings.Builder
-			c1 := Run([]string{kind, p}, nil, &fromFile, &e1)
+			c1 := Run([]string{kind, "--no-subagents", p}, nil, &fromFile, &e1)
 			c2 := Run([]string{kind}, bytes.NewReader(data), &fromStdin, &e2)
 			if c1 != c2 || fromFile.String() != fromStdin.String() {
 				t.Errorf("%s %s: file (exit %d) and stdin (exit %d) differ:\n%s\n%s", kind, filepath.Base(p), c1, c2, e1.String(), e2.String())

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/atomicfile"
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/render"
 	"github.com/ccpipe/ccpipe/lib/secrets"
 	"github.com/ccpipe/ccpipe/lib/sessions"
@@ -27,9 +28,10 @@ Markdown (md) or one self-contained HTML page (html). Input is transcript
 files named as arguments, or on stdin session records (any record with a
 transcript_path, such as cc-sessions output) or transcript entries
 (cc-entries output; with cc-entries --subagents the subagents' entries are
-nested under the Agent call that started them). Output goes to stdout (all
-sessions in one document), to --out FILE, or with --out-dir to one file per
-session named <session id>.md or .html.
+nested under the Agent call that started them); with neither (a terminal
+or /dev/null on stdin), every session cc-sessions lists, in its order.
+Output goes to stdout (all sessions in one document), to --out FILE, or
+with --out-dir to one file per session named <session id>.md or .html.
 
 A page has: the session's newest title (the title cc-sessions gives it,
 so a title set late in the session heads the page), session id,
@@ -81,8 +83,11 @@ line); an image over 128 KB goes through a temporary file into the page
 whole. Only PNG, JPEG, GIF and WebP images from the transcript's own base64
 data are shown.
 
---subagents renders each session's subagent transcripts (read from
-<session>/subagents/ next to the transcript) inside their Agent calls.
+Each session's subagent transcripts (read from <session>/subagents/ next
+to the transcript given as a path or a session record) are rendered inside
+their Agent calls, and their API calls count in the page's tokens and cost,
+as in cc-extract usage and Claude Code's own cost (--subagents, the
+default). --no-subagents leaves them out of the page and of its cost.
 
 --follow keeps rendering one session as its transcript grows: the output
 (--out FILE, --out-dir, or stdout when it is redirected to a file) is
@@ -95,7 +100,7 @@ Examples:
   $ cc-sessions --limit 1 | cc-render html > session.html
 
   # one transcript as Markdown, subagents included
-  $ cc-render md --subagents ~/.claude/projects/-home-me-app/SESSION.jsonl > session.md
+  $ cc-render md ~/.claude/projects/-home-me-app/SESSION.jsonl > session.md
 
   # the active branch only, subagents nested, one page per session
   $ cc-sessions --find app | cc-entries --branch --subagents | cc-render html --out-dir pages
@@ -108,15 +113,17 @@ or session record (only bad lines), or another failure (what could be
 read is still rendered), 2 usage error.`
 
 type options struct {
-	noRedact  bool
-	rules     []string
-	maxLines  int
-	format    string
-	out       string
-	outDir    string
-	subagents bool
-	follow    bool
-	poll      time.Duration
+	noRedact    bool
+	rules       []string
+	maxLines    int
+	format      string
+	out         string
+	outDir      string
+	subagents   bool
+	noSubagents bool
+	follow      bool
+	sys         cli.System
+	poll        time.Duration
 }
 
 // Run runs cc-render with the process environment.
@@ -126,7 +133,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // RunWith runs cc-render in the given System.
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	o := &options{}
+	o := &options{sys: sys}
 	c := &cli.Command{
 		Sys:      &sys,
 		NoJQ:     "--jq: cc-render writes pages, not records (filter its input instead)",
@@ -137,7 +144,9 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 		SetFlags: func(f *cli.Flags) {
 			f.StringVarP(&o.out, "out", "o", "", "write to `FILE` (replaced atomically; a device or FIFO is written to directly)")
 			f.StringVar(&o.outDir, "out-dir", "", "write one file per session into `DIR`")
-			f.BoolVar(&o.subagents, "subagents", false, "render subagent transcripts inside their Agent calls")
+			f.BoolVar(&o.subagents, "subagents", true, "render subagent transcripts inside their Agent calls, their cost counted (the default)")
+			f.BoolVar(&o.noSubagents, "no-subagents", false, "leave the subagent transcripts out of the page and its cost")
+			f.Exclusive("subagents", "no-subagents")
 			f.BoolVar(&o.follow, "follow", false, "rewrite the output as the session grows, until it ends")
 			f.DurationVar(&o.poll, "poll", 500*time.Millisecond, "with --follow, how often to look for changes")
 			f.Positive("poll")
@@ -167,6 +176,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if !slices.Contains(render.Formats, o.format) {
 		return cli.Usagef("unknown format %q (want %s)%s", o.format, cli.OneOf(render.Formats), cli.DidYouMean(o.format, render.Formats))
 	}
+	o.subagents = !o.noSubagents
 	if o.outDir != "" {
 		if err := os.MkdirAll(o.outDir, 0o755); err != nil {
 			return err
@@ -205,7 +215,15 @@ func (o *options) run(env *cli.Env, args []string) error {
 	case env.HasInput():
 		err = o.readStdin(env, add)
 	default:
-		return cli.Usagef("no input: name transcripts, or pipe cc-sessions or cc-entries output")
+		var list []sessions.Session
+		if list, err = load.EverySession(env, o.sys); err != nil {
+			return err
+		}
+		for _, s := range list {
+			if err = add(o.sessionOf(s.TranscriptPath, s.SessionID)); err != nil {
+				break
+			}
+		}
 	}
 	if cerr := t.close(); err == nil {
 		err = cerr

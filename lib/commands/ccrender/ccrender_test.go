@@ -26,7 +26,7 @@ func run(t *testing.T, stdin string, args ...string) (int, string, string) {
 }
 
 func TestPaths(t *testing.T) {
-	code, out, errs := run(t, "", "md", alpha, beta)
+	code, out, errs := run(t, "", "md", "--no-subagents", alpha, beta)
 	if code != 0 || errs != "" {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
@@ -36,11 +36,13 @@ func TestPaths(t *testing.T) {
 		}
 	}
 	if strings.Contains(out, "Subagent transcript") {
-		t.Error("subagents rendered without --subagents")
+		t.Error("subagents rendered with --no-subagents")
 	}
-	_, out, _ = run(t, "", "html", "--subagents", alpha, beta)
-	if strings.Count(out, "<!DOCTYPE html>") != 1 || strings.Count(out, "<article ") != 2 || !strings.Contains(out, "Subagent transcript") {
-		t.Errorf("two sessions in html: want one page with two articles and the subagents")
+	for _, args := range [][]string{{"html", alpha, beta}, {"html", "--subagents", alpha, beta}} {
+		_, out, _ = run(t, "", args...)
+		if strings.Count(out, "<!DOCTYPE html>") != 1 || strings.Count(out, "<article ") != 2 || !strings.Contains(out, "Subagent transcript") {
+			t.Errorf("%q: want one page with two articles and the subagents", args)
+		}
 	}
 }
 
@@ -120,7 +122,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{nil, 2, "missing format"},
 		{[]string{"pdf", alpha}, 2, `unknown format "pdf"`},
-		{[]string{"md"}, 2, "no input"},
+		{[]string{"md", "--follow"}, 2, "needs one transcript"},
 		{[]string{"md", "--jq", ".", alpha}, 2, "writes pages, not records"},
 		{[]string{"md", "--out", "a", "--out-dir", "b", alpha}, 2, "exclude each other"},
 		{[]string{"md", "--follow", alpha, beta}, 2, "follows one session"},

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ccpipe/ccpipe/lib/cache"
 	"io"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -205,19 +204,11 @@ func (o *options) run(env *cli.Env, args []string) error {
 		}
 		return env.Ctx.Err()
 	}
-	var store *cache.Store
-	if dir := o.sys.CacheDir(); dir != "" && !o.noCache {
-		store = cache.Open(dir, sessions.SummaryCacheName, sessions.SummaryCacheVersion+"/"+cache.Build())
-	}
-	list, errs := sessions.List(env.Ctx, profs, sessions.ListOptions{
-		CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv, Cache: store,
-	})
-	warn(env, errs)
+	list := load.Listing(env, o.sys, profs, load.ListOptions{CwdWithin: o.cwdWithin, NoCache: o.noCache, CacheStats: o.cacheStats})
 	if n := sessions.UnarchivedNearCleanup(env.Ctx, profs, list, o.sys.Clock()); n.Sessions > 0 {
 		env.Warnf("%d sessions have no archive copy and are within %d days of Claude Code's cleanup (cleanupPeriodDays %d): archive them with cc-sessions | cc-entries --archive DIR, from then on with the SessionEnd hook cc-entries --archive DIR --print-settings prints, and set CCPIPE_ARCHIVE=DIR (see cc-entries)",
 			n.Sessions, sessions.CleanupWarnDays, n.PeriodDays)
 	}
-	store.SaveReport(o.cacheStats, env.Warnf)
 	n := 0
 	for _, s := range list {
 		if o.window.Set() && !o.window.Contains(s.LastActivityAt) {

@@ -20,8 +20,8 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
-	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/pricing"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 const help = `usage: cc-statusline [flags]
@@ -201,7 +201,8 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if err != nil {
 		return cli.Usagef("--template: %v", err)
 	}
-	now := o.sys.Clock()
+	// (Prices nil: the built-in table, loaded only if a line is priced.)
+	ro := usage.RecentOptions{Now: o.sys.Clock(), Recheck: o.recheck, Deadline: start.Add(o.budget)}
 	// --cache-dir given beats CCPIPE_CACHE=off: a flag beats the environment.
 	switch {
 	case o.noCache || (o.cacheDir == "" && o.sys.Env("CCPIPE_CACHE") == "off"):
@@ -215,15 +216,13 @@ func (o *options) run(env *cli.Env, args []string) error {
 			o.cacheDir = filepath.Join(os.TempDir(), fmt.Sprintf("ccpipe-statusline-%d", os.Getuid()))
 		}
 	}
-	var cat *pricing.Catalog // nil: the built-in table, loaded only if a line is priced
-	pricesKey := ""
 	if o.prices != "" {
 		var data []byte
-		if cat, data, err = load.Prices(o.prices); err != nil {
+		if ro.Prices, data, err = load.Prices(o.prices); err != nil {
 			return err
 		}
 		h := sha256.Sum256(data)
-		pricesKey = hex.EncodeToString(h[:8])
+		ro.PricesKey = hex.EncodeToString(h[:8])
 	}
 	if !env.HasInput() {
 		return cli.Usagef("no payload on stdin (Claude Code pipes it; try: echo '{}' | cc-statusline)")
@@ -252,7 +251,8 @@ func (o *options) run(env *cli.Env, args []string) error {
 		}
 		env.Warnf("payload: fields of an unexpected type read as empty: %s", strings.Join(bad, ", "))
 	}
-	rec, warn := status(&p, raw, o.cacheDir, now, cat, pricesKey, o.recheck, start.Add(o.budget))
+	ro.CacheDir = o.cacheDir
+	rec, warn := status(&p, raw, ro)
 	if warn != "" {
 		env.Warnf("%s", warn)
 	}
@@ -385,7 +385,8 @@ type Status struct {
 	Payload             json.RawMessage `json:"payload"`
 }
 
-func status(p *payload, raw []byte, cacheDir string, now time.Time, cat *pricing.Catalog, pricesKey string, recheck time.Duration, deadline time.Time) (*Status, string) {
+// status builds the record of a payload (ro: all but its transcript).
+func status(p *payload, raw []byte, ro usage.RecentOptions) (*Status, string) {
 	s := &Status{Model: p.Model.DisplayName, ModelID: p.Model.ID, SessionID: p.SessionID,
 		SessionCostUSD: p.Cost.TotalCostUSD, RateLimits: p.RateLimits, Payload: raw}
 	if s.Model == "" {
@@ -394,113 +395,32 @@ func status(p *payload, raw []byte, cacheDir string, now time.Time, cat *pricing
 	if len(s.RateLimits) == 0 {
 		s.RateLimits = json.RawMessage("null")
 	}
-	var warns []string
-	var own *ownStat
+	var r usage.Recent
 	if p.TranscriptPath != "" {
-		own, warns = blockAndContext(s, p.TranscriptPath, cacheDir, now, cat, pricesKey, recheck, deadline)
+		ro.Transcript = p.TranscriptPath
+		r = usage.ReadRecent(ro)
+		blockOf(s, &r.Block, ro.Now)
+		s.BlockPartial = r.Partial
 	}
-	rateLimits(s, p.RateLimits, now)
-	contextOf(s, p, own)
-	return s, strings.Join(warns, "; ")
-}
-
-// recentTranscripts lists the transcript itself and every other transcript
-// of its config dir (subagents' included) changed in the last 10 hours:
-// enough for the current 5-hour block. The directory listing gives each
-// file's size and mtime, so no file is opened or stat'ed twice.
-//
-// It also stamps each directory it reads (the mtime taken before reading,
-// so that a change while reading shows next time): the summary's check
-// for new transcripts.
-func recentTranscripts(path string, now time.Time) (out []fileInfo, stamps []stamp) {
-	if st, err := os.Stat(path); err == nil {
-		out = append(out, fileInfo{path, st.Size(), st.ModTime().UnixNano()})
-	}
-	stampDir := func(d string) bool {
-		st, err := os.Stat(d)
-		if err != nil {
-			return false
-		}
-		stamps = append(stamps, stamp{d, st.ModTime().UnixNano()})
-		return true
-	}
-	projects := filepath.Dir(filepath.Dir(path))
-	if !stampDir(projects) {
-		return out, stamps
-	}
-	dirs, err := os.ReadDir(projects)
-	if err != nil {
-		return out, stamps
-	}
-	cut := now.Add(-2 * pricing.BlockDuration)
-	add := func(dir string, e os.DirEntry) bool {
-		info, err := e.Info()
-		if err != nil || info.ModTime().Before(cut) {
-			return false
-		}
-		if f := filepath.Join(dir, e.Name()); f != path {
-			out = append(out, fileInfo{f, info.Size(), info.ModTime().UnixNano()})
-		}
-		return true
-	}
-	for _, d := range dirs {
-		if !d.IsDir() {
-			continue
-		}
-		pdir := filepath.Join(projects, d.Name())
-		if !stampDir(pdir) {
-			continue
-		}
-		ents, err := os.ReadDir(pdir)
-		if err != nil {
-			continue
-		}
-		for _, e := range ents {
-			if _, _, ok := layout.Transcript(e.Name()); !ok || e.IsDir() || !add(pdir, e) {
-				continue
-			}
-			sub := layout.SubagentsDirOf(filepath.Join(pdir, e.Name()))
-			if !stampDir(sub) {
-				continue
-			}
-			subs, _ := os.ReadDir(sub)
-			for _, se := range subs {
-				// A ledger reads a file's bytes as they are: a
-				// compressed subagent transcript is left out.
-				if _, compressed, ok := layout.SubagentTranscript(se.Name()); ok && !compressed && !se.IsDir() {
-					add(sub, se)
-				}
-			}
-		}
-	}
-	return out, stamps
-}
-
-// fileInfo is a transcript with the size and mtime a ledger is keyed by.
-type fileInfo struct {
-	path    string
-	size    int64
-	mtimeNS int64
+	rateLimits(s, p.RateLimits, ro.Now)
+	contextOf(s, p, &r)
+	return s, strings.Join(r.Warnings, "; ")
 }
 
 // blockOf shows the latest block, if it is still running at now.
-func blockOf(s *Status, b blockSum, now time.Time) {
+func blockOf(s *Status, b *usage.Block, now time.Time) {
 	if !b.Has {
 		return
 	}
-	start := time.UnixMilli(b.Start).UTC()
-	end := start.Add(pricing.BlockDuration)
-	s.BlockActive = now.Sub(time.UnixMilli(b.Last)) < pricing.BlockDuration && now.Before(end)
-	if !s.BlockActive {
-		zero := 0.0
-		s.BlockCostUSD = &zero
+	start, end := b.Bounds()
+	if s.BlockActive = b.Active(now); !s.BlockActive {
+		s.BlockCostUSD = new(float64) // $0: no block running
 		return
 	}
-	total := b.USD
 	s.BlockUnpriced = b.Unpriced
-	startS, endS := start.Format(pricing.BlockTimeLayout), end.Format(pricing.BlockTimeLayout)
+	startS, endS := start.Format(usage.BlockTimeLayout), end.Format(usage.BlockTimeLayout)
 	left := math.Floor(end.Sub(now).Minutes())
-	s.BlockCostUSD, s.BlockStart, s.BlockEnd, s.BlockMinutesLeft = &total, &startS, &endS, &left
+	s.BlockCostUSD, s.BlockStart, s.BlockEnd, s.BlockMinutesLeft = &b.USD, &startS, &endS, &left
 }
 
 // rateLimits takes the payload's five-hour window when it has one: it is
@@ -525,12 +445,12 @@ func rateLimits(s *Status, raw json.RawMessage, now time.Time) {
 	}
 	if !reset.IsZero() && reset.After(now) {
 		left := math.Floor(reset.Sub(now).Minutes())
-		e := reset.UTC().Format(pricing.BlockTimeLayout)
+		e := reset.UTC().Format(usage.BlockTimeLayout)
 		s.BlockMinutesLeft, s.BlockEnd, s.BlockActive = &left, &e, true
 	}
 }
 
-func contextOf(s *Status, p *payload, own *ownStat) {
+func contextOf(s *Status, p *payload, own *usage.Recent) {
 	if cw := p.ContextWindow; cw != nil && cw.UsedPercentage != nil {
 		s.ContextPercent = cw.UsedPercentage
 		if cw.ContextWindowSize != nil {
@@ -539,18 +459,12 @@ func contextOf(s *Status, p *payload, own *ownStat) {
 		}
 		return
 	}
-	if own == nil || own.Context == 0 {
+	if own.Context == 0 {
 		return
 	}
-	window := int64(200_000)
-	switch {
-	case p.ContextWindow != nil && p.ContextWindow.ContextWindowSize != nil && *p.ContextWindow.ContextWindowSize > 0:
-		window = int64(*p.ContextWindow.ContextWindowSize)
-	case strings.HasSuffix(own.ContextModel, "[1m]") || strings.HasSuffix(p.Model.ID, "[1m]"),
-		own.Context > window:
-		// A prompt over 200k tokens ran in the 1M window whatever the
-		// model's name says (the beta header, not the name, enables it).
-		window = 1_000_000
+	window := usage.ContextWindow(own.Context, own.ContextModel, p.Model.ID)
+	if cw := p.ContextWindow; cw != nil && cw.ContextWindowSize != nil && *cw.ContextWindowSize > 0 {
+		window = int64(*cw.ContextWindowSize)
 	}
 	tokens := own.Context
 	pct := math.Round(float64(tokens)*1000/float64(window)) / 10

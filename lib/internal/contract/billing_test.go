@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,13 +27,18 @@ import (
 // rule (lib/pricing's bill.go). checkBilling runs the three commands on
 // every session and every 5-hour block of a config dir written by the real
 // CLI and wants the same totals, to the bit:
-//   - per session, cc-extract usage --cost --sum session --subagents and
-//     cc-render's page (its Meta, and the cost its summary line prints);
-//   - per block, cc-extract usage --cost --sum block --subagents and
+//   - per session, cc-extract usage --cost --sum session and cc-render's
+//     page (its Meta, and the cost its summary line prints), subagents
+//     included by default in both (issue 35);
+//   - per block, cc-extract usage --cost --sum block and
 //     cc-statusline's block_cost_usd, run at the block's last message on
 //     the transcripts as they were then (each cut after that time);
-//   - the sessions add up to the blocks: the same messages, the same
-//     cost to the cent (the float sums run in another order).
+//   - the sessions add up to the blocks and to every other --sum (day,
+//     week, month, model, project, and pairs of them) and to the messages
+//     of usage --cost: the same messages, the same cost to the cent (the
+//     float sums run in another order); --subagents, the default, changes
+//     nothing, and --no-subagents counts fewer messages exactly when a
+//     session has subagents.
 //
 // It returns cc-extract's session rows by session id.
 func checkBilling(t *testing.T, configDir string) map[string]map[string]any {
@@ -45,7 +51,7 @@ func checkBilling(t *testing.T, configDir string) map[string]map[string]any {
 	sessions := map[string]map[string]any{}
 	var sumUSD float64
 	var sumMsgs float64
-	for _, row := range ccExtract(t, append([]string{"usage", "--cost", "--sum", "session", "--subagents"}, mains...)...) {
+	for _, row := range ccExtract(t, append([]string{"usage", "--cost", "--sum", "session"}, mains...)...) {
 		sessions[row["session_id"].(string)] = row
 		sumUSD += row["cost_usd"].(float64)
 		sumMsgs += row["messages"].(float64)
@@ -81,7 +87,7 @@ func checkBilling(t *testing.T, configDir string) map[string]map[string]any {
 		}
 		// The command prints that cost on the page's summary line.
 		var out, errb bytes.Buffer
-		if code := ccrender.Run([]string{"md", "--subagents", path}, nil, &out, &errb); code != 0 {
+		if code := ccrender.Run([]string{"md", path}, nil, &out, &errb); code != 0 {
 			t.Fatalf("cc-render %s: exit %d: %s", path, code, errb.String())
 		}
 		if m.Messages > 0 && !strings.Contains(out.String(), " · "+pricing.Dollars(want)+" · ") {
@@ -90,7 +96,8 @@ func checkBilling(t *testing.T, configDir string) map[string]map[string]any {
 	}
 
 	// Blocks: cc-statusline at each block's last message.
-	blocks := ccExtract(t, append([]string{"usage", "--cost", "--sum", "block", "--subagents"}, mains...)...)
+	checkSums(t, mains, sumMsgs, sumUSD)
+	blocks := ccExtract(t, append([]string{"usage", "--cost", "--sum", "block"}, mains...)...)
 	if len(blocks) == 0 && sumMsgs > 0 {
 		t.Fatal("cc-extract --sum block: no block")
 	}
@@ -112,6 +119,47 @@ func checkBilling(t *testing.T, configDir string) map[string]map[string]any {
 		t.Errorf("blocks: %v messages $%v; sessions: %v messages $%v", blockMsgs, blockUSD, sumMsgs, sumUSD)
 	}
 	return sessions
+}
+
+// checkSums wants every --sum of cc-extract usage --cost over mains, and
+// its per-message output, to total msgs messages and usd dollars (to the
+// cent: the float sums run in other orders); with --subagents the same
+// rows as without, and with --no-subagents fewer messages exactly when a
+// session has subagents.
+func checkSums(t *testing.T, mains []string, msgs, usd float64) {
+	t.Helper()
+	for _, sum := range []string{"", "session", "model", "day", "week", "month", "project", "day,model", "project,day", "session,model", "block"} {
+		args := []string{"usage", "--cost"}
+		if sum != "" {
+			args = append(args, "--sum", sum)
+		}
+		var gotUSD, gotMsgs float64
+		rows := ccExtract(t, append(args, mains...)...)
+		for _, r := range rows {
+			if c, ok := r["cost_usd"].(float64); ok {
+				gotUSD += c
+			}
+			if sum == "" {
+				gotMsgs++
+			} else {
+				gotMsgs += r["messages"].(float64)
+			}
+		}
+		if gotMsgs != msgs || math.Abs(gotUSD-usd) >= 0.005 {
+			t.Errorf("--sum %q: %v messages $%v; --sum session: %v messages $%v", sum, gotMsgs, gotUSD, msgs, usd)
+		}
+		if with := ccExtract(t, append(append(args, "--subagents"), mains...)...); !reflect.DeepEqual(with, rows) {
+			t.Errorf("--sum %q: --subagents is not the default", sum)
+		}
+	}
+	subs, _ := filepath.Glob(filepath.Join(filepath.Dir(mains[0]), "..", "*", "*", "subagents", "*.jsonl"))
+	var without float64
+	for _, r := range ccExtract(t, append([]string{"usage", "--cost", "--sum", "session", "--no-subagents"}, mains...)...) {
+		without += r["messages"].(float64)
+	}
+	if (len(subs) > 0) != (without < msgs) || without > msgs {
+		t.Errorf("--no-subagents: %v messages, with subagents %v (%d subagent transcripts)", without, msgs, len(subs))
+	}
 }
 
 // statuslineBlock is cc-statusline's block_cost_usd at end, over a copy of

@@ -42,8 +42,8 @@ var clockUses = map[string]struct {
 	"lib/render/lines.go":                       {1, "a unique reference for spilled lines"},
 	"lib/commands/ccgrep/progress.go":           {1, "elapsed time before progress is shown"},
 	"lib/commands/ccstatusline/ccstatusline.go": {1, "the start of the --budget deadline"},
-	"lib/commands/ccstatusline/ledger.go":       {1, "the --budget deadline (temp names are lib/atomicfile's)"},
-	"lib/commands/ccstatusline/summary.go":      {1, "the --budget deadline"},
+	"lib/usage/ledger.go":                       {1, "cc-statusline's --budget deadline (RecentOptions.Deadline)"},
+	"lib/usage/recent.go":                       {1, "cc-statusline's --budget deadline (RecentOptions.Deadline)"},
 }
 
 // seamExempt are the places that may read the process directly: lib/cli

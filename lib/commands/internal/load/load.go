@@ -1,16 +1,19 @@
 // Package load is what the commands load from the machine before they
 // do their work, written once: the Claude Code profiles (config dirs) of
-// the System, and the --prices override file of cc-extract and
-// cc-statusline.
+// the System, the session listing (cc-sessions', and what a command
+// given neither a pipe nor paths reads), and the --prices override file
+// of cc-extract and cc-statusline.
 package load
 
 import (
 	"errors"
 	"os"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
 // Profiles are the System's profiles, problems ignored: for completion
@@ -43,6 +46,51 @@ func NamedProfiles(profs []profiles.Profile, names []string) ([]profiles.Profile
 		return nil, cli.Usagef("%s", upe.Usage())
 	}
 	return named, err
+}
+
+// ListOptions narrow and tune Listing: cc-sessions' --cwd-within,
+// --no-cache and --cache-stats.
+type ListOptions struct {
+	CwdWithin           []string
+	NoCache, CacheStats bool
+}
+
+// Listing is the session listing of cc-sessions: every session of profs
+// (running ones without a transcript too), newest first, each problem
+// warned on stderr, read through the summary cache unless opt.NoCache or
+// the System has none.
+func Listing(env *cli.Env, sys cli.System, profs []profiles.Profile, opt ListOptions) []sessions.Session {
+	var store *cache.Store
+	if dir := sys.CacheDir(); dir != "" && !opt.NoCache {
+		store = cache.Open(dir, sessions.SummaryCacheName, sessions.SummaryCacheVersion+"/"+cache.Build())
+	}
+	list, errs := sessions.List(env.Ctx, profs, sessions.ListOptions{
+		CwdWithin: opt.CwdWithin, Getenv: sys.Getenv, Cache: store,
+	})
+	for _, err := range errs {
+		env.Warnf("%v", err)
+	}
+	store.SaveReport(opt.CacheStats, env.Warnf)
+	return list
+}
+
+// EverySession is what a command that reads sessions reads when it is
+// given neither a pipe nor paths: the transcript of every session
+// cc-sessions lists, in its order (newest first), as if its output were
+// piped in. A running session with no transcript yet has nothing to read
+// and is left out. An empty pipe is input (none), never this.
+func EverySession(env *cli.Env, sys cli.System) ([]sessions.Session, error) {
+	profs, err := DiscoverProfiles(env, sys)
+	if err != nil {
+		return nil, err
+	}
+	var out []sessions.Session
+	for _, s := range Listing(env, sys, profs, ListOptions{}) {
+		if s.TranscriptPath != "" {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }
 
 // Prices is the built-in price table with the override rows of the

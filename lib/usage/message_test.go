@@ -1,4 +1,4 @@
-package extract
+package usage
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// FuzzCostFields: on any line, costFields finds the requestedModel and a
+// FuzzCostFields: on any line, CostFields finds the requestedModel and a
 // usage object equal to message.usage as a map decode reads them.
 func FuzzCostFields(f *testing.F) {
 	f.Add([]byte(`{"type":"assistant","requestedModel":"claude-opus-5-5","message":{"id":"m","usage":{"input_tokens":1,"cache_creation":{"ephemeral_1h_input_tokens":2}}}}`))
@@ -14,7 +14,7 @@ func FuzzCostFields(f *testing.F) {
 	f.Add([]byte(`{"message":[1,2],"requestedModel":7}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var want map[string]any // exact keys (a struct would match any case)
-		model, usage := costFields(line)
+		model, usage := CostFields(line)
 		if json.Unmarshal(line, &want) != nil || !json.Valid(line) || bytes.Count(line, []byte(`"requestedModel"`)) > 1 ||
 			bytes.Count(line, []byte(`"usage"`)) > 1 || bytes.Count(line, []byte(`"message"`)) > 1 {
 			return // duplicate keys: json takes the last, the walker may differ

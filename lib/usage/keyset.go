@@ -1,4 +1,4 @@
-package extract
+package usage
 
 // keySet is a set of message keys (64-bit hashes): open addressing in
 // one array, 8 bytes a key. A Go map of them allocated four times the

@@ -1,12 +1,10 @@
-package pricing
+package usage
 
 import "time"
 
 // ccusage's 5-hour billing windows: a block starts at the hour (UTC) of its
 // first message and lasts 5 hours; a message past the block's end, or more
-// than 5 hours after the previous message, starts the next block. Here
-// rather than in lib/extract so that cc-statusline does not link the
-// transcript readers.
+// than 5 hours after the previous message, starts the next block.
 
 // BlockDuration is the length of a billing window.
 const BlockDuration = 5 * time.Hour
@@ -36,4 +34,11 @@ func BlockSpans(times []time.Time) []BlockSpan {
 		i = j
 	}
 	return out
+}
+
+// Active is the one rule of which block is still running: one that
+// starts at start, whose latest message is at last, is active at now
+// while it has not ended and that message is less than 5 hours old.
+func Active(start, last, now time.Time) bool {
+	return now.Sub(last) < BlockDuration && now.Before(start.Add(BlockDuration))
 }

@@ -1,4 +1,4 @@
-package ccstatusline
+package usage
 
 import (
 	"bufio"
@@ -16,18 +16,19 @@ import (
 	"github.com/ccpipe/ccpipe/lib/regular"
 )
 
-// A ledger is what cc-statusline remembers of one transcript: the priced
-// messages of the last keepWindow, and how far the file was read. It is
-// cached per transcript, keyed by the file's size and mtime: an unchanged
-// file is not opened, a grown one is read from where the last call
-// stopped, so a call costs the new tail only.
+// A ledger is what ReadRecent remembers of one transcript: the priced
+// messages of the last keepWindow, the message still open at the end of
+// what was read, and how far the file was read. It is cached per
+// transcript, keyed by the file's size and mtime: an unchanged file is not
+// opened, a grown one is read from where the last call stopped, so a call
+// costs the new tail only.
 
 // keepWindow bounds the messages a ledger keeps: enough to find the
 // current 5-hour block's start.
 const keepWindow = 24 * time.Hour
 
 // ledgerVersion changes when the cache format or the pricing changes.
-const ledgerVersion = "3/" + "claude-code-2.1.328"
+const ledgerVersion = "4/" + "claude-code-2.1.328"
 
 type ledger struct {
 	Path    string `json:"path"`
@@ -39,8 +40,15 @@ type ledger struct {
 	// Skip: Offset is inside a line too long to read within one call's
 	// budget (a huge tool output): the next call reads on to its end and
 	// goes on from there, never restarting it.
-	Skip bool  `json:"skip"`
-	Msgs []msg `json:"msgs"`
+	Skip bool     `json:"skip"`
+	Msgs []Priced `json:"msgs"`
+	// Open is the last message read, still open: its next record may
+	// come in what was not written yet (Merger).
+	Open    Message `json:"open"`
+	HasOpen bool    `json:"has_open"`
+	// OpenPriced is Open priced when it was read: a call that only
+	// takes the ledger prices nothing (and loads no price table).
+	OpenPriced Priced `json:"open_priced"`
 	// Context is the prompt size of the last main-thread response.
 	Context      int64  `json:"context"`
 	ContextModel string `json:"context_model"`
@@ -50,19 +58,44 @@ type ledger struct {
 	dev, ino, tail uint64
 }
 
-type msg struct {
-	Key string  `json:"k"`
-	TS  int64   `json:"t"` // unix ms
-	USD float64 `json:"usd"`
+// Priced is what the spend figures need of a message: its key, time,
+// cost and tokens.
+type Priced struct {
+	Key uint64
+	TS  int64 // unix ms
+	USD float64
 	// Unpriced: the usage could not be priced (USD is 0 and must not be
 	// shown as a cost).
-	Unpriced bool `json:"unpriced,omitempty"`
-	// Tokens is the usage's token count, which decides which record of
-	// a message is kept (pricing.Replaces).
-	Tokens float64 `json:"n,omitempty"`
+	Unpriced bool
+	// Tokens is the message's token total.
+	Tokens int64
 	// Copied: a fork's copy of another session's message, which counts
-	// with the original's own record (latestBlock).
-	Copied bool `json:"c,omitempty"`
+	// with the original's own record (Counter).
+	Copied bool
+}
+
+// priced is a merged message with its cost, at the prices of cat.
+func priced(m *Message, cat *pricing.Catalog) Priced {
+	p := Priced{Key: m.Key, Copied: m.Copied}
+	if t, err := time.Parse(time.RFC3339Nano, m.Timestamp); err == nil {
+		p.TS = t.UnixMilli()
+	}
+	p.Tokens, _ = m.Tokens.Total()
+	ch, _, err := m.Price(cat)
+	if err != nil {
+		p.Unpriced = true
+	} else {
+		p.USD = ch.USD
+	}
+	return p
+}
+
+// messages are the ledger's priced messages, the open one priced too.
+func (l *ledger) messages() []Priced {
+	if !l.HasOpen {
+		return l.Msgs
+	}
+	return append(l.Msgs[:len(l.Msgs):len(l.Msgs)], l.OpenPriced)
 }
 
 // ledgers are the cached ledgers of one config dir's transcripts, kept in
@@ -216,10 +249,18 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time)
 	if _, err := f.Seek(l.Offset, io.SeekStart); err != nil {
 		return false, err
 	}
-	index := map[string]int{}
-	for i, m := range l.Msgs {
-		index[m.Key] = i
+	g := Merger{Out: func(m *Message) error {
+		l.Msgs = append(l.Msgs, priced(m, cat))
+		return nil
+	}}
+	if l.HasOpen {
+		g.Resume(l.Open)
 	}
+	defer func() {
+		if l.Open, l.HasOpen = g.Open(); l.HasOpen {
+			l.OpenPriced = priced(&l.Open, cat)
+		}
+	}()
 	br := bufio.NewReaderSize(f, 256<<10)
 	var long []byte    // a line longer than the buffer, so far
 	var pending int64  // its bytes read so far
@@ -281,34 +322,26 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time)
 		if !rec.Billable() {
 			continue
 		}
-		t, err := time.Parse(time.RFC3339Nano, r.Timestamp)
-		if err != nil {
+		if _, err := time.Parse(time.RFC3339Nano, r.Timestamp); err != nil {
 			continue
 		}
-		model := r.RequestedModel
-		if model == "" {
-			model = r.Message.Model
-		}
-		m := msg{Key: rec.Key(), TS: t.UnixMilli(), Copied: rec.Copied()}
-		u, perr := pricing.ParseUsage(r.Message.Usage)
-		if perr != nil {
-			m.Unpriced = true
-		} else {
-			m.USD, m.Tokens = cat.Cost(model, &u).USD, u.Tokens()
+		m := Message{Key: KeyOf(&rec), SessionID: rec.Owner(), UUID: r.UUID, Timestamp: r.Timestamp,
+			MessageID: r.Message.ID, RequestID: r.RequestID, RequestRef: r.RequestRef,
+			Model: r.Message.Model, RequestedModel: r.RequestedModel, Copied: rec.Copied(), Usage: string(r.Message.Usage)}
+		if u, perr := pricing.ParseUsage(r.Message.Usage); perr == nil {
+			// (An unpriced usage weighs 0 in the merge.)
+			m.Tokens = Tokens{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens),
+				CacheReadInputTokens: int64(u.CacheReadInputTokens), CacheCreationInputTokens: int64(u.CacheCreationInputTokens),
+				CacheCreation5m: int64(u.Ephemeral5m), CacheCreation1h: int64(u.Ephemeral1h)}
 			if !r.IsSidechain {
-				l.Context = int64(u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens)
-				l.ContextModel = model
+				l.Context = m.Tokens.InputTokens + m.Tokens.CacheReadInputTokens + m.Tokens.CacheCreationInputTokens
+				l.ContextModel = m.RequestedModel
+				if l.ContextModel == "" {
+					l.ContextModel = m.Model
+				}
 			}
 		}
-		i, ok := index[m.Key]
-		switch {
-		case !ok:
-			index[m.Key] = len(l.Msgs)
-			l.Msgs = append(l.Msgs, m)
-		case pricing.Replaces(m.Tokens, l.Msgs[i].Tokens):
-			m.TS = l.Msgs[i].TS // a message keeps its first record's time
-			l.Msgs[i] = m
-		}
+		_ = g.Add(&m) // (Out never fails)
 	}
 }
 
@@ -324,7 +357,7 @@ func isObject(raw json.RawMessage) bool {
 	return len(raw) > 0 && raw[0] == '{'
 }
 
-// prune drops messages older than keepWindow.
+// prune drops messages older than keepWindow, the open one too.
 func (l *ledger) prune(now time.Time) {
 	cut := now.Add(-keepWindow).UnixMilli()
 	k := 0
@@ -335,4 +368,8 @@ func (l *ledger) prune(now time.Time) {
 		}
 	}
 	l.Msgs = l.Msgs[:k]
+	if l.HasOpen && l.OpenPriced.TS < cut {
+		// (Its next record, were it ever written, is a day late.)
+		l.Open, l.HasOpen, l.OpenPriced = Message{}, false, Priced{}
+	}
 }

@@ -1,4 +1,4 @@
-package extract
+package usage
 
 import (
 	"math/rand"

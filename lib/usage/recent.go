@@ -1,0 +1,414 @@
+package usage
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ccpipe/ccpipe/lib/cache"
+	"github.com/ccpipe/ccpipe/lib/layout"
+	"github.com/ccpipe/ccpipe/lib/pricing"
+)
+
+// A summary is the small cache file a warm call reads instead of the
+// ledgers: the current block as last computed and, per transcript the
+// line was asked for, its size, mtime and context. It holds while the
+// asking transcript and every watched directory (the projects dir, each
+// project dir, the subagents dirs of recent sessions) keep their size and
+// mtimes, and the last full listing of the transcripts is younger than
+// --recheck: a new transcript changes a directory's mtime, but a message
+// appended to another session's transcript is only seen by the next full
+// listing.
+type summary struct {
+	V       string             `json:"v"`
+	Checked int64              `json:"checked"` // unix ns of the last full listing
+	Dirs    []stamp            `json:"dirs"`
+	Block   Block              `json:"block"`
+	Own     map[string]ownStat `json:"own"`
+}
+
+type stamp struct {
+	Path    string `json:"p"`
+	MtimeNS int64  `json:"m"`
+}
+
+// Block is the latest 5-hour block of the messages read: all a status
+// line needs of it, whatever now is.
+type Block struct {
+	Has      bool    `json:"has"`
+	Start    int64   `json:"start"` // unix ms
+	Last     int64   `json:"last"`  // unix ms, its latest message
+	USD      float64 `json:"usd"`
+	Unpriced int     `json:"unpriced"` // messages that could not be priced
+}
+
+// Active says the block is still running at now (Active).
+func (b *Block) Active(now time.Time) bool {
+	return b.Has && Active(time.UnixMilli(b.Start), time.UnixMilli(b.Last), now)
+}
+
+// Bounds are the block's start and end.
+func (b *Block) Bounds() (start, end time.Time) {
+	start = time.UnixMilli(b.Start).UTC()
+	return start, start.Add(BlockDuration)
+}
+
+type ownStat struct {
+	Size         int64  `json:"size"`
+	MtimeNS      int64  `json:"mtime_ns"`
+	Context      int64  `json:"context"`
+	ContextModel string `json:"context_model"`
+	Used         int64  `json:"used"` // unix ns, to keep the recent ones
+}
+
+// maxOwn bounds the transcripts a summary remembers.
+const maxOwn = 32
+
+func summaryPath(cacheDir, projects string) string {
+	return cachePath(cacheDir, projects) + ".sum"
+}
+
+// maxSummary bounds the summary file read (a few kilobytes when real).
+const maxSummary = 16 << 20
+
+// readSummary reads the summary through cache.ReadFile: a link planted
+// there is not followed, a FIFO not opened for good.
+func readSummary(path, version string) *summary {
+	b, err := cache.ReadFile(path, maxSummary)
+	if err != nil {
+		return nil
+	}
+	var s summary
+	if json.Unmarshal(b, &s) != nil || s.V != version {
+		return nil
+	}
+	return &s
+}
+
+// dirsUnchanged stats the watched directories.
+func (s *summary) dirsUnchanged() bool {
+	for _, d := range s.Dirs {
+		st, err := os.Stat(d.Path)
+		if err != nil || st.ModTime().UnixNano() != d.MtimeNS {
+			return false
+		}
+	}
+	return true
+}
+
+// write saves the summary; a summary that cannot be written only costs a
+// slower call next time.
+func (s *summary) write(path string) {
+	if len(s.Own) > maxOwn {
+		keys := make([]string, 0, len(s.Own))
+		for k := range s.Own {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return s.Own[keys[i]].Used > s.Own[keys[j]].Used })
+		for _, k := range keys[maxOwn:] {
+			delete(s.Own, k)
+		}
+	}
+	b, err := json.Marshal(s)
+	if err != nil || os.MkdirAll(filepath.Dir(path), 0o700) != nil {
+		return
+	}
+	_ = cache.WriteFile(path, b)
+}
+
+// LatestBlock is the block holding the latest message. A message in
+// several transcripts (a fork's copies of the original's) counts once
+// (Counter), and only when the transcript of the session that made it was
+// read, as cc-extract counts it. msgs is sorted in place.
+func LatestBlock(msgs []Priced) Block {
+	sort.SliceStable(msgs, func(i, j int) bool {
+		if msgs[i].TS != msgs[j].TS {
+			return msgs[i].TS < msgs[j].TS
+		}
+		return msgs[i].Key < msgs[j].Key // the ledgers come in no set order
+	})
+	var c Counter
+	kept := msgs[:0:0]
+	for _, m := range msgs {
+		if c.Count(m.Key, m.Copied) {
+			kept = append(kept, m)
+		}
+	}
+	if len(kept) == 0 {
+		return Block{}
+	}
+	times := make([]time.Time, len(kept))
+	for i, m := range kept {
+		times[i] = time.UnixMilli(m.TS)
+	}
+	spans := BlockSpans(times)
+	sp := spans[len(spans)-1]
+	b := Block{Has: true, Start: sp.Start.UnixMilli(), Last: kept[sp.To-1].TS}
+	for _, m := range kept[sp.From:sp.To] {
+		if m.Unpriced {
+			b.Unpriced++
+		}
+		b.USD += m.USD
+	}
+	return b
+}
+
+// RecentOptions say which recent transcripts ReadRecent reads and how.
+type RecentOptions struct {
+	// Transcript is the asking transcript (the session's); its config
+	// dir's projects dir is the one read.
+	Transcript string
+	// CacheDir keeps the ledgers and the summary; "" is no cache.
+	CacheDir string
+	Now      time.Time
+	// Prices prices the messages (nil: the built-in table); PricesKey
+	// names them in the cache ("" for the built-in table): other prices
+	// start the cache over.
+	Prices    *pricing.Catalog
+	PricesKey string
+	// Recheck is how long the summary holds before every transcript is
+	// listed again (a message appended to another session's transcript
+	// is only seen then).
+	Recheck time.Duration
+	// Deadline is when reading stops: what was read counts (Partial) and
+	// the next call reads on.
+	Deadline time.Time
+}
+
+// Recent is what ReadRecent found.
+type Recent struct {
+	// Block is the latest block of every recent transcript's messages.
+	Block Block
+	// Partial: the deadline came before every transcript was read; the
+	// block counts what was read.
+	Partial bool
+	// Context is the prompt of the asking transcript's last main-thread
+	// response (input + cache read + cache write tokens), 0 when none;
+	// ContextModel the model it was asked of.
+	Context      int64
+	ContextModel string
+	// Warnings say what could not be read of the asking transcript.
+	Warnings []string
+}
+
+// ContextWindow is the window a prompt of tokens ran in, asked of models,
+// when Claude Code does not say: 200k tokens, or 1M for a [1m] model or a
+// prompt over 200k tokens, which ran in the 1M window whatever the
+// model's name says (the beta header, not the name, enables it).
+func ContextWindow(tokens int64, models ...string) int64 {
+	for _, m := range models {
+		if strings.HasSuffix(m, "[1m]") {
+			return 1_000_000
+		}
+	}
+	if tokens > 200_000 {
+		return 1_000_000
+	}
+	return 200_000
+}
+
+// ReadRecent reads the priced messages of the recent transcripts of the
+// asking transcript's config dir (every transcript, subagents' included,
+// changed in the last 10 hours: enough for the current 5-hour block), from
+// the summary when it holds, else from the ledgers: when only the asking
+// transcript changed, its tail is read and the other ledgers are taken as
+// they are; past Recheck or when a directory changed, every transcript is
+// listed again. The summary is the fast path; RecentOptions.CacheDir ""
+// (a full read of every recent transcript) its slow twin.
+func ReadRecent(o RecentOptions) Recent {
+	var out Recent
+	path, cacheDir, now := o.Transcript, o.CacheDir, o.Now
+	projects := filepath.Dir(filepath.Dir(path))
+	version := ledgerVersion + "/" + o.PricesKey + "/" + cache.Build()
+	sp := summaryPath(cacheDir, projects)
+	var sum *summary
+	if cacheDir != "" {
+		sum = readSummary(sp, version)
+	}
+	var ownSize, ownMtime int64
+	st, err := os.Stat(path)
+	ownOK := err == nil
+	if ownOK {
+		ownSize, ownMtime = st.Size(), st.ModTime().UnixNano()
+	}
+	fresh := false
+	if sum != nil {
+		age := now.Sub(time.Unix(0, sum.Checked))
+		fresh = age >= 0 && age < o.Recheck && sum.dirsUnchanged()
+	}
+	if own, ok := sum.own(path); fresh && ownOK && ok && own.Size == ownSize && own.MtimeNS == ownMtime {
+		out.Block, out.Context, out.ContextModel = sum.Block, own.Context, own.ContextModel
+		return out
+	}
+	ls := openLedgers(cacheDir, projects, o.Prices, o.PricesKey)
+	var files []fileInfo
+	var dirs []stamp
+	checked := now.UnixNano()
+	if fresh {
+		if ownOK {
+			files = append(files, fileInfo{path, ownSize, ownMtime})
+		}
+		for p, l := range ls.Files {
+			if p != path {
+				files = append(files, fileInfo{p, l.Size, l.MtimeNS})
+			}
+		}
+		dirs, checked = sum.Dirs, sum.Checked
+	} else {
+		files, dirs = recentTranscripts(path, now)
+	}
+	var ownL *ledger
+	seen := make(map[string]bool, len(files))
+	loaded := false
+	var msgs []Priced
+	for _, f := range files {
+		seen[f.path] = true
+		old := ls.Files[f.path]
+		stale := old == nil || old.Size != f.size || old.MtimeNS != f.mtimeNS
+		if stale && loaded && time.Now().After(o.Deadline) {
+			// Out of time: what was read of it so far counts; the
+			// next call reads on.
+			out.Partial = true
+			if old != nil {
+				msgs = append(msgs, old.messages()...)
+			}
+			continue
+		}
+		l, partial, err := ls.load(f, now, o.Deadline)
+		loaded = loaded || stale // at least one file read a call: the reading moves on
+		out.Partial = out.Partial || partial
+		if err != nil {
+			if f.path == path && !errors.Is(err, os.ErrNotExist) {
+				out.Warnings = append(out.Warnings, err.Error())
+			}
+			continue
+		}
+		if f.path == path {
+			ownL = l
+		}
+		msgs = append(msgs, l.messages()...)
+	}
+	ls.save(seen)
+	out.Block = LatestBlock(msgs)
+	own := ownOf(ownL, now)
+	if own != nil {
+		out.Context, out.ContextModel = own.Context, own.ContextModel
+	}
+	if out.Partial {
+		return out // the summary waits for a whole read
+	}
+	if sum == nil {
+		sum = &summary{}
+	}
+	if sum.Own == nil {
+		sum.Own = map[string]ownStat{}
+	}
+	sum.V, sum.Checked, sum.Dirs, sum.Block = version, checked, dirs, out.Block
+	if own != nil {
+		sum.Own[path] = *own
+	} else {
+		delete(sum.Own, path)
+	}
+	if cacheDir != "" {
+		sum.write(sp)
+	}
+	return out
+}
+
+func ownOf(l *ledger, now time.Time) *ownStat {
+	if l == nil {
+		return nil
+	}
+	return &ownStat{Size: l.Size, MtimeNS: l.MtimeNS, Context: l.Context, ContextModel: l.ContextModel, Used: now.UnixNano()}
+}
+
+func (s *summary) own(path string) (ownStat, bool) {
+	if s == nil {
+		return ownStat{}, false
+	}
+	o, ok := s.Own[path]
+	return o, ok
+}
+
+// recentTranscripts lists the transcript itself and every other transcript
+// of its config dir (subagents' included) changed in the last 10 hours:
+// enough for the current 5-hour block. The directory listing gives each
+// file's size and mtime, so no file is opened or stat'ed twice.
+//
+// It also stamps each directory it reads (the mtime taken before reading,
+// so that a change while reading shows next time): the summary's check
+// for new transcripts.
+func recentTranscripts(path string, now time.Time) (out []fileInfo, stamps []stamp) {
+	if st, err := os.Stat(path); err == nil {
+		out = append(out, fileInfo{path, st.Size(), st.ModTime().UnixNano()})
+	}
+	stampDir := func(d string) bool {
+		st, err := os.Stat(d)
+		if err != nil {
+			return false
+		}
+		stamps = append(stamps, stamp{d, st.ModTime().UnixNano()})
+		return true
+	}
+	projects := filepath.Dir(filepath.Dir(path))
+	if !stampDir(projects) {
+		return out, stamps
+	}
+	dirs, err := os.ReadDir(projects)
+	if err != nil {
+		return out, stamps
+	}
+	cut := now.Add(-2 * BlockDuration)
+	add := func(dir string, e os.DirEntry) bool {
+		info, err := e.Info()
+		if err != nil || info.ModTime().Before(cut) {
+			return false
+		}
+		if f := filepath.Join(dir, e.Name()); f != path {
+			out = append(out, fileInfo{f, info.Size(), info.ModTime().UnixNano()})
+		}
+		return true
+	}
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		pdir := filepath.Join(projects, d.Name())
+		if !stampDir(pdir) {
+			continue
+		}
+		ents, err := os.ReadDir(pdir)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if _, _, ok := layout.Transcript(e.Name()); !ok || e.IsDir() || !add(pdir, e) {
+				continue
+			}
+			sub := layout.SubagentsDirOf(filepath.Join(pdir, e.Name()))
+			if !stampDir(sub) {
+				continue
+			}
+			subs, _ := os.ReadDir(sub)
+			for _, se := range subs {
+				// A ledger reads a file's bytes as they are: a
+				// compressed subagent transcript is left out.
+				if _, compressed, ok := layout.SubagentTranscript(se.Name()); ok && !compressed && !se.IsDir() {
+					add(sub, se)
+				}
+			}
+		}
+	}
+	return out, stamps
+}
+
+// fileInfo is a transcript with the size and mtime a ledger is keyed by.
+type fileInfo struct {
+	path    string
+	size    int64
+	mtimeNS int64
+}
