@@ -64,7 +64,7 @@ var arrows = map[string][]string{
 
 	"lib/commands":               {"lib/cli", "lib/commands/cccassette", "lib/commands/ccentries", "lib/commands/ccextract", "lib/commands/ccgrep", "lib/commands/cchook", "lib/commands/ccprofiles", "lib/commands/ccredact", "lib/commands/ccrender", "lib/commands/ccsend", "lib/commands/ccsessions", "lib/commands/ccstatusline"},
 	"lib/commands/internal/load": {"lib/cache", "lib/cli", "lib/pricing", "lib/profiles", "lib/sessions"},
-	"lib/commands/ccsessions":    {"lib/cache", "lib/cli", "lib/commands/internal/load", "lib/profiles", "lib/records", "lib/sessions"},
+	"lib/commands/ccsessions":    {"lib/cli", "lib/commands/internal/load", "lib/profiles", "lib/records", "lib/sessions"},
 	"lib/commands/ccentries":     {"lib/cli", "lib/commands/internal/load", "lib/hooks", "lib/ndjson", "lib/profiles", "lib/records", "lib/registry", "lib/transcript"},
 	"lib/commands/ccprofiles":    {"lib/cli", "lib/profiles"},
 	"lib/commands/ccextract":     {"lib/cache", "lib/cli", "lib/commands/internal/load", "lib/extract", "lib/jsonscan", "lib/layout", "lib/ndjson", "lib/pricing", "lib/records", "lib/sessions", "lib/transcript"},
