@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/syncwriter"
 )
 
 // testCommand echoes its positional args and one flag as a record.
@@ -291,7 +293,7 @@ func TestWarnfFromGoroutinesKeepsLinesWhole(t *testing.T) {
 }
 
 func TestIsTerminal(t *testing.T) {
-	if IsTerminal(&strings.Builder{}) || IsTerminal(&syncWriter{w: &strings.Builder{}}) {
+	if IsTerminal(&strings.Builder{}) || IsTerminal(syncwriter.New(&strings.Builder{})) {
 		t.Error("a buffer is not a terminal")
 	}
 	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
@@ -299,7 +301,7 @@ func TestIsTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if IsTerminal(f) || IsTerminal(&syncWriter{w: f}) {
+	if IsTerminal(f) || IsTerminal(syncwriter.New(f)) {
 		t.Error("a regular file is not a terminal")
 	}
 }

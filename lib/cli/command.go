@@ -13,6 +13,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/jq"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
+	"github.com/ccpipe/ccpipe/lib/syncwriter"
 )
 
 // ClaudeCodeVersion is the Claude Code release ccpipe was checked against.
@@ -134,7 +135,7 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 		defer signal.Stop(ch)
 	}
 	code, err := runInterruptible(func(ctx context.Context) error {
-		env := &Env{Ctx: ctx, Name: c.Name, Stdin: stdin, Stdout: stdout, Stderr: &syncWriter{w: stderr}, Out: out, Flags: f}
+		env := &Env{Ctx: ctx, Name: c.Name, Stdin: stdin, Stdout: stdout, Stderr: syncwriter.New(stderr), Out: out, Flags: f}
 		out.warn = env.Warnf
 		// A command that reads stdin its own way still gets the count of
 		// the SkipInput warnings not shown.

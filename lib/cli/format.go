@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/syncwriter"
 )
 
 // Formats are the values of --format: NDJSON streams; the others hold the
@@ -63,9 +65,7 @@ func terminal(sys *System, w io.Writer) (int, bool) {
 	if sys.Terminal != nil {
 		return sys.Terminal(w)
 	}
-	if s, ok := w.(*syncWriter); ok {
-		w = s.w
-	}
+	w = syncwriter.Unwrap(w)
 	if !IsTerminal(w) {
 		return 0, false
 	}

@@ -1,11 +1,11 @@
 package depcheck
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -99,12 +99,7 @@ func TestLayers(t *testing.T) {
 		}
 	}
 	pkgs := list(t, root)
-	names := make([]string, 0, len(pkgs))
-	for p := range pkgs {
-		names = append(names, p)
-	}
-	sort.Strings(names)
-	for _, pkg := range names {
+	for _, pkg := range slices.Sorted(maps.Keys(pkgs)) {
 		mine := layerOf(rows, pkg)
 		if mine == "" {
 			t.Errorf("%s is in no row of docs/architecture.md's layer table: add it to the layer it belongs to", pkg)
