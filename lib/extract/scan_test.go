@@ -28,12 +28,12 @@ func TestScanUsageLine(t *testing.T) {
 	if err := scanUsageLine([]byte(line), &l); err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join([]string{string(l.typ), string(l.uuid), string(l.msgID), string(l.model), string(l.reqID), string(l.sid), string(l.cwd), string(l.ts)}, "|")
+	got := strings.Join([]string{string(l.Type), string(l.UUID), string(l.MessageID), string(l.Model), string(l.RequestID), string(l.SessionID), string(l.Cwd), string(l.Timestamp)}, "|")
 	if got != "assistant|u1|msg_1|mé|req_1|s1|/a|2026-05-01T10:00:00.000Z" {
 		t.Errorf("fields: %s", got)
 	}
-	if l.u != (usage.Tokens{InputTokens: 12, OutputTokens: 5, CacheCreationInputTokens: 3, CacheReadInputTokens: 4}) || !l.hasUsage || l.apiError {
-		t.Errorf("usage: %+v %v %v", l.u, l.hasUsage, l.apiError)
+	if l.Tokens != (usage.Tokens{InputTokens: 12, OutputTokens: 5, CacheCreationInputTokens: 3, CacheReadInputTokens: 4}) || !l.HasUsage || l.APIError {
+		t.Errorf("usage: %+v %v %v", l.Tokens, l.HasUsage, l.APIError)
 	}
 	for _, bad := range []string{
 		`{"type":"assistant"`, `{"type":"assistant",}x`, `{"message":{"usage":{"input_tokens":1}}`,
@@ -47,11 +47,11 @@ func TestScanUsageLine(t *testing.T) {
 	if err := scanUsageLine([]byte(`{"type":1,"message":{"id":null,"usage":{"input_tokens":"7","output_tokens":2}}}`), &l); err != nil {
 		t.Fatal(err)
 	}
-	if len(l.typ) != 0 || l.u.InputTokens != 0 || l.u.OutputTokens != 2 || strings.Join(l.bad, ",") != "message.usage.input_tokens" {
+	if len(l.Type) != 0 || l.Tokens.InputTokens != 0 || l.Tokens.OutputTokens != 2 || strings.Join(l.Bad, ",") != "message.usage.input_tokens" {
 		t.Errorf("mismatched types: %+v", l)
 	}
 	// null is no count, not a count of the wrong type.
-	if err := scanUsageLine([]byte(`{"type":"assistant","message":{"usage":{"input_tokens":null,"output_tokens":2}}}`), &l); err != nil || len(l.bad) != 0 {
+	if err := scanUsageLine([]byte(`{"type":"assistant","message":{"usage":{"input_tokens":null,"output_tokens":2}}}`), &l); err != nil || len(l.Bad) != 0 {
 		t.Errorf("null count: %v %+v", err, l)
 	}
 }

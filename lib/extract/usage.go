@@ -107,8 +107,9 @@ func (u *usageState) entry(o *Origin, e *transcript.Entry) error {
 // UsageMessage is a decoded assistant entry as a message of one record,
 // when lib/pricing bills it (for a lib/usage Merger). Its session is the
 // one that paid for it (a fork's copy counts in the original). Its
-// RequestedModel and Usage are not read: usage.CostFields reads them of
-// the entry's line.
+// RequestedModel and Usage are not read (usage.CostFields reads them of
+// the entry's line), nor the cache write's split, which a decoded entry
+// does not hold.
 func UsageMessage(o *Origin, e *transcript.Entry) (usageRec, bool) {
 	rec := BillRecord(o, e)
 	if !rec.Billable() {

@@ -39,7 +39,7 @@ func UsageCacheName(cost, sums bool) string {
 
 // UsageCacheVersion names the cached facts' format: a change to what the
 // fast path reads, or to the billing rule it applies, changes it.
-const UsageCacheVersion = "usage-facts-4"
+const UsageCacheVersion = "usage-facts-5"
 
 // scanUsageCached is scanUsageFile through the cache.
 func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
@@ -216,7 +216,7 @@ func (s *usageScan) encode(sums bool) []byte {
 			b = ref(b, v)
 		}
 		b = cache.AppendBool(b, r.Copied)
-		for _, v := range []int64{r.Tokens.InputTokens, r.Tokens.OutputTokens, r.Tokens.CacheReadInputTokens, r.Tokens.CacheCreationInputTokens} {
+		for _, v := range []int64{r.Tokens.InputTokens, r.Tokens.OutputTokens, r.Tokens.CacheReadInputTokens, r.Tokens.CacheCreationInputTokens, r.Tokens.CacheCreation5m, r.Tokens.CacheCreation1h} {
 			b = cache.AppendVarint(b, v)
 		}
 		return b
@@ -362,7 +362,7 @@ func (f *usageFacts) rec(r *usageRec, sums bool) (key uint64) {
 		*v = f.ref(d)
 	}
 	r.Copied = d.Bool()
-	for _, v := range []*int64{&r.Tokens.InputTokens, &r.Tokens.OutputTokens, &r.Tokens.CacheReadInputTokens, &r.Tokens.CacheCreationInputTokens} {
+	for _, v := range []*int64{&r.Tokens.InputTokens, &r.Tokens.OutputTokens, &r.Tokens.CacheReadInputTokens, &r.Tokens.CacheCreationInputTokens, &r.Tokens.CacheCreation5m, &r.Tokens.CacheCreation1h} {
 		*v = d.Varint()
 	}
 	if !sums {

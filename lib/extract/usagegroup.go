@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // SumKeys are the keys usage --sum groups by, alone or several joined
@@ -130,8 +132,7 @@ func (g *groupKeys) week(date string) string {
 	if err != nil {
 		return ""
 	}
-	back := (int(d.Weekday()) - int(g.weekStart) + 7) % 7
-	w := d.AddDate(0, 0, -back).Format(time.DateOnly)
+	w := usage.WeekOf(d, g.weekStart).Format(time.DateOnly)
 	g.weeks[date] = w
 	return w
 }

@@ -7,10 +7,8 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/ccpipe/ccpipe/lib/jsonscan"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/transcript"
@@ -28,188 +26,15 @@ import (
 // walker confirms the type.
 var assistantType = []byte(`"assistant"`)
 
-// usageLine is what the fast path reads from an assistant record. The
-// slices point into the line (or, for a value written with escapes, into
-// a fresh copy).
-type usageLine struct {
-	typ, uuid, ts, sid, aid, reqID, reqRef, reqSID, cwd, msgID, model []byte
-	u                                                                 usage.Tokens
-	hasUsage, apiError                                                bool
-	// bad names the fields of an unexpected type (a count that is not an
-	// integer in int64's range, nor null): they read as empty, as a decode
-	// of the record reads them.
-	bad []string
-}
+// usageLine is what the fast path reads from an assistant record
+// (lib/usage's one line reader).
+type usageLine = usage.Line
 
-// errWalk is wrapped by the walker's errors: the line is not the JSON
-// object it claims to be.
-var errWalk = errors.New("malformed record")
-
-// walker reads a record's fields with the strict scanner: it accepts the
-// lines a decode accepts, and reads the values a decode reads.
-type walker struct {
-	c   jsonscan.Cursor
-	bad *[]string
-}
-
-func walkErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("%w: %w", errWalk, err)
-}
-
-// object walks the object at the cursor, calling field for each member;
-// a value of another type is skipped, as a decode leaves it unset.
-func (p *walker) object(field func(key []byte) error) error {
-	if p.c.Peek() != '{' {
-		return p.skip()
-	}
-	if err := p.c.Enter(); err != nil {
-		return err
-	}
-	for {
-		k, esc, ok, err := p.c.Member()
-		if err != nil || !ok {
-			return err
-		}
-		if esc {
-			k = []byte(jsonscan.Key(k, esc))
-		}
-		if err := field(k); err != nil {
-			return err
-		}
-	}
-}
-
-// str reads a string value into *dst; a value of another type is skipped.
-func (p *walker) str(dst *[]byte) error {
-	if p.c.Peek() != '"' {
-		return p.skip()
-	}
-	v, err := p.c.String()
-	*dst = v
-	return err
-}
-
-// num reads a count into *dst as encoding/json reads an int64: an integer
-// literal in range. Anything else but null reads 0 and names the field.
-func (p *walker) num(dst *int64, path string) error {
-	*dst = 0
-	switch p.c.Peek() {
-	case 'n':
-		_, err := p.c.Null()
-		return err
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		lit, err := p.c.Number()
-		if err != nil {
-			return err
-		}
-		if n, err := strconv.ParseInt(string(lit), 10, 64); err == nil {
-			*dst = n
-			return nil
-		}
-	default:
-		if err := p.skip(); err != nil {
-			return err
-		}
-	}
-	*p.bad = append(*p.bad, path)
-	return nil
-}
-
-func (p *walker) boolean(dst *bool) error {
-	switch p.c.Peek() {
-	case 't', 'f':
-		v, err := p.c.Bool()
-		*dst = v
-		return err
-	}
-	return p.skip()
-}
-
-func (p *walker) skip() error { return p.c.Skip() }
+// errWalk is wrapped by the line reader's errors.
+var errWalk = usage.ErrMalformed
 
 // scanUsageLine reads the usage fields of one transcript line.
-func scanUsageLine(b []byte, l *usageLine) error {
-	bad := l.bad[:0]
-	*l = usageLine{bad: bad}
-	p := walker{c: jsonscan.New(b), bad: &l.bad}
-	if p.c.Peek() != '{' {
-		return fmt.Errorf("%w: expected an object", errWalk)
-	}
-	err := p.object(func(k []byte) error {
-		switch string(k) {
-		case "type":
-			return p.str(&l.typ)
-		case "uuid":
-			return p.str(&l.uuid)
-		case "timestamp":
-			return p.str(&l.ts)
-		case "sessionId":
-			return p.str(&l.sid)
-		case "agentId":
-			return p.str(&l.aid)
-		case "requestId":
-			return p.str(&l.reqID)
-		case "requestRef":
-			return p.str(&l.reqRef)
-		case "requestSessionId":
-			return p.str(&l.reqSID)
-		case "cwd":
-			return p.str(&l.cwd)
-		case "isApiErrorMessage":
-			return p.boolean(&l.apiError)
-		case "message":
-			return p.message(l)
-		}
-		return p.skip()
-	})
-	if err == nil {
-		err = p.c.End()
-	}
-	return walkErr(err)
-}
-
-func (p *walker) message(l *usageLine) error {
-	return p.object(func(k []byte) error {
-		switch string(k) {
-		case "id":
-			return p.str(&l.msgID)
-		case "model":
-			return p.str(&l.model)
-		case "usage":
-			switch p.c.Peek() {
-			case '{':
-				l.hasUsage = true
-			case 'n': // null: no usage
-			default:
-				// Another type: named, as the decode path names it.
-				l.bad = append(l.bad, "message.usage")
-			}
-			return p.usage(l)
-		}
-		return p.skip()
-	})
-}
-
-// usage reads message.usage; a field added here is read by the fast path
-// as the decode reads it.
-func (p *walker) usage(l *usageLine) error {
-	return p.object(func(k []byte) error {
-		switch string(k) {
-		case "input_tokens":
-			return p.num(&l.u.InputTokens, "message.usage.input_tokens")
-		case "output_tokens":
-			return p.num(&l.u.OutputTokens, "message.usage.output_tokens")
-		case "cache_read_input_tokens":
-			return p.num(&l.u.CacheReadInputTokens, "message.usage.cache_read_input_tokens")
-		case "cache_creation_input_tokens":
-			return p.num(&l.u.CacheCreationInputTokens, "message.usage.cache_creation_input_tokens")
-		}
-		return p.skip()
-	})
-}
+func scanUsageLine(b []byte, l *usageLine) error { return usage.ParseLine(b, l) }
 
 // mismatch is a line counted with fields of an unexpected type.
 type mismatch struct {
@@ -540,41 +365,41 @@ func (s *usageScan) read(in io.Reader, f file, buf []byte) ([]byte, error) {
 			}
 			return nil
 		}
-		if len(l.typ) == 0 {
+		if len(l.Type) == 0 {
 			st.notEntries++
 		} else {
 			st.sawEntry = true
 		}
-		if string(l.typ) != "assistant" {
+		if string(l.Type) != "assistant" {
 			return nil
 		}
-		session, mdl := intern(&sid, l.sid), intern(&model, l.model)
+		session, mdl := intern(&sid, l.SessionID), intern(&model, l.Model)
 		if session == "" {
 			session = f.origin.SessionID
 		}
 		// (Only a main transcript lists its session: take reads no
 		// subagent's marks.)
-		if n := len(st.marks); f.origin.AgentID == "" && (n == 0 || st.marks[n-1].ts != string(l.ts) || st.marks[n-1].sid != session || st.marks[n-1].cwd != string(l.cwd)) {
-			st.marks = append(st.marks, sessionMark{ts: string(l.ts), sid: session, cwd: intern(&cwd, l.cwd)})
+		if n := len(st.marks); f.origin.AgentID == "" && (n == 0 || st.marks[n-1].ts != string(l.Timestamp) || st.marks[n-1].sid != session || st.marks[n-1].cwd != string(l.Cwd)) {
+			st.marks = append(st.marks, sessionMark{ts: string(l.Timestamp), sid: session, cwd: intern(&cwd, l.Cwd)})
 		}
 		// The billing rule, but for the usage object: a record whose usage
 		// is not an object is named below before it is left out.
-		rec := pricing.Record{Type: "assistant", Model: mdl, UsageObject: true, APIError: l.apiError,
-			SessionID: session, RequestSessionID: string(l.reqSID)}
+		rec := pricing.Record{Type: "assistant", Model: mdl, UsageObject: true, APIError: l.APIError,
+			SessionID: session, RequestSessionID: string(l.RequestSessionID)}
 		if !rec.Billable() {
 			return nil
 		}
-		if len(l.bad) > 0 && len(st.mismatched) < maxFileWarnings {
+		if len(l.Bad) > 0 && len(st.mismatched) < maxFileWarnings {
 			// Sorted, as the decode path names them.
-			slices.Sort(l.bad)
-			st.mismatched = append(st.mismatched, mismatch{n, strings.Join(slices.Compact(l.bad), ", ")})
+			slices.Sort(l.Bad)
+			st.mismatched = append(st.mismatched, mismatch{n, strings.Join(slices.Compact(l.Bad), ", ")})
 		}
-		if !l.hasUsage {
+		if !l.HasUsage {
 			return nil
 		}
-		r := usageRec{MessageID: string(l.msgID), RequestID: string(l.reqID), RequestRef: string(l.reqRef),
-			UUID: string(l.uuid), Timestamp: string(l.ts), Model: mdl,
-			SessionID: rec.Owner(), AgentID: intern(&aid, l.aid), Cwd: intern(&cwd, l.cwd), Tokens: l.u, Copied: rec.Copied()}
+		r := usageRec{MessageID: string(l.MessageID), RequestID: string(l.RequestID), RequestRef: string(l.RequestRef),
+			UUID: string(l.UUID), Timestamp: string(l.Timestamp), Model: mdl,
+			SessionID: rec.Owner(), AgentID: intern(&aid, l.AgentID), Cwd: intern(&cwd, l.Cwd), Tokens: l.Tokens, Copied: rec.Copied()}
 		b := r.Bill()
 		r.Key = usage.KeyOf(&b)
 		if r.AgentID == "" {

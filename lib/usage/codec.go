@@ -26,6 +26,7 @@ func (l *ledger) encode() []byte {
 func appendPriced(b []byte, m Priced) []byte {
 	b = cache.AppendU64(b, m.Key)
 	b = cache.AppendVarint(b, m.TS)
+	b = cache.AppendStr(b, m.Session)
 	b = cache.AppendF64(b, m.USD)
 	b = cache.AppendVarint(b, m.Tokens)
 	u := byte(0)
@@ -59,7 +60,7 @@ func (l *ledger) decode(b []byte) bool {
 }
 
 func readPriced(d *cache.Decoder) Priced {
-	m := Priced{Key: d.U64(), TS: d.Varint()}
+	m := Priced{Key: d.U64(), TS: d.Varint(), Session: d.Str()}
 	m.USD = d.F64()
 	m.Tokens = d.Varint()
 	flags := d.Uvarint()

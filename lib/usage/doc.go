@@ -9,6 +9,9 @@
 //   - Message: one billed API message (session, agent, model, timestamp,
 //     ids, every token field, the raw usage that prices it), and Price,
 //     its cost as Claude Code computes it (lib/pricing).
+//   - ParseLine: the one line reader of billed records (lib/jsonscan, no
+//     decode), and ReadMessages (Messages, an iterator): a transcript's
+//     billed messages, streamed, each with its exact cost by Price.
 //   - Merger: the one merge of the records of one message (one record per
 //     content block, each repeating the usage) into one Message.
 //   - Counter: each message counted once across transcripts, a fork's
@@ -19,7 +22,7 @@
 //     transcripts, cached per transcript (lib/cache) and read on from
 //     where the last call stopped, with a summary file as the warm path:
 //     the status line's block and a session's context.
-//   - Spend: spend figures (today, this week, this month, the current
+//   - SpendOf: spend figures (today, this week, this month, the running
 //     block, a session) over priced messages.
 //
 // It does not import lib/transcript (nor lib/extract): a status line and

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io"
 	"path/filepath"
@@ -28,7 +27,7 @@ import (
 const keepWindow = 24 * time.Hour
 
 // ledgerVersion changes when the cache format or the pricing changes.
-const ledgerVersion = "4/" + "claude-code-2.1.328"
+const ledgerVersion = "5/" + "claude-code-2.1.328"
 
 type ledger struct {
 	Path    string `json:"path"`
@@ -63,7 +62,9 @@ type ledger struct {
 type Priced struct {
 	Key uint64
 	TS  int64 // unix ms
-	USD float64
+	// Session is the session that paid for it (Message.SessionID).
+	Session string
+	USD     float64
 	// Unpriced: the usage could not be priced (USD is 0 and must not be
 	// shown as a cost).
 	Unpriced bool
@@ -76,7 +77,7 @@ type Priced struct {
 
 // priced is a merged message with its cost, at the prices of cat.
 func priced(m *Message, cat *pricing.Catalog) Priced {
-	p := Priced{Key: m.Key, Copied: m.Copied}
+	p := Priced{Key: m.Key, Session: m.SessionID, Copied: m.Copied}
 	if t, err := time.Parse(time.RFC3339Nano, m.Timestamp); err == nil {
 		p.TS = t.UnixMilli()
 	}
@@ -188,6 +189,9 @@ func cachePath(cacheDir, projects string) string {
 	return filepath.Join(cacheDir, hex.EncodeToString(h[:12]))
 }
 
+// assistantNeedle marks a line that may be an assistant record: the
+// quoted type alone, so that a record re-encoded with a space after the
+// colon is still read (ParseLine confirms the type).
 var assistantNeedle = []byte(`"assistant"`)
 
 // assistantType marks a line that may carry usage: such a long line is
@@ -200,25 +204,6 @@ var deadlineEvery = 64
 // maxLine bounds the line a ledger holds in memory; a longer one (tool
 // output, never a usage-bearing record in practice) is skipped.
 const maxLine = 64 << 20
-
-// line is the part of an assistant record a ledger reads.
-type line struct {
-	Type             string `json:"type"`
-	UUID             string `json:"uuid"`
-	Timestamp        string `json:"timestamp"`
-	SessionID        string `json:"sessionId"`
-	RequestID        string `json:"requestId"`
-	RequestRef       string `json:"requestRef"`
-	RequestSessionID string `json:"requestSessionId"`
-	RequestedModel   string `json:"requestedModel"`
-	IsSidechain      bool   `json:"isSidechain"`
-	IsAPIError       bool   `json:"isApiErrorMessage"`
-	Message          *struct {
-		ID    string          `json:"id"`
-		Model string          `json:"model"`
-		Usage json.RawMessage `json:"usage"`
-	} `json:"message"`
-}
 
 // readFrom reads the whole lines after Offset, until the end or the
 // deadline (done false). The records of one response are one message,
@@ -262,6 +247,7 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time)
 		}
 	}()
 	br := bufio.NewReaderSize(f, 256<<10)
+	var ln Line
 	var long []byte    // a line longer than the buffer, so far
 	var pending int64  // its bytes read so far
 	skipping := l.Skip // it passed maxLine, or a call ran out inside it: skipped
@@ -312,28 +298,24 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time)
 		if !bytes.Contains(b, assistantNeedle) {
 			continue
 		}
-		var r line
-		if json.Unmarshal(b, &r) != nil || r.Message == nil {
+		if ParseLine(b, &ln) != nil {
 			continue
 		}
-		rec := pricing.Record{Type: r.Type, Model: r.Message.Model, UsageObject: isObject(r.Message.Usage), APIError: r.IsAPIError,
-			MessageID: r.Message.ID, RequestID: r.RequestID, RequestRef: r.RequestRef, UUID: r.UUID,
-			SessionID: r.SessionID, RequestSessionID: r.RequestSessionID}
-		if !rec.Billable() {
+		m, ok := ln.message(ReadOptions{})
+		if !ok {
 			continue
 		}
-		if _, err := time.Parse(time.RFC3339Nano, r.Timestamp); err != nil {
+		if _, err := time.Parse(time.RFC3339Nano, m.Timestamp); err != nil {
 			continue
 		}
-		m := Message{Key: KeyOf(&rec), SessionID: rec.Owner(), UUID: r.UUID, Timestamp: r.Timestamp,
-			MessageID: r.Message.ID, RequestID: r.RequestID, RequestRef: r.RequestRef,
-			Model: r.Message.Model, RequestedModel: r.RequestedModel, Copied: rec.Copied(), Usage: string(r.Message.Usage)}
-		if u, perr := pricing.ParseUsage(r.Message.Usage); perr == nil {
-			// (An unpriced usage weighs 0 in the merge.)
+		// The merge weighs a usage by what prices it: one that cannot be
+		// priced weighs 0.
+		m.Tokens = Tokens{}
+		if u, perr := pricing.ParseUsage(ln.Usage); perr == nil {
 			m.Tokens = Tokens{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens),
 				CacheReadInputTokens: int64(u.CacheReadInputTokens), CacheCreationInputTokens: int64(u.CacheCreationInputTokens),
 				CacheCreation5m: int64(u.Ephemeral5m), CacheCreation1h: int64(u.Ephemeral1h)}
-			if !r.IsSidechain {
+			if !ln.Sidechain {
 				l.Context = m.Tokens.InputTokens + m.Tokens.CacheReadInputTokens + m.Tokens.CacheCreationInputTokens
 				l.ContextModel = m.RequestedModel
 				if l.ContextModel == "" {
@@ -349,12 +331,6 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time)
 func tailHolds(r io.ReaderAt, off int64, tail uint64) bool {
 	h, err := cache.TailHash(r, off)
 	return err == nil && h == tail
-}
-
-// isObject says a raw JSON value is an object (a usage that can be read).
-func isObject(raw json.RawMessage) bool {
-	raw = bytes.TrimLeft(raw, " \t\r\n")
-	return len(raw) > 0 && raw[0] == '{'
 }
 
 // prune drops messages older than keepWindow, the open one too.

@@ -120,11 +120,9 @@ func (s *summary) write(path string) {
 	_ = cache.WriteFile(path, b)
 }
 
-// LatestBlock is the block holding the latest message. A message in
-// several transcripts (a fork's copies of the original's) counts once
-// (Counter), and only when the transcript of the session that made it was
-// read, as cc-extract counts it. msgs is sorted in place.
-func LatestBlock(msgs []Priced) Block {
+// countOnce sorts msgs by time and returns each message once (Counter),
+// in a new slice.
+func countOnce(msgs []Priced) []Priced {
 	sort.SliceStable(msgs, func(i, j int) bool {
 		if msgs[i].TS != msgs[j].TS {
 			return msgs[i].TS < msgs[j].TS
@@ -138,8 +136,25 @@ func LatestBlock(msgs []Priced) Block {
 			kept = append(kept, m)
 		}
 	}
+	return kept
+}
+
+// LatestBlock is the block holding the latest message. A message in
+// several transcripts (a fork's copies of the original's) counts once
+// (Counter), and only when the transcript of the session that made it was
+// read, as cc-extract counts it. msgs is sorted in place.
+func LatestBlock(msgs []Priced) Block { return latestOf(countOnce(msgs)).Block }
+
+// latest is the latest block of messages counted once, and where its
+// messages start among them.
+type latest struct {
+	Block
+	from int
+}
+
+func latestOf(kept []Priced) latest {
 	if len(kept) == 0 {
-		return Block{}
+		return latest{}
 	}
 	times := make([]time.Time, len(kept))
 	for i, m := range kept {
@@ -147,7 +162,7 @@ func LatestBlock(msgs []Priced) Block {
 	}
 	spans := BlockSpans(times)
 	sp := spans[len(spans)-1]
-	b := Block{Has: true, Start: sp.Start.UnixMilli(), Last: kept[sp.To-1].TS}
+	b := latest{Block: Block{Has: true, Start: sp.Start.UnixMilli(), Last: kept[sp.To-1].TS}, from: sp.From}
 	for _, m := range kept[sp.From:sp.To] {
 		if m.Unpriced {
 			b.Unpriced++
@@ -177,6 +192,9 @@ type RecentOptions struct {
 	// Deadline is when reading stops: what was read counts (Partial) and
 	// the next call reads on.
 	Deadline time.Time
+	// ExcludeSubagents leaves the subagents' transcripts out (they are
+	// read by default: their calls are paid for too).
+	ExcludeSubagents bool
 }
 
 // Recent is what ReadRecent found.
@@ -225,6 +243,9 @@ func ReadRecent(o RecentOptions) Recent {
 	projects := filepath.Dir(filepath.Dir(path))
 	version := ledgerVersion + "/" + o.PricesKey + "/" + cache.Build()
 	sp := summaryPath(cacheDir, projects)
+	if o.ExcludeSubagents {
+		sp = strings.TrimSuffix(sp, ".sum") + ".main.sum" // another set of files
+	}
 	var sum *summary
 	if cacheDir != "" {
 		sum = readSummary(sp, version)
@@ -253,13 +274,13 @@ func ReadRecent(o RecentOptions) Recent {
 			files = append(files, fileInfo{path, ownSize, ownMtime})
 		}
 		for p, l := range ls.Files {
-			if p != path {
+			if p != path && (!o.ExcludeSubagents || !isSubagent(p)) {
 				files = append(files, fileInfo{p, l.Size, l.MtimeNS})
 			}
 		}
 		dirs, checked = sum.Dirs, sum.Checked
 	} else {
-		files, dirs = recentTranscripts(path, now)
+		files, dirs = recentTranscripts(path, now, !o.ExcludeSubagents)
 	}
 	var ownL *ledger
 	seen := make(map[string]bool, len(files))
@@ -291,6 +312,12 @@ func ReadRecent(o RecentOptions) Recent {
 			ownL = l
 		}
 		msgs = append(msgs, l.messages()...)
+	}
+	if o.ExcludeSubagents {
+		// The subagents' ledgers are kept for the calls that read them.
+		for p := range ls.Files {
+			seen[p] = seen[p] || isSubagent(p)
+		}
 	}
 	ls.save(seen)
 	out.Block = LatestBlock(msgs)
@@ -334,6 +361,9 @@ func (s *summary) own(path string) (ownStat, bool) {
 	return o, ok
 }
 
+// isSubagent says a transcript's path is a subagent's.
+func isSubagent(path string) bool { return filepath.Base(filepath.Dir(path)) == layout.SubagentsDir }
+
 // recentTranscripts lists the transcript itself and every other transcript
 // of its config dir (subagents' included) changed in the last 10 hours:
 // enough for the current 5-hour block. The directory listing gives each
@@ -342,7 +372,7 @@ func (s *summary) own(path string) (ownStat, bool) {
 // It also stamps each directory it reads (the mtime taken before reading,
 // so that a change while reading shows next time): the summary's check
 // for new transcripts.
-func recentTranscripts(path string, now time.Time) (out []fileInfo, stamps []stamp) {
+func recentTranscripts(path string, now time.Time, subagents bool) (out []fileInfo, stamps []stamp) {
 	if st, err := os.Stat(path); err == nil {
 		out = append(out, fileInfo{path, st.Size(), st.ModTime().UnixNano()})
 	}
@@ -386,7 +416,7 @@ func recentTranscripts(path string, now time.Time) (out []fileInfo, stamps []sta
 			continue
 		}
 		for _, e := range ents {
-			if _, _, ok := layout.Transcript(e.Name()); !ok || e.IsDir() || !add(pdir, e) {
+			if _, _, ok := layout.Transcript(e.Name()); !ok || e.IsDir() || !add(pdir, e) || !subagents {
 				continue
 			}
 			sub := layout.SubagentsDirOf(filepath.Join(pdir, e.Name()))

@@ -154,3 +154,46 @@ func copyCorpus(t *testing.T, src string, mtime time.Time) string {
 	}
 	return root
 }
+
+// ExcludeSubagents leaves the subagents' calls out; calls of either kind
+// on one cache dir do not mix their files, and each equals a full read.
+func TestRecentExcludeSubagents(t *testing.T) {
+	root, tr := session(t)
+	write(t, tr, assistant("m1", "2026-05-02T10:30:00.000Z", "claude-sonnet-5-5", 500000))
+	sub := filepath.Join(strings.TrimSuffix(tr, ".jsonl"), "subagents")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(sub, "agent-a1.jsonl"), assistant("m2", "2026-05-02T10:31:00.000Z", "claude-sonnet-5-5", 250000))
+	cacheDir := filepath.Join(root, "cache")
+	for i := 0; i < 3; i++ {
+		for _, exclude := range []bool{false, true} {
+			want := 1.5
+			if exclude {
+				want = 1
+			}
+			for _, dir := range []string{cacheDir, ""} {
+				o := RecentOptions{Transcript: tr, CacheDir: dir, Now: at, Recheck: time.Hour, Deadline: time.Now().Add(time.Minute), ExcludeSubagents: exclude}
+				if r := ReadRecent(o); r.Block.USD != want {
+					t.Errorf("call %d, exclude %v, cache %q: $%v, want $%v", i, exclude, dir, r.Block.USD, want)
+				}
+			}
+		}
+	}
+	// The session's transcript grows: a call reads its tail and takes the
+	// other ledgers as they are, none of the subagents' when excluded.
+	f, err := os.OpenFile(tr, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(assistant("m3", "2026-05-02T10:32:00.000Z", "claude-sonnet-5-5", 250000))
+	f.Close()
+	o := RecentOptions{Transcript: tr, CacheDir: cacheDir, Now: at, Recheck: time.Hour, Deadline: time.Now().Add(time.Minute), ExcludeSubagents: true}
+	if r := ReadRecent(o); r.Block.USD != 1.5 {
+		t.Errorf("grown, excluded: $%v, want $1.50", r.Block.USD)
+	}
+	o.ExcludeSubagents = false
+	if r := ReadRecent(o); r.Block.USD != 2 {
+		t.Errorf("grown, included: $%v, want $2.00", r.Block.USD)
+	}
+}

@@ -51,7 +51,7 @@ var arrows = map[string][]string{
 	"lib/registry":      {"lib/layout", "lib/regular", "lib/transcript"},
 	"lib/sessions":      {"lib/cache", "lib/layout", "lib/ndjson", "lib/profiles", "lib/registry", "lib/regular", "lib/transcript"},
 	"lib/extract":       {"lib/bytescan", "lib/cache", "lib/hooks", "lib/jsonscan", "lib/layout", "lib/ndjson", "lib/pricing", "lib/transcript", "lib/usage"},
-	"lib/usage":         {"lib/cache", "lib/layout", "lib/pricing", "lib/regular"},
+	"lib/usage":         {"lib/cache", "lib/jsonscan", "lib/layout", "lib/ndjson", "lib/pricing", "lib/regular"},
 	"lib/peer":          {"lib/ndjson", "lib/regular"},
 	"lib/peer/peertest": nil,
 	"lib/hooks":         {"lib/jsonscan", "lib/spell"},
