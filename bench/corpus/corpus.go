@@ -74,6 +74,9 @@ type Planted struct {
 	Note    string              `json:"note"`
 	Terms   map[string][]string `json:"terms"`
 	Queries []Query             `json:"queries"`
+	// Common holds, with -vocab zipf, the vocabulary's most frequent
+	// words (at least 4 bytes): terms in most sessions.
+	Common []string `json:"common,omitempty"`
 }
 
 // Tokens is one usage sum.
@@ -405,15 +408,20 @@ func Generate(ctx context.Context, o Options) (*Manifest, error) {
 	}
 	v := vocabs[o.Vocab]
 	if v == nil {
-		return nil, fmt.Errorf("unknown vocabulary %q (code, short)", o.Vocab)
+		return nil, fmt.Errorf("unknown vocabulary %q (code, short, zipf)", o.Vocab)
 	}
 	master := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
+	// A Zipf vocabulary's rare words need pools big enough to hold them.
+	ps := 1 << 20
+	if v.cdf != nil {
+		ps = 16 << 20
+	}
 	g := &gen{
 		opts:     o,
 		vocab:    v,
-		prose:    newPool(v, master, 1<<20, nil, true),
-		code:     newPool(v, master, 2<<20, codeTemplates, false),
-		shell:    newPool(v, master, 1<<20, shellOutputs, false),
+		prose:    newPool(v, master, ps, nil, true),
+		code:     newPool(v, master, 2*ps, codeTemplates, false),
+		shell:    newPool(v, master, ps, shellOutputs, false),
 		b64:      b64Pool(master, 1<<20),
 		base:     time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC),
 		projects: makeProjects(master, max(1, o.Sessions/15)),
@@ -613,6 +621,9 @@ func (g *gen) finish(plans []plan, results []*result) (*Manifest, error) {
 			{Name: "subagent_only", Terms: []string{TermSubagent}, Mode: "all", Where: "subagents/agent-*.jsonl only", Sessions: terms[TermSubagent]},
 			{Name: "tool_results_only", Terms: []string{TermToolResults}, Mode: "all", Where: "tool-results/*.txt only", Sessions: terms[TermToolResults]},
 		},
+	}
+	if o.Vocab == "zipf" {
+		pl.Common = ZipfTop(10)
 	}
 	if o.HugeLine > 0 {
 		pl.Queries = append(pl.Queries, Query{Name: "huge_line", Terms: []string{TermHugeLine}, Mode: "all", Where: "inside the huge line, after its image data", Sessions: terms[TermHugeLine]})

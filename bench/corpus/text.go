@@ -2,6 +2,8 @@ package corpus
 
 import (
 	"encoding/base64"
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 )
@@ -49,14 +51,131 @@ fehler prüfen lösung wichtig schnell langsam zähler eingabe ausgabe`)
 var shortIdents = strings.Fields(`zv qa qx jz kz zk vk wz zw vj jv xz zx qi qo qu zi zo vi vo ja jo ko
 ki wa wo zed vex jot kit qat qis zag vat jab kop wiz zzz vvv jjj kkk`)
 
-// vocab is the words a corpus's text is made of.
-type vocab struct{ prose, ident []string }
+// vocab is the words a corpus's text is made of. With cdf, prose words
+// are drawn by it (a Zipf law) instead of uniformly.
+type vocab struct {
+	prose, ident []string
+	cdf          []float64 // cumulative weight of prose[:i+1]
+}
 
 // vocabs are the vocabularies gen can write: "code" (English prose and
-// code, the default) and "short".
+// code, the default), "short" and "zipf".
 var vocabs = map[string]*vocab{
 	"code":  {prose: proseWords, ident: identWords},
 	"short": {prose: shortWords, ident: shortIdents},
+	"zipf":  zipfVocab(),
+}
+
+// word draws a prose word.
+func (v *vocab) word(r *rand.Rand) string {
+	if v.cdf == nil {
+		return pick(r, v.prose)
+	}
+	x := r.Float64() * v.cdf[len(v.cdf)-1]
+	lo, hi := 0, len(v.cdf)-1
+	for lo < hi {
+		m := (lo + hi) / 2
+		if v.cdf[m] < x {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return v.prose[lo]
+}
+
+// zipfWords is the size of the Zipf vocabulary, and zipfS its exponent.
+const (
+	zipfWords = 200000
+	zipfS     = 1.07
+)
+
+// zipfVocab is the third vocabulary (gen -vocab zipf): zipfWords words,
+// the word of rank k drawn with weight 1/k^zipfS, of every kind a
+// history holds: identifiers (camelCase, snake_case), paths, error
+// codes, versions, plain words and non-ASCII words (German, Greek,
+// Cyrillic, Polish). The kinds take turns down the ranks, so each has
+// common and rare words. Deterministic; no word holds a q, so no planted
+// term (all but straße start with qzv) comes out of it, and none holds
+// "stra".
+func zipfVocab() *vocab {
+	r := rand.New(rand.NewPCG(37, 37))
+	syl := strings.Fields(`ba be bi bo bu da de di do du fa fe fi fo fu ga ge gi go gu ha he hi ho hu ka ke ki ko ku
+la le li lo lu ma me mi mo mu na ne ni no nu pa pe pi po pu ra re ri ro ru sa se si so su ta te ti to tu va ve vi vo
+vu wa we wi wo xa xe xi ya ye yo za ze zi zo zu an en in on un ar er ir or ur al el il ol ul ex ox ax ch sh th tr st`)
+	uni := strings.Fields(`ä ö ü ß é è ñ ł ś ż ą ę ć ő α β γ δ λ μ π σ ω ж з и к л м н п р ф ш щ ы ю я`)
+	s := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(pick(r, syl))
+		}
+		return b.String()
+	}
+	upper := func(w string) string { return strings.ToUpper(w[:1]) + w[1:] }
+	v := &vocab{}
+	seen := map[string]bool{}
+	idents := 0
+	for len(v.prose) < zipfWords {
+		var w string
+		switch len(v.prose) % 8 {
+		case 0, 1:
+			w = s(1+r.IntN(2)) + upper(s(1+r.IntN(2))) // camelCase
+			if r.IntN(2) == 0 {
+				w += upper(s(1))
+			}
+		case 2:
+			w = s(1+r.IntN(2)) + "_" + s(1+r.IntN(2)) + "_" + s(1)
+		case 3:
+			w = "/" + pick(r, []string{"usr", "home/dev", "var/lib", "opt", "src", "etc"}) + "/" + s(2) + "/" + s(1+r.IntN(2)) + pick(r, []string{".go", ".py", ".ts", ".rs", ".json", ".md", ""})
+		case 4:
+			if r.IntN(2) == 0 {
+				w = fmt.Sprintf("E%04d", r.IntN(10000))
+			} else {
+				w = "ERR_" + strings.ToUpper(s(1+r.IntN(2))) + "_" + strings.ToUpper(s(1+r.IntN(2)))
+			}
+		case 5:
+			w = s(1 + r.IntN(3))
+		case 6:
+			w = s(1) + pick(r, uni) + s(1+r.IntN(2)) + pick(r, uni)
+		case 7:
+			if r.IntN(2) == 0 {
+				w = fmt.Sprintf("v%d.%d.%d", r.IntN(20), r.IntN(40), r.IntN(100))
+			} else {
+				w = s(2) + pick(r, uni) + s(1)
+			}
+		}
+		if seen[w] || strings.Contains(w, "stra") {
+			continue
+		}
+		seen[w] = true
+		v.prose = append(v.prose, w)
+		if len(v.prose)%8 <= 2 && idents < 4000 && !strings.Contains(w, "_") {
+			v.ident = append(v.ident, w)
+			idents++
+		}
+	}
+	total := 0.0
+	v.cdf = make([]float64, len(v.prose))
+	for k := range v.prose {
+		total += 1 / math.Pow(float64(k+1), zipfS)
+		v.cdf[k] = total
+	}
+	return v
+}
+
+// ZipfTop returns the n most frequent words of the Zipf vocabulary that
+// are at least 4 bytes long (a bench's common terms).
+func ZipfTop(n int) []string {
+	var out []string
+	for _, w := range vocabs["zipf"].prose {
+		if len(out) == n {
+			break
+		}
+		if len(w) >= 4 && !strings.ContainsAny(w, "/_.") {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 var codeTemplates = []string{
@@ -146,13 +265,13 @@ func expand(v *vocab, r *rand.Rand, b []byte, tpl string) []byte {
 			w := pick(r, v.ident)
 			b = append(b, w[0]-'a'+'A')
 			b = append(b, w[1:]...)
-			w = pick(r, v.prose)
-			if len(w) > 1 {
+			w = v.word(r)
+			if len(w) > 1 && 'a' <= w[0] && w[0] <= 'z' {
 				b = append(b, w[0]-'a'+'A')
 				b = append(b, w[1:]...)
 			}
 		case 'W':
-			b = append(b, pick(r, v.prose)...)
+			b = append(b, v.word(r)...)
 		case 'N':
 			n := r.IntN(1000)
 			if n >= 100 {
@@ -187,7 +306,7 @@ func newPool(v *vocab, r *rand.Rand, size int, templates []string, prose bool) *
 				if i > 0 {
 					b = append(b, ' ')
 				}
-				b = append(b, pick(r, v.prose)...)
+				b = append(b, v.word(r)...)
 			}
 			b = append(b, '.')
 		} else {

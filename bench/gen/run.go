@@ -22,12 +22,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	giantFrac := fs.Float64("giant-frac", corpus.DefaultGiantFrac, "share of -size per giant transcript")
 	zst := fs.Float64("zst", 0, "share of main transcripts written as .jsonl.zst only (0..1)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "parallel writers")
-	vocab := fs.String("vocab", "code", "the text's words: code (English prose and code) or short (short common words; German, Polish, Albanian)")
+	vocab := fs.String("vocab", "code", "the text's words: code (English prose and code), short (short common words; German, Polish, Albanian) or zipf (200000 identifiers, paths, error codes and non-ASCII words drawn by a Zipf law)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *out == "" || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "gen: usage: gen -out DIR [-size 2GB] [-sessions 2000] [-seed 1] [-huge-line 300MB] [-zst 0.1] [-vocab code|short]")
+		fmt.Fprintln(stderr, "gen: usage: gen -out DIR [-size 2GB] [-sessions 2000] [-seed 1] [-huge-line 300MB] [-zst 0.1] [-vocab code|short|zipf]")
 		return 2
 	}
 	o := corpus.Options{Out: *out, Sessions: *sessions, Seed: *seed, GiantFrac: *giantFrac, Zst: *zst, Workers: *workers, Giants: *giants, Vocab: *vocab}

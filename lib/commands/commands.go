@@ -13,6 +13,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/commands/ccextract"
 	"github.com/ccpipe/ccpipe/lib/commands/ccgrep"
 	"github.com/ccpipe/ccpipe/lib/commands/cchook"
+	"github.com/ccpipe/ccpipe/lib/commands/ccotel"
 	"github.com/ccpipe/ccpipe/lib/commands/ccprofiles"
 	"github.com/ccpipe/ccpipe/lib/commands/ccredact"
 	"github.com/ccpipe/ccpipe/lib/commands/ccrender"
@@ -78,4 +79,6 @@ var All = []Command{
 		Verbatim: []string{"lib/commands/ccredact/testdata/redacted/*.golden", "lib/commands/ccredact/testdata/hook/*.golden"}},
 	{Name: "cc-statusline", Dir: "lib/commands/ccstatusline", Run: ccstatusline.Run, RunWith: ccstatusline.RunWith,
 		Golden: []string{"lib/commands/ccstatusline/testdata/*.golden"}},
+	{Name: "cc-otel", Dir: "lib/commands/ccotel", Run: ccotel.Run, RunWith: ccotel.RunWith,
+		Golden: []string{"lib/commands/ccotel/testdata/*.golden"}},
 }

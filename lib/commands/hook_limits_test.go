@@ -59,6 +59,8 @@ func TestHookNeverExits2ByAccident(t *testing.T) {
 	deny := write("deny.yaml", rule("true"))
 	runaway := write("runaway.yaml", rule("def f: [f]; f"))
 	grow := write("grow.yaml", rule(`[repeat("x" * 1000)] | length > 0`))
+	deep := write("deep.yaml", rule(strings.Repeat("(", 700_000)+"true"+strings.Repeat(")", 700_000)))
+	badRe := write("badre.yaml", rule(`.tool_input.command | test("[a-")`))
 	big := `(printf '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"'; head -c 300000000 /dev/zero | tr '\0' a; printf '"}}\n')`
 	cases := []struct {
 		name, cmd string
@@ -71,6 +73,11 @@ func TestHookNeverExits2ByAccident(t *testing.T) {
 		{"growing if", "cc-hook run " + grow + " < " + payload, 1, "", "if: stopped:"},
 		{"runaway if, on-error block", "cc-hook run --on-error block " + runaway + " < " + payload, 0, `"permissionDecision":"deny"`, "if: stopped:"},
 		{"300 MB payload", big + " | cc-hook run " + deny, 1, "", "payload over 32 MiB: refused"},
+		{"700k nested parens: run", "cc-hook run " + deep + " < " + payload, 1, "", "nested deeper than 256 levels"},
+		{"700k nested parens: lint", "cc-hook lint " + deep, 1, "", "nested deeper than 256 levels"},
+		{"regex literal that does not compile: lint", "cc-hook lint " + badRe, 1, "", `test: invalid regular expression: error parsing regexp: missing closing ]`},
+		{"regex literal that does not compile: settings", "cc-hook settings " + badRe, 1, "", "invalid regular expression"},
+		{"regex literal that does not compile: run", "cc-hook run " + badRe + " < " + payload, 1, "", "invalid regular expression"},
 		{"rules are /dev/zero", "cc-hook run /dev/zero < " + payload, 1, "", "/dev/zero: skipped: a character device"},
 		{"payload is /dev/zero", "cc-hook run " + deny + " < /dev/zero", 1, "", "no payload on stdin"},
 	}

@@ -21,6 +21,10 @@ type CostedUsage struct {
 	CostUSD   *float64 `json:"cost_usd"`
 	CostBasis string   `json:"cost_basis"`
 	CostError *string  `json:"cost_error"`
+	// UsageObject is the message.usage priced (not printed): cc-otel
+	// reads the cache-write split and speed of its api_request events
+	// from it.
+	UsageObject string `json:"-"`
 }
 
 // costOf prices one message; err says why it cannot be priced.
@@ -31,7 +35,7 @@ func (u *usageState) costOf(r *usageRec) (ch pricing.Charge, model string, err e
 // costedUsage is the --cost record of a message.
 func (u *usageState) costedUsage(r *usageRec, base Usage) CostedUsage {
 	ch, model, err := u.costOf(r)
-	c := CostedUsage{Usage: base, RequestedModel: str(r.RequestedModel)}
+	c := CostedUsage{Usage: base, RequestedModel: str(r.RequestedModel), UsageObject: r.Usage}
 	if err != nil {
 		c.CostBasis = "unpriced"
 		c.CostError = str(err.Error())

@@ -64,6 +64,9 @@ func (e *CompileError) Error() string {
 // Compile parses and compiles expr. vars are bound as $NAME to string
 // values, in order (jq's --arg).
 func Compile(expr string, vars [][2]string) (*Filter, error) {
+	if err := checkSource(expr); err != nil {
+		return nil, err
+	}
 	q, err := gojq.Parse(expr)
 	if err != nil {
 		ce := &CompileError{Expr: expr, Msg: err.Error(), Offset: -1}

@@ -18,6 +18,9 @@ import (
 // once, in the order the expression first reads it. cc-hook lint checks
 // them against the fields a hook payload can have.
 func Paths(expr string) ([][]string, error) {
+	if err := checkSource(expr); err != nil {
+		return nil, err
+	}
 	q, err := gojq.Parse(expr)
 	if err != nil {
 		return nil, &CompileError{Expr: expr, Msg: err.Error(), Offset: -1}

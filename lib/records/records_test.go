@@ -88,6 +88,7 @@ func TestGoldenRecords(t *testing.T) {
 		{"lib/commands/ccredact/testdata/*.golden", "stdout", Fact},
 		{"lib/commands/ccredact/testdata/redacted/*.golden", "stdout", Entry},
 		{"lib/commands/ccstatusline/testdata/*.golden", "stdout", Fact},
+		{"lib/commands/ccotel/testdata/*.golden", "stdout", Fact},            // per-signal summaries
 		{"lib/commands/ccredact/testdata/hook/[^s]*.golden", "stdout", Fact}, // hook replies
 	}
 	// --print-settings and cc-hook settings print one indented settings.json

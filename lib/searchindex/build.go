@@ -13,8 +13,8 @@ import (
 // names few of them (the index stays a fraction of the transcripts).
 // Variables so that tests can make many small ones.
 var (
-	docText = 16 << 10
-	docRaw  = 128 << 10
+	docText = 8 << 10
+	docRaw  = 64 << 10
 )
 
 // piece is what one run indexed of one file: its documents, each one's

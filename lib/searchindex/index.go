@@ -36,11 +36,14 @@ var formatVersion = "grep-index-1"
 var (
 	// segTarget is how much folded content a segment holds before it is
 	// written: the build's memory, and the unit of the query's work.
-	segTarget int64 = 48 << 20
-	// maxSegments: past this many segments, the files in the smallest
-	// are dropped from the manifest at the end of a run and indexed
-	// again, together, by the next one.
-	maxSegments = 24
+	segTarget int64 = 16 << 20
+	// smallSegment is the size under which a segment file counts as
+	// small (what one run's updates write), and maxSmall how many of
+	// them are kept: past it, the files with a piece in one are dropped
+	// from the manifest at the end of a run and indexed again, together,
+	// by the next.
+	smallSegment int64 = 1 << 20
+	maxSmall           = 16
 	// gcAge: a segment no entry names is deleted once this old (a younger
 	// one may be another run's, about to be named).
 	gcAge = 10 * time.Minute
@@ -66,6 +69,7 @@ type Index struct {
 	saveErr  error
 
 	builders sync.Pool
+	bufs     sync.Pool // *[]byte: verify's read buffers
 	// Indexed counts the bytes read to index in this run; Answered the
 	// sessions answered from the index, Scanned those left to the scan.
 	Indexed, Answered, Scanned atomic.Int64
@@ -144,6 +148,7 @@ func Open(cacheDir string, s *search.Searcher) *Index {
 	}
 	ix.writable.Store(probe(ix.dir))
 	ix.builders.New = func() any { return newBuilder(ix.q) }
+	ix.bufs.New = func() any { return new([]byte) }
 	n := 0
 	ix.store.Each(func(string, *cache.Entry) { n++ })
 	ix.first = n == 0
@@ -423,7 +428,10 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span) (bool,
 	if len(docs) == 0 {
 		return false, nil
 	}
-	var buf []byte
+	bp := ix.bufs.Get().(*[]byte)
+	defer ix.bufs.Put(bp)
+	buf := *bp
+	defer func() { *bp = buf }()
 	if !p.archive {
 		f, err := os.Open(p.f.Path)
 		if err != nil {
@@ -659,30 +667,26 @@ func (ix *Index) Close() error {
 	return nil
 }
 
-// compact drops from the manifest the files in the smallest segments
-// when there are too many: the next run indexes them again, together.
+// compact drops from the manifest the files with a piece in a small
+// segment when there are too many of those: the next run indexes them
+// again, together, into one.
 func (ix *Index) compact() {
-	sizes := map[uint64]int64{}
+	small := map[uint64]bool{}
 	ix.store.Each(func(_ string, e *cache.Entry) {
 		refs, _ := decodeRefs(e.Data)
 		for _, r := range refs {
-			sizes[r.seg] = 0
+			small[r.seg] = false
 		}
 	})
-	if len(sizes) <= maxSegments {
-		return
-	}
-	ids := make([]uint64, 0, len(sizes))
-	for id := range sizes {
-		if fi, err := os.Stat(filepath.Join(ix.dir, segName(id))); err == nil {
-			sizes[id] = fi.Size()
+	n := 0
+	for id := range small {
+		if fi, err := os.Stat(filepath.Join(ix.dir, segName(id))); err == nil && fi.Size() < smallSegment {
+			small[id] = true
+			n++
 		}
-		ids = append(ids, id)
 	}
-	slices.SortFunc(ids, func(a, b uint64) int { return int(sizes[a] - sizes[b]) })
-	small := map[uint64]bool{}
-	for _, id := range ids[:len(ids)-maxSegments/2] {
-		small[id] = true
+	if n <= maxSmall {
+		return
 	}
 	var drop []string
 	ix.store.Each(func(path string, e *cache.Entry) {

@@ -301,3 +301,25 @@ func TestIndexEqualsScanCorpora(t *testing.T) {
 		t.Fatalf("the index answered for %d sessions: not used", answered)
 	}
 }
+
+// TestCompact: many runs that each index a little leave many small
+// segments; past maxSmall, their files are indexed again into one, and
+// the answers stay the scan's throughout.
+func TestCompact(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	dir, cache := t.TempDir(), t.TempDir()
+	paths := corpus(t, r, dir, 5)
+	for i := range maxSmall + 3 {
+		paths = append(paths, corpus(t, r, filepath.Join(dir, fmt.Sprint(i)), 1)...)
+		checkSame(t, cache, paths, search.Options{Terms: []string{"error"}})
+	}
+	segs, _ := filepath.Glob(filepath.Join(cache, Name, "*.trgm"))
+	s, _ := search.New(search.Options{Terms: []string{"x"}})
+	ix := Open(cache, s)
+	st := ix.Stat()
+	ix.Close()
+	if st.Segments > maxSmall+1 {
+		t.Fatalf("%d segments in use (%d files) after %d runs: not compacted", st.Segments, len(segs), maxSmall+3)
+	}
+	checkSame(t, cache, paths, search.Options{Terms: []string{"flakytest", "w1"}})
+}

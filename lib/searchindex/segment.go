@@ -183,27 +183,43 @@ func (s *segment) spans() ([]span, error) {
 	return s.docs, s.docsErr
 }
 
-// postings returns the documents holding trigram t, in order (nil when
-// none does).
-func (s *segment) postings(t uint32) ([]uint32, error) {
+// entry finds trigram t's directory entry: where its posting list lies,
+// and its CRC. ok false when no document holds t.
+func (s *segment) entry(t uint32) (off, ln int64, sum uint32, ok bool, err error) {
 	blk := sort.Search(len(s.top), func(i int) bool { return s.top[i] > t }) - 1
 	if blk < 0 {
-		return nil, nil
+		return 0, 0, 0, false, nil
 	}
 	n := min(dirBlock, s.ntri-blk*dirBlock)
 	dir := make([]byte, n*dirEntry)
 	if _, err := s.f.ReadAt(dir, s.dirOff+int64(blk*dirBlock*dirEntry)); err != nil || crc32.Checksum(dir, crcTable) != s.topCRC[blk] {
-		return nil, errBad
+		return 0, 0, 0, false, errBad
 	}
 	le := binary.LittleEndian
 	i := sort.Search(n, func(i int) bool { return le.Uint32(dir[i*dirEntry:]) >= t })
 	if i == n || le.Uint32(dir[i*dirEntry:]) != t {
-		return nil, nil
+		return 0, 0, 0, false, nil
 	}
 	e := dir[i*dirEntry:]
-	off, ln, sum := int64(le.Uint32(e[4:])), int64(le.Uint32(e[8:])), le.Uint32(e[12:])
+	off, ln, sum = int64(le.Uint32(e[4:])), int64(le.Uint32(e[8:])), le.Uint32(e[12:])
 	if s.postOff+off+ln > s.dirOff {
-		return nil, errBad
+		return 0, 0, 0, false, errBad
+	}
+	return off, ln, sum, true, nil
+}
+
+// has reports whether some document of the segment holds trigram t.
+func (s *segment) has(t uint32) (bool, error) {
+	_, _, _, ok, err := s.entry(t)
+	return ok, err
+}
+
+// postings returns the documents holding trigram t, in order (nil when
+// none does).
+func (s *segment) postings(t uint32) ([]uint32, error) {
+	off, ln, sum, ok, err := s.entry(t)
+	if !ok || err != nil {
+		return nil, err
 	}
 	list := make([]byte, ln)
 	if _, err := s.f.ReadAt(list, s.postOff+off); err != nil && err != io.EOF || crc32.Checksum(list, crcTable) != sum {

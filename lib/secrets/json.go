@@ -89,7 +89,8 @@ func (s *Set) rawHits(line []byte, w *jsonWalker) bool {
 		}
 		return true
 	})
-	w.all = bytescan.IndexPair(line, 1, '\\', 'u', 0, 0) >= 0 || bytescan.IndexPair(line, 1, '\\', '/', 0, 0) >= 0
+	w.all = bytescan.IndexPair(line, 1, '\\', 'u', 0, 0) >= 0 || bytescan.IndexPair(line, 1, '\\', '/', 0, 0) >= 0 ||
+		invisibleAt(line) >= 0
 	return len(w.hits) > 0 || w.all
 }
 
@@ -242,7 +243,8 @@ func (w *jsonWalker) checkString(start, end int, raw []byte, esc bool) error {
 		return nil
 	}
 	hidden := len(w.set.unkeyed) > 0 ||
-		esc && w.all && (bytescan.IndexPair(raw, 1, '\\', 'u', 0, 0) >= 0 || bytescan.IndexPair(raw, 1, '\\', '/', 0, 0) >= 0)
+		esc && w.all && (bytescan.IndexPair(raw, 1, '\\', 'u', 0, 0) >= 0 || bytescan.IndexPair(raw, 1, '\\', '/', 0, 0) >= 0) ||
+		w.all && invisibleAt(raw) >= 0
 	if !hidden && (len(hits) == 0 || esc && !w.maybe(raw, start+1, hits)) {
 		return nil
 	}

@@ -183,7 +183,7 @@ func (s *Set) With(more ...*Rule) (*Set, error) {
 // a rule without keywords): when it returns false, Find returns nothing.
 func (s *Set) MayMatch(b []byte) bool {
 	s = s.ready()
-	if len(s.unkeyed) > 0 {
+	if len(s.unkeyed) > 0 || invisibleAt(b) >= 0 {
 		return true
 	}
 	found := false
@@ -359,8 +359,27 @@ func (s *Set) ReplaceString(str string) (out string, ms []Match) {
 }
 
 // find reports every candidate match of every rule (possibly overlapping
-// when rules differ).
+// when rules differ), looking through terminal escape sequences and
+// invisible characters (invisible.go): the rules see the text without
+// them as well as b, and each match's offsets are those of b, spanning
+// whatever was inside the secret.
 func (s *Set) find(b []byte, emit func(candidate)) {
+	first := invisibleAt(b)
+	if first < 0 {
+		s.findVisible(b, emit)
+		return
+	}
+	// The bytes as they are too: an escape that swallows a byte of a key
+	// (a lone ESC before it) must not hide the key.
+	s.findVisible(b, emit)
+	text, at := visible(b, first)
+	s.findVisible(text, func(c candidate) {
+		c.Start, c.End = int(at[c.Start]), int(at[c.End-1])+1
+		emit(c)
+	})
+}
+
+func (s *Set) findVisible(b []byte, emit func(candidate)) {
 	for _, ri := range s.unkeyed {
 		full := s.full[ri]
 		for _, loc := range full.get().FindAllSubmatchIndex(b, -1) {

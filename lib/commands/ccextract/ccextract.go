@@ -11,9 +11,7 @@ import (
 	"fmt"
 	"github.com/ccpipe/ccpipe/lib/cache"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -22,7 +20,6 @@ import (
 	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/extract"
 	"github.com/ccpipe/ccpipe/lib/jsonscan"
-	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/records"
@@ -296,7 +293,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	case len(paths) > 0:
 		skipped := 0
 		err = x.ReadTranscripts(env.Ctx, func(add func(string) error) error {
-			return addPaths(paths, add, func(err error) { skipped++; x.Warn(fmt.Sprintf("%v: skipped", err)) })
+			return load.Transcripts(paths, add, func(err error) { skipped++; x.Warn(fmt.Sprintf("%v: skipped", err)) })
 		})
 		if err == nil && skipped > 0 {
 			err = &cli.ExitError{Code: cli.ExitFail, Err: fmt.Errorf("%d unreadable dirs skipped", skipped)}
@@ -328,61 +325,6 @@ func readEverySession(env *cli.Env, sys cli.System, x *extract.Extractor) error 
 		}
 		return nil
 	})
-}
-
-// addPaths adds each path; a directory adds every session transcript
-// under it, in name order. A dir that cannot be listed goes to skip and
-// the walk goes on: the rest is still read.
-func addPaths(paths []string, add func(string) error, skip func(error)) error {
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil || !st.IsDir() {
-			// A missing file is reported by the reader, in order.
-			if err := add(p); err != nil {
-				return err
-			}
-			continue
-		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				skip(fmt.Errorf("listing %s: %w", path, err))
-				if d != nil && d.IsDir() && path != p {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if d.IsDir() {
-				if path != p && (layout.IsSkipDir(d.Name()) || isSessionDir(path, d.Name())) {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if _, _, ok := layout.Transcript(d.Name()); ok {
-				return add(path)
-			}
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("listing %s: %w", p, err)
-		}
-	}
-	return nil
-}
-
-// isSessionDir reports whether the dir at path is a session's own (named
-// by its id, beside its transcript): it holds subagents and tool results,
-// which --subagents reads, never a session transcript, so a walk need
-// not list it (a warm cached run lists little else).
-func isSessionDir(path, name string) bool {
-	if !layout.IsUUID(name) {
-		return false
-	}
-	for _, suf := range layout.TranscriptSuffixes {
-		if _, err := os.Lstat(path + suf); err == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // maxProbe bounds the lines read to find the first valid stdin record.

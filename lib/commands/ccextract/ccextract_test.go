@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 )
 
 const sid = "22222222-3333-4444-8555-666666666666"
@@ -185,7 +187,7 @@ func TestAddPathsSkipsUnreadableDirs(t *testing.T) {
 	defer os.Chmod(filepath.Join(root, "b"), 0o755)
 	var added []string
 	var skipped []error
-	err := addPaths([]string{root}, func(p string) error { added = append(added, p); return nil }, func(err error) { skipped = append(skipped, err) })
+	err := load.Transcripts([]string{root}, func(p string) error { added = append(added, p); return nil }, func(err error) { skipped = append(skipped, err) })
 	if err != nil || len(added) != 2 || len(skipped) != 1 {
 		t.Errorf("err %v, added %v, skipped %v", err, added, skipped)
 	}

@@ -13,8 +13,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
@@ -72,7 +74,8 @@ Examples:
   # any byte, ids and paths included
   $ cc-grep --raw c0a1f003
 
-Exit status: 0 a session matched; 1 none matched (nothing on stderr), or a
+Exit status: 0 a session matched; 1 none matched (on stderr at most the
+nearest terms that do occur, for a term in no session), or a
 failure (one line on stderr); 2 usage error. A file that cannot be read is
 reported on stderr and the search goes on.`
 
@@ -167,6 +170,9 @@ func (o *options) run(env *cli.Env, terms []string) error {
 		matched, err = o.fromListing(env, s)
 	}
 	stopProgress()
+	if o.ix != nil && err == nil && matched == 0 && env.Ctx.Err() == nil {
+		o.suggest(env)
+	}
 	if o.ix != nil {
 		if cerr := o.ix.Close(); cerr != nil {
 			env.Warnf("note: %v; the answer is the scan's all the same", cerr)
@@ -293,7 +299,14 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	})
 	// The matches are completed (heads and tails read, registries joined)
 	// while the search goes on.
-	comp := sessions.NewCompleter(env.Ctx, profs, sessions.ListOptions{CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv})
+	// With the index on, so is cc-sessions' summary cache: a matching
+	// session's unchanged transcript is not read again for its record.
+	var summaries *cache.Store
+	if dir := o.sys.CacheDir(); dir != "" && o.ix != nil {
+		summaries = cache.Open(dir, sessions.SummaryCacheName, sessions.SummaryCacheVersion+"/"+cache.Build())
+		defer summaries.SaveReport(false, env.Warnf)
+	}
+	comp := sessions.NewCompleter(env.Ctx, profs, sessions.ListOptions{CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv, Cache: summaries})
 	byPath := map[string]search.Result{}
 	err = s.SearchAll(env.Ctx, o.workers, jobs, func(j search.Job, r search.Result) error {
 		warnErrs(env, r)
@@ -383,5 +396,19 @@ func (o *options) announce(env *cli.Env, files []sessions.Session) {
 	}
 	if total >= announceMin {
 		env.Warnf("building the search index of %s of transcripts in %s (this once; later searches read only what changed; --no-cache: none)", size(total), o.ix.Dir())
+	}
+}
+
+// suggest names, for each term no session holds, the nearest terms that
+// do occur (one edit away, found through the index and verified).
+func (o *options) suggest(env *cli.Env) {
+	for _, t := range o.terms {
+		if sug := o.ix.Suggest(t, 3); len(sug) > 0 {
+			q := make([]string, len(sug))
+			for i, s := range sug {
+				q[i] = strconv.Quote(s)
+			}
+			env.Warnf("no session holds %q; the nearest terms that do: %s", t, strings.Join(q, ", "))
+		}
 	}
 }

@@ -69,6 +69,9 @@ func TestHook(t *testing.T) {
 		{name: "MCP content array", stdin: payload(t, "PostToolUse", map[string]string{"tool_name": `"mcp__vault__get"`,
 			"tool_response": `[{"type":"text","text":` + quote("token: "+gh.secret) + `}]`}),
 			kinds: []string{"github-token"}, mcp: true, message: "a secret (github-token) in the output of mcp__vault__get"},
+		{name: "grep colour inside a key", stdin: payload(t, "PostToolUse", map[string]string{"tool_response": bashOutput(
+			".env:ANTHROPIC_API_KEY=\x1b[01;31m\x1b[Ksk-ant\x1b[m\x1b[K"+ant.secret[len("sk-ant"):]+"\n", "")}),
+			kinds: []string{"anthropic-api-key"}, message: "cc-redact masked a secret (anthropic-api-key) in the output of Bash before Claude saw it"},
 		{name: "clean output: no reply", stdin: payload(t, "PostToolUse", map[string]string{"tool_response": bashOutput("sk-ant- is the prefix; ghp_ too", "")})},
 		{name: "the real payload: no reply", stdin: payload(t, "PostToolUse", nil)},
 		{name: "failure with a key: warning", stdin: payload(t, "PostToolUseFailure", map[string]string{"error": quote("Exit code 3\n" + ant.text())}),

@@ -1,16 +1,21 @@
 // Package load is what the commands load from the machine before they
 // do their work, written once: the Claude Code profiles (config dirs) of
 // the System, the session listing (cc-sessions', and what a command
-// given neither a pipe nor paths reads), and the --prices override file
-// of cc-extract and cc-statusline.
+// given neither a pipe nor paths reads), the transcripts named as
+// arguments, and the --prices override file of cc-extract and
+// cc-statusline.
 package load
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/sessions"
@@ -107,4 +112,59 @@ func Prices(path string) (*pricing.Catalog, []byte, error) {
 		return nil, nil, cli.Usagef("--prices %v", err)
 	}
 	return pricing.Embedded().WithOverrides(rows), data, nil
+}
+
+// Transcripts adds each path; a directory adds every session transcript
+// under it, in name order. A dir that cannot be listed goes to skip and
+// the walk goes on: the rest is still read.
+func Transcripts(paths []string, add func(string) error, skip func(error)) error {
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil || !st.IsDir() {
+			// A missing file is reported by the reader, in order.
+			if err := add(p); err != nil {
+				return err
+			}
+			continue
+		}
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				skip(fmt.Errorf("listing %s: %w", path, err))
+				if d != nil && d.IsDir() && path != p {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.IsDir() {
+				if path != p && (layout.IsSkipDir(d.Name()) || isSessionDir(path, d.Name())) {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if _, _, ok := layout.Transcript(d.Name()); ok {
+				return add(path)
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("listing %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// isSessionDir reports whether the dir at path is a session's own (named
+// by its id, beside its transcript): it holds subagents and tool results,
+// which --subagents reads, never a session transcript, so a walk need
+// not list it (a warm cached run lists little else).
+func isSessionDir(path, name string) bool {
+	if !layout.IsUUID(name) {
+		return false
+	}
+	for _, suf := range layout.TranscriptSuffixes {
+		if _, err := os.Lstat(path + suf); err == nil {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,479 @@
+package ccotel
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
+	"google.golang.org/grpc"
+
+	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
+	"github.com/ccpipe/ccpipe/lib/otel"
+)
+
+// The corpus the real Claude Code wrote (testdata/corpus).
+var corpus = filepath.Join("..", "..", "..", "testdata", "corpus", "claude", "projects")
+
+func TestMain(m *testing.M) {
+	otel.Retry = nil // a refusal is final within a run: no waits in tests
+	if os.Getenv("CCOTEL_CHILD") != "" {
+		// The subprocess of TestKilledMidExport: cc-otel itself.
+		batchSize, _ = strconv.Atoi(os.Getenv("CCOTEL_BATCH"))
+		os.Exit(Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// receiver is an OTLP/HTTP collector: it decodes each request and keeps
+// the events of those it acknowledged.
+type receiver struct {
+	mu sync.Mutex
+	// status, when set, answers request n (from 1) of a path with a code
+	// other than 200; hang makes it never answer.
+	status func(n int, path string) int
+	hang   func(n int) bool
+	n      int
+	acked  []string // one line per acknowledged log event or metric point
+	seen   chan int
+}
+
+func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	rc.mu.Lock()
+	rc.n++
+	n := rc.n
+	rc.mu.Unlock()
+	if rc.seen != nil {
+		rc.seen <- n
+	}
+	rc.mu.Lock()
+	hang := rc.hang
+	rc.mu.Unlock()
+	if hang != nil && hang(n) {
+		<-r.Context().Done()
+		return
+	}
+	if rc.status != nil {
+		if code := rc.status(n, r.URL.Path); code != 200 {
+			http.Error(w, "refused", code)
+			return
+		}
+	}
+	var items []string
+	switch r.URL.Path {
+	case "/v1/logs":
+		req := plogotlp.NewExportRequest()
+		if err := unmarshal(r, body, req.UnmarshalProto, req.UnmarshalJSON); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		items = logItems(req.Logs())
+	case "/v1/metrics":
+		req := pmetricotlp.NewExportRequest()
+		if err := unmarshal(r, body, req.UnmarshalProto, req.UnmarshalJSON); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		items = metricItems(req.Metrics())
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	rc.take(items)
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	w.WriteHeader(200)
+}
+
+func (rc *receiver) take(items []string) {
+	rc.mu.Lock()
+	rc.acked = append(rc.acked, items...)
+	rc.mu.Unlock()
+}
+
+func unmarshal(r *http.Request, body []byte, proto, json func([]byte) error) error {
+	if r.Header.Get("Content-Type") == "application/json" {
+		return json(body)
+	}
+	return proto(body)
+}
+
+// logItems are one line per log record: its time and attributes.
+func logItems(l plog.Logs) []string {
+	var items []string
+	rls := l.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		sls := rls.At(i).ScopeLogs()
+		for j := 0; j < sls.Len(); j++ {
+			lrs := sls.At(j).LogRecords()
+			for k := 0; k < lrs.Len(); k++ {
+				lr := lrs.At(k)
+				a, _ := json.Marshal(lr.Attributes().AsRaw())
+				items = append(items, "log "+lr.Timestamp().String()+" "+string(a))
+			}
+		}
+	}
+	return items
+}
+
+// metricItems are one line per point: metric, time, value, attributes.
+func metricItems(m pmetric.Metrics) []string {
+	var items []string
+	rms := m.ResourceMetrics()
+	for i := 0; i < rms.Len(); i++ {
+		sms := rms.At(i).ScopeMetrics()
+		for j := 0; j < sms.Len(); j++ {
+			ms := sms.At(j).Metrics()
+			for k := 0; k < ms.Len(); k++ {
+				m := ms.At(k)
+				dps := m.Sum().DataPoints()
+				for d := 0; d < dps.Len(); d++ {
+					a, _ := json.Marshal(dps.At(d).Attributes().AsRaw())
+					items = append(items, "point "+m.Name()+" "+m.Unit()+" "+dps.At(d).Timestamp().String()+" "+
+						strconv.FormatFloat(dps.At(d).DoubleValue(), 'g', -1, 64)+" "+string(a))
+				}
+			}
+		}
+	}
+	return items
+}
+
+func (rc *receiver) items() []string {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	out := append([]string(nil), rc.acked...)
+	sort.Strings(out)
+	return out
+}
+
+type machine struct {
+	env map[string]string
+}
+
+func newMachine(t *testing.T, url string) *machine {
+	return &machine{env: map[string]string{"XDG_CACHE_HOME": t.TempDir(), "OTEL_EXPORTER_OTLP_ENDPOINT": url,
+		"OTEL_EXPORTER_OTLP_HEADERS": "authorization=Bearer%20sekrit-token-123"}}
+}
+
+func (m *machine) run(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	sys := cli.System{Getenv: func(k string) string { return m.env[k] }}
+	code = RunWith(sys, args, nil, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+type summaries map[string]summary
+
+func parseSummaries(t *testing.T, out string) summaries {
+	t.Helper()
+	s := summaries{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r summary
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("summary %q: %v", line, err)
+		}
+		s[r.Signal] = r
+	}
+	return s
+}
+
+func noDuplicates(t *testing.T, items []string) {
+	t.Helper()
+	for i := 1; i < len(items); i++ {
+		if items[i] == items[i-1] {
+			t.Errorf("received twice: %s", items[i])
+		}
+	}
+}
+
+// reference is what one clean run sends to a collector that takes all.
+func reference(t *testing.T) []string {
+	t.Helper()
+	rc := &receiver{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	if code, _, stderr := newMachine(t, srv.URL).run(corpus); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	items := rc.items()
+	if len(items) < 50 {
+		t.Fatalf("only %d items from the corpus", len(items))
+	}
+	noDuplicates(t, items)
+	return items
+}
+
+func TestSecondRunSendsNothing(t *testing.T) {
+	rc := &receiver{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	m := newMachine(t, srv.URL)
+	code, out, stderr := m.run(corpus)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	first := parseSummaries(t, out)
+	if first["logs"].Sent == 0 || first["metrics"].Sent == 0 || first["logs"].Already != 0 {
+		t.Fatalf("first run: %+v", first)
+	}
+	n := len(rc.items())
+	code, out, stderr = m.run(corpus)
+	if code != 0 {
+		t.Fatalf("second run: exit %d: %s", code, stderr)
+	}
+	second := parseSummaries(t, out)
+	if len(rc.items()) != n || second["logs"].Sent != 0 || second["metrics"].Sent != 0 ||
+		second["logs"].Already != first["logs"].Sent || second["metrics"].Already != first["metrics"].Sent {
+		t.Errorf("second run sent again: %+v (first %+v), received %d then %d", second, first, n, len(rc.items()))
+	}
+	if strings.Contains(out+stderr, "sekrit") {
+		t.Errorf("a header value was printed: %s %s", out, stderr)
+	}
+}
+
+// A collector that refuses (500) the logs: the run exits 1 naming how many
+// wait, marks nothing of them; the next run, to a collector that takes
+// them, sends exactly those, and the metrics it had acknowledged not again.
+func TestRefusedThenRetried(t *testing.T) {
+	want := reference(t)
+	batchSize = 10
+	defer func() { batchSize = otel.BatchSize }()
+	refuse := true
+	rc := &receiver{status: func(n int, path string) int {
+		if refuse && path == "/v1/logs" && n > 1 {
+			return 500
+		}
+		return 200
+	}}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	m := newMachine(t, srv.URL)
+	code, out, stderr := m.run(corpus)
+	if code != 1 || !strings.Contains(stderr, "records wait") || !strings.Contains(stderr, "500") {
+		t.Fatalf("refused: exit %d, stderr %q", code, stderr)
+	}
+	s := parseSummaries(t, out)
+	if s["logs"].Waiting == 0 || s["logs"].Sent != 10 || s["metrics"].Waiting != 0 {
+		t.Fatalf("refused: %+v", s)
+	}
+	if !strings.Contains(stderr, strconv.Itoa(s["logs"].Waiting)+" records wait") {
+		t.Errorf("stderr does not say %d records wait: %s", s["logs"].Waiting, stderr)
+	}
+	if strings.Contains(out+stderr, "sekrit") {
+		t.Errorf("a header value was printed: %s %s", out, stderr)
+	}
+	refuse = false
+	code, out, stderr = m.run(corpus)
+	if code != 0 {
+		t.Fatalf("retry: exit %d: %s", code, stderr)
+	}
+	r := parseSummaries(t, out)
+	if r["logs"].Sent != s["logs"].Waiting || r["metrics"].Sent != 0 {
+		t.Errorf("retry sent %+v after %+v", r, s)
+	}
+	got := rc.items()
+	noDuplicates(t, got)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("refused then retried: %d items received, a clean run sends %d", len(got), len(want))
+	}
+}
+
+// cc-otel killed (SIGKILL) while the collector holds a request: what it
+// acknowledged before is not sent again, the held request is, and all
+// arrives once.
+func TestKilledMidExport(t *testing.T) {
+	want := reference(t)
+	seen := make(chan int, 100)
+	rc := &receiver{seen: seen, hang: func(n int) bool { return n == 3 }}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	m := newMachine(t, srv.URL)
+	cmd := exec.Command(os.Args[0], corpus)
+	cmd.Env = []string{"CCOTEL_CHILD=1", "CCOTEL_BATCH=10"}
+	for k, v := range m.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for n := range seen {
+		if n == 3 {
+			break
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	before := len(rc.items())
+	if before == 0 || before >= len(want) {
+		t.Fatalf("%d of %d items acknowledged before the kill: not mid-export (stderr %s)", before, len(want), errb.String())
+	}
+	rc.mu.Lock()
+	rc.hang = nil
+	rc.mu.Unlock()
+	code, out, stderr := m.run(corpus)
+	if code != 0 {
+		t.Fatalf("after the kill: exit %d: %s", code, stderr)
+	}
+	s := parseSummaries(t, out)
+	if s["logs"].Already+s["metrics"].Already == 0 {
+		t.Errorf("the ledger kept nothing of the killed run: %+v", s)
+	}
+	got := rc.items()
+	noDuplicates(t, got)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("killed then rerun: %d items received, a clean run sends %d", len(got), len(want))
+	}
+}
+
+func TestDryRunSendsNothing(t *testing.T) {
+	rc := &receiver{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	m := newMachine(t, srv.URL)
+	code, out, stderr := m.run("--dry-run", corpus)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if len(rc.items()) != 0 {
+		t.Errorf("--dry-run sent %d items", len(rc.items()))
+	}
+	logs := 0
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.HasPrefix(line, `{"resourceLogs"`) {
+			req := plogotlp.NewExportRequest()
+			if err := req.UnmarshalJSON([]byte(line)); err != nil {
+				t.Fatalf("not OTLP JSON: %v", err)
+			}
+			logs += req.Logs().LogRecordCount()
+		}
+	}
+	// A dry run leaves the ledger alone: the real run sends all of it.
+	code, outReal, _ := m.run(corpus)
+	if s := parseSummaries(t, outReal); code != 0 || s["logs"].Sent != logs || logs == 0 {
+		t.Errorf("dry run printed %d log records; the real run after it: exit %d, %+v", logs, code, s)
+	}
+}
+
+func TestBadSettings(t *testing.T) {
+	m := newMachine(t, "http://127.0.0.1:1")
+	m.env["OTEL_EXPORTER_OTLP_PROTOCOL"] = "carrier-pigeon"
+	if code, _, stderr := m.run(corpus); code != 2 || !strings.Contains(stderr, "cc-otel: OTEL_EXPORTER_OTLP_PROTOCOL") {
+		t.Errorf("bad protocol: exit %d, %q", code, stderr)
+	}
+	m = newMachine(t, "http://user:pw-secret@127.0.0.1:1")
+	m.env["OTEL_EXPORTER_OTLP_TIMEOUT"] = "200"
+	code, _, stderr := m.run(corpus)
+	if code != 1 || !strings.Contains(stderr, "records wait") || strings.Contains(stderr, "pw-secret") {
+		t.Errorf("unreachable collector: exit %d, %q", code, stderr)
+	}
+}
+
+// TestGolden: the records of a first run, a second run (nothing sent)
+// and a run whose collector refuses, over the real-CLI corpus.
+func TestGolden(t *testing.T) {
+	refuse := false
+	rc := &receiver{status: func(_ int, _ string) int {
+		if refuse {
+			return 503
+		}
+		return 200
+	}}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	m := newMachine(t, srv.URL)
+	var b strings.Builder
+	for _, step := range []struct {
+		name   string
+		refuse bool
+		fresh  bool
+	}{{"first", false, false}, {"second", false, false}, {"refused", true, true}} {
+		if step.fresh {
+			m = newMachine(t, srv.URL)
+		}
+		refuse = step.refuse
+		code, out, stderr := m.run(corpus)
+		fmt.Fprintf(&b, "## %s\n%s", step.name, golden.Output(code, stderr, out))
+	}
+	golden.Check(t, filepath.Join("testdata", "runs.golden"), strings.ReplaceAll(b.String(), srv.URL, "$COLLECTOR"))
+}
+
+type grpcLogs struct {
+	plogotlp.UnimplementedGRPCServer
+	rc *receiver
+}
+
+func (g *grpcLogs) Export(_ context.Context, req plogotlp.ExportRequest) (plogotlp.ExportResponse, error) {
+	g.rc.take(logItems(req.Logs()))
+	return plogotlp.NewExportResponse(), nil
+}
+
+type grpcMetrics struct {
+	pmetricotlp.UnimplementedGRPCServer
+	rc *receiver
+}
+
+func (g *grpcMetrics) Export(_ context.Context, req pmetricotlp.ExportRequest) (pmetricotlp.ExportResponse, error) {
+	g.rc.take(metricItems(req.Metrics()))
+	return pmetricotlp.NewExportResponse(), nil
+}
+
+// TestProtocols: http/json and grpc deliver what http/protobuf does.
+func TestProtocols(t *testing.T) {
+	want := reference(t)
+	for _, proto := range []string{"http/json", "grpc"} {
+		t.Run(strings.ReplaceAll(proto, "/", "-"), func(t *testing.T) {
+			rc := &receiver{}
+			url := ""
+			if proto == "grpc" {
+				lis, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := grpc.NewServer()
+				plogotlp.RegisterGRPCServer(s, &grpcLogs{rc: rc})
+				pmetricotlp.RegisterGRPCServer(s, &grpcMetrics{rc: rc})
+				go func() { _ = s.Serve(lis) }()
+				defer s.Stop()
+				url = "http://" + lis.Addr().String()
+			} else {
+				srv := httptest.NewServer(rc)
+				defer srv.Close()
+				url = srv.URL
+			}
+			m := newMachine(t, url)
+			m.env["OTEL_EXPORTER_OTLP_PROTOCOL"] = proto
+			code, out, stderr := m.run(corpus)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if s := parseSummaries(t, out); s["logs"].Protocol != proto {
+				t.Errorf("summary %+v", s)
+			}
+			if got := rc.items(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%s: %d items received, http/protobuf sends %d:\n%s", proto, len(got), len(want), golden.Diff(strings.Join(want, "\n"), strings.Join(got, "\n")))
+			}
+		})
+	}
+}

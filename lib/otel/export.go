@@ -1,0 +1,170 @@
+package otel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
+)
+
+// BatchSize is how many events go into one export request of a signal.
+const BatchSize = 2000
+
+// Channel is one signal's way out: a sender and the ledger of its
+// destination. A nil Channel is a signal turned off.
+type Channel struct {
+	Signal Signal
+	Sender Sender
+	Ledger *Ledger
+	keys   []Key
+	down   error
+	Stats  Stats
+}
+
+// Stats count one signal's events.
+type Stats struct {
+	Sent     int   // acknowledged in this run
+	Already  int   // acknowledged before (in the ledger)
+	Waiting  int   // not acknowledged: the next run sends them
+	Rejected int64 // the collector acknowledged but said it dropped
+	// Unmarked were acknowledged but the ledger could not be written:
+	// the next run sends them again.
+	Unmarked int
+}
+
+// Exporter sends events in batches and marks each acknowledged batch in
+// its signal's ledger.
+type Exporter struct {
+	Resource Resource
+	Logs     *Channel
+	Metrics  *Channel
+	// DryRun, when set, gets each request as OTLP JSON, one per line (the
+	// collector file exporter's format), instead of a collector; the
+	// ledgers are read, not written.
+	DryRun    io.Writer
+	BatchSize int
+	b         *batch
+}
+
+func (x *Exporter) batch() *batch {
+	if x.b == nil {
+		x.b = newBatch(x.Resource)
+	}
+	return x.b
+}
+
+func (x *Exporter) size() int {
+	if x.BatchSize > 0 {
+		return x.BatchSize
+	}
+	return BatchSize
+}
+
+// Add queues an event; a full batch is sent.
+func (x *Exporter) Add(ctx context.Context, e *Event) error {
+	if c := x.Logs; c != nil && !e.SessionStart() {
+		if x.take(c, e) {
+			x.batch().addLog(e)
+			if x.b.nLogs >= x.size() {
+				if err := x.flushLogs(ctx); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if c := x.Metrics; c != nil && hasPoints(e) {
+		if x.take(c, e) {
+			x.batch().addPoints(e)
+			if x.b.nPoints >= x.size() {
+				if err := x.flushMetrics(ctx); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// take says whether e goes into c's next request.
+func (x *Exporter) take(c *Channel, e *Event) bool {
+	k := KeyOf(c.Signal, e)
+	if c.Ledger != nil && c.Ledger.Has(k) {
+		c.Stats.Already++
+		return false
+	}
+	if c.down != nil {
+		c.Stats.Waiting++
+		return false
+	}
+	c.keys = append(c.keys, k)
+	return true
+}
+
+// Close sends what is queued and compacts the ledgers.
+func (x *Exporter) Close(ctx context.Context) error {
+	err := errors.Join(x.flushLogs(ctx), x.flushMetrics(ctx))
+	for _, c := range []*Channel{x.Logs, x.Metrics} {
+		if c != nil && c.Ledger != nil && x.DryRun == nil {
+			err = errors.Join(err, c.Ledger.Compact())
+		}
+	}
+	return err
+}
+
+func (x *Exporter) flushLogs(ctx context.Context) error {
+	if x.b == nil || x.b.nLogs == 0 {
+		return nil
+	}
+	l := x.b.logs
+	x.b.resetLogs()
+	return x.deliver(x.Logs, func() ([]byte, error) { return plogotlp.NewExportRequestFromLogs(l).MarshalJSON() },
+		func() (int64, error) { return x.Logs.Sender.Logs(ctx, l) })
+}
+
+func (x *Exporter) flushMetrics(ctx context.Context) error {
+	if x.b == nil || x.b.nPoints == 0 {
+		return nil
+	}
+	m := x.b.metrics
+	x.b.resetMetrics()
+	return x.deliver(x.Metrics, func() ([]byte, error) { return pmetricotlp.NewExportRequestFromMetrics(m).MarshalJSON() },
+		func() (int64, error) { return x.Metrics.Sender.Metrics(ctx, m) })
+}
+
+// deliver sends one request of c's signal (or prints it, dry) and marks
+// its keys once acknowledged. A refusal is no error of the run: the
+// signal is down, its events wait; an unwritable ledger is.
+func (x *Exporter) deliver(c *Channel, asJSON func() ([]byte, error), send func() (int64, error)) error {
+	keys := c.keys
+	c.keys = nil
+	if x.DryRun != nil {
+		b, err := asJSON()
+		if err != nil {
+			return err
+		}
+		if _, err := x.DryRun.Write(append(b, '\n')); err != nil {
+			return err
+		}
+		c.Stats.Sent += len(keys)
+		return nil
+	}
+	rejected, err := send()
+	if err != nil {
+		c.down = err
+		c.Stats.Waiting += len(keys)
+		return nil
+	}
+	c.Stats.Rejected += rejected
+	if err := c.Ledger.Mark(keys); err != nil {
+		c.Stats.Unmarked += len(keys)
+		return fmt.Errorf("%d %s acknowledged but not recorded (%w): the next run sends them again", len(keys), c.Signal, err)
+	}
+	c.Stats.Sent += len(keys)
+	return nil
+}
+
+// Down is why c's signal stopped being sent (nil: it was not).
+func (c *Channel) Down() error { return c.down }

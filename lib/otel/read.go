@@ -1,0 +1,460 @@
+package otel
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+	"unicode/utf16"
+
+	"github.com/ccpipe/ccpipe/lib/extract"
+	"github.com/ccpipe/ccpipe/lib/pricing"
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
+
+// ReadOptions say how transcripts become events.
+type ReadOptions struct {
+	// Prices prices each API response (lib/extract's usage --cost, the
+	// one billing rule); nil is the built-in table.
+	Prices *pricing.Catalog
+	// Prompt turns a prompt's text into what the event says; nil sends
+	// Redacted, as Claude Code does without OTEL_LOG_USER_PROMPTS=1.
+	Prompt func(text string) string
+	// UserID is Claude Code's user.id of the session at a transcript
+	// path ("" unknown); nil: none.
+	UserID func(transcriptPath string) string
+	// Warn is told of each skipped line, unreadable file or unpriced
+	// message.
+	Warn func(msg string)
+}
+
+// Reader turns the transcripts of sessions into events, in transcript
+// order: a session's main transcript, then its subagents'.
+type Reader struct {
+	opts                  ReadOptions
+	emit                  func(*Event) error
+	usage, prompts, tools *extract.Extractor
+	types                 []string
+	f                     fileState
+	// seq numbers the events of the session being read.
+	session string
+	seq     int64
+}
+
+// fileState is what the events of one transcript need from records
+// other than the one a fact comes from.
+type fileState struct {
+	path, mainSession, version, userID, promptID string
+	agent, open                                  bool
+	started                                      bool
+	// assistant records by uuid, tool calls by tool_use_id, api-request
+	// records by id: read as they come, dropped when used or at the
+	// file's end.
+	assist map[string]assistInfo
+	calls  map[string]assistInfo
+	refs   map[string]request
+}
+
+type assistInfo struct{ promptID, requestID, requestRef string }
+
+// request is what an api-request record says of a request.
+type request struct {
+	querySource, effort string
+	// fast: the request asked for fast mode (params.speed). Claude Code's
+	// speed attribute says what was asked, not the response's
+	// usage.speed: a response billed fast to a request that did not ask
+	// reads normal (observed with 2.1.328).
+	fast bool
+}
+
+// NewReader returns a Reader that hands each event to emit.
+func NewReader(opts ReadOptions, emit func(*Event) error) (*Reader, error) {
+	if opts.Prices == nil {
+		opts.Prices = pricing.Embedded()
+	}
+	if opts.Warn == nil {
+		opts.Warn = func(string) {}
+	}
+	r := &Reader{opts: opts, emit: emit}
+	var err error
+	if r.usage, err = extract.New(extract.Options{Kind: "usage", Prices: opts.Prices, Warn: opts.Warn}, r.onUsage); err != nil {
+		return nil, err
+	}
+	if r.prompts, err = extract.New(extract.Options{Kind: "prompts", Warn: opts.Warn}, r.onPrompt); err != nil {
+		return nil, err
+	}
+	if r.tools, err = extract.New(extract.Options{Kind: "tools", Warn: opts.Warn}, r.onTool); err != nil {
+		return nil, err
+	}
+	r.types = []string{"user", "assistant", "attachment", "api-request"}
+	return r, nil
+}
+
+// Session reads the session whose main transcript is at path, then its
+// subagents' transcripts. An unreadable main transcript is an error; an
+// unreadable subagent transcript is warned about and skipped.
+func (r *Reader) Session(ctx context.Context, path string) error {
+	sid := transcript.SessionID(path)
+	r.seq = 0
+	uid := ""
+	if r.opts.UserID != nil {
+		uid = r.opts.UserID(path)
+	}
+	if err := r.endFile(); err != nil {
+		return err
+	}
+	r.session = sid
+	if err := r.file(ctx, path, extract.Origin{Path: path, SessionID: sid}, uid, false); err != nil {
+		return err
+	}
+	subs, err := transcript.Subagents(path)
+	if err != nil {
+		r.opts.Warn(fmt.Sprintf("%s: subagents: %v, skipped", path, err))
+	}
+	for _, sa := range subs {
+		if err := r.file(ctx, sa.Path, extract.Origin{Path: sa.Path, SessionID: sid, AgentID: sa.AgentID}, uid, true); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			r.opts.Warn(fmt.Sprintf("%v: skipped", err))
+		}
+	}
+	return nil
+}
+
+// Close flushes what spans the whole input.
+func (r *Reader) Close() error {
+	if err := r.endFile(); err != nil {
+		return err
+	}
+	for _, x := range []*extract.Extractor{r.usage, r.prompts, r.tools} {
+		if err := x.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *Reader) file(ctx context.Context, path string, o extract.Origin, uid string, agent bool) error {
+	r.begin(o, uid, agent)
+	_, err := transcript.ReadFile(path, transcript.Options{Types: r.types, Decode: true,
+		Warn: func(line int, err error) { r.opts.Warn(fmt.Sprintf("%s:%d: %v, skipped", path, line, err)) }},
+		func(l *transcript.Line) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if l.Entry == nil {
+				return nil
+			}
+			o.Line = l.Number
+			return r.entry(o, l.Entry)
+		})
+	return errors.Join(err, r.endFile())
+}
+
+// begin starts reading one transcript.
+func (r *Reader) begin(o extract.Origin, uid string, agent bool) {
+	r.f = fileState{path: o.Path, mainSession: o.SessionID, userID: uid, agent: agent, open: true,
+		assist: map[string]assistInfo{}, calls: map[string]assistInfo{}, refs: map[string]request{}}
+}
+
+// endFile flushes what cannot span transcripts.
+func (r *Reader) endFile() error {
+	if !r.f.open {
+		return nil
+	}
+	r.f.open = false
+	var err error
+	for _, x := range []*extract.Extractor{r.usage, r.prompts, r.tools} {
+		err = errors.Join(err, x.EndFile())
+	}
+	return err
+}
+
+// Entry reads one transcript entry piped in (cc-entries output): o says
+// where it came from (its cc_source; without one, its session). A new
+// path or session ends the transcript before.
+func (r *Reader) Entry(o extract.Origin, e *transcript.Entry) error {
+	if o.SessionID == "" {
+		o.SessionID = e.SessionID
+	}
+	if !r.f.open || o.Path != r.f.path || o.SessionID != r.f.mainSession {
+		if err := r.endFile(); err != nil {
+			return err
+		}
+		if o.SessionID != r.session {
+			r.session, r.seq = o.SessionID, 0
+		}
+		uid := ""
+		if r.opts.UserID != nil && o.Path != "" {
+			uid = r.opts.UserID(o.Path)
+		}
+		r.begin(o, uid, o.AgentID != "" || e.AgentID != "")
+	}
+	return r.entry(o, e)
+}
+
+func (r *Reader) entry(o extract.Origin, e *transcript.Entry) error {
+	if e.Version != "" {
+		r.f.version = e.Version
+	}
+	switch e.Type {
+	case "api-request":
+		r.apiRequest(e.Raw)
+		return nil
+	case "user":
+		if e.PromptID != "" {
+			r.f.promptID = e.PromptID
+		}
+	case "assistant":
+		if a := e.Assistant; a != nil {
+			info := assistInfo{promptID: r.f.promptID, requestID: a.RequestID, requestRef: a.RequestRef}
+			r.f.assist[e.UUID] = info
+			if e.Message != nil {
+				for _, b := range e.Message.Content {
+					if b.Type == transcript.BlockToolUse && b.ID != "" {
+						r.f.calls[b.ID] = info
+					}
+				}
+			}
+		}
+	}
+	if !r.f.started && !r.f.agent && !e.IsSidechain && (e.Type == "user" || e.Type == "assistant") && !e.Timestamp.IsZero() {
+		r.f.started = true
+		sid := e.SessionID
+		if sid == "" {
+			sid = r.f.mainSession
+		}
+		if err := r.send(&Event{SessionID: sid, Time: e.Timestamp}); err != nil {
+			return err
+		}
+	}
+	for _, x := range []*extract.Extractor{r.usage, r.prompts, r.tools} {
+		if want(x, e.Type) {
+			if err := x.Entry(o, e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func want(x *extract.Extractor, typ string) bool {
+	for _, t := range x.Types() {
+		if t == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// apiRequest keeps what an api-request record says of its request:
+// querySource and the effort asked for.
+func (r *Reader) apiRequest(raw []byte) {
+	var rec struct {
+		ID          string `json:"id"`
+		QuerySource string `json:"querySource"`
+		Params      struct {
+			OutputConfig struct {
+				Effort any `json:"effort"`
+			} `json:"output_config"`
+			Speed any `json:"speed"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(raw, &rec) != nil || rec.ID == "" {
+		return
+	}
+	effort, _ := rec.Params.OutputConfig.Effort.(string)
+	speed, _ := rec.Params.Speed.(string)
+	r.f.refs[rec.ID] = request{querySource: rec.QuerySource, effort: effort, fast: speed == "fast"}
+}
+
+// send numbers an event in its session and hands it on.
+func (r *Reader) send(ev *Event) error {
+	if ev.Version == "" {
+		ev.Version = r.f.version
+	}
+	if ev.UserID == "" {
+		ev.UserID = r.f.userID
+	}
+	ev.Seq = r.seq
+	r.seq++
+	return r.emit(ev)
+}
+
+func parseTS(s *string) (time.Time, bool) {
+	if s == nil {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, *s)
+	return t, err == nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// MainQuerySource is the metric query_source of a request's querySource
+// when it is the main thread's ("" when it is not known to be).
+func MainQuerySource(qs string) string {
+	if qs == "sdk" || strings.HasPrefix(qs, "repl_main_thread") {
+		return "main"
+	}
+	return ""
+}
+
+func (r *Reader) onUsage(v any) error {
+	u, ok := v.(extract.CostedUsage)
+	if !ok {
+		return nil
+	}
+	t, ok := parseTS(u.Timestamp)
+	if !ok {
+		r.opts.Warn(fmt.Sprintf("message %s: no timestamp, not exported", deref(u.UUID)))
+		return nil
+	}
+	info := r.f.assist[deref(u.UUID)]
+	delete(r.f.assist, deref(u.UUID))
+	req := r.f.refs[deref(u.RequestRef)]
+	a := &APIRequest{Model: deref(u.Model), Input: u.InputTokens, Output: u.OutputTokens,
+		CacheRead: u.CacheReadInputTokens, CacheCreation: u.CacheCreationInputTokens,
+		QuerySource: MainQuerySource(req.querySource), Effort: req.effort}
+	speed := "normal"
+	if req.fast {
+		speed = "fast"
+	}
+	if pu, err := pricing.ParseUsage([]byte(u.UsageObject)); err == nil {
+		a.CacheCreation5m, a.CacheCreation1h = int64(pu.Ephemeral5m), int64(pu.Ephemeral1h)
+	}
+	if u.CostUSD != nil {
+		a.CostUSD, a.Priced = *u.CostUSD, true
+	}
+	id := deref(u.MessageID) + "\x00" + deref(u.RequestID)
+	if u.MessageID == nil {
+		id = "uuid\x00" + deref(u.UUID)
+	}
+	attrs := make([]Attr, 0, 14)
+	if info.promptID != "" {
+		attrs = append(attrs, S("prompt.id", info.promptID))
+	}
+	attrs = append(attrs, S("model", a.Model), I("input_tokens", a.Input), I("output_tokens", a.Output),
+		I("cache_read_tokens", a.CacheRead), I("cache_creation_tokens", a.CacheCreation),
+		I("cache_creation_5m_tokens", a.CacheCreation5m), I("cache_creation_1h_tokens", a.CacheCreation1h))
+	if a.Priced {
+		attrs = append(attrs, F("cost_usd", a.CostUSD), I("cost_usd_micros", int64(math.Round(a.CostUSD*1e6))))
+	}
+	if u.RequestID != nil {
+		attrs = append(attrs, S("request_id", *u.RequestID))
+	}
+	attrs = append(attrs, S("speed", speed))
+	if req.querySource != "" {
+		attrs = append(attrs, S("query_source", req.querySource))
+	}
+	if req.effort != "" {
+		attrs = append(attrs, S("effort", req.effort))
+	}
+	return r.send(&Event{Name: EventAPIRequest, SessionID: deref(u.SessionID), ID: id, Time: t, Attrs: attrs, API: a})
+}
+
+// jsLength is a string's length as JavaScript counts it (UTF-16 units):
+// what Claude Code's prompt_length and tool sizes say.
+func jsLength(s string) int {
+	n := 0
+	for _, c := range s {
+		if utf16.RuneLen(c) == 2 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *Reader) onPrompt(v any) error {
+	p, ok := v.(extract.Prompt)
+	if !ok || p.Origin != "human" || p.Kind != "prompt" || p.UUID == nil {
+		return nil
+	}
+	t, ok := parseTS(p.Timestamp)
+	if !ok {
+		return nil
+	}
+	text := Redacted
+	if r.opts.Prompt != nil {
+		text = r.opts.Prompt(p.Text)
+	}
+	var attrs []Attr
+	if p.PromptID != nil {
+		attrs = append(attrs, S("prompt.id", *p.PromptID))
+	}
+	attrs = append(attrs, S("prompt_length", fmt.Sprint(jsLength(p.Text))), S("prompt", text), S("prompt_text", text),
+		S("message.uuid", *p.UUID))
+	return r.send(&Event{Name: EventUserPrompt, SessionID: deref(p.SessionID), ID: *p.UUID, Time: t, Attrs: attrs})
+}
+
+func (r *Reader) onTool(v any) error {
+	tl, ok := v.(extract.Tool)
+	if !ok || tl.ToolUseID == "" {
+		return nil
+	}
+	info := r.f.calls[tl.ToolUseID]
+	delete(r.f.calls, tl.ToolUseID)
+	sid := deref(tl.SessionID)
+	head := func() []Attr {
+		var a []Attr
+		if info.promptID != "" {
+			a = append(a, S("prompt.id", info.promptID))
+		}
+		return a
+	}
+	tail := func(a []Attr) []Attr {
+		if info.requestID != "" {
+			a = append(a, S("request_id", info.requestID))
+		}
+		return a
+	}
+	if t, ok := parseTS(tl.Timestamp); ok {
+		decision := "accept"
+		if tl.Denied != nil {
+			decision = "reject"
+		}
+		attrs := append(head(), S("decision", decision), S("tool_name", tl.Name), S("tool_use_id", tl.ToolUseID))
+		if err := r.send(&Event{Name: EventToolDecision, SessionID: sid, ID: tl.ToolUseID, Time: t, Attrs: tail(attrs)}); err != nil {
+			return err
+		}
+	}
+	// A call denied, or without a result (the session was cut), ran no
+	// tool: Claude Code sends no tool_result for it.
+	t, ok := parseTS(tl.ResultTimestamp)
+	if !ok || tl.Result == nil || tl.Denied != nil {
+		return nil
+	}
+	success := "true"
+	if tl.IsError || tl.Interrupted {
+		success = "false"
+	}
+	attrs := append(head(), S("tool_name", tl.Name), S("tool_use_id", tl.ToolUseID), S("success", success),
+		S("tool_input_size_bytes", fmt.Sprint(jsLength(compact(tl.Input)))))
+	if success == "true" {
+		attrs = append(attrs, S("tool_result_size_bytes", fmt.Sprint(jsLength(*tl.Result))))
+	}
+	return r.send(&Event{Name: EventToolResult, SessionID: sid, ID: tl.ToolUseID, Time: t, Attrs: tail(attrs)})
+}
+
+// compact is the input as JSON.stringify writes it. Its "size in bytes"
+// is, as Claude Code counts it, the string's JavaScript length (UTF-16
+// units), not its UTF-8 bytes (observed with 2.1.328).
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
