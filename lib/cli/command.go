@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -64,7 +65,24 @@ type Env struct {
 	Out    *Output
 	Flags  *Flags
 
+	sys *System // the command's (nil: the OS)
 	skipCounter
+}
+
+// Terminal reports whether stdout is a terminal and how wide (0 when
+// unknown; COLUMNS when the terminal does not say), as the command's
+// System sees it: for a command that writes its own text for people
+// rather than records (which a table shows).
+func (e *Env) Terminal() (width int, ok bool) {
+	s := e.sys
+	if s == nil {
+		s = &System{} // an Env outside Main: nothing of the real machine
+	}
+	width, ok = terminal(s, e.Stdout)
+	if n, err := strconv.Atoi(s.Env("COLUMNS")); ok && width == 0 && err == nil && n > 0 {
+		width = n
+	}
+	return width, ok
 }
 
 // HasInput reports whether stdin holds records to read (see HasInput).
@@ -135,7 +153,7 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 		defer signal.Stop(ch)
 	}
 	code, err := runInterruptible(func(ctx context.Context) error {
-		env := &Env{Ctx: ctx, Name: c.Name, Stdin: stdin, Stdout: stdout, Stderr: syncwriter.New(stderr), Out: out, Flags: f}
+		env := &Env{Ctx: ctx, Name: c.Name, Stdin: stdin, Stdout: stdout, Stderr: syncwriter.New(stderr), Out: out, Flags: f, sys: c.Sys}
 		out.warn = env.Warnf
 		// A command that reads stdin its own way still gets the count of
 		// the SkipInput warnings not shown.

@@ -120,7 +120,8 @@ type Layout struct {
 }
 
 // Column is one table column: the first of Keys the record has (not
-// null) shows, as Kind says. A column no record has is left out.
+// null) shows, as Kind says; a key with dots names a nested field
+// ("first_failure.name"). A column no record has is left out.
 type Column struct {
 	Head  string
 	Keys  []string

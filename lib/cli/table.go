@@ -65,6 +65,41 @@ func (t *recordTable) add(line []byte) error {
 	return nil
 }
 
+// field is the record's value of a column key: a key with dots names a
+// nested field ("first_failure.name"); nil when the record has none.
+func (r record) field(k string) json.RawMessage {
+	name, rest, nested := strings.Cut(k, ".")
+	v := r.vals[name]
+	for nested && len(v) > 0 {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(v, &obj) != nil {
+			return nil
+		}
+		name, rest, nested = strings.Cut(rest, ".")
+		v = obj[name]
+	}
+	return v
+}
+
+// has says whether some record has the field k: a nested one with a
+// value (not null), as the column would show it.
+func (t *recordTable) has(k string) bool {
+	if !strings.Contains(k, ".") {
+		return t.seen[k]
+	}
+	return slices.ContainsFunc(t.rows, func(r record) bool {
+		v := bytes.TrimSpace(r.field(k))
+		return len(v) > 0 && string(v) != "null"
+	})
+}
+
+// topKey is the record field a column key is in: "first_failure" for
+// "first_failure.name".
+func topKey(k string) string {
+	top, _, _ := strings.Cut(k, ".")
+	return top
+}
+
 func decodeRecord(line []byte) (record, error) {
 	r := record{vals: map[string]json.RawMessage{}}
 	dec := json.NewDecoder(bytes.NewReader(line))
@@ -158,7 +193,7 @@ func (t *recordTable) columns() []Column {
 		var cols []Column
 		for _, c := range t.layout.Columns {
 			for _, k := range c.Keys {
-				if t.seen[k] {
+				if t.has(k) {
 					cols = append(cols, c)
 					break
 				}
@@ -205,7 +240,9 @@ func (t *recordTable) columns() []Column {
 // (any other field, and the table is jq's records' own).
 func (t *recordTable) layoutOnly() bool {
 	for _, k := range t.keys {
-		if !slices.ContainsFunc(t.layout.Columns, func(c Column) bool { return slices.Contains(c.Keys, k) }) {
+		if !slices.ContainsFunc(t.layout.Columns, func(c Column) bool {
+			return slices.ContainsFunc(c.Keys, func(ck string) bool { return topKey(ck) == k })
+		}) {
 			return false
 		}
 	}
@@ -216,7 +253,7 @@ func (t *recordTable) layoutOnly() bool {
 func (t *recordTable) cell(r record, c Column) string {
 	var v json.RawMessage
 	for _, k := range c.Keys {
-		if x := bytes.TrimSpace(r.vals[k]); len(x) > 0 && string(x) != "null" {
+		if x := bytes.TrimSpace(r.field(k)); len(x) > 0 && string(x) != "null" {
 			v = x
 			break
 		}
@@ -271,7 +308,7 @@ func (t *recordTable) total(c Column) string {
 	seen := false
 	for _, r := range t.rows {
 		for _, k := range c.Keys {
-			s := plain(r.vals[k])
+			s := plain(r.field(k))
 			if s == "" {
 				continue
 			}
@@ -632,4 +669,16 @@ func size(n int64) string {
 		}
 	}
 	return ""
+}
+
+// Fit is a line of text as a table cell shows it, for a command that
+// writes its own text for people: its characters shown by the tables'
+// one rule for what a cell may print, cut with … to n columns (n <= 0:
+// not cut). Line breaks are the caller's: s is one line.
+func Fit(s string, n int) string {
+	s = printable(s)
+	if n > 0 {
+		s = cut(s, n)
+	}
+	return s
 }

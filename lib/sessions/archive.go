@@ -1,6 +1,8 @@
 package sessions
 
 import (
+	"fmt"
+
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -14,8 +16,11 @@ const (
 // copies of the same session id: the live file while it is at least as
 // long as the copy's content (so a grown session is read from where it
 // grows), else the copy (the live file was truncated or rewritten). Live
-// files and copies of other sessions pass through in order.
-func ReadOnce(files []Session) []Session {
+// files and copies of other sessions pass through in order. A copy kept
+// over its live file is named in notes: the live file's own records (what
+// a rewrite put there) are not read, and the user is told which file
+// was.
+func ReadOnce(files []Session) (kept []Session, notes []error) {
 	live := map[string]int{} // session id -> index of its live file
 	archived := map[string]bool{}
 	for i, s := range files {
@@ -26,7 +31,7 @@ func ReadOnce(files []Session) []Session {
 		}
 	}
 	if len(archived) == 0 {
-		return files
+		return files, nil
 	}
 	drop := map[int]bool{}
 	seenCopy := map[string]bool{}
@@ -43,10 +48,13 @@ func ReadOnce(files []Session) []Session {
 		if !ok {
 			continue
 		}
-		if liveSize(files[j]) >= transcript.ArchivedLength(s.TranscriptPath) {
+		live, held := liveSize(files[j]), transcript.ArchivedLength(s.TranscriptPath)
+		if live >= held {
 			drop[i] = true
 			continue
 		}
+		notes = append(notes, fmt.Errorf("session %s: reading the archive copy %s (%d bytes of content), not the live transcript %s (%d bytes): the live file is shorter than its copy (rewritten or truncated), and its records since are not read",
+			s.SessionID, s.TranscriptPath, held, files[j].TranscriptPath, live))
 		for k, t := range files {
 			if t.SessionID == s.SessionID && t.Source != SourceArchive {
 				drop[k] = true
@@ -59,7 +67,7 @@ func ReadOnce(files []Session) []Session {
 			out = append(out, s)
 		}
 	}
-	return out
+	return out, notes
 }
 
 // liveSize is the content length of a live transcript (a compressed one

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -50,7 +51,12 @@ func TestReadOnce(t *testing.T) {
 		{"unreadable copy", []Session{live("a", 0), arch("a", filepath.Join(dir, "missing.jsonl.zst"))}, []string{"/live/a.jsonl"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := ReadOnce(tc.in)
+			got, notes := ReadOnce(tc.in)
+			// A copy kept over its live file is named, with both paths.
+			if named := tc.name == "shrunk live loses"; named != (len(notes) == 1) ||
+				named && !strings.Contains(notes[0].Error(), "/live/a.jsonl") {
+				t.Errorf("notes %v", notes)
+			}
 			var paths []string
 			for _, s := range got {
 				paths = append(paths, s.TranscriptPath)

@@ -251,7 +251,7 @@ func FindTranscript(id string, profs []profiles.Profile, cwd string) string {
 		}
 	}
 	if live != "" && copy != "" {
-		if kept := ReadOnce([]Session{fileSession(live, SourceLive), fileSession(copy, SourceArchive)}); len(kept) == 1 {
+		if kept, _ := ReadOnce([]Session{fileSession(live, SourceLive), fileSession(copy, SourceArchive)}); len(kept) == 1 {
 			return kept[0].TranscriptPath
 		}
 	}

@@ -113,7 +113,8 @@ func Files(ctx context.Context, dirs []ProjectsDir, cwdWithin []string) ([]Sessi
 			out = append(out, found...)
 		}
 	}
-	return ReadOnce(out), errs
+	kept, notes := ReadOnce(out)
+	return kept, append(errs, notes...)
 }
 
 func isDir(e os.DirEntry, path string) bool {

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // A symlink planted where a copy or its sidecar goes is replaced, its
@@ -127,5 +131,55 @@ func TestArchiveUpToDateNotMtime(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(metaDst); !bytes.Equal(got, []byte(`{"a":2}`)) {
 		t.Fatalf("meta copy %q", got)
+	}
+}
+
+// A compressed file that expands far past its size (a zstd bomb) is
+// refused at its bound with ErrBomb, not read through; an archive copy
+// with a sidecar is bounded by the length the sidecar declares.
+func TestBombBounded(t *testing.T) {
+	dir := t.TempDir()
+	bomb := filepath.Join(dir, "b.jsonl.zst")
+	f, _ := os.Create(bomb)
+	zw, _ := zstd.NewWriter(f)
+	zero := make([]byte, 1<<20)
+	for range 300 { // 300 MB of zeros: a few KB compressed
+		zw.Write(zero)
+	}
+	zw.Close()
+	f.Close()
+	r, err := Open(bomb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, r)
+	r.Close()
+	if !errors.Is(err, ErrBomb) || n > minBound {
+		t.Fatalf("read %d bytes, err %v", n, err)
+	}
+	if got := ArchivedLength(bomb); got != -1 {
+		t.Errorf("ArchivedLength of a bomb: %d", got)
+	}
+
+	// A real copy decompresses whole; one whose sidecar says less than
+	// it holds is refused at the declared length.
+	src, dst := filepath.Join(dir, "s.jsonl"), filepath.Join(dir, "arc", "s.jsonl.zst")
+	os.WriteFile(src, []byte("a\nb\n"), 0o644)
+	if _, err := archiveFile(context.Background(), src, dst); err != nil {
+		t.Fatal(err)
+	}
+	if got := decompressed(t, dst); string(got) != "a\nb\n" {
+		t.Fatalf("copy %q", got)
+	}
+	ix, _ := readIndex(dst)
+	ix.Length = 2
+	ix.Sum = ix.sum()
+	b, _ := json.Marshal(ix)
+	os.WriteFile(dst+IndexSuffix, b, 0o644)
+	r, _ = Open(dst)
+	_, err = io.ReadAll(r)
+	r.Close()
+	if !errors.Is(err, ErrBomb) {
+		t.Fatalf("past the declared length: %v", err)
 	}
 }

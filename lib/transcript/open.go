@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/ccpipe/ccpipe/lib/regular"
 	"io"
+	"os"
 	"strings"
 	"sync"
 
@@ -78,7 +79,7 @@ func Open(path string) (io.ReadCloser, error) {
 		f.Close()
 		return nil, fmt.Errorf("opening %s as %s: %w", path, c, err)
 	}
-	return &file{Reader: rc, closeFn: func() error {
+	return &file{Reader: &bounded{r: rc, path: path, left: decompressLimit(path, f)}, closeFn: func() error {
 		rc.Close()
 		return f.Close()
 	}}, nil
@@ -141,4 +142,59 @@ func (p pooledDecoder) Close() error {
 		zstdDecoders.Put(p.d)
 	}
 	return nil
+}
+
+// ErrBomb is wrapped by the read error of a compressed transcript that
+// decompresses past its bound (decompressLimit): a 1 MB file that expands
+// to 32 GB is refused after the bound, not read through on every listing.
+var ErrBomb = errors.New("decompresses past its bound")
+
+// maxRatio and minBound bound a compressed transcript without a sidecar:
+// real transcripts compress 5 to 30 times with zstd; past 256 times (and
+// 64 MiB) the file is not a transcript's copy.
+const (
+	maxRatio = 256
+	minBound = 64 << 20
+)
+
+// decompressLimit is how many bytes a compressed file may decompress to:
+// the length its archive sidecar declares (an archive copy of ccpipe's),
+// else maxRatio times its size, at least minBound.
+func decompressLimit(path string, f *os.File) int64 {
+	if ix, ok := readIndex(path); ok && ix.Length >= 0 {
+		return ix.Length
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return minBound
+	}
+	return max(minBound, fi.Size()*maxRatio)
+}
+
+// bounded fails the read past left bytes with ErrBomb.
+type bounded struct {
+	r    io.Reader
+	path string
+	left int64
+}
+
+func (b *bounded) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a file that ends at its bound from a bomb.
+		var one [1]byte
+		n, err := b.r.Read(one[:])
+		if n > 0 {
+			return 0, fmt.Errorf("%s: refused: %w (a compression bomb, or a sidecar that does not describe it)", b.path, ErrBomb)
+		}
+		if err == nil {
+			err = io.ErrNoProgress
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
 }

@@ -31,7 +31,9 @@ assertion fails. Expectations are checked in this order:
                              createdAt, steps, ...}); it must yield true;
                              repeatable
 
-Output: one record: pass, path, id, verify (verify's record), checks
+Output (on a terminal a table: pass, path, id, status and the first
+failure; --format picks another): one record: pass, path, id, verify
+(verify's record), checks
 [{name (status | final_answer | failure_reason | tools | tool_sequence
 | expect),
 status (pass | fail | skip), expected, actual, detail}], first_failure
@@ -95,6 +97,7 @@ func assertCommand() *cli.Command {
 		Synopsis: "cc-cassette assert CASSETTE [--expect-status S] [--expect-tools a,b] [--expect-tool-sequence a,b] ...",
 		Help:     assertHelp,
 		SetFlags: func(f *cli.Flags) {
+			f.RecordFormats()
 			f.Enum(&status, "expect-status", "", "expect the terminal `STATUS`", []string{cassette.StatusSuccess, cassette.StatusError, cassette.StatusIncomplete})
 			f.Func("expect-final-answer", "expect this final answer `TEXT` exactly", str(&e.finalAnswer))
 			f.Func("expect-failure-reason", "expect this failure `REASON` exactly", str(&e.failureReason))
@@ -103,6 +106,7 @@ func assertCommand() *cli.Command {
 			f.StringsVar(&e.jq, "expect", "expect the jq `PREDICATE` over the whole cassette to be true (repeatable)")
 		},
 		Run: func(env *cli.Env, args []string) error {
+			env.Out.SetLayout(assertLayout)
 			if env.Flags.Visited("expect-status") {
 				e.status = &status
 			}
@@ -110,6 +114,19 @@ func assertCommand() *cli.Command {
 		},
 	}
 }
+
+// assertLayout is assert's record as a table row (a terminal's default
+// view): the cassette, whether it passed and, when not, the first failed
+// expectation (what was expected, what the cassette shows) or invariant.
+var assertLayout = cli.Layout{Columns: []cli.Column{
+	{Head: "Pass", Keys: []string{"pass"}},
+	{Head: "Path", Keys: []string{"path"}, Kind: cli.Path},
+	{Head: "Status", Keys: []string{"verify.status"}},
+	{Head: "Failed", Keys: []string{"first_failure.check.name", "first_failure.invariant.name"}, Keep: true},
+	{Head: "Expected", Keys: []string{"first_failure.check.expected"}},
+	{Head: "Got", Keys: []string{"first_failure.check.actual", "first_failure.invariant.detail"}, Keep: true},
+	{Head: "ID", Keys: []string{"id"}},
+}}
 
 func runAssert(env *cli.Env, args []string, e expectations) error {
 	if len(args) > 1 {

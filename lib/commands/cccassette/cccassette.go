@@ -68,6 +68,9 @@ func command(sys cli.System, stdin io.Reader, stdout, stderr io.Writer) *cli.Com
 		proxyCommand(proxy.Replay, sys, stdin, stdout, stderr),
 		proxyCommand(proxy.Fork, sys, stdin, stdout, stderr),
 	}
+	for _, sub := range subs {
+		sub.Sys = &sys // a table's terminal and width, show's terminal view
+	}
 	return &cli.Command{
 		Sys:  &sys,
 		Name: "cc-cassette", Short: "Blackbox's cassettes (hash-chained recordings of an agent run) as ccpipe filters",

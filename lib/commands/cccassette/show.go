@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cassette"
@@ -19,9 +20,13 @@ Shows cassettes as Blackbox's inspect and replay summary do. The chain is
 checked first; a broken chain is an error. On a terminal the output is
 text: the cassette (path, id, version, parent and fork step when set,
 creation time, steps), its status (success with the result, error with
-the reason, or incomplete) and one line per step: index, type, the
-first 8 hex of the hash and a summary ("Model → tool_calls: Read, Bash
-(with text)", "Tool result: Bash → ERROR: ...", "Run completed: ...").
+the reason, or incomplete) and one block per step: index, type, the
+first 8 hex of the hash (80 columns or more) and a summary ("Model →
+tool_calls: Read, Bash (with text)", "Tool result: Bash → ERROR: ...",
+"Run completed: ..."). A summary's lines (a tool's output, an answer)
+stay in the step's block: indented under the first, cut to the
+terminal's width, control characters shown as escapes, the third and
+later counted ("… 5 more lines: show --step 3").
 Piped, or with --jq, the output is NDJSON:
   default     one record per step: id (the cassette's), index, type,
               timestamp, time (ISO 8601 UTC), hash, summary
@@ -89,12 +94,13 @@ func showCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			human := cli.IsTerminal(env.Stdout) && !env.Out.Filtering()
+			width, term := env.Terminal()
+			human := term && !env.Out.Filtering()
 			w := bufio.NewWriter(env.Stdout)
 			defer w.Flush()
 			for _, name := range names {
 				if !human || summary || step >= 0 {
-					if err := showStreamed(env, w, human, name, step, summary); err != nil {
+					if err := showStreamed(env, w, human, width, name, step, summary); err != nil {
 						return err
 					}
 					continue
@@ -115,7 +121,7 @@ func showCommand() *cli.Command {
 					if err := checkChain(name, c); err != nil {
 						return err
 					}
-					if err := showOne(w, displayName(name), c); err != nil {
+					if err := showOne(w, width, displayName(name), c); err != nil {
 						return err
 					}
 				}
@@ -127,7 +133,7 @@ func showCommand() *cli.Command {
 
 // showStreamed is show reading one step at a time: everything but the
 // human step list, which needs the outcome before the steps.
-func showStreamed(env *cli.Env, w *bufio.Writer, human bool, name string, step int, summary bool) error {
+func showStreamed(env *cli.Env, w *bufio.Writer, human bool, width int, name string, step int, summary bool) error {
 	path := displayName(name)
 	var at *cassette.Value // --step: the step asked for
 	each := func(c *streamed, i int, s cassette.Value) error {
@@ -155,11 +161,11 @@ func showStreamed(env *cli.Env, w *bufio.Writer, human bool, name string, step i
 			if at == nil {
 				return fmt.Errorf("%s: --step %d is past the end of the cassette (%s: 0–%d)", path, step, plural(c.Steps, "step"), c.Steps-1)
 			}
-			return showStep(env, w, human, path, step, *at)
+			return showStep(env, w, human, width, path, step, *at)
 		case !summary:
 			return nil
 		case human:
-			return writeHumanSummary(w, path, c.ID(), c.Header, c.Steps, c.Outcome())
+			return writeHumanSummary(w, width, path, c.ID(), c.Header, c.Steps, c.Outcome())
 		}
 		out := c.Outcome()
 		rec := summaryRecord{Path: path, ID: c.ID(), Steps: c.Steps, Status: out.Status, Result: out.Result, Reason: out.Reason, Tools: c.Tools}
@@ -179,7 +185,7 @@ func showStreamed(env *cli.Env, w *bufio.Writer, human bool, name string, step i
 }
 
 // showStep shows one step whole.
-func showStep(env *cli.Env, w *bufio.Writer, human bool, path string, step int, s cassette.Value) error {
+func showStep(env *cli.Env, w *bufio.Writer, human bool, width int, path string, step int, s cassette.Value) error {
 	if !human {
 		return writeValue(env, s)
 	}
@@ -191,11 +197,17 @@ func showStep(env *cli.Env, w *bufio.Writer, human bool, path string, step int, 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "◼ cc-cassette · show  %s · step %d\n\n", path, step)
+	fmt.Fprintf(w, "◼ cc-cassette · show  %s · step %d\n\n", cli.Fit(path, 0), step)
 	for _, row := range [][2]string{{"Type", typ}, {"Summary", cassette.Summary(s)}, {"Hash", h}, {"Time", isoTime(ts)}} {
-		fmt.Fprintf(w, "  %-20s%s\n", row[0]+":", row[1])
+		fmt.Fprintf(w, "  %-20s", row[0]+":")
+		writeBlock(w, 22, width, row[1], 0, "")
 	}
-	fmt.Fprintf(w, "\n%s\n", body)
+	// The payload whole, each line as a terminal may print it (JSON
+	// escapes control characters, not bidi overrides).
+	fmt.Fprintln(w)
+	for _, l := range strings.Split(string(body), "\n") {
+		fmt.Fprintln(w, cli.Fit(l, 0))
+	}
 	return nil
 }
 
@@ -210,30 +222,86 @@ func isoTime(v cassette.Value) string {
 
 // showOne is the human listing of one cassette's steps (a terminal
 // view: the outcome comes before the steps, so the cassette is read whole).
-func showOne(w *bufio.Writer, path string, c cassette.Cassette) error {
-	return writeHuman(w, path, c, cassette.OutcomeOfCassette(c), false)
+func showOne(w *bufio.Writer, width int, path string, c cassette.Cassette) error {
+	return writeHuman(w, width, path, c, cassette.OutcomeOfCassette(c))
 }
 
-func writeHuman(w io.Writer, path string, c cassette.Cassette, out cassette.Outcome, summaryOnly bool) error {
-	writeHumanSummary(w, path, c.ID(), c.Header, len(c.Steps), out)
-	if summaryOnly {
-		return nil
-	}
+// stepLines is how many lines of a step's summary the listing shows (a
+// tool's output, an answer): the rest is counted, and show --step shows
+// it whole.
+const stepLines = 3
+
+// narrowShow is the terminal width under which the step list leaves the
+// hash out (show --step N shows it).
+const narrowShow = 80
+
+// writeHuman is the terminal view of a cassette: its header, its status,
+// then one block per step: index, type, hash prefix (on a terminal of 80
+// columns or more) and the summary's first lines, each kept to the
+// terminal's width and indented under the summary's column.
+func writeHuman(w io.Writer, width int, path string, c cassette.Cassette, out cassette.Outcome) error {
+	writeHumanSummary(w, width, path, c.ID(), c.Header, len(c.Steps), out)
 	fmt.Fprintf(w, "\nsteps\n")
+	iw := max(2, len(strconv.Itoa(len(c.Steps)-1)))
 	for i, s := range c.Steps {
 		typ, _ := s.GetString("type")
 		h, _ := s.GetString("hash")
 		if len(h) > 8 {
 			h = h[:8]
 		}
-		fmt.Fprintf(w, "  %2d  %-14s  %-8s  %s\n", i, typ, h, cassette.Summary(s))
+		prefix := fmt.Sprintf("  %*d  %-14s  %-8s  ", iw, i, cli.Fit(typ, 14), cli.Fit(h, 8))
+		if width > 0 && width < narrowShow {
+			prefix = fmt.Sprintf("  %*d  %-14s  ", iw, i, cli.Fit(typ, 14)) // the hash gives way to the text
+		}
+		fmt.Fprint(w, prefix)
+		writeBlock(w, len(prefix), width, cassette.Summary(s), stepLines, fmt.Sprintf("show --step %d", i))
 	}
 	return nil
 }
 
-// writeHumanSummary writes the trace and status sections.
-func writeHumanSummary(w io.Writer, path, id string, header cassette.Value, steps int, out cassette.Outcome) error {
-	row := func(label, value string) { fmt.Fprintf(w, "  %-20s%s\n", label+":", value) }
+// writeBlock writes a text after a label already written (indent
+// columns wide): each non-blank line of it on a line of its own,
+// indented to the label's width, with control characters made visible
+// and cut to the terminal's width (0: not cut). With limit > 0 only the
+// first limit lines show; a last line counts the others and names the
+// command (rest) that shows them whole.
+func writeBlock(w io.Writer, indent, width int, text string, limit int, rest string) {
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimRight(l, " \t\r"); strings.TrimSpace(l) != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		lines = []string{""}
+	}
+	room := 0
+	if width > 0 {
+		room = max(8, width-indent)
+	}
+	pad := strings.Repeat(" ", indent)
+	for n, l := range lines {
+		if n > 0 {
+			fmt.Fprint(w, pad)
+		}
+		if limit > 0 && n == limit-1 && len(lines) > limit {
+			fmt.Fprintln(w, cli.Fit(fmt.Sprintf("… %d more lines: %s", len(lines)-n, rest), room))
+			return
+		}
+		fmt.Fprintln(w, cli.Fit(l, room))
+	}
+}
+
+// resultLines is how many lines of a result or reason the status shows.
+const resultLines = 6
+
+// writeHumanSummary writes the trace and status sections, each value
+// kept to the terminal's width.
+func writeHumanSummary(w io.Writer, width int, path, id string, header cassette.Value, steps int, out cassette.Outcome) error {
+	row := func(label, value string) {
+		fmt.Fprintf(w, "  %-20s", label+":")
+		writeBlock(w, 22, width, value, resultLines, "show --step "+strconv.Itoa(steps-1))
+	}
 	fmt.Fprintf(w, "◼ cc-cassette · show\n\ntrace\n")
 	row("Path", path)
 	row("Trace ID", id)

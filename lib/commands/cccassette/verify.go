@@ -31,7 +31,9 @@ checks run in order and the first failure turns every later one into
                        status; a known step with a null payload fails
 A found secret is named by its label and location, never printed.
 
-Output: one record per cassette: pass, path, id, steps, status (success |
+Output: one record per cassette (on a terminal a table: pass, path, id,
+steps, status and the first failure; --format picks another): pass,
+path, id, steps, status (success |
 error | incomplete), invariants [{name, status (pass | fail | skip),
 detail, step_index?}] in the order above, first_failure (the failing
 invariant, when any), findings [{label, step?, path}] (where each marker
@@ -56,7 +58,9 @@ func verifyCommand() *cli.Command {
 		Short:    "chain, schema, provider neutrality, secrets; exit 1 on failure",
 		Synopsis: "cc-cassette verify [CASSETTE... | -]",
 		Help:     verifyHelp,
+		SetFlags: func(f *cli.Flags) { f.RecordFormats() },
 		Run: func(env *cli.Env, args []string) error {
+			env.Out.SetLayout(verifyLayout)
 			names, err := inputs(env, args, "cassette")
 			if err != nil {
 				return err
@@ -76,6 +80,19 @@ func verifyCommand() *cli.Command {
 		},
 	}
 }
+
+// verifyLayout is verify's record as a table row (a terminal's default
+// view): the cassette, whether it passed and, when not, the first failed
+// invariant.
+var verifyLayout = cli.Layout{Columns: []cli.Column{
+	{Head: "Pass", Keys: []string{"pass"}},
+	{Head: "Path", Keys: []string{"path"}, Kind: cli.Path},
+	{Head: "Status", Keys: []string{"status"}},
+	{Head: "Steps", Keys: []string{"steps"}, Kind: cli.Count},
+	{Head: "Failed", Keys: []string{"first_failure.name"}, Keep: true},
+	{Head: "Detail", Keys: []string{"first_failure.detail"}, Keep: true},
+	{Head: "ID", Keys: []string{"id"}},
+}}
 
 // verifyInput verifies every cassette of one input and writes a report
 // for each. It returns false when one failed.
