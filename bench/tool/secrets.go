@@ -14,8 +14,13 @@ import (
 // no entropy or placeholder checks, so it may count more matches.)
 func secretPatternsCmd(w io.Writer) error {
 	for _, r := range secrets.Default.Rules() {
+		// A built-in rule keeps its source in Expr until first hit.
+		src := r.Expr
+		if r.Pattern != nil {
+			src = r.Pattern.String()
+		}
 		// rg joins the patterns into one: a group name may appear once.
-		p := strings.ReplaceAll(r.Pattern.String(), "(?P<secret>", "(")
+		p := strings.ReplaceAll(src, "(?P<secret>", "(")
 		if r.WordStart {
 			p = `\b(?:` + p + `)`
 		}

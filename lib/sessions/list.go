@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -69,6 +70,11 @@ type ListOptions struct {
 	// Cache, when set, keeps each plain transcript's summary
 	// (SummaryCacheName): an unchanged transcript is not read again.
 	Cache *cache.Store
+	// ModifiedSince, when set, leaves unread each transcript written
+	// before it (Session.WrittenBefore): its session has the file's
+	// fields only and the mtime as its last activity, which is before
+	// ModifiedSince, so a --since of that time drops it either way.
+	ModifiedSince time.Time
 }
 
 // Files lists the session transcript files of the projects dirs without
@@ -181,7 +187,23 @@ func List(ctx context.Context, profs []profiles.Profile, opt ListOptions) ([]Ses
 // complete is List after the file listing; orphans adds the running
 // sessions that have no transcript among files.
 func complete(ctx context.Context, profs []profiles.Profile, files []Session, opt ListOptions, orphans bool) ([]Session, []error) {
-	errs := Summarize(ctx, files, opt)
+	// The transcripts written before opt.ModifiedSince go to the end,
+	// unread, with their mtime as their last activity; join sorts.
+	fresh := files
+	if !opt.ModifiedSince.IsZero() {
+		sort.SliceStable(files, func(i, j int) bool {
+			return !files[i].WrittenBefore(opt.ModifiedSince) && files[j].WrittenBefore(opt.ModifiedSince)
+		})
+		n := 0
+		for n < len(files) && !files[n].WrittenBefore(opt.ModifiedSince) {
+			n++
+		}
+		fresh = files[:n]
+		for i := n; i < len(files); i++ {
+			files[i].LastActivityAt = files[i].Mtime
+		}
+	}
+	errs := Summarize(ctx, fresh, opt)
 	var actives []Active
 	if !opt.NoActive {
 		var aerrs []error

@@ -199,3 +199,16 @@ func (s Session) Describe() string {
 	}
 	return strings.Join(parts, "  ")
 }
+
+// WrittenBefore reports whether the transcript was last written before t
+// (a zero t or an unknown mtime: no), so that it holds no record stamped
+// at or after t and a time window starting at t need not open it. The
+// one rule behind every --since prune: a record's timestamp is the time
+// of its event, and the write that put it in the file came after, so
+// the file's mtime is at least the newest timestamp in it. Archive
+// copies (cc-entries --archive, .gz, .zst) carry the time they were
+// copied, later still. Only an mtime set back by hand (touch -d) breaks
+// it; touch the file again to make it count.
+func (s Session) WrittenBefore(t time.Time) bool {
+	return !t.IsZero() && !s.Mtime.IsZero() && s.Mtime.Before(t)
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
@@ -79,8 +80,14 @@ func (o *options) run(env *cli.Env, args []string) error {
 
 	var srcs []source
 	if len(args) == 0 && !env.HasInput() {
-		// Neither paths nor a pipe: every session, as cc-sessions lists them.
-		list, err := load.EverySession(env, o.sys)
+		// Neither paths nor a pipe: every session, as cc-sessions lists
+		// them; with --since, not those last written before it, unless
+		// --follow waits for records they may still get.
+		var since time.Time
+		if !o.follow {
+			since = sel.Since
+		}
+		list, err := load.EverySession(env, o.sys, since)
 		if err != nil {
 			return err
 		}

@@ -301,7 +301,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	case env.HasInput():
 		err = o.readStdin(env, x, explicitSubagents)
 	default:
-		err = readEverySession(env, o.sys, x)
+		err = readEverySession(env, o.sys, x, o.window.Since)
 	}
 	if cerr := x.Close(); err == nil {
 		err = cerr
@@ -311,9 +311,10 @@ func (o *options) run(env *cli.Env, args []string) error {
 }
 
 // readEverySession reads every session cc-sessions lists, as if its
-// output were piped in: what a cron line with nothing piped means.
-func readEverySession(env *cli.Env, sys cli.System, x *extract.Extractor) error {
-	list, err := load.EverySession(env, sys)
+// output were piped in: what a cron line with nothing piped means. Those
+// last written before since (--since) are not opened.
+func readEverySession(env *cli.Env, sys cli.System, x *extract.Extractor, since time.Time) error {
+	list, err := load.EverySession(env, sys, since)
 	if err != nil {
 		return err
 	}

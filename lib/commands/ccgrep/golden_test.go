@@ -15,22 +15,7 @@ import (
 // records and --matches of every kind (transcript, subagent,
 // tool_result), and a stdin record passed through with its matches.
 func TestGolden(t *testing.T) {
-	corpus, err := filepath.Abs(filepath.Join("..", "..", "..", "testdata", "corpus", "claude"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r, err := filepath.EvalSymlinks(corpus); err == nil {
-		corpus = r
-	}
-	if _, err := os.Stat(filepath.Join(corpus, "projects")); err != nil {
-		t.Skip("testdata/corpus/claude is not generated yet")
-	}
-	sys := cli.System{Home: t.TempDir(), Getenv: func(k string) string {
-		return map[string]string{"TMPDIR": "/fixture-tmp", "CLAUDE_CONFIG_DIR": corpus}[k]
-	}}
-	main := func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-		return RunWith(sys, args, stdin, stdout, stderr)
-	}
+	corpus, main := corpusRun(t, t.TempDir())
 	alpha := filepath.Join(corpus, "projects", "-home-dev-projects-alpha", "c0a1f001-0000-4000-8000-000000000001.jsonl")
 	tests := []struct {
 		name, stdin string
@@ -58,5 +43,28 @@ func TestGolden(t *testing.T) {
 			got := golden.Corpus(golden.Run(main, tt.args, tt.stdin), corpus)
 			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), got)
 		})
+	}
+}
+
+// corpusRun returns the real-CLI corpus (testdata/corpus/claude) and
+// cc-grep over it with home as its home (its search index under it),
+// or skips when the corpus is not generated.
+func corpusRun(t *testing.T, home string) (string, func(args []string, stdin io.Reader, stdout, stderr io.Writer) int) {
+	t.Helper()
+	corpus, err := filepath.Abs(filepath.Join("..", "..", "..", "testdata", "corpus", "claude"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := filepath.EvalSymlinks(corpus); err == nil {
+		corpus = r
+	}
+	if _, err := os.Stat(filepath.Join(corpus, "projects")); err != nil {
+		t.Skip("testdata/corpus/claude is not generated yet")
+	}
+	sys := cli.System{Home: home, Getenv: func(k string) string {
+		return map[string]string{"TMPDIR": "/fixture-tmp", "CLAUDE_CONFIG_DIR": corpus}[k]
+	}}
+	return corpus, func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		return RunWith(sys, args, stdin, stdout, stderr)
 	}
 }

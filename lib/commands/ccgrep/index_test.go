@@ -1,13 +1,10 @@
 package ccgrep
 
 import (
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
@@ -16,21 +13,9 @@ import (
 // byte, over the real-CLI corpus: sessions, --matches, --jq, --any, AND,
 // stdin records, window flags.
 func TestIndexCLI(t *testing.T) {
-	corpus, err := filepath.Abs(filepath.Join("..", "..", "..", "testdata", "corpus", "claude"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(corpus, "projects")); err != nil {
-		t.Skip("testdata/corpus/claude is not generated yet")
-	}
-	alpha := filepath.Join(corpus, "projects", "-home-dev-projects-alpha", "c0a1f001-0000-4000-8000-000000000001.jsonl")
 	home := t.TempDir()
-	sys := cli.System{Home: home, Getenv: func(k string) string {
-		return map[string]string{"TMPDIR": "/fixture-tmp", "CLAUDE_CONFIG_DIR": corpus}[k]
-	}}
-	main := func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-		return RunWith(sys, args, stdin, stdout, stderr)
-	}
+	corpus, main := corpusRun(t, home)
+	alpha := filepath.Join(corpus, "projects", "-home-dev-projects-alpha", "c0a1f001-0000-4000-8000-000000000001.jsonl")
 	old := announceMin
 	announceMin = 0
 	t.Cleanup(func() { announceMin = old })

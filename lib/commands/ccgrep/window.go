@@ -14,9 +14,9 @@ import (
 
 // fileInWindow tells, before a session is searched, whether it can have
 // been active in the window: a transcript last written before --since
-// holds nothing later.
+// holds nothing later (sessions.Session.WrittenBefore).
 func (o *options) fileInWindow(f sessions.Session) bool {
-	return o.window.Since.IsZero() || f.Mtime.IsZero() || !f.Mtime.Before(o.window.Since)
+	return !f.WrittenBefore(o.window.Since)
 }
 
 // sessionInWindow tells whether a listed session was active in the window.

@@ -256,7 +256,7 @@ func (o *options) read(env *cli.Env, r *otel.Reader, paths []string) error {
 	case env.HasInput():
 		return o.readStdin(env, r, session)
 	}
-	list, err := load.EverySession(env, o.sys)
+	list, err := load.EverySession(env, o.sys, time.Time{})
 	if err != nil {
 		return err
 	}

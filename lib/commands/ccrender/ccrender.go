@@ -216,7 +216,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		err = o.readStdin(env, add)
 	default:
 		var list []sessions.Session
-		if list, err = load.EverySession(env, o.sys); err != nil {
+		if list, err = load.EverySession(env, o.sys, time.Time{}); err != nil {
 			return err
 		}
 		for _, s := range list {

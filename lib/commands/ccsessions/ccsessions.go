@@ -204,7 +204,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		}
 		return env.Ctx.Err()
 	}
-	list := load.Listing(env, o.sys, profs, load.ListOptions{CwdWithin: o.cwdWithin, NoCache: o.noCache, CacheStats: o.cacheStats})
+	list := load.Listing(env, o.sys, profs, load.ListOptions{CwdWithin: o.cwdWithin, NoCache: o.noCache, CacheStats: o.cacheStats, Since: o.window.Since})
 	if n := sessions.UnarchivedNearCleanup(env.Ctx, profs, list, o.sys.Clock()); n.Sessions > 0 {
 		env.Warnf("%d sessions have no archive copy and are within %d days of Claude Code's cleanup (cleanupPeriodDays %d): archive them with cc-sessions | cc-entries --archive DIR, from then on with the SessionEnd hook cc-entries --archive DIR --print-settings prints, and set CCPIPE_ARCHIVE=DIR (see cc-entries)",
 			n.Sessions, sessions.CleanupWarnDays, n.PeriodDays)

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -58,6 +59,9 @@ func NamedProfiles(profs []profiles.Profile, names []string) ([]profiles.Profile
 type ListOptions struct {
 	CwdWithin           []string
 	NoCache, CacheStats bool
+	// Since is --since: a transcript last written before it is not read
+	// (sessions.ListOptions.ModifiedSince).
+	Since time.Time
 }
 
 // Listing is the session listing of cc-sessions: every session of profs
@@ -70,7 +74,7 @@ func Listing(env *cli.Env, sys cli.System, profs []profiles.Profile, opt ListOpt
 		store = cache.Open(dir, sessions.SummaryCacheName, sessions.SummaryCacheVersion+"/"+cache.Build())
 	}
 	list, errs := sessions.List(env.Ctx, profs, sessions.ListOptions{
-		CwdWithin: opt.CwdWithin, Getenv: sys.Getenv, Cache: store,
+		CwdWithin: opt.CwdWithin, Getenv: sys.Getenv, Cache: store, ModifiedSince: opt.Since,
 	})
 	for _, err := range errs {
 		env.Warnf("%v", err)
@@ -83,15 +87,17 @@ func Listing(env *cli.Env, sys cli.System, profs []profiles.Profile, opt ListOpt
 // given neither a pipe nor paths: the transcript of every session
 // cc-sessions lists, in its order (newest first), as if its output were
 // piped in. A running session with no transcript yet has nothing to read
-// and is left out. An empty pipe is input (none), never this.
-func EverySession(env *cli.Env, sys cli.System) ([]sessions.Session, error) {
+// and is left out. An empty pipe is input (none), never this. With since
+// (--since), a transcript last written before it holds nothing of the
+// window: it is neither read nor returned.
+func EverySession(env *cli.Env, sys cli.System, since time.Time) ([]sessions.Session, error) {
 	profs, err := DiscoverProfiles(env, sys)
 	if err != nil {
 		return nil, err
 	}
 	var out []sessions.Session
-	for _, s := range Listing(env, sys, profs, ListOptions{}) {
-		if s.TranscriptPath != "" {
+	for _, s := range Listing(env, sys, profs, ListOptions{Since: since}) {
+		if s.TranscriptPath != "" && !s.WrittenBefore(since) {
 			out = append(out, s)
 		}
 	}
