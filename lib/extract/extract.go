@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -133,6 +134,9 @@ type Extractor struct {
 	lazyTools bool
 	// unreadable counts transcripts ReadTranscripts could not read.
 	unreadable int
+	// copies counts the tool calls a fork copied, left to the session
+	// that made them (copied.go), and the sessions read.
+	copies copies
 	// early holds the warnings Warn is given while ReadTranscripts runs.
 	early *earlyWarnings
 	// noPrefilter turns the line filters and the lazy reads of failures
@@ -240,6 +244,7 @@ func (x *Extractor) Entry(o Origin, e *transcript.Entry) error {
 	if e == nil {
 		return nil
 	}
+	x.copies.sawSession(cmp.Or(e.SessionID, o.SessionID))
 	return x.h.entry(&o, e)
 }
 
@@ -252,7 +257,11 @@ func (x *Extractor) Close() error {
 	if err := x.h.endFile(); err != nil {
 		return err
 	}
-	return x.h.finish()
+	if err := x.h.finish(); err != nil {
+		return err
+	}
+	x.copies.report(x.opts.Kind, x.opts.Warn)
+	return nil
 }
 
 // Types are the record types this kind reads (a prefilter for readers).

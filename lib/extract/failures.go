@@ -37,6 +37,9 @@ const maxPendingNames = 10000
 type failures struct {
 	x     *Extractor
 	names map[string]string // tool_use_id -> tool name, until the result
+	// copied holds the ids of the calls a fork copied (copied.go), until
+	// their result: those failures are the session's that made the call.
+	copied map[string]string // tool_use_id -> the session that made the call
 	// hookErrs counts the hook error attachments per toolUseID: a Stop
 	// hook's failure is written both as an attachment and in the
 	// stop_hook_summary with the same toolUseID, and is one failure.
@@ -52,7 +55,7 @@ type failures struct {
 }
 
 func newFailures(x *Extractor) *failures {
-	return &failures{x: x, names: map[string]string{}, hookErrs: map[string]int{}}
+	return &failures{x: x, names: map[string]string{}, copied: map[string]string{}, hookErrs: map[string]int{}}
 }
 
 func (h *failures) entry(o *Origin, e *transcript.Entry) error {
@@ -80,8 +83,15 @@ func (h *failures) assistant(o *Origin, e *transcript.Entry) error {
 		decodeObject(e.Raw, &extra)
 		return h.x.emit(Failure{Base: base(o, e), Kind: "api_error", Message: transcript.Text(e.Message.Content), Status: extra.Status})
 	}
+	owner, copied := copiedFrom(o, e)
 	for _, b := range e.Message.Content {
-		if b.Type == transcript.BlockToolUse && len(h.names) < maxPendingNames {
+		switch {
+		case b.Type != transcript.BlockToolUse:
+		case copied:
+			if len(h.copied) < maxPendingNames {
+				h.copied[b.ID] = owner
+			}
+		case len(h.names) < maxPendingNames:
 			h.names[b.ID] = b.Name
 		}
 	}
@@ -96,6 +106,8 @@ func (h *failures) user(o *Origin, e *transcript.Entry) error {
 		if b.Type != transcript.BlockToolResult {
 			continue
 		}
+		owner, copied := h.copied[b.ToolUseID]
+		delete(h.copied, b.ToolUseID)
 		name, known := h.names[b.ToolUseID]
 		delete(h.names, b.ToolUseID)
 		r := &result{text: transcript.Text(b.Content), isError: b.IsError, tur: e.User.ToolUseResult,
@@ -115,6 +127,10 @@ func (h *failures) user(o *Origin, e *transcript.Entry) error {
 				f.ExitCode = &n
 			}
 		default:
+			continue
+		}
+		if copied {
+			h.x.copies.leave(owner) // the failure of the session that made the call
 			continue
 		}
 		if err := h.x.emit(f); err != nil {

@@ -146,10 +146,13 @@ type joiner struct {
 	// seen holds the ids of the file's calls (up to maxSeen), for the
 	// kind's line filter: a result of a call not seen may come before it.
 	seen map[string]struct{}
+	// copies counts the calls a fork copied, left to the session that
+	// made them (copied.go): not queued, their ids ignored.
+	copies *copies
 }
 
-func newJoiner(done func(*call) error, want func(string) bool) *joiner {
-	return &joiner{byID: map[string]*call{}, early: map[string]*result{}, done: done, want: want, ignored: map[string]struct{}{}, seen: map[string]struct{}{}}
+func newJoiner(c *copies, done func(*call) error, want func(string) bool) *joiner {
+	return &joiner{byID: map[string]*call{}, early: map[string]*result{}, done: done, want: want, ignored: map[string]struct{}{}, seen: map[string]struct{}{}, copies: c}
 }
 
 func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
@@ -158,6 +161,7 @@ func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
 	}
 	switch e.Type {
 	case "assistant":
+		owner, copied := copiedFrom(o, e)
 		for _, b := range e.Message.Content {
 			if b.Type != transcript.BlockToolUse {
 				continue
@@ -165,7 +169,10 @@ func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
 			if len(j.seen) < maxSeen {
 				j.seen[b.ID] = struct{}{}
 			}
-			if j.want != nil && !j.want(b.Name) {
+			if copied || (j.want != nil && !j.want(b.Name)) {
+				if copied && (j.want == nil || j.want(b.Name)) {
+					j.copies.leave(owner)
+				}
 				if _, ok := j.early[b.ID]; ok {
 					delete(j.early, b.ID)
 				} else {

@@ -146,7 +146,7 @@ func (x *Extractor) ReadTranscripts(ctx context.Context, produce func(add func(p
 	} else {
 		// Workers copy a copy: x.unreadable changes as files are taken.
 		tmpl := *x
-		tmpl.h, tmpl.unreadable = nil, 0
+		tmpl.h, tmpl.unreadable, tmpl.copies = nil, 0, copies{}
 		q := newFileQueues()
 		// Many files may be read ahead: the budget of their facts, not
 		// their number, bounds memory.
@@ -410,6 +410,7 @@ type fileJob struct {
 	done       bool
 	err        error // the read stopped (cancelled)
 	unreadable int
+	copies     copies
 	ready      chan struct{} // items were queued or the read is done
 }
 
@@ -460,6 +461,7 @@ func (j *fileJob) warnFirst(msg string) { j.first = append(j.first, msg) }
 
 func (j *fileJob) run(ctx context.Context) {
 	unreadable := 0
+	var cp copies
 	err := ctx.Err() // stopped: the files still queued are not opened
 	if err == nil {
 		emit := func(v any) error { return j.give(ctx, item{fact: v}, factSize(v)) }
@@ -469,10 +471,10 @@ func (j *fileJob) run(ctx context.Context) {
 		if err == nil {
 			err = j.flush(ctx)
 		}
-		unreadable = y.unreadable
+		unreadable, cp = y.unreadable, y.copies
 	}
 	j.q.mu.Lock()
-	j.done, j.err, j.unreadable = true, err, unreadable
+	j.done, j.err, j.unreadable, j.copies = true, err, unreadable, cp
 	j.q.mu.Unlock()
 	signal(j.ready)
 }
@@ -568,6 +570,7 @@ func (j *fileJob) take(ctx context.Context) error {
 		}
 	}
 	x.unreadable += j.unreadable
+	x.copies.add(&j.copies)
 	return j.err
 }
 
@@ -587,6 +590,7 @@ func signal(ch chan struct{}) {
 func (x *Extractor) fork(emit func(any) error, warn func(string)) *Extractor {
 	y := *x
 	y.emit, y.opts.Warn = emit, warn
+	y.copies = copies{}
 	y.opts.Unique = false
 	y.h = y.newHandler()
 	return &y
@@ -641,6 +645,7 @@ func lenp(s *string) int {
 // that cannot be read is reported and counted, not fatal.
 func (x *Extractor) readFile(ctx context.Context, f file) error {
 	o := f.origin
+	x.copies.sawSession(o.SessionID)
 	n := 0
 	var ferr error // an error of the extraction, not of the read
 	warned := 0    // per file: the first ten lines named, the rest counted

@@ -347,7 +347,7 @@ func TestConversationMessageOfAnotherType(t *testing.T) {
 // and still joins its own calls, results before calls included.
 func TestJoinerIgnoresOtherTools(t *testing.T) {
 	var got []string
-	j := newJoiner(func(c *call) error {
+	j := newJoiner(&copies{}, func(c *call) error {
 		r := "<none>"
 		if c.res != nil {
 			r = c.res.text

@@ -135,7 +135,7 @@ type subagents struct {
 
 func newSubagents(x *Extractor) *subagents {
 	h := &subagents{x: x, notes: map[string]notification{}}
-	h.j = newJoiner(h.call, nil)
+	h.j = newJoiner(&x.copies, h.call, nil)
 	return h
 }
 

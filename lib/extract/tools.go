@@ -92,12 +92,12 @@ func newToolsKind(x *Extractor) *toolsKind {
 	h := &toolsKind{x: x}
 	switch x.opts.Kind {
 	case "tools":
-		h.j = newJoiner(h.tool, nil)
+		h.j = newJoiner(&x.copies, h.tool, nil)
 	case "shell":
-		h.j = newJoiner(h.shell, func(name string) bool { return name == "Bash" || name == "PowerShell" })
+		h.j = newJoiner(&x.copies, h.shell, func(name string) bool { return name == "Bash" || name == "PowerShell" })
 		h.names = quoted("Bash", "PowerShell")
 	case "files":
-		h.j = newJoiner(h.file, func(name string) bool { _, ok := fileOps[name]; return ok })
+		h.j = newJoiner(&x.copies, h.file, func(name string) bool { _, ok := fileOps[name]; return ok })
 		for name := range fileOps {
 			h.names = append(h.names, quoted(name)...)
 		}

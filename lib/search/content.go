@@ -102,6 +102,62 @@ var attachmentBoilerplate = []string{
 // writes before every local slash command: an instruction, not content.
 const metaBoilerplate = "<local-command-caveat>"
 
+// The fixed texts Claude Code 2.1.328 wraps a compaction summary in (the
+// user record with isCompactSummary; found in the binary, where the
+// summary is built): a preamble, a reminder listing the tools used, the
+// "Summary:" label, then after the summary paragraphs telling the model
+// where the full transcript is (with "exact code snippets, error
+// messages"), what was left out, and how to go on. Only the summary the
+// model wrote is content (compactSummaryBody).
+const (
+	compactPreamble = "This session is being continued from a previous conversation that ran out of context."
+	// compactWithheld is the whole text when Remote Control withheld the
+	// summary: nothing in it is the session's.
+	compactWithheld = compactPreamble + " The summary of that conversation is not included here"
+	compactReminder = "</system-reminder>\n"
+	compactLabel    = "Summary:\n"
+)
+
+// compactTails start the paragraphs Claude Code appends after a summary;
+// the summary ends where the first of them begins.
+var compactTails = []string{
+	"\n\nIf you need specific details from before compaction",
+	"\n\nNote: part of the earlier conversation was too large to include",
+	"\n\nNote:\n",
+	"\nContinue the conversation from where it left off",
+	"\n\nThe messages after this summary are the most recent messages from before compaction",
+}
+
+// compactSummaryBody is the part of a compaction summary record's text
+// the model wrote: the text without Claude Code's fixed wrapping (nil
+// when all of it is wrapping). A text that does not start with the
+// preamble is returned whole.
+func compactSummaryBody(s []byte) []byte {
+	i := bytes.Index(s, []byte(compactPreamble))
+	if i < 0 || i > 1024 { // an optional note may come first
+		return s
+	}
+	if bytes.HasPrefix(s[i:], []byte(compactWithheld)) {
+		return nil
+	}
+	body := s[i+len(compactPreamble):]
+	if j := bytes.Index(body, []byte(compactReminder)); j >= 0 {
+		body = body[j+len(compactReminder):]
+	} else if j := bytes.IndexByte(body, '\n'); j >= 0 {
+		body = body[j+1:] // the rest of the preamble's paragraph
+	} else {
+		return nil
+	}
+	body = bytes.TrimPrefix(body, []byte(compactLabel))
+	end := len(body)
+	for _, t := range compactTails {
+		if k := bytes.Index(body, []byte(t)); k >= 0 && k < end {
+			end = k
+		}
+	}
+	return body[:end]
+}
+
 // Place is where in a record a content string lies.
 type Place struct {
 	Where      string // one of the Where constants
@@ -122,7 +178,7 @@ type recordMeta struct {
 // has no content; err reports a syntax error.
 func walkContent(line []byte, names map[string]string, fn func(p *Place, text []byte) bool) (meta recordMeta, err error) {
 	var typ, message, attachment []byte
-	var isMeta bool
+	var isMeta, isSummary bool
 	err = jsonscan.Members(line, func(m *jsonscan.Member) error {
 		switch string(m.Key) {
 		case "type":
@@ -139,13 +195,15 @@ func walkContent(line []byte, names map[string]string, fn func(p *Place, text []
 			meta.agentID = stringValue(m.Value)
 		case "isMeta":
 			isMeta = string(m.Value) == "true"
+		case "isCompactSummary":
+			isSummary = string(m.Value) == "true"
 		}
 		return nil
 	})
 	if err != nil {
 		return meta, err
 	}
-	w := walker{fn: fn, names: names}
+	w := walker{fn: fn, names: names, summary: isSummary}
 	switch stringValue(typ) {
 	case "user":
 		w.user(message, isMeta)
@@ -178,6 +236,9 @@ type walker struct {
 	// seen holds an attachment's strings so far: a hook_success repeats
 	// its stdout as content (trimmed), and a hit there is one hit.
 	seen [][]byte
+	// summary: the record is a compaction summary, whose prompt text is
+	// searched without Claude Code's wrapping (compactSummaryBody).
+	summary bool
 }
 
 func (w *walker) emit(p *Place, raw []byte) {
@@ -188,6 +249,11 @@ func (w *walker) emit(p *Place, raw []byte) {
 	s, err := c.String()
 	if err != nil || len(s) == 0 {
 		return
+	}
+	if w.summary && p.Where == WherePrompt {
+		if s = compactSummaryBody(s); len(s) == 0 {
+			return
+		}
 	}
 	if p.Where == WhereAttachment {
 		t := bytes.TrimSpace(s)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -144,6 +145,10 @@ func eachJSONLine(t *testing.T, path string, fn func(rec map[string]any)) {
 
 // refContent is the reference for walkContent, written again on
 // encoding/json's generic decode: every content string of a record.
+// refSummary finds the summary in a compaction summary record's text, as
+// the corpus's /compact wrote it.
+var refSummary = regexp.MustCompile(`(?s)^This session is being continued .*?</system-reminder>\n(?:Summary:\n)?(.*?)(?:\n\nIf you need specific details from before compaction|\n\nNote:|\nContinue the conversation from where|\n\nThe messages after this summary|$)`)
+
 func refContent(rec map[string]any) []string {
 	var out []string
 	str := func(v any) {
@@ -173,6 +178,12 @@ func refContent(rec map[string]any) []string {
 		case string:
 			if rec["isMeta"] == true && strings.HasPrefix(c, "<local-command-caveat>") {
 				return nil
+			}
+			if rec["isCompactSummary"] == true {
+				// Only the summary the model wrote (TestCompactSummaryBody).
+				if m := refSummary.FindStringSubmatch(c); m != nil {
+					c = m[1]
+				}
 			}
 			out = append(out, c)
 		case []any:

@@ -49,7 +49,7 @@ func decodeTools(line []byte, alias bool, h *Header) (e *Entry, ok bool) {
 	case "user":
 		e.User = &l.u
 	case "assistant":
-		e.Assistant = &Assistant{}
+		e.Assistant = &Assistant{RequestSessionID: l.rsid}
 	default:
 		e.Message = nil
 	}
@@ -66,6 +66,9 @@ type lazy struct {
 	alias bool
 	// h receives the top-level fields Scan reads.
 	h *Header
+	// rsid is requestSessionId: a fork's copy of another session's call
+	// (lib/pricing's ownership rule; extract leaves such calls to it).
+	rsid string
 }
 
 // object walks an object, calling field for each key (escapes resolved).
@@ -161,7 +164,7 @@ func (l *lazy) raw(dst *json.RawMessage) bool {
 }
 
 var topNames = []string{"type", "uuid", "timestamp", "sessionId", "agentId", "message",
-	"toolUseResult", "toolDenialKind", "permissionDecision", "cwd"}
+	"toolUseResult", "toolDenialKind", "permissionDecision", "cwd", "requestSessionId"}
 
 func (l *lazy) top(e *Entry, k []byte) bool {
 	u := &l.u
@@ -179,6 +182,8 @@ func (l *lazy) top(e *Entry, k []byte) bool {
 	case "cwd":
 		// cc-hook backtest rebuilds a tool call's hook payload, which has it.
 		return seen(&l.set, 512) && l.str(&e.Cwd)
+	case "requestSessionId":
+		return seen(&l.set, 1024) && l.str(&l.rsid)
 	case "parentUuid":
 		return l.header(&l.h.ParentUUID)
 	case "logicalParentUuid":
