@@ -526,3 +526,28 @@ func Build() string {
 	}
 	return strconv.FormatInt(fi.Size(), 10) + "." + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
 }
+
+// SaveReport writes the store back at a command's end and, with stats
+// (--cache-stats), reports through warn its size and the run's use of it.
+// A store that cannot be written only costs a full read next time: that
+// is said under stats only. A nil store is the cache turned off.
+func (s *Store) SaveReport(stats bool, warn func(format string, a ...any)) {
+	if s == nil {
+		if stats {
+			warn("cache: off")
+		}
+		return
+	}
+	serr := s.Save()
+	if !stats {
+		return
+	}
+	st := s.Stats()
+	warn("cache: %s: %d files, %d bytes; this run: %d unchanged, %d grown, %d read whole, %d dropped", st.Path, st.Entries, st.Bytes, st.Fresh, st.Grown, st.Miss, st.Dropped)
+	if st.Corrupt {
+		warn("cache: the store was damaged and was rebuilt")
+	}
+	if serr != nil {
+		warn("cache: not saved: %v", serr)
+	}
+}

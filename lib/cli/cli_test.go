@@ -9,12 +9,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/syncwriter"
 )
 
 // testCommand echoes its positional args and one flag as a record.
 func testCommand(run func(env *Env, args []string) error) (*Command, *bool) {
 	var loud bool
 	c := &Command{
+		Sys:  &System{},
 		Name: "cc-test", Synopsis: "cc-test [flags] ARG...", Help: "usage: cc-test [flags] ARG...\n\nTests.",
 		SetFlags: func(f *Flags) { f.BoolVar(&loud, "loud", false, "be loud") },
 		Run:      run,
@@ -290,7 +293,7 @@ func TestWarnfFromGoroutinesKeepsLinesWhole(t *testing.T) {
 }
 
 func TestIsTerminal(t *testing.T) {
-	if IsTerminal(&strings.Builder{}) || IsTerminal(&syncWriter{w: &strings.Builder{}}) {
+	if IsTerminal(&strings.Builder{}) || IsTerminal(syncwriter.New(&strings.Builder{})) {
 		t.Error("a buffer is not a terminal")
 	}
 	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
@@ -298,7 +301,7 @@ func TestIsTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if IsTerminal(f) || IsTerminal(&syncWriter{w: f}) {
+	if IsTerminal(f) || IsTerminal(syncwriter.New(f)) {
 		t.Error("a regular file is not a terminal")
 	}
 }

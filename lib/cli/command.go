@@ -14,6 +14,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/jq"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
+	"github.com/ccpipe/ccpipe/lib/syncwriter"
 )
 
 // ClaudeCodeVersion is the Claude Code release ccpipe was checked against.
@@ -36,7 +37,14 @@ type Command struct {
 	// name), or with flag "" for the positional argument after args. The
 	// shell filters them by what was typed.
 	Complete func(ctx context.Context, flag string, args []string) []string
-	// Sys is the System the command runs in (its RunWith's); nil: OS().
+	// NoJQ, when set, says why --jq does not apply to a command that
+	// prints no records (a page, a reply for Claude Code): -h offers no
+	// --jq, -r, -c or --arg, and giving one is a usage error saying this.
+	NoJQ string
+	// Sys is the System the command runs in (its RunWith's); it must be
+	// given: a command without one fails before it runs, rather than
+	// reading the real machine in a test. A subcommand without one runs in
+	// its parent's.
 	Sys *System
 	// Subcommands, when set, make the command dispatch on its first word
 	// (see dispatch): each is a Command of its own, with its own flags,
@@ -68,8 +76,7 @@ type Env struct {
 func (e *Env) Terminal() (width int, ok bool) {
 	s := e.sys
 	if s == nil {
-		real := OS()
-		s = &real
+		s = &System{} // an Env outside Main: nothing of the real machine
 	}
 	width, ok = terminal(s, e.Stdout)
 	if n, err := strconv.Atoi(s.Env("COLUMNS")); ok && width == 0 && err == nil && n > 0 {
@@ -89,6 +96,9 @@ func (e *Env) Warnf(format string, a ...any) {
 // Main runs the command and returns its exit code. It is what a
 // cmd/<name>/main.go passes to os.Exit.
 func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if c.Sys == nil {
+		return c.report(stderr, fmt.Errorf("%s has no System: RunWith must give one (cli.OS() for the real one)", c.fullName()))
+	}
 	if len(c.Subcommands) > 0 {
 		return c.dispatch(args, stdin, stdout, stderr)
 	}
@@ -100,7 +110,7 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 		c.doc(stdout)
 		return ExitOK
 	}
-	f := newFlags(c.Name)
+	f := newFlags(c.Name, c.NoJQ)
 	if c.SetFlags != nil {
 		c.SetFlags(f)
 	}
@@ -143,7 +153,7 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 		defer signal.Stop(ch)
 	}
 	code, err := runInterruptible(func(ctx context.Context) error {
-		env := &Env{Ctx: ctx, Name: c.Name, Stdin: stdin, Stdout: stdout, Stderr: &syncWriter{w: stderr}, Out: out, Flags: f, sys: c.Sys}
+		env := &Env{Ctx: ctx, Name: c.Name, Stdin: stdin, Stdout: stdout, Stderr: syncwriter.New(stderr), Out: out, Flags: f, sys: c.Sys}
 		out.warn = env.Warnf
 		// A command that reads stdin its own way still gets the count of
 		// the SkipInput warnings not shown.

@@ -62,7 +62,7 @@ complete -c %[1]s -a '(%[1]s %[2]s (commandline -opc)[2..-1] (commandline -ct) 2
 
 // complete prints the words that may come at the last of words.
 func (c *Command) complete(ctx context.Context, w io.Writer, words []string) {
-	f := newFlags(c.Name)
+	f := newFlags(c.Name, c.NoJQ)
 	if c.SetFlags != nil {
 		c.SetFlags(f)
 	}
@@ -189,7 +189,7 @@ func PrintDoc(w io.Writer, d Doc) {
 
 // Doc is the command's documentation: its help and its flags.
 func (c *Command) Doc() Doc {
-	f := newFlags(c.Name)
+	f := newFlags(c.Name, c.NoJQ)
 	if c.SetFlags != nil {
 		c.SetFlags(f)
 	}
@@ -209,7 +209,9 @@ func (c *Command) Doc() Doc {
 		}
 		d.Flags = append(d.Flags, fd)
 	})
-	d.Flags = append(d.Flags, FlagDoc{Name: "arg", Arg: "NAME VALUE", Usage: "bind $NAME to the string VALUE in the --jq expression"})
+	if c.NoJQ == "" {
+		d.Flags = append(d.Flags, FlagDoc{Name: "arg", Arg: "NAME VALUE", Usage: "bind $NAME to the string VALUE in the --jq expression"})
+	}
 	sort.Slice(d.Flags, func(i, j int) bool { return d.Flags[i].Name < d.Flags[j].Name })
 	return d
 }

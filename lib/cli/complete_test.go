@@ -13,6 +13,7 @@ func completer() *Command {
 	var s string
 	var b bool
 	return &Command{
+		Sys:  &System{},
 		Name: "cc-test", Synopsis: "cc-test", Help: "usage: cc-test",
 		SetFlags: func(f *Flags) {
 			f.StringVarP(&s, "profile", "p", "", "a `NAME`")

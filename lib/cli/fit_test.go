@@ -1,41 +1,13 @@
 package cli
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
 )
 
-// TestSummaries: what a Summary, FirstLine or Input cell shows of a
-// message, a text or a tool's input.
-func TestSummaries(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
-		{`"hello\nworld"`, "hello world"},
-		{`{"role":"user","content":"a prompt"}`, "a prompt"},
-		{`{"role":"assistant","content":[{"type":"thinking","thinking":"hmm"},{"type":"text","text":"Let me look."},{"type":"tool_use","name":"Bash","input":{}}]}`, "Let me look. · tool Bash"},
-		{`[{"type":"tool_result","content":"\n\nExit code 1\nmore"}]`, "Exit code 1"},
-		{`[{"type":"tool_result","content":[{"type":"text","text":"first\nsecond"}]}]`, "first"},
-		{`{"type":"environment","snapshot":{}}`, "environment"},
-		{`[]`, ""},
-		{`[1,2]`, ""}, // not content blocks: nothing to say, no panic
-		{`12`, "12"},
-	} {
-		if got := summary(json.RawMessage(tt.in)); got != tt.want {
-			t.Errorf("summary(%s) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-	for _, tt := range []struct{ in, want string }{
-		{`{"command":"go test ./...","description":"run"}`, "go test ./..."},
-		{`{"pattern":"func main","path":"src"}`, "func main in src"},
-		{`{"file_path":"/a/b.go","old_string":"x"}`, "/a/b.go"},
-		{`{"todos":[1]}`, `{"todos":[1]}`},
-		{`"plain"`, "plain"},
-	} {
-		if got := inputSummary(json.RawMessage(tt.in)); got != tt.want {
-			t.Errorf("inputSummary(%s) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
+// TestFirstLine: what a FirstLine cell shows of a text.
+func TestFirstLine(t *testing.T) {
 	if got := firstLine("\n  \n  out  \nnext"); got != "out" {
 		t.Errorf("firstLine = %q", got)
 	}

@@ -32,6 +32,7 @@ type Flags struct {
 
 	dashed []string // the arguments after the first "--"
 	dash   bool     // whether there was a "--"
+	noJQ   string   // why --jq does not apply (Command.NoJQ); "": it does
 }
 
 // AfterDash returns the arguments after the first "--" and whether there
@@ -40,13 +41,17 @@ type Flags struct {
 // with it.
 func (f *Flags) AfterDash() ([]string, bool) { return f.dashed, f.dash }
 
-func newFlags(name string) *Flags {
-	f := &Flags{fs: flag.NewFlagSet(name, flag.ContinueOnError), aliases: map[string]string{}, enums: map[string][]string{}}
+// newFlags is a command's flag set with the shared flags: --jq, -r, -c
+// and --arg unless noJQ says why they do not apply to it.
+func newFlags(name, noJQ string) *Flags {
+	f := &Flags{fs: flag.NewFlagSet(name, flag.ContinueOnError), aliases: map[string]string{}, enums: map[string][]string{}, noJQ: noJQ}
 	f.fs.SetOutput(io.Discard)
 	f.fs.Usage = func() {}
-	f.StringVarP(&f.JQ, "jq", "q", "", "jq `EXPR` applied to each output record (gojq)")
-	f.BoolVarP(&f.Raw, "raw-output", "r", false, "with --jq, print string results without quotes")
-	f.BoolVarP(&f.compact, "compact-output", "c", false, "accepted as jq's -c: the output is always compact")
+	if noJQ == "" {
+		f.StringVarP(&f.JQ, "jq", "q", "", "jq `EXPR` applied to each output record (gojq)")
+		f.BoolVarP(&f.Raw, "raw-output", "r", false, "with --jq, print string results without quotes")
+		f.BoolVarP(&f.compact, "compact-output", "c", false, "accepted as jq's -c: the output is always compact")
+	}
 	f.BoolVarP(&f.help, "help", "h", false, "print this help and exit")
 	f.fs.BoolVar(&f.version, "version", false, "print the version and exit")
 	f.Enum(&f.completion, "completion", "", "print the completion script for `SHELL` and exit", Shells)
@@ -94,8 +99,18 @@ func (f *Flags) DurationVar(p *time.Duration, name string, value time.Duration, 
 	f.fs.DurationVar(p, name, value, usage)
 }
 
-// Func registers a flag that calls fn for each occurrence (repeatable flags).
+// Func registers a flag that calls fn for each occurrence (a flag whose
+// value is checked or split as it is read; StringsVar for a plain list).
 func (f *Flags) Func(name, usage string, fn func(string) error) { f.fs.Func(name, usage, fn) }
+
+// StringsVar registers a repeatable string flag: each occurrence appends
+// its value to *p, in the order given.
+func (f *Flags) StringsVar(p *[]string, name, usage string) {
+	f.fs.Func(name, usage, func(s string) error {
+		*p = append(*p, s)
+		return nil
+	})
+}
 
 // Var registers a flag.Value.
 func (f *Flags) Var(v flag.Value, name, usage string) { f.fs.Var(v, name, usage) }
@@ -130,6 +145,9 @@ func (f *Flags) parse(args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := f.fs.Parse(args); err != nil {
+			if f.refusedJQ(err) {
+				return nil, &UsageError{Msg: f.noJQ}
+			}
 			return nil, &UsageError{Msg: flagMessage(err.Error()) + f.suggestFlag(err.Error())}
 		}
 		if f.fs.NArg() == 0 {
@@ -160,6 +178,9 @@ func (f *Flags) suggestFlag(msg string) string {
 // takeJQArgs removes `--arg NAME VALUE` triples, which the flag package
 // cannot express (a flag with two values).
 func (f *Flags) takeJQArgs(args []string) ([]string, error) {
+	if f.noJQ != "" {
+		return args, nil
+	}
 	out := args[:0:0]
 	for i := 0; i < len(args); i++ {
 		if args[i] != "--arg" && args[i] != "-arg" {
@@ -173,6 +194,17 @@ func (f *Flags) takeJQArgs(args []string) ([]string, error) {
 		i += 2
 	}
 	return out, nil
+}
+
+// jqFlags are the names of the shared jq flags.
+var jqFlags = map[string]bool{"jq": true, "q": true, "raw-output": true, "r": true, "compact-output": true, "c": true, "arg": true}
+
+// refusedJQ reports whether err is a jq flag given to a command that
+// prints no records (Command.NoJQ): its reason is the usage error, not
+// "flag provided but not defined".
+func (f *Flags) refusedJQ(err error) bool {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	return ok && f.noJQ != "" && jqFlags[name]
 }
 
 // printDefaults writes the flag table, one line per flag with its alias.
@@ -198,7 +230,9 @@ func (f *Flags) printDefaults(w io.Writer) {
 		}
 		lines = append(lines, [2]string{left, usage})
 	})
-	lines = append(lines, [2]string{"    --arg NAME VALUE", "bind $NAME to the string VALUE in the --jq expression"})
+	if f.noJQ == "" {
+		lines = append(lines, [2]string{"    --arg NAME VALUE", "bind $NAME to the string VALUE in the --jq expression"})
+	}
 	sort.Slice(lines, func(i, j int) bool {
 		return strings.TrimLeft(lines[i][0], " -") < strings.TrimLeft(lines[j][0], " -")
 	})

@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/syncwriter"
 )
 
 // Formats are the values of --format: NDJSON streams; the others hold the
@@ -28,10 +31,6 @@ func (o *Output) setFormat(f *Flags, sys *System, stdout io.Writer) error {
 		return nil
 	}
 	s := sys
-	if s == nil {
-		real := OS()
-		s = &real
-	}
 	width, term := terminal(s, stdout)
 	o.term = term
 	format := fl.Value.String()
@@ -67,9 +66,7 @@ func terminal(sys *System, w io.Writer) (int, bool) {
 	if sys.Terminal != nil {
 		return sys.Terminal(w)
 	}
-	if s, ok := w.(*syncWriter); ok {
-		w = s.w
-	}
+	w = syncwriter.Unwrap(w)
 	if !IsTerminal(w) {
 		return 0, false
 	}
@@ -138,6 +135,10 @@ type Column struct {
 	// Keep is left out only after the other columns when the table is too
 	// wide for the terminal (the others go last column first).
 	Keep bool
+	// Show, when set, is the cell's text of the value: the command's own
+	// reading of it (a message's content blocks, a tool's input), cut
+	// like Text.
+	Show func(json.RawMessage) string
 }
 
 // CellKind says how a value shows in a table.
@@ -151,7 +152,5 @@ const (
 	Bytes                     // a size: 980B, 12.4K, 3.1M
 	IDPrefix                  // the first 8 characters of an id
 	Path                      // text whose end matters: cut on the left, …/projects/app
-	Summary                   // a message or its content on one line: text blocks joined, tool NAME, a result's first line
 	FirstLine                 // text whose first non-blank line is enough (a command's output)
-	Input                     // a tool's input: its command, path, pattern or url, else its JSON
 )

@@ -75,6 +75,9 @@ func (c *Command) subNames() []string {
 func (c *Command) child(sub *Command) *Command {
 	cc := *sub
 	cc.Name, cc.path = c.Name, c.Name+" "+sub.Name
+	if cc.Sys == nil {
+		cc.Sys = c.Sys
+	}
 	return &cc
 }
 

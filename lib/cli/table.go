@@ -279,14 +279,13 @@ func (t *recordTable) cell(r record, c Column) string {
 	if v == nil {
 		return ""
 	}
+	if c.Show != nil {
+		return c.Show(v)
+	}
 	s := plain(v)
 	switch c.Kind {
-	case Summary:
-		return summary(v)
 	case FirstLine:
 		return firstLine(s)
-	case Input:
-		return inputSummary(v)
 	case Count:
 		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return numfmt.Thousands(n)
@@ -536,7 +535,7 @@ func footer(left []string, width int) string {
 // numbers, times, sizes and ids may not.
 func cuttable(k CellKind) bool {
 	switch k {
-	case Text, Path, Summary, FirstLine, Input:
+	case Text, Path, FirstLine:
 		return true
 	}
 	return false
@@ -624,6 +623,16 @@ func runeWidth(r rune) int {
 		}
 	}
 	return 1
+}
+
+// firstLine is the first line of s that is not blank, trimmed.
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
 }
 
 // oneLine puts a text on one line: each line break, with the blanks

@@ -196,7 +196,7 @@ func TestActiveLayout(t *testing.T) {
 }
 
 func TestCompleteFormat(t *testing.T) {
-	c := &Command{Name: "cc-test", SetFlags: func(f *Flags) { f.RecordFormats() }}
+	c := &Command{Sys: &System{}, Name: "cc-test", SetFlags: func(f *Flags) { f.RecordFormats() }}
 	var out strings.Builder
 	c.Main([]string{completeArg, "--format", ""}, nil, &out, io.Discard)
 	if got := strings.Fields(out.String()); strings.Join(got, " ") != "ndjson table csv tsv" {

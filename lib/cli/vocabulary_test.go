@@ -12,6 +12,7 @@ func vocab() *Command {
 	var sum, mode string
 	var a, b, c, d bool
 	return &Command{
+		Sys:  &System{},
 		Name: "cc-test", Short: "tests the vocabulary", Synopsis: "cc-test [flags]", Help: "usage: cc-test [flags]\n\nTests.",
 		SetFlags: func(f *Flags) {
 			f.Enum(&sum, "sum", "", "aggregate by `GROUP`", []string{"session", "model", "day", "block"})
@@ -109,6 +110,7 @@ func parent() (*Command, *[]string) {
 	var n int
 	run := func(env *Env, args []string) error { got = append([]string{env.Name}, args...); return nil }
 	return &Command{
+		Sys:  &System{},
 		Name: "cc-test", Short: "tests subcommands", Synopsis: "cc-test COMMAND", Help: "usage: cc-test COMMAND\n\nCommands:\n" + SubcommandList(nil),
 		Subcommands: []*Command{
 			{Name: "verify", Short: "checks", Synopsis: "cc-test verify [-n N] FILE", Help: "usage: cc-test verify [-n N] FILE",

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -253,10 +254,7 @@ func (r *result) localPersistedPath() *string {
 	if rec == nil || r.path == "" {
 		return nil
 	}
-	dir := transcript.SessionDir(r.path)
-	if filepath.Base(filepath.Dir(r.path)) == "subagents" {
-		dir = filepath.Dir(filepath.Dir(r.path)) // a subagent's results are its session's
-	}
+	dir := layout.OwnerDir(r.path) // a subagent's results are its session's
 	local := filepath.Join(dir, "tool-results", filepath.Base(*rec))
 	for _, p := range []string{local, local + ".zst"} {
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {

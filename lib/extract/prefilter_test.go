@@ -296,9 +296,15 @@ func checkPrefilters(t *testing.T, path string) {
 	}
 }
 
+// TestPrefiltersGenerated: checkPrefilters on generated transcripts, half
+// of them with corrupted bytes; -short checks 30 of the 300.
 func TestPrefiltersGenerated(t *testing.T) {
 	dir := t.TempDir()
-	for seed := range uint64(300) {
+	seeds := uint64(300)
+	if testing.Short() {
+		seeds = 30
+	}
+	for seed := range seeds {
 		r := rand.New(rand.NewPCG(seed, 15))
 		b := []byte(genTranscript(r, 5+r.IntN(40)))
 		if seed%2 == 1 {

@@ -86,29 +86,11 @@ func queuedOf(o *Origin, e *transcript.Entry) (p Prompt, ok bool) {
 		Queued: true, Kind: kind, PromptID: str(e.PromptID)}, true
 }
 
-// rawText reads a string, or the text blocks of a block array.
+// rawText reads a string, or the text blocks of a block array
+// (transcript.ContentText).
 func rawText(raw json.RawMessage) string {
-	raw = trimSpace(raw)
-	if len(raw) == 0 {
-		return ""
-	}
-	var s string
-	if raw[0] == '"' {
-		_ = json.Unmarshal(raw, &s)
-		return s
-	}
-	var blocks []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(raw, &blocks)
-	var parts []string
-	for _, b := range blocks {
-		if b.Type == transcript.BlockText {
-			parts = append(parts, b.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
+	text, _ := transcript.ContentText(raw)
+	return text
 }
 
 type prompts struct{ x *Extractor }

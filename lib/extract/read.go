@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 	"golang.org/x/sync/errgroup"
 )
@@ -120,7 +120,7 @@ func statOf(path string) statResult {
 func (x *Extractor) prep(path string) *prepped {
 	p := &prepped{path: path, main: statOf(path), early: x.early.take()}
 	if x.opts.Subagents {
-		p.subDir = statOf(filepath.Join(transcript.SessionDir(path), "subagents"))
+		p.subDir = statOf(layout.SubagentsDirOf(path))
 	}
 	return p
 }

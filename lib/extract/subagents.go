@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -224,8 +225,8 @@ func (h *subagents) addMeta(o *Origin, s *Subagent) {
 	if o.Path == "" {
 		return
 	}
-	dir := transcript.SessionDir(o.Path)
-	if o.AgentID != "" || filepath.Base(filepath.Dir(o.Path)) == "subagents" {
+	dir := layout.OwnerDir(o.Path)
+	if o.AgentID != "" && !layout.IsSubagentPath(o.Path) {
 		dir = filepath.Dir(filepath.Dir(o.Path))
 	}
 	if dir != h.metaDir {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 	"github.com/ccpipe/ccpipe/lib/usage"
 )
@@ -464,7 +465,7 @@ func (x *Extractor) subagents(path string, pre *statResult) (subs []transcript.S
 		subs, err = transcript.Subagents(path)
 		return subs, nil, err
 	}
-	dir := filepath.Join(transcript.SessionDir(path), "subagents")
+	dir := layout.SubagentsDirOf(path)
 	if pre == nil {
 		st := statOf(dir)
 		pre = &st

@@ -1,8 +1,9 @@
 // Package layout is what ccpipe knows of how Claude Code lays out a
-// config dir's sessions on disk: the shape of a session id, the names a
-// transcript file may have, the session dir beside it (subagents,
-// tool results) and the dirs of a project dir that hold no transcripts.
-// Every package that names these files asks here.
+// config dir on disk: its projects and sessions dirs and the files that
+// mark it, the shape of a session id, the names a transcript file may
+// have, the session dir beside it (subagent transcripts, tool results)
+// and the dirs of a project dir that hold no transcripts. Every package
+// that names these files asks here.
 //
 // It imports nothing heavy, so that a command that only needs the names
 // (cc-statusline, run on every status line refresh) does not link and
@@ -10,9 +11,44 @@
 package layout
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 )
+
+// The dirs of a config dir: the project dirs (one per launch dir, each
+// holding its sessions' transcripts) and the running sessions' registry.
+const (
+	ProjectsName = "projects"
+	SessionsName = "sessions"
+)
+
+// ProjectsDir is the projects dir of the config dir config.
+func ProjectsDir(config string) string { return filepath.Join(config, ProjectsName) }
+
+// SessionsDir is the registry dir of the config dir config.
+func SessionsDir(config string) string { return filepath.Join(config, SessionsName) }
+
+// configMarks are what a config dir holds besides its projects dir: the
+// registry dir, and the state and settings files Claude Code writes.
+var configMarks = []string{SessionsName, ".claude.json", "settings.json"}
+
+// HasConfigMarks reports whether dir holds what marks a Claude Code
+// config dir besides projects/: sessions/, .claude.json or settings.json.
+// With projects, projects/ counts too (a config dir of transcripts only).
+func HasConfigMarks(dir string, projects bool) bool {
+	for _, m := range configMarks {
+		if _, err := os.Stat(filepath.Join(dir, m)); err == nil {
+			return true
+		}
+	}
+	if projects {
+		if _, err := os.Stat(ProjectsDir(dir)); err == nil {
+			return true
+		}
+	}
+	return false
+}
 
 // IsUUID reports whether s is a UUID in its 8-4-4-4-12 hex form: the
 // shape of a session id (and of a peer message id).
@@ -105,6 +141,45 @@ func SessionDir(transcriptPath string) string {
 	return dir
 }
 
+// SubagentsDirOf is the dir of the subagent transcripts of the session
+// whose main transcript is at transcriptPath (plain or compressed).
+func SubagentsDirOf(transcriptPath string) string {
+	return filepath.Join(SessionDir(transcriptPath), SubagentsDir)
+}
+
+// SubagentTranscript reports whether name, a file in a session's
+// subagents dir, is a subagent's transcript (agent-<id>.jsonl, or
+// compressed), with its agent id and whether it is compressed. Its
+// .meta.json and anything else are not.
+func SubagentTranscript(name string) (agentID string, compressed, ok bool) {
+	rest, ok := strings.CutPrefix(name, "agent-")
+	if !ok {
+		return "", false, false
+	}
+	for i, suf := range TranscriptSuffixes {
+		if id, ok := strings.CutSuffix(rest, suf); ok && id != "" {
+			return id, i > 0, true
+		}
+	}
+	return "", false, false
+}
+
+// IsSubagentPath reports whether path lies directly in a subagents dir:
+// a subagent's transcript rather than a session's.
+func IsSubagentPath(path string) bool {
+	return filepath.Base(filepath.Dir(path)) == SubagentsDir
+}
+
+// OwnerDir is the session dir that holds what a transcript's records
+// point at (tool results): the transcript's own session dir, or for a
+// subagent's transcript the dir its subagents dir lies in.
+func OwnerDir(transcriptPath string) string {
+	if IsSubagentPath(transcriptPath) {
+		return filepath.Dir(filepath.Dir(transcriptPath))
+	}
+	return SessionDir(transcriptPath)
+}
+
 // SessionID is the id a transcript file is named after (agent-<id> for
 // a subagent's).
 func SessionID(transcriptPath string) string {
@@ -123,7 +198,7 @@ func SessionOfPath(path string) string {
 	// dir. The first fit wins, so a project dir named "projects"
 	// (CLAUDE_CODE_PROJECT_DIR_NAME) still maps.
 	for i := 0; i+2 < len(parts); i++ {
-		if parts[i] != "projects" || parts[i+1] == "" {
+		if parts[i] != ProjectsName || parts[i+1] == "" {
 			continue
 		}
 		x := parts[i+2]

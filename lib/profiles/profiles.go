@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/regular"
 	"os"
 	"path/filepath"
@@ -200,8 +201,8 @@ func (c *collector) add(source, name, given, desc, file string) {
 	c.list = append(c.list, Profile{
 		Name: name, Source: source, ConfigDir: resolved, ConfigDirGiven: given,
 		Exists:      err == nil && fi.IsDir(),
-		ProjectsDir: filepath.Join(resolved, "projects"),
-		SessionsDir: filepath.Join(resolved, "sessions"),
+		ProjectsDir: layout.ProjectsDir(resolved),
+		SessionsDir: layout.SessionsDir(resolved),
 		Description: desc, ConfigFile: file,
 	})
 }
@@ -306,7 +307,7 @@ func yamlLine(err error) int {
 }
 
 // leftovers lists the subdirs of dir that look like Claude Code config
-// dirs: they hold .claude.json, projects/ or sessions/.
+// dirs (layout.HasConfigMarks, projects/ included).
 func leftovers(dir string) []string {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -318,11 +319,8 @@ func leftovers(dir string) []string {
 		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
 			continue
 		}
-		for _, marker := range []string{".claude.json", "projects", "sessions"} {
-			if _, err := os.Stat(filepath.Join(p, marker)); err == nil {
-				out = append(out, p)
-				break
-			}
+		if layout.HasConfigMarks(p, true) {
+			out = append(out, p)
 		}
 	}
 	sort.Strings(out)
@@ -375,13 +373,13 @@ func FromRecord(line []byte) (Profile, error) {
 		return p, errors.New("record has no config_dir")
 	}
 	if p.ProjectsDir == "" {
-		p.ProjectsDir = filepath.Join(p.ConfigDir, "projects")
+		p.ProjectsDir = layout.ProjectsDir(p.ConfigDir)
 		if IsArchive(p) {
 			p.ProjectsDir = p.ConfigDir
 		}
 	}
 	if p.SessionsDir == "" {
-		p.SessionsDir = filepath.Join(p.ConfigDir, "sessions")
+		p.SessionsDir = layout.SessionsDir(p.ConfigDir)
 	}
 	return p, nil
 }

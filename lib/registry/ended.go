@@ -1,10 +1,10 @@
 package registry
 
 import (
-	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -22,7 +22,7 @@ func SessionEnded(sessionID, path string) func() bool {
 	if cfg == "" || sessionID == "" {
 		return nil
 	}
-	dir := filepath.Join(cfg, "sessions")
+	dir := layout.SessionsDir(cfg)
 	host := LocalHost()
 	var mu sync.Mutex
 	var last time.Time

@@ -56,7 +56,10 @@ func SessionFiles(transcriptPath string) ([]File, error) {
 			}
 		}
 	}
-	add(layout.SubagentsDir, KindSubagent, layout.HasTranscriptSuffix)
+	add(layout.SubagentsDir, KindSubagent, func(name string) bool {
+		_, _, ok := layout.SubagentTranscript(name)
+		return ok
+	})
 	add(layout.ToolResultsDir, KindToolResult, func(name string) bool {
 		// In an archive, a copy's .idx sidecar is not the session's.
 		return !strings.HasSuffix(name, ".zst"+transcript.IndexSuffix)

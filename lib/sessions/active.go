@@ -61,7 +61,7 @@ func ActiveSessions(ctx context.Context, profs []profiles.Profile, opt ActiveOpt
 		}
 		dir := p.SessionsDir
 		if dir == "" {
-			dir = filepath.Join(p.ConfigDir, "sessions")
+			dir = layout.SessionsDir(p.ConfigDir)
 		}
 		resolved := profiles.Resolve(dir)
 		if seen[resolved] {
@@ -72,7 +72,7 @@ func ActiveSessions(ctx context.Context, profs []profiles.Profile, opt ActiveOpt
 		errs = append(errs, rerrs...)
 		projectsDir := p.ProjectsDir
 		if projectsDir == "" {
-			projectsDir = filepath.Join(p.ConfigDir, "projects")
+			projectsDir = layout.ProjectsDir(p.ConfigDir)
 		}
 		projectsDir = profiles.Resolve(projectsDir)
 		for _, r := range recs {

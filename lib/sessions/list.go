@@ -35,7 +35,7 @@ func ProjectsDirs(profs []profiles.Profile) []ProjectsDir {
 	for _, p := range profs {
 		dir := p.ProjectsDir
 		if dir == "" {
-			dir = filepath.Join(p.ConfigDir, "projects")
+			dir = layout.ProjectsDir(p.ConfigDir)
 		}
 		dir = profiles.Resolve(dir)
 		i, ok := index[dir]
@@ -466,7 +466,7 @@ func hasSubagents(sessDir string) bool {
 	for {
 		names, err := f.Readdirnames(64)
 		for _, n := range names {
-			if layout.HasTranscriptSuffix(n) {
+			if _, _, ok := layout.SubagentTranscript(n); ok {
 				return true
 			}
 		}

@@ -404,27 +404,11 @@ func humanPrompt(h *headLine) string {
 // contentText joins the text of a message's content: a string, or the
 // text blocks of a block array (none when it holds a tool result).
 func contentText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var blocks []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &blocks) != nil {
+	text, toolResult := transcript.ContentText(raw)
+	if toolResult {
 		return ""
 	}
-	var parts []string
-	for _, b := range blocks {
-		switch b.Type {
-		case "tool_result":
-			return ""
-		case "text":
-			parts = append(parts, b.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
+	return text
 }
 
 // customTitleFile reads <session dir>/custom-title.json, written with

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"io"
 	"io/fs"
@@ -120,7 +121,7 @@ func Archive(ctx context.Context, transcriptPath, dir string, fn func(ArchiveRes
 // <config dir>/projects/, or "".
 func ConfigDirOf(path string) string {
 	for d := filepath.Dir(path); d != filepath.Dir(d); d = filepath.Dir(d) {
-		if filepath.Base(d) == "projects" {
+		if filepath.Base(d) == layout.ProjectsName {
 			return filepath.Dir(d)
 		}
 	}
@@ -143,7 +144,7 @@ func CheckArchiveDir(dir string, configDirs []string) error {
 		}
 	}
 	for d := dst; d != filepath.Dir(d); d = filepath.Dir(d) {
-		if filepath.Base(d) == "projects" && holdsProjectDirs(d) {
+		if filepath.Base(d) == layout.ProjectsName && holdsProjectDirs(d) {
 			return fmt.Errorf("%w: %s is inside the projects dir %s", ErrArchiveInConfigDir, dir, d)
 		}
 	}
@@ -154,10 +155,8 @@ func CheckArchiveDir(dir string, configDirs []string) error {
 // projects/: a project dir is named after its cwd, "/" turned to "-", or
 // the dir sits beside a sessions dir or a .claude.json.
 func holdsProjectDirs(dir string) bool {
-	for _, m := range []string{"sessions", ".claude.json", "settings.json"} {
-		if _, err := os.Stat(filepath.Join(filepath.Dir(dir), m)); err == nil {
-			return true
-		}
+	if layout.HasConfigMarks(filepath.Dir(dir), false) {
+		return true
 	}
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 )
 
 // Subagent is one subagent transcript of a session:
@@ -61,7 +60,7 @@ func SessionID(transcriptPath string) string { return layout.SessionID(transcrip
 // timestamp, then agent id). A session without subagents gives none and
 // no error. A plain file wins over a compressed copy of the same agent.
 func Subagents(transcriptPath string) ([]Subagent, error) {
-	dir := filepath.Join(SessionDir(transcriptPath), layout.SubagentsDir)
+	dir := layout.SubagentsDirOf(transcriptPath)
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -71,14 +70,11 @@ func Subagents(transcriptPath string) ([]Subagent, error) {
 	}
 	seen := map[string]bool{}
 	var out []Subagent
-	for _, suffix := range layout.TranscriptSuffixes {
+	for _, compressedPass := range []bool{false, true} {
 		for _, de := range ents {
 			name := de.Name()
-			if de.IsDir() || !strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, suffix) {
-				continue
-			}
-			id := strings.TrimSuffix(strings.TrimPrefix(name, "agent-"), suffix)
-			if seen[id] {
+			id, compressed, ok := layout.SubagentTranscript(name)
+			if de.IsDir() || !ok || compressed != compressedPass || seen[id] {
 				continue
 			}
 			seen[id] = true

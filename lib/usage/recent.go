@@ -419,13 +419,15 @@ func recentTranscripts(path string, now time.Time, subagents bool) (out []fileIn
 			if _, _, ok := layout.Transcript(e.Name()); !ok || e.IsDir() || !add(pdir, e) || !subagents {
 				continue
 			}
-			sub := filepath.Join(pdir, strings.TrimSuffix(e.Name(), ".jsonl"), layout.SubagentsDir)
+			sub := layout.SubagentsDirOf(filepath.Join(pdir, e.Name()))
 			if !stampDir(sub) {
 				continue
 			}
 			subs, _ := os.ReadDir(sub)
 			for _, se := range subs {
-				if !se.IsDir() && strings.HasSuffix(se.Name(), ".jsonl") {
+				// A ledger reads a file's bytes as they are: a
+				// compressed subagent transcript is left out.
+				if _, compressed, ok := layout.SubagentTranscript(se.Name()); ok && !compressed && !se.IsDir() {
 					add(sub, se)
 				}
 			}

@@ -8,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/atomicfile"
 	"github.com/ccpipe/ccpipe/lib/cassette"
+	"github.com/ccpipe/ccpipe/lib/syncwriter"
 )
 
 // Run is one record, replay or fork of a command.
@@ -43,7 +43,7 @@ func (r *Run) Exec() (int, error) {
 		// The child's stderr is copied by a goroutine of os/exec while the
 		// proxy writes its messages: one lock for both, and no ReadFrom
 		// (bytes.Buffer's would drop the other writer's bytes).
-		r.Stderr = &lockedWriter{w: r.Stderr}
+		r.Stderr = syncwriter.New(r.Stderr)
 	}
 	if r.Mode != Replay && r.Out != "" {
 		// The recording is the child's whole run: a dir that cannot take
@@ -179,16 +179,4 @@ func envKeys(env []string) []string {
 		}
 	}
 	return out
-}
-
-// lockedWriter serialises writes and has no ReadFrom.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

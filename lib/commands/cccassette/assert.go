@@ -104,10 +104,7 @@ func assertCommand() *cli.Command {
 			f.Func("expect-failure-reason", "expect this failure `REASON` exactly", str(&e.failureReason))
 			f.Func("expect-tools", "each of these `TOOLS` was called (comma-separated, any order)", str(&e.tools))
 			f.Func("expect-tool-sequence", "exactly these `TOOLS` were called, in order (\"\" for none)", str(&e.toolSequence))
-			f.Func("expect", "expect the jq `PREDICATE` over the whole cassette to be true (repeatable)", func(s string) error {
-				e.jq = append(e.jq, s)
-				return nil
-			})
+			f.StringsVar(&e.jq, "expect", "expect the jq `PREDICATE` over the whole cassette to be true (repeatable)")
 		},
 		Run: func(env *cli.Env, args []string) error {
 			env.Out.SetLayout(assertLayout)

@@ -72,6 +72,7 @@ func command(sys cli.System, stdin io.Reader, stdout, stderr io.Writer) *cli.Com
 		sub.Sys = &sys // a table's terminal and width, show's terminal view
 	}
 	return &cli.Command{
+		Sys:  &sys,
 		Name: "cc-cassette", Short: "Blackbox's cassettes (hash-chained recordings of an agent run) as ccpipe filters",
 		Synopsis: "cc-cassette COMMAND [flags] [args]", Help: fmt.Sprintf(mainHelp, cli.SubcommandList(subs)),
 		Subcommands: subs,

@@ -123,15 +123,13 @@ func importCommand(getenv func(string) string) *cli.Command {
 			f.IntVar(&o.maxLine, "max-line", 0, "skip transcript lines longer than `BYTES` (default 1 GiB)")
 			f.Exclusive("id", "subagents").Says("--id names one cassette and cannot go with --subagents")
 			f.IntVar(&o.maxBytes, "max-bytes", 1<<30, "refuse a cassette that would be larger than `BYTES` (0: no limit)")
+			f.AtLeast("max-bytes", 0)
 		},
 		Run: o.run,
 	}
 }
 
 func (o *importOptions) run(env *cli.Env, args []string) error {
-	if o.maxBytes < 0 {
-		return cli.Usagef("--max-bytes must be 0 (no limit) or more, not %d", o.maxBytes)
-	}
 	for _, name := range []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY"} {
 		if v := strings.TrimSpace(o.getenv(name)); len(v) >= 4 && v != "blackbox-offline-placeholder" {
 			o.keys = append(o.keys, v)

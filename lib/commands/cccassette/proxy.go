@@ -106,10 +106,7 @@ type proxyFlags struct {
 }
 
 func (p *proxyFlags) ignoreFlag(f *cli.Flags) {
-	f.Func("ignore", "JQPATH: delete this path from both model inputs before comparing, e.g. .params.maxTokens (repeatable)", func(s string) error {
-		p.ignore = append(p.ignore, s)
-		return nil
-	})
+	f.StringsVar(&p.ignore, "ignore", "JQPATH: delete this path from both model inputs before comparing, e.g. .params.maxTokens (repeatable)")
 	f.Enum(&p.match, "match", "strict", "strict: each model request must equal the recorded one; sequence: only the order of calls counts", []string{"strict", "sequence"})
 }
 

@@ -99,12 +99,12 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := &options{now: sys.Clock, stopFor: registryStop, sys: sys}
 	c := o.command()
-	c.Sys = &sys
 	return c.Main(args, stdin, stdout, stderr)
 }
 
 func (o *options) command() *cli.Command {
 	return &cli.Command{
+		Sys:      &o.sys,
 		Name:     "cc-entries",
 		Short:    "a transcript's records, one per line: type filter, subagents, archives, --follow",
 		Synopsis: "cc-entries [--types T,...] [--follow] [--branch] [--subagents] [--archive DIR [--print-settings]] [TRANSCRIPT... | -]",
@@ -136,6 +136,7 @@ func (o *options) command() *cli.Command {
 			f.Requires("print-settings", "archive").Says("--print-settings prints the hook of --archive DIR: give --archive DIR with it")
 			f.BoolVarP(&o.follow, "follow", "f", false, "keep printing records as they are appended, until the session ends or a signal")
 			f.DurationVar(&o.poll, "poll", transcript.DefaultPoll, "with --follow, how often to check for new records (a `DURATION` such as 100ms)")
+			f.Positive("poll")
 			f.BoolVar(&o.branch, "branch", false, "only the records on the active conversation branch, as Claude Code rebuilds it on resume (parentUuid back from the newest record, with every record of a parallel tool call)")
 			f.BoolVar(&o.diagnostics, "diagnostics", false, "decode every record and print one diagnostics record on stderr at the end")
 			f.IntVar(&o.maxLine, "max-line", 0, "skip lines longer than `BYTES` (default 1 GiB)")

@@ -1,6 +1,9 @@
 package ccentries
 
-import "github.com/ccpipe/ccpipe/lib/cli"
+import (
+	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
 
 // entryLayout is how transcript entries show as a table: when, what type,
 // the session, and what the entry says on one line (a message's text
@@ -10,5 +13,5 @@ var entryLayout = cli.Layout{Columns: []cli.Column{
 	{Head: "Time", Keys: []string{"timestamp"}, Kind: cli.Time},
 	{Head: "Type", Keys: []string{"type"}},
 	{Head: "Session", Keys: []string{"sessionId", "session_id"}, Kind: cli.IDPrefix},
-	{Head: "Text", Keys: []string{"message", "content", "lastPrompt", "customTitle", "summary", "attachment"}, Kind: cli.Summary},
+	{Head: "Text", Keys: []string{"message", "content", "lastPrompt", "customTitle", "summary", "attachment"}, Show: transcript.ContentSummary},
 }, Empty: "no entries"}

@@ -154,8 +154,6 @@ func (o *options) check(f *cli.Flags, args []string) error {
 		return cli.Usagef(`--archive needs transcript files, not "-"`)
 	case o.branch && stdin > 0:
 		return cli.Usagef(`--branch reads a file twice: it cannot read "-"`)
-	case o.poll <= 0:
-		return cli.Usagef("--poll must be positive")
 	case f.Visited("tail") && o.tail < 0:
 		// -1 is the unset default: a negative N must not read as "no --tail".
 		return cli.Usagef("--tail must be 0 or more")

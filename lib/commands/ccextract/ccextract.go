@@ -308,7 +308,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if cerr := x.Close(); err == nil {
 		err = cerr
 	}
-	cli.SaveCache(env, store, o.cacheStats)
+	store.SaveReport(o.cacheStats, env.Warnf)
 	return err
 }
 

@@ -1,6 +1,9 @@
 package ccextract
 
-import "github.com/ccpipe/ccpipe/lib/cli"
+import (
+	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/transcript"
+)
 
 // Columns the kinds' tables share.
 var (
@@ -26,7 +29,7 @@ var kindLayouts = map[string]cli.Layout{
 		timeCol, sessionCol,
 		{Head: "Tool", Keys: []string{"name"}},
 		{Head: "Error", Keys: []string{"is_error"}},
-		{Head: "Input", Keys: []string{"input"}, Kind: cli.Input},
+		{Head: "Input", Keys: []string{"input"}, Show: transcript.InputSummary},
 	}},
 	"shell": {Columns: []cli.Column{
 		timeCol, sessionCol,

@@ -114,14 +114,11 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.matches, "matches", false, "print one record per hit (where, snippet) instead of one per session")
 			f.IntVarP(&o.context, "context", "C", 80, "keep `N` characters either side of a hit in its snippet (with --matches)")
 			f.IntVar(&o.workers, "workers", runtime.NumCPU(), "search `N` sessions at once")
-			f.Func("profile", "only sessions of the profile named `NAME` (repeatable)", func(s string) error {
-				o.profiles = append(o.profiles, s)
-				return nil
-			})
-			f.Func("cwd-within", "only sessions launched in `DIR` or below (repeatable)", func(s string) error {
-				o.cwdWithin = append(o.cwdWithin, s)
-				return nil
-			})
+			f.AtLeast("workers", 1)
+			f.AtLeast("context", 0)
+			f.Exclusive("raw", "matches").Says("--matches shows hits in content: it does not go with --raw")
+			f.StringsVar(&o.profiles, "profile", "only sessions of the profile named `NAME` (repeatable)")
+			f.StringsVar(&o.cwdWithin, "cwd-within", "only sessions launched in `DIR` or below (repeatable)")
 			f.BoolVar(&o.noIndex, "no-cache", false, "scan every session, neither using nor updating the search index (also CCPIPE_CACHE=off)")
 			f.WindowVar(&o.window, "sessions active")
 			f.RecordFormats()
@@ -140,15 +137,6 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 func (o *options) run(env *cli.Env, terms []string) error {
 	if len(terms) == 0 {
 		return cli.Usagef("no TERM given")
-	}
-	if o.workers < 1 {
-		return cli.Usagef("--workers must be 1 or more, not %d", o.workers)
-	}
-	if o.raw && o.matches {
-		return cli.Usagef("--matches shows hits in content: it does not go with --raw")
-	}
-	if o.context < 0 {
-		return cli.Usagef("--context must be 0 or more, not %d", o.context)
 	}
 	if err := checkTerms(env, terms); err != nil {
 		return err
@@ -318,7 +306,7 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	var summaries *cache.Store
 	if dir := o.sys.CacheDir(); dir != "" && o.ix != nil {
 		summaries = cache.Open(dir, sessions.SummaryCacheName, sessions.SummaryCacheVersion+"/"+cache.Build())
-		defer cli.SaveCache(env, summaries, false)
+		defer summaries.SaveReport(false, env.Warnf)
 	}
 	comp := sessions.NewCompleter(env.Ctx, profs, sessions.ListOptions{CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv, Cache: summaries})
 	byPath := map[string]search.Result{}

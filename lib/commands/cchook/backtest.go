@@ -13,6 +13,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/hooks/backtest"
 	"github.com/ccpipe/ccpipe/lib/hooks/rules"
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/records"
 )
 
@@ -101,7 +102,7 @@ func transcriptsUnder(p string) ([]string, error) {
 			return err
 		}
 		if d.IsDir() {
-			if path != p && (d.Name() == "subagents" || d.Name() == "tool-results" || d.Name() == "memory") {
+			if path != p && layout.IsSkipDir(d.Name()) {
 				return filepath.SkipDir
 			}
 			return nil

@@ -168,6 +168,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := &options{sys: sys}
 	c := &cli.Command{
+		Sys:         &sys,
 		Name:        "cc-hook",
 		Short:       "Claude Code hooks without code: rule files, lint, backtest on past sessions, CI tests",
 		Synopsis:    "cc-hook run|parse|reply|check|settings|lint|backtest|test ...",
@@ -216,12 +217,14 @@ func (o *options) subcommands() []*cli.Command {
 		"run": o.runRules, "parse": o.parse, "reply": o.reply, "check": o.check,
 		"settings": o.settings, "lint": o.lint, "backtest": o.backtest, "test": o.test,
 	}
+	// noJQ: the subcommands that print no records.
+	noJQ := map[string]string{"run": "run prints a reply for Claude Code, not records: --jq does not apply"}
 	subs := make([]*cli.Command, len(subHelp))
 	for i, s := range subHelp {
 		subs[i] = &cli.Command{
 			Name: s.name, Short: s.short, Synopsis: s.synopsis,
 			Help:     "usage: " + s.synopsis + "\n\n" + strings.ToUpper(s.text[:1]) + s.text[1:],
-			SetFlags: flags[s.name], Run: runs[s.name],
+			SetFlags: flags[s.name], Run: runs[s.name], NoJQ: noJQ[s.name],
 		}
 	}
 	// reply's EVENT
@@ -250,9 +253,6 @@ func (o *options) runRules(env *cli.Env, args []string) error {
 	policy := hooks.Policy(o.onError) // an Enum of hooks.Policies
 	if len(args) != 1 {
 		return cli.Usagef("run needs one rule file")
-	}
-	if env.Out.Filtering() {
-		return cli.Usagef("run prints a reply for Claude Code, not records: --jq does not apply")
 	}
 	runner := hooks.Runner{Stdout: env.Stdout, Stderr: env.Stderr, OnError: policy, Name: "cc-hook", Mask: cli.Mask}
 	var payload []byte

@@ -123,6 +123,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := &options{sys: sys}
 	c := &cli.Command{
+		Sys:      &sys,
 		Name:     "cc-redact",
 		Short:    "secrets masked in records, found with --scan, kept from the model with --hook",
 		Synopsis: "cc-redact [--scan | --hook | --print-settings] [--rules FILE] [--profile NAME] [TRANSCRIPT... | -]",
@@ -131,15 +132,11 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.scan, "scan", false, "print where secrets are (session_id, path, line, field, kind) instead of redacting; exit 1 if any")
 			f.BoolVar(&o.hook, "hook", false, "answer a PostToolUse hook payload on stdin: the tool's output with its secrets masked, or nothing")
 			f.BoolVar(&o.settings, "print-settings", false, "print the settings.json object that installs --hook (this binary's absolute path)")
-			f.Func("rules", "add the rules in `FILE` (format in the help above; repeatable)", func(s string) error {
-				o.rules = append(o.rules, s)
-				return nil
-			})
-			f.Func("profile", "with --scan and no input, only the sessions of the profile named `NAME` (repeatable)", func(s string) error {
-				o.profiles = append(o.profiles, s)
-				return nil
-			})
+			f.StringsVar(&o.rules, "rules", "add the rules in `FILE` (format in the help above; repeatable)")
+			f.StringsVar(&o.profiles, "profile", "with --scan and no input, only the sessions of the profile named `NAME` (repeatable)")
 			f.IntVar(&o.workers, "workers", runtime.NumCPU(), "with --scan, read `N` files at once")
+			f.AtLeast("workers", 1)
+			f.Exclusive("scan", "hook", "print-settings").Says("--scan, --hook and --print-settings are ways to run: give one")
 			f.Requires("profile", "scan").Says(profileScan)
 		},
 		Run: o.run,
@@ -150,12 +147,6 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 const profileScan = "--profile picks the sessions --scan reads when no input is given"
 
 func (o *options) run(env *cli.Env, args []string) error {
-	if o.workers < 1 {
-		return cli.Usagef("--workers must be 1 or more, not %d", o.workers)
-	}
-	if n := btoi(o.scan) + btoi(o.hook) + btoi(o.settings); n > 1 {
-		return cli.Usagef("--scan, --hook and --print-settings are ways to run: give one")
-	}
 	if (o.hook || o.settings) && (len(args) > 0 || len(o.profiles) > 0) {
 		return cli.Usagef("--hook and --print-settings take no transcripts or --profile")
 	}

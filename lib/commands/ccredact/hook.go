@@ -160,13 +160,6 @@ func hookExit(args []string, code int) int {
 	return code
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // printSettings prints the settings.json object that runs --hook (with
 // the same --rules) after every tool call, and warns on failed ones.
 func (o *options) printSettings(env *cli.Env) error {

@@ -142,6 +142,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 	o := &options{sys: sys}
 	c := &cli.Command{
 		Sys:      &sys,
+		NoJQ:     "--jq: cc-render writes pages, not records (filter its input instead)",
 		Name:     "cc-render",
 		Short:    "a session as GitHub Markdown or one self-contained HTML page, secrets masked",
 		Synopsis: "cc-render md|html [flags] [TRANSCRIPT...]",
@@ -154,12 +155,12 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.Exclusive("subagents", "no-subagents")
 			f.BoolVar(&o.follow, "follow", false, "rewrite the output as the session grows, until it ends")
 			f.DurationVar(&o.poll, "poll", 500*time.Millisecond, "with --follow, how often to look for changes")
+			f.Positive("poll")
 			f.BoolVar(&o.noRedact, "no-redact", false, "show secrets as they are (default: masked as [REDACTED:<kind>])")
-			f.Func("rules", "mask the secrets of the rules in `FILE` too (cc-redact's format; repeatable)", func(s string) error {
-				o.rules = append(o.rules, s)
-				return nil
-			})
+			f.StringsVar(&o.rules, "rules", "mask the secrets of the rules in `FILE` too (cc-redact's format; repeatable)")
+			f.Exclusive("no-redact", "rules")
 			f.IntVar(&o.maxLines, "max-output-lines", 200, "fold a tool output after `N` lines into a closed details block (0: never)")
+			f.AtLeast("max-output-lines", 0)
 			f.Exclusive("out", "out-dir")
 		},
 		Run: o.run,
@@ -181,23 +182,11 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if !slices.Contains(render.Formats, o.format) {
 		return cli.Usagef("unknown format %q (want %s)%s", o.format, cli.OneOf(render.Formats), cli.DidYouMean(o.format, render.Formats))
 	}
-	if env.Flags.JQ != "" {
-		return cli.Usagef("--jq: cc-render writes pages, not records (filter its input instead)")
-	}
-	if o.poll <= 0 {
-		return cli.Usagef("--poll must be positive")
-	}
 	o.subagents = !o.noSubagents
 	if o.outDir != "" {
 		if err := os.MkdirAll(o.outDir, 0o755); err != nil {
 			return err
 		}
-	}
-	if o.maxLines < 0 {
-		return cli.Usagef("--max-output-lines must be 0 or more, not %d", o.maxLines)
-	}
-	if o.noRedact && len(o.rules) > 0 {
-		return cli.Usagef("--no-redact and --rules exclude each other")
 	}
 	var failed []string
 	ropts := render.Options{Format: o.format, Warn: func(msg string) { env.Warnf("%s", msg) }, MaxOutputLines: o.maxLines}

@@ -140,6 +140,8 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.waitIdle, "wait-idle", false, "return when the receiver's turn has ended (notify_when_idle)")
 			f.RecordFormats()
 			f.Requires("wait-timeout", "wait", "wait-idle")
+			f.Positive("timeout")
+			f.AtLeast("wait-timeout", 0)
 			f.Requires("stamp", "lines")
 			const linesWait = "--lines cannot be combined with --wait or --wait-idle"
 			f.Exclusive("lines", "wait").Says(linesWait)
@@ -164,10 +166,6 @@ func (o *options) check(env *cli.Env, args []string) error {
 		return cli.Usagef("empty TARGET (give pid:<n>, <profile>/<name>, a session id, name or id prefix; or --current)")
 	case len(args) == 1 && o.current:
 		return cli.Usagef("TARGET and --current exclude each other")
-	case o.timeout <= 0:
-		return cli.Usagef("--timeout must be positive")
-	case o.waitTimeout < 0:
-		return cli.Usagef("--wait-timeout must not be negative")
 	case env.Flags.Visited("rename") && strings.TrimSpace(o.rename) == "":
 		return cli.Usagef("--rename needs a NAME")
 	case o.rename != "" && (o.hasWords || o.lines || o.wait || o.waitIdle || o.name != ""):
@@ -198,9 +196,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if o.rename == "" && !o.hasWords && !env.HasInput() {
 		return cli.Usagef("no message: give it after -- or on stdin")
 	}
-	profs, warnings := profiles.Discover(profiles.NewEnv(o.sys.Home, o.sys.Getenv))
-	for _, w := range warnings {
-		env.Warnf("%v", w)
+	profs, err := load.DiscoverProfiles(env, o.sys)
+	if err != nil {
+		return err
 	}
 	t, err := o.resolve(env, args, profs)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/peer"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/registry"
@@ -113,7 +114,7 @@ func fromRecord(line []byte, profs []profiles.Profile) (*target, error) {
 		dirs = append(dirs, filepath.Dir(ref.RecordPath))
 	}
 	if ref.ConfigDir != "" {
-		dirs = append(dirs, filepath.Join(ref.ConfigDir, "sessions"))
+		dirs = append(dirs, layout.SessionsDir(ref.ConfigDir))
 	}
 	for _, p := range profs {
 		dirs = append(dirs, p.SessionsDir)

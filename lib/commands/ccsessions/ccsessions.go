@@ -110,15 +110,10 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 		Synopsis: "cc-sessions [--active | --find QUERY | --current | --swept] [--profile NAME] [--cwd-within DIR] [--limit N]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
-			f.Func("profile", "only the profile named `NAME` (repeatable)", func(s string) error {
-				o.profiles = append(o.profiles, s)
-				return nil
-			})
-			f.Func("cwd-within", "only sessions launched in `DIR` or below (repeatable)", func(s string) error {
-				o.cwdWithin = append(o.cwdWithin, s)
-				return nil
-			})
+			f.StringsVar(&o.profiles, "profile", "only the profile named `NAME` (repeatable)")
+			f.StringsVar(&o.cwdWithin, "cwd-within", "only sessions launched in `DIR` or below (repeatable)")
 			f.IntVar(&o.limit, "limit", 0, "at most `N` records (0: all)")
+			f.AtLeast("limit", 0)
 			f.BoolVar(&o.active, "active", false, "only running sessions, as registry records")
 			f.StringVar(&o.find, "find", "", "one session: pid:<n>, <profile>/<name>, id, name or id prefix (`QUERY`)")
 			f.StringVar(&o.cwd, "cwd", "", "with --find: look in the project dirs of `DIR` first")
@@ -166,8 +161,6 @@ func (o *options) run(env *cli.Env, args []string) error {
 	switch {
 	case env.Flags.Visited("find") && o.find == "":
 		return cli.Usagef("--find needs a QUERY")
-	case o.limit < 0:
-		return cli.Usagef("--limit must be 0 or more, not %d", o.limit)
 	}
 	loc, _ := cli.ZoneFlag(o.sys, "")
 	if err := o.window.Resolve(o.sys.Clock(), loc); err != nil {

@@ -151,6 +151,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o := &options{sys: sys}
 	c := &cli.Command{
+		Sys:      &sys,
 		Name:     "cc-statusline",
 		Short:    "Claude Code's status line: model, session cost, the 5-hour block, context use",
 		Synopsis: "cc-statusline [--template TEXT | --jq EXPR] [--log FILE]",

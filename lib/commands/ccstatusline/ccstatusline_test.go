@@ -47,11 +47,20 @@ func run(t *testing.T, stdin []byte, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-// testSystem is the System of a test run: the process's, with the clock
-// set through the seam by each pair "--now TIME" in the test's args (the
-// last wins). The pairs are taken out: the command has no such flag.
+// testSystem is the System of a test run, none of it the process's: an
+// empty environment, a home and a cache dir of the test's own, UTC, and
+// the real clock unless set through the seam by each pair "--now TIME"
+// in the test's args (the last wins). The pairs are taken out: the
+// command has no such flag.
 func testSystem(t testing.TB, args []string) (cli.System, []string) {
-	sys := cli.OS()
+	home, cache := t.TempDir(), t.TempDir()
+	sys := cli.System{
+		Getenv: func(string) string { return "" },
+		Home:   home,
+		Cache:  func() (string, error) { return cache, nil },
+		Now:    time.Now,
+		Zone:   time.UTC,
+	}
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		if args[i] != "--now" || i+1 == len(args) {

@@ -18,6 +18,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/extract"
 	"github.com/ccpipe/ccpipe/lib/hooks"
 	"github.com/ccpipe/ccpipe/lib/hooks/rules"
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -335,7 +336,7 @@ func absPaths(input json.RawMessage, cwd string) json.RawMessage {
 // agentType is the subagent's type from the .meta.json beside its
 // transcript (read once per file); "" when unknown.
 func (b *runner) agentType(path string) string {
-	if filepath.Base(filepath.Dir(path)) != "subagents" {
+	if !layout.IsSubagentPath(path) {
 		return ""
 	}
 	if at, ok := b.agentTypes[path]; ok {
@@ -355,7 +356,7 @@ func (b *runner) agentType(path string) string {
 // mainTranscript is the session's main transcript: a hook inside a
 // subagent gets the session's transcript_path, not the subagent's file.
 func mainTranscript(path string, subagent bool) string {
-	if !subagent || filepath.Base(filepath.Dir(path)) != "subagents" {
+	if !subagent || !layout.IsSubagentPath(path) {
 		return path
 	}
 	return filepath.Dir(filepath.Dir(path)) + ".jsonl"

@@ -79,7 +79,7 @@ func Listing(env *cli.Env, sys cli.System, profs []profiles.Profile, opt ListOpt
 	for _, err := range errs {
 		env.Warnf("%v", err)
 	}
-	cli.SaveCache(env, store, opt.CacheStats)
+	store.SaveReport(opt.CacheStats, env.Warnf)
 	return list
 }
 

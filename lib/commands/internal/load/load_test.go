@@ -46,7 +46,7 @@ func TestProfiles(t *testing.T) {
 		t.Errorf("unknown name: %v, want a usage error", err)
 	}
 	var errb strings.Builder
-	c := &cli.Command{Name: "cc-test", Run: func(env *cli.Env, _ []string) error {
+	c := &cli.Command{Sys: &cli.System{}, Name: "cc-test", Run: func(env *cli.Env, _ []string) error {
 		_, err := DiscoverProfiles(env, cli.System{})
 		return err
 	}}
