@@ -154,6 +154,11 @@ func (x *Extractor) ReadTranscripts(ctx context.Context, produce func(add func(p
 			return &fileJob{x: x, tmpl: &tmpl, q: q, f: f, ready: make(chan struct{}, 1)}
 		})
 	}
+	if err == nil {
+		// A cancellation that came while the last files were read shows
+		// as files that could not be read: it is the cause, say it.
+		err = ctx.Err()
+	}
 	if err == nil && x.unreadable > 0 {
 		err = fmt.Errorf("%w: %d", ErrUnreadable, x.unreadable)
 	}
