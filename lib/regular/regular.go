@@ -61,24 +61,7 @@ func Kind(m fs.FileMode) string {
 // open: O_NONBLOCK makes the open of a FIFO without a writer return at
 // once (and is without effect on a regular file's reads).
 func Open(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		// A socket cannot be opened at all (ENXIO): say what it is.
-		if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() {
-			return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
-		}
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
-	}
-	return f, nil
+	return open(path, 0, os.Stat)
 }
 
 // OpenOwned opens path for reading in a directory ccpipe owns (a cache,
@@ -87,9 +70,16 @@ func Open(path string) (*os.File, error) {
 // store lives is never read through; the caller treats it as no store and
 // writes a new one over it (lib/atomicfile.CreateOwned).
 func OpenOwned(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	return open(path, syscall.O_NOFOLLOW, os.Lstat)
+}
+
+// open is Open and OpenOwned: flag is added to the open's flags, and stat
+// names what a failed open met (Lstat where links are not followed).
+func open(path string, flag int, stat func(string) (os.FileInfo, error)) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|flag, 0)
 	if err != nil {
-		if fi, serr := os.Lstat(path); serr == nil && !fi.Mode().IsRegular() {
+		// A socket cannot be opened at all (ENXIO): say what it is.
+		if fi, serr := stat(path); serr == nil && !fi.Mode().IsRegular() {
 			return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
 		}
 		return nil, err
