@@ -106,7 +106,9 @@ func TailHash(r io.ReaderAt, off int64) (uint64, error) {
 	return crc64.Checksum(buf, crcTable()), nil
 }
 
-// Stats is what --cache-stats reports of a store.
+// Stats is what --cache-stats reports of a store: its entries, the size
+// of its file, and this run's lookups, each file (or dir) looked up once
+// counted once: Fresh + Grown + Miss is how many were looked up.
 type Stats struct {
 	Path    string `json:"path"`
 	Entries int    `json:"entries"`
@@ -127,7 +129,11 @@ type Store struct {
 	entries  map[string]*Entry
 	dirty    bool
 	stats    Stats
-	now      int64
+	// pending holds the paths Unchanged missed that no Lookup has
+	// counted yet: the caller read them whole and Put them (a compressed
+	// file, a subagents dir), or gave up; each counts as a miss.
+	pending map[string]struct{}
+	now     int64
 	// loaded is closed once the store file is read: Open reads it on a
 	// goroutine of its own, so that the caller lists its files meanwhile.
 	loaded chan struct{}
@@ -243,6 +249,7 @@ func (s *Store) Lookup(path string, st Stamp, r io.ReaderAt) (*Entry, State) {
 	state := s.check(e, st, r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	delete(s.pending, path) // counted here, once
 	switch state {
 	case Fresh:
 		s.stats.Fresh++
@@ -263,14 +270,18 @@ func (s *Store) Lookup(path string, st Stamp, r io.ReaderAt) (*Entry, State) {
 // Unchanged returns the entry of the file at path when the file is as
 // cached to the nanosecond (device, inode, size, mtime) and the entry
 // covers it whole, without reading the file: a warm run then costs a stat
-// per file. It counts a fresh lookup when it finds one, nothing else (a
-// Lookup follows).
+// per file. It counts a fresh lookup when it finds one; a miss counts
+// once, here or by the Lookup that follows it.
 func (s *Store) Unchanged(path string, st Stamp) (*Entry, bool) {
 	s.wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.entries[path]
 	if e == nil || e.Stamp != st || e.Offset != st.Size {
+		if s.pending == nil {
+			s.pending = map[string]struct{}{}
+		}
+		s.pending[path] = struct{}{}
 		return nil, false
 	}
 	e.used, e.seen = s.now, true
@@ -400,15 +411,17 @@ func (s *Store) bound() {
 	}
 }
 
-// Stats reports the store's size and this run's lookups.
+// Stats reports the store's entries, its file's size as ls -l shows it
+// (0 before it is first saved) and this run's lookups.
 func (s *Store) Stats() Stats {
 	s.wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.stats
+	st.Miss += len(s.pending)
 	st.Entries = len(s.entries)
-	for p, e := range s.entries {
-		st.Bytes += size(p, e)
+	if fi, err := os.Lstat(s.path); err == nil {
+		st.Bytes = fi.Size()
 	}
 	return st
 }
@@ -543,7 +556,8 @@ func (s *Store) SaveReport(stats bool, warn func(format string, a ...any)) {
 		return
 	}
 	st := s.Stats()
-	warn("cache: %s: %d files, %d bytes; this run: %d unchanged, %d grown, %d read whole, %d dropped", st.Path, st.Entries, st.Bytes, st.Fresh, st.Grown, st.Miss, st.Dropped)
+	warn("cache: %s: %d bytes, %d entries; this run looked up %d: %d unchanged, %d grown, %d read whole; %d dropped",
+		st.Path, st.Bytes, st.Entries, st.Fresh+st.Grown+st.Miss, st.Fresh, st.Grown, st.Miss, st.Dropped)
 	if st.Corrupt {
 		warn("cache: the store was damaged and was rebuilt")
 	}
