@@ -73,17 +73,38 @@ func (c *copies) add(o *copies) {
 
 // report warns once of the calls whose owner was not read.
 func (c *copies) report(kind string, warn func(string)) {
-	n := 0
-	var owners []string
+	left := map[string]int{}
 	for owner, k := range c.left {
 		if _, ok := c.read[owner]; !ok {
-			n += k
-			owners = append(owners, owner)
+			left[owner] += k
 		}
 	}
-	if n == 0 {
-		return
+	if len(left) > 0 {
+		warn(forkNote(kind, "tool calls", left))
+	}
+}
+
+// forkNote is the one warning of what a fork copied from sessions the run
+// did not read (left: how many of what, by owner), which it leaves to
+// them: how many, which sessions (whole ids, the first three), and how to
+// count them too.
+func forkNote(kind, what string, left map[string]int) string {
+	n := 0
+	owners := make([]string, 0, len(left))
+	for owner, k := range left {
+		n += k
+		owners = append(owners, owner)
 	}
 	slices.Sort(owners)
-	warn(fmt.Sprintf("%s: %d tool calls a fork copied from a session not read are left out: they are that session's (%s)", kind, n, strings.Join(owners, ", ")))
+	named := owners[:min(len(owners), 3)]
+	list := strings.Join(named, ", ")
+	if more := len(owners) - len(named); more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	if len(owners) == 1 {
+		return fmt.Sprintf("%s: %d %s a fork copied from a session not read are left out: they count in that session (%s); "+
+			"to count them here, add it to the input (cc-sessions --find %s prints its record)", kind, n, what, list, owners[0])
+	}
+	return fmt.Sprintf("%s: %d %s a fork copied from %d sessions not read are left out: they count in those sessions (%s); "+
+		"to count them here, add them to the input (cc-sessions --find ID prints a session's record)", kind, n, what, len(owners), list)
 }

@@ -227,7 +227,7 @@ func (u *usageState) take(r *usageRec, key uint64) error {
 	if !u.x.inWindow(r.Timestamp) {
 		return nil
 	}
-	if !u.counted.Count(key, r.Copied) {
+	if !u.counted.Count(key, r.Copied, r.SessionID) {
 		// Counted already, or a copy counted with the original's own
 		// record, whenever it comes (left out, and counted at the end,
 		// if it never does).
@@ -427,8 +427,8 @@ func parseUTC(ts string) (int64, bool) {
 func (u *usageState) endFile() error { return u.g.Flush() }
 
 func (u *usageState) finish() error {
-	if n := u.counted.Uncounted(); n > 0 {
-		u.x.opts.Warn(fmt.Sprintf("usage: %d messages a fork copied from a session not read are left out: they count in that session", n))
+	if left := u.counted.Uncounted(); len(left) > 0 {
+		u.x.opts.Warn(forkNote("usage", "messages", left))
 	}
 	if u.x.opts.Sum == "" {
 		return nil

@@ -89,7 +89,10 @@ func TestForkAloneCountsItsOwn(t *testing.T) {
 		if strings.Count(out, "\n") != 1 || (o.Sum != "day" && !strings.Contains(out, `"f0a1f003-`)) || (o.Sum != "" && !strings.Contains(out, `"messages":1,`)) {
 			t.Errorf("%s: %s", o.Sum, out)
 		}
-		if len(warns) != 1 || !strings.Contains(warns[0], "4 messages a fork copied") {
+		// Which sessions, and how to count them (issue 41 item 11).
+		if len(warns) != 1 || !strings.Contains(warns[0], "4 messages a fork copied from 2 sessions not read") ||
+			!strings.Contains(warns[0], "(f0a1f001-0000-4000-8000-000000000001, f0a1f002-0000-4000-8000-000000000002)") ||
+			!strings.Contains(warns[0], "cc-sessions --find ID") {
 			t.Errorf("%s: warnings %q", o.Sum, warns)
 		}
 		if ent := readEntries(t, o, []string{grand}); ent != out {

@@ -482,7 +482,7 @@ func (r *fileRun) usage(o *extract.Origin, e *transcript.Entry) {
 
 // response counts and prices a response once its records are merged.
 func (r *fileRun) response(m *usage.Message) error {
-	if !r.meta.counted.Count(m.Key, false) {
+	if !r.meta.counted.Count(m.Key, false, "") {
 		return nil // counted in an earlier turn
 	}
 	p := priced{u: m.Tokens, ts: m.Timestamp}

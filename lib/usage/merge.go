@@ -59,25 +59,26 @@ func (g *Merger) Resume(m Message) { g.open, g.has = m, true }
 type Counter struct {
 	seen keySet
 	// copies holds the keys of the messages read only as a fork's copies
-	// so far.
-	copies map[uint64]struct{}
+	// so far, each with the session that owns it.
+	copies map[uint64]string
 }
 
 // maxCopies bounds the copied messages remembered for Uncounted.
 const maxCopies = 1 << 20
 
 // Count says whether to count the message with key now: false when it
-// was counted already or it is a copy.
-func (c *Counter) Count(key uint64, copied bool) bool {
+// was counted already or it is a copy. owner is the session that owns
+// the message (Message.SessionID), named when a fork's copy is left out.
+func (c *Counter) Count(key uint64, copied bool, owner string) bool {
 	if c.seen.has(key) {
 		return false
 	}
 	if copied {
 		if c.copies == nil {
-			c.copies = map[uint64]struct{}{}
+			c.copies = map[uint64]string{}
 		}
 		if len(c.copies) < maxCopies {
-			c.copies[key] = struct{}{}
+			c.copies[key] = owner
 		}
 		return false
 	}
@@ -90,9 +91,16 @@ func (c *Counter) Count(key uint64, copied bool) bool {
 func (c *Counter) Counted(key uint64) bool { return c.seen.has(key) }
 
 // Uncounted is how many messages were read only as a fork's copies, of a
-// session not read (they count in that session); it forgets them.
-func (c *Counter) Uncounted() int {
-	n := len(c.copies)
+// session not read (they count in that session), by that session; it
+// forgets them.
+func (c *Counter) Uncounted() map[string]int {
+	if len(c.copies) == 0 {
+		return nil
+	}
+	by := map[string]int{}
+	for _, owner := range c.copies {
+		by[owner]++
+	}
 	clear(c.copies)
-	return n
+	return by
 }

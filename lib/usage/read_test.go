@@ -54,7 +54,7 @@ func TestReadMessagesIsExtractUsage(t *testing.T) {
 						t.Fatal(err)
 					}
 					_, err = usage.ReadMessages(in, usage.ReadOptions{SessionID: sid, AgentID: f.agent}, func(m *usage.Message) error {
-						if !c.Count(m.Key, m.Copied) {
+						if !c.Count(m.Key, m.Copied, m.SessionID) {
 							return nil
 						}
 						ch, _, err := m.Price(cat)

@@ -151,7 +151,7 @@ func countOnce(msgs []Priced) []Priced {
 	var c Counter
 	kept := msgs[:0:0]
 	for _, m := range msgs {
-		if c.Count(m.Key, m.Copied) {
+		if c.Count(m.Key, m.Copied, m.Session) {
 			kept = append(kept, m)
 		}
 	}

@@ -63,7 +63,7 @@ func TestForkCopiesAreTheOriginals(t *testing.T) {
 	if code := Run([]string{"tools", fork}, nil, &out, &errb); code != 0 || out.Len() > 0 {
 		t.Errorf("fork alone: exit %d, %q", code, out.String())
 	}
-	if want := "cc-extract: tools: 2 tool calls a fork copied from a session not read are left out: they are that session's (" + original + ")\n"; errb.String() != want {
+	if want := "cc-extract: tools: 2 tool calls a fork copied from a session not read are left out: they count in that session (" + original + "); to count them here, add it to the input (cc-sessions --find " + original + " prints its record)\n"; errb.String() != want {
 		t.Errorf("fork alone: stderr %q, want %q", errb.String(), want)
 	}
 }
