@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -189,6 +190,35 @@ func TestPipeStaysNDJSON(t *testing.T) {
 			}
 			if strings.Count(pipe, "\n") != strings.Count(jq, "\n") || !strings.HasPrefix(pipe, "{") || !strings.HasPrefix(jq, "{") {
 				t.Errorf("a terminal with --jq prints jq's output, one record a line:\n%s", jq)
+			}
+		})
+	}
+}
+
+// TestArchiveTable (issue 41 item 13): cc-entries --archive on a terminal
+// lists each file copied with its sizes, the source and the copy cut on
+// the left, so the session id or file name that tells the rows apart stays
+// in sight at 60 and 160 columns.
+func TestArchiveTable(t *testing.T) {
+	_, sessions, _ := runCmd(t, ccsessions.RunWith, corpusSystem(t, 0), "")
+	for _, width := range []int{60, 160} {
+		t.Run(strconv.Itoa(width), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "archive")
+			code, out, errs := runCmd(t, ccentries.RunWith, corpusSystem(t, width, "NO_COLOR", "1"), sessions, "--archive", dir)
+			td, _ := filepath.Abs("../../testdata")
+			got := strings.ReplaceAll(strings.ReplaceAll(golden.Output(code, errs, out), td, "$TESTDATA"), dir, "$ARCHIVE")
+			golden.Check(t, filepath.Join("testdata", "tables", "archive_"+strconv.Itoa(width)+".txt"), got)
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if code != 0 || len(lines) < 10 || !strings.HasPrefix(lines[0], "Status") {
+				t.Fatalf("exit %d:\n%s", code, out)
+			}
+			seen := map[string]bool{}
+			for _, l := range lines[1:] {
+				f := strings.Fields(l)
+				if utf8.RuneCountInString(l) > width || len(f) != 5 || seen[f[3]] || seen[f[4]] {
+					t.Errorf("a row too wide or not told apart from another: %q", l)
+				}
+				seen[f[3]], seen[f[4]] = true, true
 			}
 		})
 	}

@@ -51,6 +51,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return err
 	}
 	env.Out.SetLayout(entryLayout)
+	if o.archive != "" {
+		env.Out.SetLayout(archiveLayout)
+	}
 	if o.follow {
 		if err := env.Out.Endless("--follow"); err != nil {
 			return err
