@@ -303,6 +303,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 		err = x.ReadTranscripts(env.Ctx, func(add func(string) error) error {
 			return load.EveryTranscript(env, o.sys, o.window.Since, add)
 		})
+		if kind == "usage" && o.sum != "" {
+			miss.missingSessions(env, o.sys, &o.window)
+		}
 	}
 	if cerr := x.Close(); err == nil {
 		err = cerr
