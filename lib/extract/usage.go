@@ -347,17 +347,22 @@ func parseUTC(ts string) (int64, bool) {
 
 func (u *usageState) endFile() error { return u.g.Flush() }
 
-// badTime warns of a message whose timestamp does not parse, where it
+// badTime warns of a message whose timestamp is missing or does not parse, where it
 // goes instead (what): the first ten are named, finish counts them all.
 func (u *usageState) badTime(r *usageRec, what string) {
-	if u.badTimes++; u.badTimes <= maxFileWarnings {
-		u.x.opts.Warn("message " + quote.Q(r.MessageID) + ": timestamp " + quote.Q(r.Timestamp) + " does not parse, " + what)
+	if u.badTimes++; u.badTimes > maxFileWarnings {
+		return
 	}
+	if r.Timestamp == "" {
+		u.x.opts.Warn("message " + quote.Q(r.MessageID) + ": no timestamp, " + what)
+		return
+	}
+	u.x.opts.Warn("message " + quote.Q(r.MessageID) + ": timestamp " + quote.Q(r.Timestamp) + " does not parse, " + what)
 }
 
 func (u *usageState) finish() error {
 	if u.badTimes > maxFileWarnings {
-		u.x.opts.Warn(fmt.Sprintf("usage --sum %s: %d messages in all with a timestamp that does not parse", u.x.opts.Sum, u.badTimes))
+		u.x.opts.Warn(fmt.Sprintf("usage --sum %s: %d messages in all with no timestamp or one that does not parse", u.x.opts.Sum, u.badTimes))
 	}
 	if n := u.counted.Uncounted(); n > 0 {
 		u.x.opts.Warn(fmt.Sprintf("usage: %d messages a fork copied from a session not read are left out: they count in that session", n))
