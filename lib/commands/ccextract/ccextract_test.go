@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
+	"github.com/ccpipe/ccpipe/lib/records"
 )
 
 const sid = "22222222-3333-4444-8555-666666666666"
@@ -137,9 +138,9 @@ func (w *firstWrite) Write(p []byte) (int, error) {
 
 // TestProbeBounded: lines of garbage before the first record are not held
 // whole while cc-extract looks for the record that tells entries from
-// sessions; past maxProbe lines it reads on as entries, naming each.
+// sessions; past records.MaxProbe lines it reads on as entries, naming each.
 func TestProbeBounded(t *testing.T) {
-	garbage := strings.Repeat(strings.Repeat("x", 1023)+"\n", 4*maxProbe)
+	garbage := strings.Repeat(strings.Repeat("x", 1023)+"\n", 4*records.MaxProbe)
 	in := &countingReader{r: strings.NewReader(garbage + transcriptLines[0] + "\n")}
 	var out strings.Builder
 	errw := &firstWrite{in: in}
@@ -150,10 +151,10 @@ func TestProbeBounded(t *testing.T) {
 	if got := strings.Count(errw.String(), ": malformed JSON, line skipped\n"); got != 10 {
 		t.Errorf("%d malformed lines named, want 10", got)
 	}
-	if want := fmt.Sprintf("<stdin>: %d more warnings about stdin lines not shown (%d in all)\n", 4*maxProbe-10, 4*maxProbe); !strings.Contains(errw.String(), want) {
+	if want := fmt.Sprintf("<stdin>: %d more warnings about stdin lines not shown (%d in all)\n", 4*records.MaxProbe-10, 4*records.MaxProbe); !strings.Contains(errw.String(), want) {
 		t.Errorf("no count line %q in %q", want, errw.String()[max(0, errw.Len()-300):])
 	}
-	if limit := maxProbe*1024 + 256<<10; errw.at > limit {
+	if limit := records.MaxProbe*1024 + 256<<10; errw.at > limit {
 		t.Errorf("%d bytes read before the first warning, want at most %d", errw.at, limit)
 	}
 }

@@ -66,7 +66,7 @@ var arrows = map[string][]string{
 	"lib/cli": {"lib/jq", "lib/ndjson", "lib/numfmt", "lib/quote", "lib/regular", "lib/spell", "lib/syncwriter"},
 
 	"lib/commands":               {"lib/cli", "lib/commands/cccassette", "lib/commands/ccentries", "lib/commands/ccextract", "lib/commands/ccgrep", "lib/commands/cchook", "lib/commands/ccotel", "lib/commands/ccprofiles", "lib/commands/ccredact", "lib/commands/ccrender", "lib/commands/ccsend", "lib/commands/ccsessions", "lib/commands/ccstatusline"},
-	"lib/commands/internal/load": {"lib/cache", "lib/cli", "lib/layout", "lib/pricing", "lib/profiles", "lib/sessions"},
+	"lib/commands/internal/load": {"lib/cache", "lib/cli", "lib/layout", "lib/pricing", "lib/profiles", "lib/records", "lib/sessions"},
 	"lib/commands/ccotel":        {"lib/cli", "lib/commands/internal/load", "lib/extract", "lib/ndjson", "lib/otel", "lib/pricing", "lib/records", "lib/secrets", "lib/transcript"},
 	"lib/commands/ccsessions":    {"lib/cli", "lib/commands/internal/load", "lib/profiles", "lib/records", "lib/sessions"},
 	"lib/commands/ccentries":     {"lib/cli", "lib/commands/internal/load", "lib/hooks", "lib/ndjson", "lib/profiles", "lib/records", "lib/registry", "lib/transcript"},
