@@ -172,6 +172,11 @@ func (c *Command) Main(args []string, stdin io.Reader, stdout, stderr io.Writer)
 	if note := out.emptyNote(); note != "" && (err == nil || errors.Is(err, ErrNoMatch)) {
 		fmt.Fprintf(stderr, "%s: %s\n", c.Name, note)
 	}
+	for _, n := range out.notes {
+		if out.term && out.n > 0 {
+			fmt.Fprintf(stderr, "%s: note: %s\n", c.Name, Mask(n))
+		}
+	}
 	return c.report(stderr, err)
 }
 

@@ -139,6 +139,11 @@ type Column struct {
 	// reading of it (a message's content blocks, a tool's input), cut
 	// like Text.
 	Show func(json.RawMessage) string
+	// Hit, when set, names the record's fields that say where a hit lies
+	// in the cell's text: its start and end in characters, as jq slices
+	// a string. The cell is cut around the hit, which stays in sight, and
+	// on a terminal with colour the hit shows in bold red (hit.go).
+	Hit [2]string
 }
 
 // CellKind says how a value shows in a table.

@@ -30,7 +30,14 @@ type Output struct {
 	// on stderr (empty: what to say, from the layout).
 	term  bool
 	empty string
+	// notes are said on stderr after the records, on a terminal (Note).
+	notes []string
 }
+
+// Note adds a line said on stderr after the records when stdout is a
+// terminal: a footer for what a total is known to miss. A pipe gets the
+// records alone (their fields say it).
+func (o *Output) Note(msg string) { o.notes = append(o.notes, msg) }
 
 // emptyNote is the one line a run that printed no record says on a
 // terminal (a pipe gets nothing: no record is the answer there).

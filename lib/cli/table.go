@@ -359,9 +359,16 @@ func (t *recordTable) writeTable(w io.Writer) error {
 		head[i] = visible(oneLine(c.Head))
 	}
 	body := make([][]string, len(t.rows))
+	hits := make([][]*hit, len(t.rows))
 	for i, r := range t.rows {
 		body[i] = make([]string, len(cols))
+		hits[i] = make([]*hit, len(cols))
 		for j, c := range cols {
+			if h := t.hitCell(r, c); h != nil {
+				hits[i][j] = h
+				body[i][j] = h.pre + h.hit + h.post
+				continue
+			}
 			body[i][j] = visible(t.cell(r, c))
 		}
 	}
@@ -383,16 +390,27 @@ func (t *recordTable) writeTable(w io.Writer) error {
 	}
 	kept, left := t.fit(cols, widths)
 	cols, widths = pick(cols, kept), pick(widths, kept)
-	line := func(row []string, bold bool) {
+	line := func(row []string, marks []*hit, bold bool) {
 		row = pick(row, kept)
+		if marks != nil {
+			marks = pick(marks, kept)
+		}
 		var b strings.Builder
 		for j, s := range row {
-			if cols[j].Kind == Path {
+			var pad string
+			switch {
+			case marks != nil && marks[j] != nil:
+				var n int
+				s, n = marks[j].fit(widths[j], t.color)
+				pad = strings.Repeat(" ", max(0, widths[j]-n))
+			case cols[j].Kind == Path:
 				s = cutLeft(s, widths[j])
-			} else {
+			default:
 				s = cut(s, widths[j])
 			}
-			pad := strings.Repeat(" ", max(0, widths[j]-textWidth(s)))
+			if pad == "" {
+				pad = strings.Repeat(" ", max(0, widths[j]-textWidth(s)))
+			}
 			if j > 0 {
 				b.WriteString("  ")
 			}
@@ -410,9 +428,9 @@ func (t *recordTable) writeTable(w io.Writer) error {
 		}
 		fmt.Fprintln(w, s)
 	}
-	line(head, true)
-	for _, row := range body {
-		line(row, false)
+	line(head, nil, true)
+	for i, row := range body {
+		line(row, hits[i], false)
 	}
 	if foot != nil {
 		rule := 0
@@ -420,7 +438,7 @@ func (t *recordTable) writeTable(w io.Writer) error {
 			rule += n
 		}
 		fmt.Fprintln(w, strings.Repeat("─", rule+2*(len(widths)-1)))
-		line(foot, true)
+		line(foot, nil, true)
 	}
 	if len(left) > 0 {
 		fmt.Fprintln(w, footer(left, t.width))

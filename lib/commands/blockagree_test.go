@@ -33,7 +33,7 @@ func TestStatuslineBlockIsExtractsBlock(t *testing.T) {
 		if err == nil {
 			err = os.WriteFile(to, b, 0o644)
 		}
-		if err == nil { // changed within the status line's 10 hours
+		if err == nil { // changed within the status line's window (this month)
 			err = os.Chtimes(to, now.Add(-time.Hour), now.Add(-time.Hour))
 		}
 		return err

@@ -108,6 +108,9 @@ func TestTables(t *testing.T) {
 		{"usage_120", ccextract.RunWith, true, 120, []string{"NO_COLOR", "1"}, []string{"usage", "--cost", "--subagents"}},
 		{"grep_matches_80", ccgrep.RunWith, false, 80, []string{"NO_COLOR", "1"}, []string{"--matches", "RESULT"}},
 		{"grep_matches_120", ccgrep.RunWith, false, 120, []string{"NO_COLOR", "1"}, []string{"--matches", "--any", "flaky", "sleep"}},
+		// Snippets cut around the hit: never before it (issue 41 item 4).
+		{"grep_matches_60", ccgrep.RunWith, false, 60, []string{"NO_COLOR", "1"}, []string{"--matches", "--any", "RESULT", "DENY-REASON", "sleep"}},
+		{"grep_matches_160", ccgrep.RunWith, false, 160, []string{"NO_COLOR", "1"}, []string{"--matches", "--any", "RESULT", "DENY-REASON", "sleep"}},
 		// A record no layout knows: long text cut, then trailing columns left
 		// out with a footer naming them.
 		{"generic_fit_80", ccentries.RunWith, true, 80, []string{"NO_COLOR", "1"}, []string{"--types", "user", "--jq", "{uuid, timestamp, type, cwd, version, gitBranch, text: .message.content, userType, entrypoint, promptId}", "--format", "table"}},

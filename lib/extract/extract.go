@@ -196,6 +196,10 @@ func New(opts Options, emit func(any) error) (*Extractor, error) {
 		warn(msg)
 	}
 	x := &Extractor{opts: opts, types: recordTypes[opts.Kind], needles: needles[opts.Kind], early: &earlyWarnings{}}
+	if opts.Kind == "usage" && opts.Sum == "session" {
+		// Claude Code's own figure and its compactions (usage.Recorded).
+		x.types = append(slices.Clip(x.types), "cost-state", "system")
+	}
 	x.emit = x.windowed(emit)
 	// The quoted name alone, not `"type":"T"`: entries re-encoded with a
 	// space after the colon must still pass (the type is confirmed on

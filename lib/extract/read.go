@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -798,6 +799,7 @@ func (j *usageJob) take(ctx context.Context) error {
 		}
 	}
 	x.report(j)
+	x.usage.addRecorded(cmp.Or(j.stats.recorded.SessionID, j.f.origin.SessionID), &j.stats.recorded)
 	if j.cached {
 		return j.takeFacts()
 	}

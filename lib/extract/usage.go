@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -53,6 +54,12 @@ type UsageSum struct {
 	UnpricedModels   *[]string       `json:"unpriced_models,omitempty"`
 	AssumedModels    *[]string       `json:"assumed_models,omitempty"`
 	UnpricedMessages *int64          `json:"unpriced_messages,omitempty"`
+	// With --sum session: Claude Code's own figure for the session (its
+	// cost-state records; null when it wrote none), and with --cost what
+	// ccpipe's differs by and the reasons that can be known.
+	RecordedCostUSD   json.RawMessage `json:"recorded_cost_usd,omitempty"`
+	CostDifferenceUSD json.RawMessage `json:"cost_difference_usd,omitempty"`
+	DifferenceReasons *[]string       `json:"difference_reasons,omitempty"`
 
 	cost *costSum
 }
@@ -81,6 +88,9 @@ type usageState struct {
 	overflowed map[string]struct{}
 	// groups are the keys of --sum and their calendar.
 	groups groupKeys
+	// recorded is what each session's transcripts say of Claude Code's
+	// own figure (--sum session).
+	recorded map[string]*usage.Recorded
 }
 
 func newUsageState(x *Extractor) *usageState {
@@ -91,7 +101,17 @@ func newUsageState(x *Extractor) *usageState {
 }
 
 func (u *usageState) entry(o *Origin, e *transcript.Entry) error {
+	if e.Type != "assistant" {
+		// (cost-state and system records come under --sum session.)
+		if r := u.recordedOf(cmp.Or(e.SessionID, o.SessionID)); r != nil {
+			r.AddLine(e.Raw) // in file order, as a file's scan reads them
+		}
+		return nil
+	}
 	r, ok := UsageMessage(o, e)
+	if rec := u.recordedOf(cmp.Or(e.SessionID, o.SessionID)); ok && r.Copied && rec != nil {
+		rec.Copied++
+	}
 	if !ok {
 		if b := base(o, e); e.Type == "assistant" && b.AgentID == nil && u.x.inWindow(deref(b.Timestamp)) {
 			u.session(deref(b.SessionID), e.Cwd)
@@ -137,6 +157,69 @@ func BillRecord(o *Origin, e *transcript.Entry) pricing.Record {
 		rec.APIError, rec.RequestID, rec.RequestRef, rec.RequestSessionID = a.IsAPIErrorMessage, a.RequestID, a.RequestRef, a.RequestSessionID
 	}
 	return rec
+}
+
+// recording reports whether Claude Code's own figures are read: under
+// --sum session.
+func (u *usageState) recording() bool { return u.x.opts.Sum == "session" }
+
+// recordedOf is session sid's record of Claude Code's figure, made on
+// first use; nil when the figures are not read.
+func (u *usageState) recordedOf(sid string) *usage.Recorded {
+	if !u.recording() || sid == "" {
+		return nil
+	}
+	if u.recorded == nil {
+		u.recorded = map[string]*usage.Recorded{}
+	}
+	r := u.recorded[sid]
+	if r == nil {
+		r = &usage.Recorded{}
+		u.recorded[sid] = r
+	}
+	return r
+}
+
+// addRecorded adds what one transcript of session sid says of Claude
+// Code's figure (a file read by the fast path).
+func (u *usageState) addRecorded(sid string, r *usage.Recorded) {
+	if have := u.recordedOf(sid); have != nil {
+		have.Merge(r)
+	}
+}
+
+// reconcile fills a session row's recorded figure, and with --cost its
+// difference from ccpipe's and the reasons for it.
+func (u *usageState) reconcile(s *UsageSum) {
+	if !u.recording() || s.SessionID == nil {
+		return
+	}
+	r := u.recorded[*s.SessionID]
+	if r == nil || r.States == 0 {
+		s.RecordedCostUSD = json.RawMessage("null")
+		if u.x.opts.Prices != nil {
+			s.CostDifferenceUSD, s.DifferenceReasons = json.RawMessage("null"), &[]string{}
+		}
+		return
+	}
+	s.RecordedCostUSD = costJSON(r.USD(), false)
+	if u.x.opts.Prices == nil {
+		return
+	}
+	ours := 0.0
+	if s.cost != nil {
+		ours = s.cost.total
+	}
+	if string(s.CostUSD) == "null" {
+		s.CostDifferenceUSD = json.RawMessage("null")
+	} else {
+		s.CostDifferenceUSD = costJSON(r.Difference(ours), false)
+	}
+	why := r.Reasons(usage.Reconcile{USD: ours, Tokens: s.TotalTokens,
+		Unpriced: s.UnpricedMessages != nil && *s.UnpricedMessages > 0 || s.AssumedModels != nil && len(*s.AssumedModels) > 0,
+		Prices:   u.x.opts.Prices != pricing.Embedded(),
+		Partial:  !u.x.opts.Since.IsZero() || !u.x.opts.Until.IsZero() || !u.x.opts.Subagents})
+	s.DifferenceReasons = nonNil(why)
 }
 
 // take counts a whole message once.
@@ -364,6 +447,7 @@ func (u *usageState) finish() error {
 		if u.x.opts.Prices != nil {
 			s.finishCost()
 		}
+		u.reconcile(s)
 		if err := u.x.emit(s); err != nil {
 			return err
 		}

@@ -179,14 +179,11 @@ func (u *usageState) block(start time.Time, msgs []blockMsg, now time.Time) *Usa
 	if !b.Active {
 		return b
 	}
-	if minutes := last.Sub(msgs[0].t).Minutes(); len(msgs) > 1 && minutes > 0 {
-		br := &BurnRate{TokensPerMinute: float64(b.TotalTokens) / minutes}
-		remaining := max(0, end.Sub(now).Minutes())
-		p := &Projection{TotalTokens: b.TotalTokens + int64(br.TokensPerMinute*remaining+0.5), RemainingMinutes: int64(remaining + 0.5)}
+	if f, ok := usage.ForecastOf(msgs[0].t, last, end, now, len(msgs), b.TotalTokens, s.cost.total); ok {
+		br := &BurnRate{TokensPerMinute: f.TokensPerMinute}
+		p := &Projection{TotalTokens: f.ProjectedTokens, RemainingMinutes: int64(f.RemainingMinutes + 0.5)}
 		if cost {
-			perHour := s.cost.total / minutes * 60
-			projected := s.cost.total + perHour/60*remaining
-			br.CostPerHour, p.CostUSD = &perHour, &projected
+			br.CostPerHour, p.CostUSD = &f.USDPerHour, &f.ProjectedUSD
 		}
 		b.BurnRate, b.Projection = br, p
 	}

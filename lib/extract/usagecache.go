@@ -39,7 +39,7 @@ func UsageCacheName(cost, sums bool) string {
 
 // UsageCacheVersion names the cached facts' format: a change to what the
 // fast path reads, or to the billing rule it applies, changes it.
-const UsageCacheVersion = "usage-facts-5"
+const UsageCacheVersion = "usage-facts-6"
 
 // scanUsageCached is scanUsageFile through the cache.
 func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
@@ -242,6 +242,7 @@ func (s *usageScan) encode(sums bool) []byte {
 	body = cache.AppendVarint(body, int64(st.notEntries))
 	body = cache.AppendBool(body, st.sawEntry)
 	body = cache.AppendVarint(body, int64(s.lines))
+	body = usage.AppendRecorded(body, &st.recorded)
 	// Each mark's timestamp is written as the length it shares with the
 	// one before and the rest: most share all but the last few digits.
 	var marks []byte
@@ -324,6 +325,7 @@ func openFacts(b []byte, sums bool, f *usageFacts, s *usageScan) bool {
 	st.notEntries = int(d.Varint())
 	st.sawEntry = d.Bool()
 	s.lines = int(d.Varint())
+	st.recorded = usage.DecodeRecorded(d)
 	f.nMarks = d.Count()
 	f.marks = d.Bytes()
 	if s.hasOpen = d.Bool(); s.hasOpen {

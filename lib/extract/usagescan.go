@@ -60,6 +60,9 @@ type scanStats struct {
 	// session, billable message or not. They are kept whole so that a
 	// cached scan answers any window.
 	marks []sessionMark
+	// recorded is what the file says of Claude Code's own figure
+	// (cost-state records, compactions, copied records).
+	recorded usage.Recorded
 }
 
 // sessionMark is an assistant record's timestamp, session and cwd.
@@ -355,7 +358,10 @@ func (s *usageScan) read(in io.Reader, f file, buf []byte) ([]byte, error) {
 			st.tooLong = append(st.tooLong, base+n)
 		}
 	}
-	other := func(line []byte, n int, partial bool) { st.other(line, base+n, partial) }
+	other := func(line []byte, n int, partial bool) {
+		st.other(line, base+n, partial)
+		st.recorded.AddLine(line)
+	}
 	lf := &lineFinder{pat: assistantType, skipped: tooLong, other: other}
 	lf.fn = func(line []byte, n int, partial bool) error {
 		n += base
@@ -371,6 +377,7 @@ func (s *usageScan) read(in io.Reader, f file, buf []byte) ([]byte, error) {
 			st.sawEntry = true
 		}
 		if string(l.Type) != "assistant" {
+			st.recorded.AddLine(line)
 			return nil
 		}
 		session, mdl := intern(&sid, l.SessionID), intern(&model, l.Model)
@@ -396,6 +403,9 @@ func (s *usageScan) read(in io.Reader, f file, buf []byte) ([]byte, error) {
 		}
 		if !l.HasUsage {
 			return nil
+		}
+		if rec.Copied() {
+			st.recorded.Copied++
 		}
 		r := usageRec{MessageID: string(l.MessageID), RequestID: string(l.RequestID), RequestRef: string(l.RequestRef),
 			UUID: string(l.UUID), Timestamp: string(l.Timestamp), Model: mdl,

@@ -89,6 +89,25 @@ func Compile(expr string, vars [][2]string) (*Filter, error) {
 	return &Filter{code: code, values: values, query: q}, nil
 }
 
+// CompileVars compiles expr with the variables $NAME of names, each any
+// plain JSON tree, null until SetVars gives their values.
+func CompileVars(expr string, names ...string) (*Filter, error) {
+	vars := make([][2]string, len(names))
+	for i, n := range names {
+		vars[i][0] = n
+	}
+	f, err := Compile(expr, vars)
+	if err != nil {
+		return nil, err
+	}
+	clear(f.values)
+	return f, nil
+}
+
+// SetVars gives CompileVars' variables their values, in order, for the
+// runs that follow.
+func (f *Filter) SetVars(values ...any) { copy(f.values, values) }
+
 // Run applies the filter to v (a plain JSON tree: map[string]any, []any,
 // string, json.Number, bool, nil) and calls emit for each result.
 func (f *Filter) Run(v any, emit func(any) error) error {

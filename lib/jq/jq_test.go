@@ -90,3 +90,25 @@ func TestHalt(t *testing.T) {
 		t.Fatalf("error: got %v, want a RuntimeError", err)
 	}
 }
+
+// CompileVars' variables are null until SetVars gives them any tree.
+func TestCompileVars(t *testing.T) {
+	f, err := CompileVars(`[$spend.day, $b]`, "spend", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() string {
+		var out []byte
+		if err := f.Run(nil, func(v any) error { out, _ = Marshal(v); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	if got := run(); got != `[null,null]` {
+		t.Errorf("before SetVars: %s", got)
+	}
+	f.SetVars(map[string]any{"day": 5.5}, "x")
+	if got := run(); got != `[5.5,"x"]` {
+		t.Errorf("after SetVars: %s", got)
+	}
+}

@@ -42,3 +42,44 @@ func BlockSpans(times []time.Time) []BlockSpan {
 func Active(start, last, now time.Time) bool {
 	return now.Sub(last) < BlockDuration && now.Before(start.Add(BlockDuration))
 }
+
+// Forecast is the running block's pace and where it ends at that pace,
+// as ccusage's live blocks show it: the rate is over the block's messages,
+// from its first to its last.
+type Forecast struct {
+	TokensPerMinute float64
+	USDPerHour      float64
+	// ProjectedTokens and ProjectedUSD are the block's totals at its end
+	// at this pace; RemainingMinutes is the time to its end.
+	ProjectedTokens  int64
+	ProjectedUSD     float64
+	RemainingMinutes float64
+}
+
+// ForecastOf is the forecast of a block ending at end whose messages,
+// from first to last, total tokens and usd; false when they give no rate
+// (one message, or all at one instant). The one forecast rule: cc-extract
+// usage --sum block and cc-statusline.
+func ForecastOf(first, last, end, now time.Time, messages int, tokens int64, usd float64) (Forecast, bool) {
+	minutes := last.Sub(first).Minutes()
+	if messages < 2 || minutes <= 0 {
+		return Forecast{}, false
+	}
+	f := Forecast{TokensPerMinute: float64(tokens) / minutes, RemainingMinutes: max(0, end.Sub(now).Minutes())}
+	f.ProjectedTokens = tokens + int64(f.TokensPerMinute*f.RemainingMinutes+0.5)
+	f.USDPerHour = usd / minutes * 60
+	f.ProjectedUSD = usd + f.USDPerHour/60*f.RemainingMinutes
+	return f, true
+}
+
+// Until is how long, at the forecast's dollars per hour, spent takes to
+// reach limit: 0 when it has; false when it never does at this pace.
+func (f Forecast) Until(spent, limit float64) (time.Duration, bool) {
+	if spent >= limit {
+		return 0, true
+	}
+	if f.USDPerHour <= 0 {
+		return 0, false
+	}
+	return time.Duration((limit - spent) / f.USDPerHour * float64(time.Hour)), true
+}

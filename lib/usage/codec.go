@@ -98,3 +98,26 @@ func ReadMessage(d *cache.Decoder, m *Message) {
 		*v = d.Varint()
 	}
 }
+
+// AppendRecorded writes r for a cache entry (cc-extract's usage facts).
+func AppendRecorded(b []byte, r *Recorded) []byte {
+	b = cache.AppendStr(b, r.SessionID)
+	b = cache.AppendVarint(b, int64(r.States))
+	b = cache.AppendBool(b, r.UnknownModel)
+	b = cache.AppendVarint(b, int64(r.Compactions))
+	b = cache.AppendVarint(b, int64(r.Copied))
+	b = cache.AppendF64(b, r.baseUSD)
+	b = cache.AppendF64(b, r.lastUSD)
+	b = cache.AppendVarint(b, r.baseTokens)
+	b = cache.AppendVarint(b, r.lastTokens)
+	return cache.AppendVarint(b, r.lastStart)
+}
+
+// DecodeRecorded reads what AppendRecorded wrote (d fails on anything
+// else).
+func DecodeRecorded(d *cache.Decoder) Recorded {
+	r := Recorded{SessionID: d.Str(), States: int(d.Varint()), UnknownModel: d.Bool(), Compactions: int(d.Varint()), Copied: int(d.Varint())}
+	r.baseUSD, r.lastUSD = d.F64(), d.F64()
+	r.baseTokens, r.lastTokens, r.lastStart = d.Varint(), d.Varint(), d.Varint()
+	return r
+}

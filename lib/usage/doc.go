@@ -23,7 +23,11 @@
 //     where the last call stopped, with a summary file as the warm path:
 //     the status line's block and a session's context.
 //   - SpendOf: spend figures (today, this week, this month, the running
-//     block, a session) over priced messages.
+//     block, a session) over priced messages; ReadRecent's Spend is the
+//     same over the messages since SpendWindow, from the warm cache.
+//   - Budgets: spend limits (a YAML "budgets:" section) and their states
+//     (ok, warn, over); ForecastOf: the running block's burn rate and
+//     projection.
 //
 // It does not import lib/transcript (nor lib/extract): a status line and
 // a hook's budget check link it without the transcript readers and their

@@ -16,18 +16,14 @@ import (
 )
 
 // A ledger is what ReadRecent remembers of one transcript: the priced
-// messages of the last keepWindow, the message still open at the end of
+// messages since SpendWindow, the message still open at the end of
 // what was read, and how far the file was read. It is cached per
 // transcript, keyed by the file's size and mtime: an unchanged file is not
 // opened, a grown one is read from where the last call stopped, so a call
 // costs the new tail only.
 
-// keepWindow bounds the messages a ledger keeps: enough to find the
-// current 5-hour block's start.
-const keepWindow = 24 * time.Hour
-
 // ledgerVersion changes when the cache format or the pricing changes.
-const ledgerVersion = "5/" + "claude-code-2.1.328"
+const ledgerVersion = "6/" + "claude-code-2.1.328"
 
 type ledger struct {
 	Path    string `json:"path"`
@@ -333,9 +329,9 @@ func tailHolds(r io.ReaderAt, off int64, tail uint64) bool {
 	return err == nil && h == tail
 }
 
-// prune drops messages older than keepWindow, the open one too.
+// prune drops messages from before SpendWindow, the open one too.
 func (l *ledger) prune(now time.Time) {
-	cut := now.Add(-keepWindow).UnixMilli()
+	cut := SpendWindow(now).UnixMilli()
 	k := 0
 	for _, m := range l.Msgs {
 		if m.TS >= cut {
@@ -345,7 +341,7 @@ func (l *ledger) prune(now time.Time) {
 	}
 	l.Msgs = l.Msgs[:k]
 	if l.HasOpen && l.OpenPriced.TS < cut {
-		// (Its next record, were it ever written, is a day late.)
+		// (Its next record, were it ever written, is days late.)
 		l.Open, l.HasOpen, l.OpenPriced = Message{}, false, Priced{}
 	}
 }

@@ -29,6 +29,9 @@ type summary struct {
 	Dirs    []stamp            `json:"dirs"`
 	Block   Block              `json:"block"`
 	Own     map[string]ownStat `json:"own"`
+	// Periods are the day, week and month each Own's spend was summed
+	// over: past one of them the spend is summed again.
+	Periods Periods `json:"periods"`
 }
 
 type stamp struct {
@@ -41,14 +44,27 @@ type stamp struct {
 type Block struct {
 	Has      bool    `json:"has"`
 	Start    int64   `json:"start"` // unix ms
+	First    int64   `json:"first"` // unix ms, its first message
 	Last     int64   `json:"last"`  // unix ms, its latest message
 	USD      float64 `json:"usd"`
+	Tokens   int64   `json:"tokens"`
+	Messages int     `json:"messages"`
 	Unpriced int     `json:"unpriced"` // messages that could not be priced
 }
 
 // Active says the block is still running at now (Active).
 func (b *Block) Active(now time.Time) bool {
 	return b.Has && Active(time.UnixMilli(b.Start), time.UnixMilli(b.Last), now)
+}
+
+// Forecast is the block's forecast at now (ForecastOf); false when it
+// is not running or gives no rate.
+func (b *Block) Forecast(now time.Time) (Forecast, bool) {
+	if !b.Active(now) {
+		return Forecast{}, false
+	}
+	_, end := b.Bounds()
+	return ForecastOf(time.UnixMilli(b.First), time.UnixMilli(b.Last), end, now, b.Messages, b.Tokens, b.USD)
 }
 
 // Bounds are the block's start and end.
@@ -63,6 +79,9 @@ type ownStat struct {
 	Context      int64  `json:"context"`
 	ContextModel string `json:"context_model"`
 	Used         int64  `json:"used"` // unix ns, to keep the recent ones
+	// Session and Spend: the spend figures as the session asked them.
+	Session string `json:"session"`
+	Spend   Spend  `json:"spend"`
 }
 
 // maxOwn bounds the transcripts a summary remembers.
@@ -162,12 +181,14 @@ func latestOf(kept []Priced) latest {
 	}
 	spans := BlockSpans(times)
 	sp := spans[len(spans)-1]
-	b := latest{Block: Block{Has: true, Start: sp.Start.UnixMilli(), Last: kept[sp.To-1].TS}, from: sp.From}
+	b := latest{Block: Block{Has: true, Start: sp.Start.UnixMilli(), First: kept[sp.From].TS, Last: kept[sp.To-1].TS,
+		Messages: sp.To - sp.From}, from: sp.From}
 	for _, m := range kept[sp.From:sp.To] {
 		if m.Unpriced {
 			b.Unpriced++
 		}
 		b.USD += m.USD
+		b.Tokens += m.Tokens
 	}
 	return b
 }
@@ -195,12 +216,25 @@ type RecentOptions struct {
 	// ExcludeSubagents leaves the subagents' transcripts out (they are
 	// read by default: their calls are paid for too).
 	ExcludeSubagents bool
+	// Location and WeekStart place the spend's day, week and month, and
+	// Session names the session whose spend is Spend.Session
+	// (SpendOptions).
+	Location  *time.Location
+	WeekStart *time.Weekday
+	Session   string
+}
+
+func (o *RecentOptions) spendOptions() SpendOptions {
+	return SpendOptions{Now: o.Now, Location: o.Location, WeekStart: o.WeekStart, Session: o.Session}
 }
 
 // Recent is what ReadRecent found.
 type Recent struct {
 	// Block is the latest block of every recent transcript's messages.
 	Block Block
+	// Spend is what was spent today, this week, this month, in the
+	// running block and in the session (SpendOf over the same messages).
+	Spend Spend
 	// Partial: the deadline came before every transcript was read; the
 	// block counts what was read.
 	Partial bool
@@ -231,7 +265,8 @@ func ContextWindow(tokens int64, models ...string) int64 {
 
 // ReadRecent reads the priced messages of the recent transcripts of the
 // asking transcript's config dir (every transcript, subagents' included,
-// changed in the last 10 hours: enough for the current 5-hour block), from
+// changed since SpendWindow: enough for the month's spend and the current
+// 5-hour block), from
 // the summary when it holds, else from the ledgers: when only the asking
 // transcript changed, its tail is read and the other ledgers are taken as
 // they are; past Recheck or when a directory changed, every transcript is
@@ -257,12 +292,14 @@ func ReadRecent(o RecentOptions) Recent {
 		ownSize, ownMtime = st.Size(), st.ModTime().UnixNano()
 	}
 	fresh := false
+	periods := PeriodsOf(o.spendOptions())
 	if sum != nil {
 		age := now.Sub(time.Unix(0, sum.Checked))
 		fresh = age >= 0 && age < o.Recheck && sum.dirsUnchanged()
 	}
-	if own, ok := sum.own(path); fresh && ownOK && ok && own.Size == ownSize && own.MtimeNS == ownMtime {
-		out.Block, out.Context, out.ContextModel = sum.Block, own.Context, own.ContextModel
+	if own, ok := sum.own(path); fresh && ownOK && ok && own.Size == ownSize && own.MtimeNS == ownMtime &&
+		own.Session == o.Session && sum.Periods == periods {
+		out.Block, out.Context, out.ContextModel, out.Spend = sum.Block, own.Context, own.ContextModel, own.Spend
 		return out
 	}
 	ls := openLedgers(cacheDir, projects, o.Prices, o.PricesKey)
@@ -320,10 +357,13 @@ func ReadRecent(o RecentOptions) Recent {
 		}
 	}
 	ls.save(seen)
-	out.Block = LatestBlock(msgs)
+	kept := countOnce(msgs)
+	out.Block = latestOf(kept).Block
+	out.Spend = spendOf(kept, o.spendOptions())
 	own := ownOf(ownL, now)
 	if own != nil {
 		out.Context, out.ContextModel = own.Context, own.ContextModel
+		own.Session, own.Spend = o.Session, out.Spend
 	}
 	if out.Partial {
 		return out // the summary waits for a whole read
@@ -334,7 +374,7 @@ func ReadRecent(o RecentOptions) Recent {
 	if sum.Own == nil {
 		sum.Own = map[string]ownStat{}
 	}
-	sum.V, sum.Checked, sum.Dirs, sum.Block = version, checked, dirs, out.Block
+	sum.V, sum.Checked, sum.Dirs, sum.Block, sum.Periods = version, checked, dirs, out.Block, periods
 	if own != nil {
 		sum.Own[path] = *own
 	} else {
@@ -365,8 +405,8 @@ func (s *summary) own(path string) (ownStat, bool) {
 func isSubagent(path string) bool { return filepath.Base(filepath.Dir(path)) == layout.SubagentsDir }
 
 // recentTranscripts lists the transcript itself and every other transcript
-// of its config dir (subagents' included) changed in the last 10 hours:
-// enough for the current 5-hour block. The directory listing gives each
+// of its config dir (subagents' included) changed since SpendWindow:
+// enough for the month's spend and the current 5-hour block. The directory listing gives each
 // file's size and mtime, so no file is opened or stat'ed twice.
 //
 // It also stamps each directory it reads (the mtime taken before reading,
@@ -392,7 +432,7 @@ func recentTranscripts(path string, now time.Time, subagents bool) (out []fileIn
 	if err != nil {
 		return out, stamps
 	}
-	cut := now.Add(-2 * BlockDuration)
+	cut := SpendWindow(now)
 	add := func(dir string, e os.DirEntry) bool {
 		info, err := e.Info()
 		if err != nil || info.ModTime().Before(cut) {

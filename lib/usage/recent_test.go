@@ -138,7 +138,7 @@ func TestRecentCachedIsFullRead(t *testing.T) {
 
 // copyCorpus copies a config dir into a temp dir, every file's and dir's
 // mtime set to mtime (ReadRecent reads the transcripts changed in the
-// last 10 hours).
+// month, SpendWindow).
 func copyCorpus(t *testing.T, src string, mtime time.Time) string {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "claude")

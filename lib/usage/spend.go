@@ -4,15 +4,17 @@ import "time"
 
 // Spend is what was spent, in USD, over the periods a budget names.
 type Spend struct {
-	Today, Week, Month float64
+	Today float64 `json:"day"`
+	Week  float64 `json:"week"`
+	Month float64 `json:"month"`
 	// Block is the cost of the running 5-hour block (0 when none runs).
-	Block float64
+	Block float64 `json:"block"`
 	// Session is the cost of SpendOptions.Session's own messages (a
 	// fork's copies of another session's count in that one).
-	Session float64
+	Session float64 `json:"session"`
 	// Unpriced counts the messages of the month, the block or the session
 	// that could not be priced: their cost is in no figure.
-	Unpriced int
+	Unpriced int `json:"unpriced"`
 }
 
 // SpendOptions place the periods: the day, week and month of Now in
@@ -30,6 +32,17 @@ type SpendOptions struct {
 // in place. A figure covers only what msgs holds: ReadRecent's ledgers
 // keep a day, so a month needs the messages of a month.
 func SpendOf(msgs []Priced, o SpendOptions) Spend {
+	return spendOf(countOnce(msgs), o)
+}
+
+// Periods are the starts of the day, week and month a spend is summed
+// over.
+type Periods struct {
+	Day, Week, Month int64 // unix ms
+}
+
+// PeriodsOf places the day, week and month of o.Now.
+func PeriodsOf(o SpendOptions) Periods {
 	loc := o.Location
 	if loc == nil {
 		loc = time.UTC
@@ -40,9 +53,27 @@ func SpendOf(msgs []Priced, o SpendOptions) Spend {
 	}
 	now := o.Now.In(loc)
 	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
-	week := WeekOf(day, ws)
 	month := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, loc)
-	kept := countOnce(msgs)
+	return Periods{Day: day.UnixMilli(), Week: WeekOf(day, ws).UnixMilli(), Month: month.UnixMilli()}
+}
+
+// SpendWindow is how far back the spend figures of any zone and week
+// start can reach at now: the start of the UTC month or 7 days back,
+// whichever is earlier, less a day for the zone. ReadRecent keeps and
+// reads the messages from there, whatever its caller's zone.
+func SpendWindow(now time.Time) time.Time {
+	u := now.UTC()
+	from := time.Date(u.Year(), u.Month(), 1, 0, 0, 0, 0, time.UTC)
+	if w := u.AddDate(0, 0, -7); w.Before(from) {
+		from = w
+	}
+	return from.AddDate(0, 0, -1)
+}
+
+// spendOf is SpendOf over messages counted once, sorted.
+func spendOf(kept []Priced, o SpendOptions) Spend {
+	ps := PeriodsOf(o)
+	day, week, month := time.UnixMilli(ps.Day), time.UnixMilli(ps.Week), time.UnixMilli(ps.Month)
 	var sp Spend
 	b := latestOf(kept)
 	for i, m := range kept {

@@ -1,6 +1,8 @@
 package usage
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -35,5 +37,64 @@ func TestSpendOf(t *testing.T) {
 	// In UTC-12 "today" began at 12:00 UTC: nothing yet.
 	if got := SpendOf(msgs, SpendOptions{Now: now, Location: time.FixedZone("X", -12*3600)}); got.Today != 0 {
 		t.Errorf("UTC-12: %+v", got)
+	}
+}
+
+// ReadRecent's spend reaches back to the month's start (the ledgers keep
+// SpendWindow, not a day), and the warm summary, the ledgers and no
+// cache at all give the same figures; a new day sums again.
+func TestRecentSpend(t *testing.T) {
+	root, tr := session(t)
+	now := time.Date(2026, 5, 21, 12, 0, 0, 0, time.UTC)
+	// $2 per million input tokens.
+	write(t, tr, assistant("m1", "2026-05-02T10:00:00.000Z", "claude-sonnet-5-5", 1000000)+
+		assistant("m2", "2026-05-19T10:00:00.000Z", "claude-sonnet-5-5", 500000)+
+		assistant("m3", "2026-05-21T11:00:00.000Z", "claude-sonnet-5-5", 250000))
+	if err := os.Chtimes(tr, now, now); err != nil {
+		t.Fatal(err)
+	}
+	o := RecentOptions{Transcript: tr, CacheDir: filepath.Join(root, "cache"), Now: now, Recheck: time.Hour,
+		Deadline: time.Now().Add(time.Minute), Session: "s"}
+	want := Spend{Today: 0.5, Week: 1.5, Month: 3.5, Block: 0.5, Session: 3.5}
+	for i, name := range []string{"cold", "warm"} {
+		if got := ReadRecent(o).Spend; got != want {
+			t.Errorf("%s (%d): %+v, want %+v", name, i, got, want)
+		}
+	}
+	o.CacheDir = ""
+	if got := ReadRecent(o).Spend; got != want {
+		t.Errorf("no cache: %+v, want %+v", got, want)
+	}
+	o.CacheDir = filepath.Join(root, "cache")
+	o.Now = now.Add(13 * time.Hour) // the next day: no block, nothing today
+	if got := ReadRecent(o).Spend; got != (Spend{Week: 1.5, Month: 3.5, Session: 3.5}) {
+		t.Errorf("next day: %+v", got)
+	}
+}
+
+// Budgets: the budgets section of a YAML file, states per period.
+func TestBudgets(t *testing.T) {
+	b, found, err := ParseBudgets([]byte("rules: []\nbudgets:\n  day: 5\n  block: 2\n"))
+	if err != nil || !found || b != (Budgets{Day: 5, Block: 2, Warn: DefaultWarn}) {
+		t.Fatalf("parse: %+v %v %v", b, found, err)
+	}
+	if _, found, err := ParseBudgets([]byte("rules: []\n")); found || err != nil {
+		t.Errorf("no section: found %v, %v", found, err)
+	}
+	for _, bad := range []string{"budgets: 3", "budgets: {dya: 1}", "budgets: {day: -1}", "budgets: {warn: 1.5}", "budgets: {day: x}"} {
+		if _, _, err := ParseBudgets([]byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	st := b.Check(Spend{Today: 4, Block: 2})
+	want := []BudgetState{{Period: "day", Spent: 4, Limit: 5, State: BudgetWarn}, {Period: "block", Spent: 2, Limit: 2, State: BudgetOver}}
+	if len(st) != 2 || st[0] != want[0] || st[1] != want[1] || Worst(st) != BudgetOver {
+		t.Errorf("check: %+v", st)
+	}
+	if w := Worst(b.Check(Spend{Today: 3.9})); w != BudgetOK {
+		t.Errorf("under the warn fraction: %s", w)
+	}
+	if s := want[0].String(); s != "day $4.00 of $5.00" {
+		t.Errorf("String: %q", s)
 	}
 }

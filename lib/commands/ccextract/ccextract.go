@@ -282,12 +282,13 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if kind == "usage" && !o.noCache && o.cacheDir != "" {
 		store = cache.Open(o.cacheDir, extract.UsageCacheName(prices != nil, o.sum != ""), extract.UsageCacheVersion+"/"+cache.Build())
 	}
+	var miss missing
 	x, err := extract.New(extract.Options{
 		Kind: kind, All: o.all, Thinking: o.thinking, Errors: o.errors, Unique: o.unique,
 		Subagents: o.subagents, Sum: o.sum, Location: o.loc, Now: o.now(), Prices: prices,
 		WeekStart: o.weekday, Since: o.window.Since, Until: o.window.Until,
 		Warn: func(msg string) { env.Warnf("%s", msg) }, Cache: store,
-	}, env.Out.Write)
+	}, func(v any) error { miss.see(v); return env.Out.Write(v) })
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
@@ -308,6 +309,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if cerr := x.Close(); err == nil {
 		err = cerr
 	}
+	miss.note(env.Out)
 	store.SaveReport(o.cacheStats, env.Warnf)
 	return err
 }

@@ -93,7 +93,7 @@ func TestRun(t *testing.T) {
 		{"neither entries nor sessions", []string{"prompts"}, strings.NewReader(`{"a":1}` + "\n"), 1, "", "cc-extract: <stdin>:1: not a transcript entry (no \"type\"), skipped\ncc-extract: <stdin>: no transcript entry read\n"},
 		{"unreadable transcript", []string{"usage", "/nonexistent/x.jsonl", path}, nil, 1, usageLine, "cc-extract: open /nonexistent/x.jsonl: no such file or directory\ncc-extract: unreadable transcripts: 1\n"},
 		{"sum with jq", []string{"usage", path, "--sum", "model", "-q", `"\(.model) \(.total_tokens) \(.messages)"`, "-r"}, nil, 0, "m1 116 1\n", ""},
-		{"sum by session", []string{"usage", path, "--sum", "session"}, nil, 0, `{"session_id":"` + sid + `","project":"/p","input_tokens":10,"output_tokens":5,"cache_read_input_tokens":100,"cache_creation_input_tokens":1,"total_tokens":116,"messages":1,"models":["m1"],"first_timestamp":"2026-05-02T10:00:01.000Z","last_timestamp":"2026-05-02T10:00:01.000Z"}` + "\n", ""},
+		{"sum by session", []string{"usage", path, "--sum", "session"}, nil, 0, `{"session_id":"` + sid + `","project":"/p","input_tokens":10,"output_tokens":5,"cache_read_input_tokens":100,"cache_creation_input_tokens":1,"total_tokens":116,"messages":1,"models":["m1"],"first_timestamp":"2026-05-02T10:00:01.000Z","last_timestamp":"2026-05-02T10:00:01.000Z","recorded_cost_usd":null}` + "\n", ""},
 		{"subagents on entries", []string{"prompts", "--subagents"}, strings.NewReader(transcriptLines[0] + "\n"), 0, promptLine, "cc-extract: --subagents reads the subagent transcripts of sessions; entries come as they are (use cc-entries --subagents)\n"},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package ccextract
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -57,6 +58,15 @@ func (o *options) calendar(env *cli.Env) error {
 	return nil
 }
 
+// reasons shows difference_reasons as the words joined by commas.
+func reasons(v json.RawMessage) string {
+	var l []string
+	if json.Unmarshal(v, &l) != nil {
+		return string(v)
+	}
+	return strings.Join(l, ", ")
+}
+
 // weekday reads a day name, or its first three letters.
 func weekday(s string) (time.Weekday, bool) {
 	s = strings.ToLower(strings.TrimSpace(s))
@@ -110,5 +120,10 @@ func sumLayout(keys []string, loc *time.Location) cli.Layout {
 		cols = append(cols, cli.Column{Head: c.head, Keys: []string{c.key}, Kind: cli.Count, Total: true})
 	}
 	cols = append(cols, cli.Column{Head: "Cost", Keys: []string{"cost_usd"}, Kind: cli.Dollars, Total: true, Keep: true})
+	if keys[0] == "session" && len(keys) == 1 {
+		// Claude Code's own figure beside it, and why they differ.
+		cols = append(cols, cli.Column{Head: "Recorded", Keys: []string{"recorded_cost_usd"}, Kind: cli.Dollars},
+			cli.Column{Head: "Difference", Keys: []string{"difference_reasons"}, Show: reasons})
+	}
 	return cli.Layout{Columns: cols, Total: true, Zone: loc, Empty: "no billed messages to sum"}
 }

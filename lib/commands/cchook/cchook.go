@@ -11,8 +11,10 @@ import (
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/commands/internal/warm"
 	"github.com/ccpipe/ccpipe/lib/hooks"
 	"github.com/ccpipe/ccpipe/lib/hooks/rules"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // subHelp is each subcommand's synopsis, one-line summary and
@@ -272,6 +274,10 @@ func (o *options) runRules(env *cli.Env, args []string) error {
 	f, err := rules.LoadFile(args[0])
 	if err != nil {
 		return o.exit(runner.Fail(ev.EventName(), err))
+	}
+	f.Spend = func() (usage.Spend, error) {
+		c := ev.Common()
+		return warm.Spend(o.sys, warm.CacheDir(o.sys), c.TranscriptPath, c.SessionID)
 	}
 	// A rule that reads a field its payloads never have would never fire:
 	// that is a broken rule file, not a quiet "no opinion".

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
+	"github.com/ccpipe/ccpipe/lib/commands/internal/warm"
 	"github.com/ccpipe/ccpipe/lib/numfmt"
 	"github.com/ccpipe/ccpipe/lib/usage"
 )
@@ -45,7 +46,7 @@ payload's cost.total_cost_usd (Claude Code's own figure: for a resumed or
 forked session its running total starts from the cost of the session it
 resumed, so a fork's includes the original's calls). The block is
 ccusage's 5-hour billing window (see cc-extract usage --sum block) over
-every transcript of the config dir changed in the last 10 hours, priced as
+every transcript of the config dir changed this month, priced as
 cc-extract usage --cost does and equal to its --sum block: each API call
 once (a fork's copies of the original's calls count with the original's
 transcript, when it is among those read); when the payload
@@ -218,13 +219,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 	case o.noCache || (o.cacheDir == "" && o.sys.Env("CCPIPE_CACHE") == "off"):
 		o.cacheDir = "" // no cache
 	case o.cacheDir == "":
-		if d := o.sys.CacheDir(); d != "" {
-			o.cacheDir = filepath.Join(d, "statusline")
-		} else {
-			// HOME unset (env -i, a service): the line is still printed,
-			// with a cache in the temp dir.
-			o.cacheDir = filepath.Join(os.TempDir(), fmt.Sprintf("ccpipe-statusline-%d", os.Getuid()))
-		}
+		// (HOME unset, env -i, a service: the line is still printed, with
+		// a cache in the temp dir.)
+		o.cacheDir = warm.CacheDir(o.sys)
 	}
 	if o.prices != "" {
 		var data []byte

@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ccpipe/ccpipe/lib/regular"
 	"io"
 	"os/exec"
 	"regexp"
@@ -23,7 +22,9 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/hooks"
 	"github.com/ccpipe/ccpipe/lib/jq"
+	"github.com/ccpipe/ccpipe/lib/regular"
 	"github.com/ccpipe/ccpipe/lib/spell"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // File is a loaded rule file.
@@ -33,6 +34,13 @@ type File struct {
 	// SkipUnless makes Eval treat every unless command as failed without
 	// running it (cc-hook backtest, unless --run-unless).
 	SkipUnless bool
+	// Budgets is the file's budgets section (HasBudgets: it has one).
+	Budgets    usage.Budgets
+	HasBudgets bool
+	// Spend gives the spend figures as the payload's session sees them,
+	// for the rules that read them ($spend, over_budget); asked at most
+	// once an Eval. Nil: no rule may read them (an error when one does).
+	Spend func() (usage.Spend, error)
 }
 
 // Rule is one entry of a rule file. Field names are the YAML keys.
@@ -47,6 +55,10 @@ type Rule struct {
 	AdditionalContext string   `yaml:"additional_context"`
 	SystemMessage     string   `yaml:"system_message"`
 	SessionTitle      string   `yaml:"session_title"`
+	// OverBudget names budget periods (day, week, month, block, or any):
+	// the rule matches only when the spend of one of them has reached
+	// its limit, and the figure is added to its reason.
+	OverBudget []string `yaml:"over_budget"`
 
 	line     int
 	prepared bool
@@ -54,6 +66,8 @@ type Rule struct {
 	names    []string
 	re       *regexp.Regexp
 	cond     *jq.Filter
+	// spend: the condition reads $spend.
+	spend bool
 }
 
 // Label names the rule in messages: its name, else its line.
@@ -88,7 +102,8 @@ func LoadFile(path string) (*File, error) {
 // rule.
 func Load(data []byte) (*File, error) {
 	var doc struct {
-		Rules []yaml.Node `yaml:"rules"`
+		Rules   []yaml.Node `yaml:"rules"`
+		Budgets yaml.Node   `yaml:"budgets"` // usage.ParseBudgets reads it
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -99,13 +114,17 @@ func Load(data []byte) (*File, error) {
 		return nil, errors.New("invalid rule file: no rules (want a top-level \"rules:\" list)")
 	}
 	f := &File{}
+	var err error
+	if f.Budgets, f.HasBudgets, err = usage.ParseBudgets(data); err != nil {
+		return nil, fmt.Errorf("invalid rule file: %w", err)
+	}
 	for i := range doc.Rules {
 		n := &doc.Rules[i]
 		r := &Rule{line: n.Line}
 		if err := decodeRule(n, r); err != nil {
 			return nil, fmt.Errorf("rule at line %d: %w", n.Line, err)
 		}
-		if err := r.checkShape(); err != nil {
+		if err := r.checkShape(f); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Label(), err)
 		}
 		f.Rules = append(f.Rules, r)
@@ -115,7 +134,7 @@ func Load(data []byte) (*File, error) {
 
 // ruleKeys are the YAML keys of a rule.
 var ruleKeys = []string{"name", "events", "matcher", "if", "unless", "decision", "reason",
-	"additional_context", "system_message", "session_title"}
+	"additional_context", "system_message", "session_title", "over_budget"}
 
 // decodeRule decodes one rule, refusing unknown keys and accepting a
 // single event as a string.
@@ -131,7 +150,7 @@ func decodeRule(n *yaml.Node, r *Rule) error {
 			}
 			return fmt.Errorf("unknown rule field %q (want one of %s)", k.Value, strings.Join(ruleKeys, ", "))
 		}
-		if k.Value == "events" && v.Kind == yaml.ScalarNode {
+		if (k.Value == "events" || k.Value == "over_budget") && v.Kind == yaml.ScalarNode {
 			n.Content[i+1] = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{v}, Line: v.Line}
 		}
 	}
@@ -147,7 +166,18 @@ var decisions = []string{"", hooks.Allow, hooks.Deny, hooks.Ask, hooks.Defer, ho
 	hooks.Accept, hooks.Decline, hooks.Cancel, hooks.Retry}
 
 // checkShape is the cheap part of the validation, done at load.
-func (r *Rule) checkShape() error {
+func (r *Rule) checkShape(f *File) error {
+	for _, p := range r.OverBudget {
+		if p != "any" && !slices.Contains(usage.BudgetPeriods, p) {
+			return fmt.Errorf("over_budget: unknown period %q (want day, week, month, block or any)", p)
+		}
+		if !f.HasBudgets {
+			return errors.New("over_budget: the file has no budgets section")
+		}
+		if p != "any" && f.Budgets.Limit(p) == 0 {
+			return fmt.Errorf("over_budget: the budgets section sets no %s limit", p)
+		}
+	}
 	if len(r.Events) == 0 {
 		return errors.New("no events")
 	}
@@ -196,17 +226,22 @@ func (r *Rule) prepare() error {
 		r.re = re
 	}
 	if r.If != "" {
-		f, err := jq.Compile(r.If, nil)
+		f, err := jq.CompileVars(r.If, condVars...)
 		if err != nil {
 			return fmt.Errorf("%s: if: %w", r.Label(), err)
 		}
-		r.cond = f
+		r.cond, r.spend = f, strings.Contains(r.If, "$spend")
 	}
 	r.prepared = true
 	return nil
 }
 
 var simpleMatcher = regexp.MustCompile(`^[a-zA-Z0-9_|]+$`)
+
+// condVars are the variables an if condition may read: $spend, the spend
+// figures (day, week, month, block, session, unpriced: usage.Spend), and
+// $budgets, the file's budgets section (null without one).
+var condVars = []string{"spend", "budgets"}
 
 func (r *Rule) reply(event, reason string) (*hooks.Reply, error) {
 	return hooks.Decide(event, hooks.Decision{
@@ -269,6 +304,7 @@ type Match struct {
 func (f *File) Eval(ctx context.Context, ev hooks.Event, payload []byte) (*Match, error) {
 	var doc any
 	decoded := false
+	sp := spendOnce{f: f}
 	for _, r := range f.Rules {
 		if !slices.Contains(r.Events, ev.EventName()) {
 			continue
@@ -279,7 +315,17 @@ func (f *File) Eval(ctx context.Context, ev hooks.Event, payload []byte) (*Match
 		if v, _ := ev.Matcher(); !r.matches(v) {
 			continue
 		}
+		over, err := r.over(f, &sp)
+		if err != nil {
+			return nil, fmt.Errorf("%s: over_budget: %w", r.Label(), err)
+		}
+		if len(r.OverBudget) > 0 && len(over) == 0 {
+			continue
+		}
 		if r.cond != nil {
+			if err := r.setVars(f, &sp); err != nil {
+				return nil, fmt.Errorf("%s: if: %w", r.Label(), err)
+			}
 			if !decoded {
 				var err error
 				if doc, err = jq.Decode(payload); err != nil {
@@ -297,7 +343,7 @@ func (f *File) Eval(ctx context.Context, ev hooks.Event, payload []byte) (*Match
 				continue
 			}
 		}
-		reason := r.Reason
+		reason := withFigures(r.Reason, over)
 		skipped := r.Unless != "" && f.SkipUnless
 		if r.Unless != "" && !skipped {
 			passed, out, err := runUnless(ctx, r.Unless, payload)
@@ -318,6 +364,79 @@ func (f *File) Eval(ctx context.Context, ev hooks.Event, payload []byte) (*Match
 		return &Match{Rule: r, Reply: reply, Reason: reason, UnlessSkipped: skipped}, nil
 	}
 	return nil, nil
+}
+
+// spendOnce asks File.Spend at most once an Eval.
+type spendOnce struct {
+	f     *File
+	asked bool
+	spend usage.Spend
+	err   error
+}
+
+func (s *spendOnce) get() (usage.Spend, error) {
+	if !s.asked {
+		s.asked = true
+		if s.f.Spend == nil {
+			s.err = errors.New("the spend is not known here (cc-hook run reads it; backtest and test do not)")
+		} else {
+			s.spend, s.err = s.f.Spend()
+		}
+	}
+	return s.spend, s.err
+}
+
+// over is the states of the rule's over_budget periods that are over.
+func (r *Rule) over(f *File, sp *spendOnce) ([]usage.BudgetState, error) {
+	if len(r.OverBudget) == 0 {
+		return nil, nil
+	}
+	spend, err := sp.get()
+	if err != nil {
+		return nil, err
+	}
+	var out []usage.BudgetState
+	for _, s := range f.Budgets.Check(spend) {
+		if s.State == usage.BudgetOver && (slices.Contains(r.OverBudget, s.Period) || slices.Contains(r.OverBudget, "any")) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// setVars gives the condition $spend (when it reads it) and $budgets.
+func (r *Rule) setVars(f *File, sp *spendOnce) error {
+	var spend, budgets any
+	if r.spend {
+		s, err := sp.get()
+		if err != nil {
+			return err
+		}
+		spend = map[string]any{"day": s.Today, "week": s.Week, "month": s.Month, "block": s.Block,
+			"session": s.Session, "unpriced": s.Unpriced}
+	}
+	if f.HasBudgets {
+		b := f.Budgets
+		budgets = map[string]any{"day": b.Day, "week": b.Week, "month": b.Month, "block": b.Block, "warn": b.Warn}
+	}
+	r.cond.SetVars(spend, budgets)
+	return nil
+}
+
+// withFigures adds the figures of the budgets passed to a reason.
+func withFigures(reason string, over []usage.BudgetState) string {
+	if len(over) == 0 {
+		return reason
+	}
+	figs := make([]string, len(over))
+	for i, s := range over {
+		figs[i] = s.String()
+	}
+	add := "(spent: " + strings.Join(figs, ", ") + ")"
+	if reason == "" {
+		return "Over budget " + add
+	}
+	return reason + " " + add
 }
 
 // truthy reports whether the condition's first result is neither false

@@ -36,6 +36,7 @@ var clockUses = map[string]struct {
 	"lib/cassette/proxy/run.go":                 {1, "the cassette's createdAt: when the recording starts"},
 	"lib/cassette/proxy/session.go":             {3, "the moments a model call starts and ends, and an upstream failure, recorded"},
 	"lib/cassette/proxy/side.go":                {2, "the moments a side call starts and ends, recorded"},
+	"lib/commands/internal/warm/warm.go":        {1, "the deadline of a cold spend read"},
 	"lib/peer/listener.go":                      {1, "a read deadline"},
 	"lib/peer/ratelimit.go":                     {1, "the rate limiter's real clock (tests pass a fake one)"},
 	"lib/registry/ended.go":                     {1, "how often the registry is polled"},
