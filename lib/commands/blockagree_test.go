@@ -45,7 +45,7 @@ func TestStatuslineBlockIsExtractsBlock(t *testing.T) {
 
 	sys := corpusSystem(t, 0, "CLAUDE_CONFIG_DIR", root)
 	sys.Now = func() time.Time { return now }
-	code, out, errs := runCmd(t, ccextract.RunWith, sys, "", "usage", "--sum", "block", "--cost", "--subagents", "--jq", "{block_start, block_end, cost_usd}", root+"/projects")
+	code, out, errs := runCmd(t, ccextract.RunWith, sys, "", "usage", "--sum", "block", "--cost", "--subagents", "--jq", "{block_start, block_end, cost_usd, burn_rate, projection}", root+"/projects")
 	if code != 0 {
 		t.Fatalf("cc-extract: exit %d: %s", code, errs)
 	}
@@ -58,11 +58,12 @@ func TestStatuslineBlockIsExtractsBlock(t *testing.T) {
 		t.Fatalf("cc-extract: %q: %v", out, err)
 	}
 	ext.Start, ext.End, ext.Cost = raw["block_start"].(string), raw["block_end"].(string), raw["cost_usd"].(float64)
+	extRaw := raw
 
 	payload, _ := json.Marshal(map[string]any{"session_id": "f0a1f003-0000-4000-8000-000000000003", "transcript_path": tr,
 		"cwd": "/home/dev/projects/forks", "model": map[string]any{"id": "claude-opus-5-5", "display_name": "Opus 5.5"}})
 	code, out, errs = runCmd(t, ccstatusline.RunWith, sys, string(payload), "--cache-dir", t.TempDir(),
-		"--jq", "{block_start, block_end, block_cost_usd}")
+		"--jq", "{block_start, block_end, block_cost_usd, forecast}")
 	if code != 0 {
 		t.Fatalf("cc-statusline: exit %d: %s", code, errs)
 	}
@@ -72,5 +73,17 @@ func TestStatuslineBlockIsExtractsBlock(t *testing.T) {
 	}
 	if raw["block_start"] != ext.Start || raw["block_end"] != ext.End || raw["block_cost_usd"] != ext.Cost {
 		t.Errorf("cc-statusline's block %v\ncc-extract's %+v", raw, ext)
+	}
+	// The forecast: the status line's from its cache, cc-extract's from
+	// the records, the same figures.
+	fc, _ := raw["forecast"].(map[string]any)
+	br, _ := extRaw["burn_rate"].(map[string]any)
+	pr, _ := extRaw["projection"].(map[string]any)
+	if fc == nil || br == nil || pr == nil {
+		t.Fatalf("no forecast to compare: cc-statusline %v, cc-extract %v", raw, extRaw)
+	}
+	if fc["tokens_per_minute"] != br["tokens_per_minute"] || fc["usd_per_hour"] != br["cost_per_hour"] ||
+		fc["projected_usd"] != pr["cost_usd"] || fc["projected_tokens"] != pr["total_tokens"] {
+		t.Errorf("cc-statusline's forecast %v\ncc-extract's burn_rate %v, projection %v", fc, br, pr)
 	}
 }

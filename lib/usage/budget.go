@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ccpipe/ccpipe/lib/numfmt"
+	"github.com/ccpipe/ccpipe/lib/regular"
 )
 
 // Budgets are spend limits in USD (0: no limit) and the fraction of a
@@ -159,4 +160,24 @@ func Worst(states []BudgetState) string {
 		}
 	}
 	return w
+}
+
+// maxBudgetsFile bounds a budgets file (a rule file's bound).
+const maxBudgetsFile = 4 << 20
+
+// ReadBudgets reads the budgets section of a YAML file (a cc-hook rule
+// file, or a file of its own); a file without one is an error.
+func ReadBudgets(path string) (Budgets, error) {
+	data, err := regular.ReadFile(path, maxBudgetsFile)
+	if err != nil {
+		return Budgets{}, err
+	}
+	b, found, err := ParseBudgets(data)
+	if err == nil && !found {
+		err = errors.New(`no "budgets:" section (want day, week, month, block, warn under it)`)
+	}
+	if err != nil {
+		return Budgets{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
 }

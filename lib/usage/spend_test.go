@@ -98,3 +98,33 @@ func TestBudgets(t *testing.T) {
 		t.Errorf("String: %q", s)
 	}
 }
+
+// ForecastOf: the rate over the block's messages from first to last,
+// projected to the block's end; Until at that pace. The reference figures
+// are worked by hand from the same messages.
+func TestForecastOf(t *testing.T) {
+	at := func(h, m int) time.Time { return time.Date(2026, 5, 6, h, m, 0, 0, time.UTC) }
+	// 3 messages, 10:00 to 10:30, 1,500 tokens, $3: 50 tokens a minute,
+	// $6 an hour; 240 minutes to 15:00 from 11:00.
+	f, ok := ForecastOf(at(10, 0), at(10, 30), at(15, 0), at(11, 0), 3, 1500, 3)
+	want := Forecast{TokensPerMinute: 50, USDPerHour: 6, ProjectedTokens: 1500 + 50*240, ProjectedUSD: 3 + 6*4, RemainingMinutes: 240}
+	if !ok || f != want {
+		t.Errorf("forecast %+v, want %+v", f, want)
+	}
+	if d, ok := f.Until(3, 5); !ok || d != 20*time.Minute {
+		t.Errorf("until $5 from $3 at $6/h: %v %v, want 20m", d, ok)
+	}
+	if d, ok := f.Until(5, 5); !ok || d != 0 {
+		t.Errorf("until a reached limit: %v %v", d, ok)
+	}
+	if _, ok := ForecastOf(at(10, 0), at(10, 0), at(15, 0), at(11, 0), 1, 100, 1); ok {
+		t.Error("one message gives a rate")
+	}
+	// The running block of messages read: the same forecast from Block.
+	ms := func(tm time.Time) int64 { return tm.UnixMilli() }
+	b := LatestBlock([]Priced{{Key: 1, TS: ms(at(10, 0)), USD: 1, Tokens: 500}, {Key: 2, TS: ms(at(10, 15)), USD: 1, Tokens: 500},
+		{Key: 3, TS: ms(at(10, 30)), USD: 1, Tokens: 500}})
+	if got, ok := b.Forecast(at(11, 0)); !ok || got != want {
+		t.Errorf("Block.Forecast %+v, want %+v", got, want)
+	}
+}

@@ -35,7 +35,8 @@ prints one line. Set it up in settings.json:
   "statusLine": {"type": "command", "command": "cc-statusline"}
 
 or let --print-settings print that object with this binary's absolute path
-(and the --template, --prices and --log given), and name the settings file.
+(and the --template, --color, --prices, --budgets and --log given), and
+name the settings file.
 
 The default line is
 
@@ -87,9 +88,24 @@ Template and --jq data (one record, also what --jq sees):
   block_partial (true when --budget ran out before every transcript was
   read: the block cost counts what was read so far),
   five_hour_used_percent, context_tokens, context_window, context_percent,
-  rate_limits (the payload's, as given), payload (the whole payload).
+  rate_limits (the payload's, as given), payload (the whole payload),
+  spend {day, week, month, block, session, unpriced} (USD, subagents
+  included, as cc-hook's $spend), budget (with --budgets: state ok, warn
+  or over, text, periods), forecast (the active block's tokens_per_minute,
+  usd_per_hour, projected_tokens, projected_usd, and minutes_to_budget,
+  budget_period: when a budget is reached at that pace).
 Template functions: usd (a number as $1.23, $0.0042 under a cent, as
-tables show money), duration (minutes as 2h14m), pct (a number rounded, no decimals).
+tables show money), duration (minutes as 2h14m), pct (a number rounded, no
+decimals), paint (paint STATE TEXT: TEXT in yellow for warn, red for over,
+when colour is on).
+
+Budgets: --budgets FILE reads the "budgets:" section of a YAML file (a
+cc-hook rule file or a file of its own: day, week, month, block limits in
+USD, warn fraction, default 0.8; see docs/cc-hook.md). Past a budget's warn
+fraction the line ends with "warn day $4.10 of $5.00, over in 35m" (the
+time at the block's pace), past the limit with "OVER day $5.12 of $5.00";
+--color always paints them (Claude Code shows ANSI colours in the status
+line, but pipes it: auto colours only on a terminal).
 
 A whole payload, as Claude Code 2.1.328 pipes it, is in docs/cc-statusline.md;
 try one by hand with cc-statusline < payload.json. A part of the line whose
@@ -111,6 +127,9 @@ Examples:
   # the block at your gateway's prices (cc-extract usage --prices rows)
   cc-statusline --prices ~/.config/ccpipe/prices.yaml
 
+  # warn and over states of the budgets in a cc-hook rule file, coloured
+  cc-statusline --budgets ~/.config/ccpipe/rules.yaml --color always
+
   # keep every payload Claude Code sent, for later
   cc-statusline --log ~/.cache/statusline.ndjson
 
@@ -127,7 +146,8 @@ const DefaultTemplate = `{{.model}}{{if and .model (known .session_cost_usd)}} |
 	`{{if known .session_cost_usd}}{{usd .session_cost_usd}} session{{end}}` +
 	`{{if .five_hour_used_percent}} | 5h {{pct .five_hour_used_percent}}%{{if .block_active}}, {{duration .block_minutes_left}} left{{end}}` +
 	`{{else if .block_active}} | {{usd .block_cost_usd}}{{if .block_partial}}+{{end}} block, {{duration .block_minutes_left}} left{{end}}` +
-	`{{if .context_percent}} | ctx {{pct .context_percent}}%{{end}}`
+	`{{if .context_percent}} | ctx {{pct .context_percent}}%{{end}}` +
+	`{{if .budget}}{{if ne .budget.state "ok"}} | {{paint .budget.state .budget.text}}{{end}}{{end}}`
 
 type options struct {
 	sys      cli.System
@@ -139,6 +159,8 @@ type options struct {
 	cacheDir string
 	noCache  bool
 	prices   string
+	budgets  string
+	color    string
 }
 
 // Run runs cc-statusline with the process environment.
@@ -165,6 +187,8 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.StringVar(&o.cacheDir, "cache-dir", "", "keep the per-transcript cache in `DIR` (default: $XDG_CACHE_HOME/ccpipe/statusline, else the user cache dir's)")
 			f.BoolVar(&o.noCache, "no-cache", false, "read every recent transcript whole, neither using nor updating the cache (also CCPIPE_CACHE=off)")
 			f.StringVar(&o.prices, "prices", "", "price the block with the override rows in `FILE`, as cc-extract usage --prices does")
+			f.StringVar(&o.budgets, "budgets", "", "show warn and over states of the budgets section of `FILE` (a cc-hook rule file or its own)")
+			f.Enum(&o.color, "color", "auto", "colour the budget states: `WHEN` (auto: on a terminal, unless NO_COLOR)", []string{"auto", "always", "never"})
 			f.BoolVar(&o.settings, "print-settings", false, "print the settings.json object that runs this binary (absolute path) for the status line")
 			f.Exclusive("template", "jq").Says("--template and --jq: give one")
 		},
@@ -208,7 +232,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if text == "" {
 		text = DefaultTemplate
 	}
-	tm, err := template.New("line").Funcs(funcs).Option("missingkey=zero").Parse(text)
+	_, term := env.Terminal()
+	color := o.color == "always" || o.color == "auto" && term && o.sys.Env("NO_COLOR") == "" && o.sys.Env("TERM") != "dumb"
+	tm, err := template.New("line").Funcs(funcs).Funcs(template.FuncMap{"paint": painter(color)}).Option("missingkey=zero").Parse(text)
 	if err != nil {
 		return cli.Usagef("--template: %v", err)
 	}
@@ -230,6 +256,14 @@ func (o *options) run(env *cli.Env, args []string) error {
 		}
 		h := sha256.Sum256(data)
 		ro.PricesKey = hex.EncodeToString(h[:8])
+	}
+	var budgets *usage.Budgets
+	if o.budgets != "" {
+		b, err := usage.ReadBudgets(o.budgets)
+		if err != nil {
+			return cli.Usagef("--budgets: %v", err)
+		}
+		budgets = &b
 	}
 	if !env.HasInput() {
 		return cli.Usagef(`no payload on stdin (Claude Code pipes it; try: echo '%s' | cc-statusline)`, samplePayload)
@@ -259,7 +293,8 @@ func (o *options) run(env *cli.Env, args []string) error {
 		env.Warnf("payload: fields of an unexpected type read as empty: %s", strings.Join(bad, ", "))
 	}
 	ro.CacheDir = o.cacheDir
-	rec, warn := status(&p, raw, ro)
+	ro.Location, ro.Session = o.sys.Location(), p.SessionID
+	rec, warn := status(&p, raw, ro, budgets)
 	if warn != "" {
 		env.Warnf("%s", warn)
 	}
@@ -389,11 +424,37 @@ type Status struct {
 	ContextWindow       *int64          `json:"context_window"`
 	ContextPercent      *float64        `json:"context_percent"`
 	RateLimits          json.RawMessage `json:"rate_limits"`
-	Payload             json.RawMessage `json:"payload"`
+	// Spend is what was spent today, this week, this month, in the block
+	// and in the session (cc-hook's $spend); null without a transcript.
+	Spend *usage.Spend `json:"spend"`
+	// Budget is the spend against --budgets (null without).
+	Budget *Budget `json:"budget"`
+	// Forecast is the active block's pace (null without a rate).
+	Forecast *Forecast       `json:"forecast"`
+	Payload  json.RawMessage `json:"payload"`
+}
+
+// Budget is the spend against the budgets: the worst state, the line's
+// text for it, and every period with a limit.
+type Budget struct {
+	State   string              `json:"state"`
+	Text    string              `json:"text"`
+	Periods []usage.BudgetState `json:"periods"`
+}
+
+// Forecast is the active block's burn rate and projection (usage.ForecastOf),
+// and the time until a budget is reached at that pace.
+type Forecast struct {
+	TokensPerMinute float64  `json:"tokens_per_minute"`
+	USDPerHour      float64  `json:"usd_per_hour"`
+	ProjectedTokens int64    `json:"projected_tokens"`
+	ProjectedUSD    float64  `json:"projected_usd"`
+	MinutesToBudget *float64 `json:"minutes_to_budget"`
+	BudgetPeriod    *string  `json:"budget_period"`
 }
 
 // status builds the record of a payload (ro: all but its transcript).
-func status(p *payload, raw []byte, ro usage.RecentOptions) (*Status, string) {
+func status(p *payload, raw []byte, ro usage.RecentOptions, budgets *usage.Budgets) (*Status, string) {
 	s := &Status{Model: p.Model.DisplayName, ModelID: p.Model.ID, SessionID: p.SessionID,
 		SessionCostUSD: p.Cost.TotalCostUSD, RateLimits: p.RateLimits, Payload: raw}
 	if s.Model == "" {
@@ -408,6 +469,8 @@ func status(p *payload, raw []byte, ro usage.RecentOptions) (*Status, string) {
 		r = usage.ReadRecent(ro)
 		blockOf(s, &r.Block, ro.Now)
 		s.BlockPartial = r.Partial
+		s.Spend = &r.Spend
+		s.Forecast, s.Budget = forecastOf(&r, ro.Now, budgets)
 	}
 	rateLimits(s, p.RateLimits, ro.Now)
 	contextOf(s, p, &r)
@@ -428,6 +491,69 @@ func blockOf(s *Status, b *usage.Block, now time.Time) {
 	startS, endS := start.Format(usage.BlockTimeLayout), end.Format(usage.BlockTimeLayout)
 	left := math.Floor(end.Sub(now).Minutes())
 	s.BlockCostUSD, s.BlockStart, s.BlockEnd, s.BlockMinutesLeft = &b.USD, &startS, &endS, &left
+}
+
+// forecastOf is the block's forecast and the spend against the budgets.
+func forecastOf(r *usage.Recent, now time.Time, budgets *usage.Budgets) (*Forecast, *Budget) {
+	var fc *Forecast
+	f, ok := r.Block.Forecast(now)
+	if ok {
+		fc = &Forecast{TokensPerMinute: f.TokensPerMinute, USDPerHour: f.USDPerHour,
+			ProjectedTokens: f.ProjectedTokens, ProjectedUSD: f.ProjectedUSD}
+	}
+	if budgets == nil {
+		return fc, nil
+	}
+	b := &Budget{Periods: budgets.Check(r.Spend)}
+	b.State = usage.Worst(b.Periods)
+	var until map[string]time.Duration
+	if ok {
+		until = map[string]time.Duration{}
+		for _, st := range b.Periods {
+			d, reached := f.Until(st.Spent, st.Limit)
+			if !reached || st.State == usage.BudgetOver || st.Period == "block" && d.Minutes() > f.RemainingMinutes {
+				continue // never at this pace, already, or not before the block ends
+			}
+			until[st.Period] = d
+			if m := math.Floor(d.Minutes()); fc.MinutesToBudget == nil || m < *fc.MinutesToBudget {
+				p := st.Period
+				fc.MinutesToBudget, fc.BudgetPeriod = &m, &p
+			}
+		}
+	}
+	for _, st := range b.Periods {
+		if st.State != b.State {
+			continue
+		}
+		b.Text = st.String()
+		if r.Partial {
+			b.Text += "+"
+		}
+		if st.State == usage.BudgetOver {
+			b.Text = "OVER " + b.Text
+			break
+		}
+		if st.State == usage.BudgetWarn {
+			b.Text = "warn " + b.Text
+			if d, ok := until[st.Period]; ok {
+				b.Text += ", over in " + funcs["duration"].(func(any) string)(math.Floor(d.Minutes()))
+			}
+		}
+		break
+	}
+	return fc, b
+}
+
+// painter colours a budget state's text: yellow for warn, red for over,
+// when color; else the text alone (it says the state itself).
+func painter(color bool) func(state, text string) string {
+	return func(state, text string) string {
+		code := map[string]string{usage.BudgetWarn: "33", usage.BudgetOver: "1;31"}[state]
+		if !color || code == "" {
+			return text
+		}
+		return "\x1b[" + code + "m" + text + "\x1b[0m"
+	}
 }
 
 // rateLimits takes the payload's five-hour window when it has one: it is
@@ -479,13 +605,17 @@ func contextOf(s *Status, p *payload, own *usage.Recent) {
 }
 
 // printSettings prints the statusLine object that runs this binary with
-// the --template, --prices and --log given (files by absolute path).
+// the --template, --color, --prices, --budgets and --log given (files by
+// absolute path).
 func (o *options) printSettings(env *cli.Env) error {
 	var args []string
 	if o.tmpl != "" {
 		args = append(args, "--template", o.tmpl)
 	}
-	for _, f := range []struct{ flag, path string }{{"--prices", o.prices}, {"--log", o.log}} {
+	if o.color != "auto" {
+		args = append(args, "--color", o.color)
+	}
+	for _, f := range []struct{ flag, path string }{{"--prices", o.prices}, {"--budgets", o.budgets}, {"--log", o.log}} {
 		if f.path == "" {
 			continue
 		}
