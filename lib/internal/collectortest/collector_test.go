@@ -68,24 +68,27 @@ func (s *sink) Start(context.Context, component.Host) error { return nil }
 func (s *sink) Shutdown(context.Context) error              { return nil }
 func (s *sink) Capabilities() consumer.Capabilities         { return consumer.Capabilities{} }
 
+// keep runs add (which keeps a batch) and writes the batch, under the lock.
+func (s *sink) keep(add func(), b []byte, err error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	add()
+	s.write(b, err)
+	return nil
+}
+
 func (s *sink) ConsumeLogs(_ context.Context, l plog.Logs) error {
 	c := plog.NewLogs()
 	l.CopyTo(c)
-	s.mu.Lock()
-	s.logs = append(s.logs, c)
-	s.write((&plog.JSONMarshaler{}).MarshalLogs(c))
-	s.mu.Unlock()
-	return nil
+	b, err := (&plog.JSONMarshaler{}).MarshalLogs(c)
+	return s.keep(func() { s.logs = append(s.logs, c) }, b, err)
 }
 
 func (s *sink) ConsumeMetrics(_ context.Context, m pmetric.Metrics) error {
 	c := pmetric.NewMetrics()
 	m.CopyTo(c)
-	s.mu.Lock()
-	s.metrics = append(s.metrics, c)
-	s.write((&pmetric.JSONMarshaler{}).MarshalMetrics(c))
-	s.mu.Unlock()
-	return nil
+	b, err := (&pmetric.JSONMarshaler{}).MarshalMetrics(c)
+	return s.keep(func() { s.metrics = append(s.metrics, c) }, b, err)
 }
 
 type sinkConfig struct{}
