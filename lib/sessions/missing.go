@@ -1,13 +1,10 @@
 package sessions
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -92,23 +89,25 @@ func (m Missing) MarshalJSON() ([]byte, error) {
 const markersHead = 1 << 20
 
 // markersOnly reports whether the transcript at path holds no user or
-// assistant record (it reads at most markersHead bytes, and a bigger file
-// is not markers only), and whether one of its records is bridge-session.
+// assistant record (a bigger file than markersHead is not markers only),
+// and whether one of its records is bridge-session. It stops at the first
+// conversation record, most often on the first lines.
 func markersOnly(path string) (only, bridge bool) {
 	f, err := regular.Open(path)
 	if err != nil {
 		return false, false
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, markersHead+1))
-	if err != nil || len(b) > markersHead {
+	if fi, err := f.Stat(); err != nil || fi.Size() > markersHead {
 		return false, false
 	}
-	for line := range bytes.SplitSeq(b, []byte("\n")) {
+	sc := bufio.NewScanner(io.LimitReader(f, markersHead))
+	sc.Buffer(nil, markersHead)
+	for sc.Scan() {
 		var r struct {
 			Type string `json:"type"`
 		}
-		if json.Unmarshal(line, &r) != nil {
+		if json.Unmarshal(sc.Bytes(), &r) != nil {
 			continue
 		}
 		switch r.Type {
@@ -118,7 +117,7 @@ func markersOnly(path string) (only, bridge bool) {
 			bridge = true
 		}
 	}
-	return true, bridge
+	return sc.Err() == nil, bridge
 }
 
 // MissingSessions lists the sessions of profs that left no readable
@@ -167,22 +166,10 @@ func MissingSessions(ctx context.Context, profs []profiles.Profile, now time.Tim
 			m.Cause = CauseBridge
 		}
 	}
-	seen := map[string][]string{} // resolved config dir -> profile names
-	var dirs []string
-	for _, p := range profs {
-		if profiles.IsArchive(p) {
-			continue
-		}
-		d := profiles.Resolve(p.ConfigDir)
-		if _, ok := seen[d]; !ok {
-			dirs = append(dirs, d)
-		}
-		seen[d] = append(seen[d], p.Name)
-	}
+	dirs, seen := configDirs(profs)
 	for _, d := range dirs {
 		period := CleanupPeriodDays(d)
-		path := filepath.Join(d, "history.jsonl")
-		skipped, err := EachHistory(ctx, path, func(h HistoryEntry) error {
+		errs = append(errs, eachHistoryOf(ctx, filepath.Join(d, "history.jsonl"), func(h HistoryEntry) error {
 			if have[h.SessionID] {
 				return nil
 			}
@@ -195,13 +182,7 @@ func MissingSessions(ctx context.Context, profs []profiles.Profile, now time.Tim
 				}
 			}
 			return nil
-		})
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("reading %s: %w", path, err))
-		}
-		if skipped > 0 {
-			errs = append(errs, fmt.Errorf("%s: %d lines that are not prompt entries skipped", path, skipped))
-		}
+		})...)
 		recs, rerrs := registry.Read(layout.SessionsDir(d))
 		errs = append(errs, rerrs...)
 		for _, r := range recs {
