@@ -51,7 +51,7 @@ Modes (at most one):
   --missing      sessions Claude Code ran that left no readable transcript:
                  named by history.jsonl or the registry with no transcript,
                  or a transcript of markers only; each with its likely cause
-                 (swept, not_written: a nested session or a failed write,
+                 (swept, not_written: a failed write or a removed file,
                  bridge_markers_only, markers_only) and fix
 
 Session record: session_id, transcript_path, project_dir, profiles, cwd
