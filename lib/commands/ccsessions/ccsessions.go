@@ -188,7 +188,8 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	switch {
 	case o.find != "":
-		s, err := sessions.Find(env.Ctx, o.find, profs, sessions.FindOptions{Cwd: o.cwd, Getenv: o.sys.Getenv})
+		s, err := sessions.Find(env.Ctx, o.find, profs, sessions.FindOptions{Cwd: o.cwd, Getenv: o.sys.Getenv,
+			Warn: func(err error) { env.Warnf("%v", err) }})
 		return o.one(env, s, err)
 	case o.current:
 		s, err := sessions.Current(env.Ctx, profs, sessions.CurrentOptions{
