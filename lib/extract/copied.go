@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,16 +10,17 @@ import (
 )
 
 // A fork (claude --resume X --fork-session) copies X's records into its
-// own transcript. What those records did (a tool call and its result, a
-// failure, a subagent run) happened once, in the session that made the
-// call: lib/pricing's ownership rule (BillRecord's Owner and Copied, the
-// rule usage bills by) says which one. The kinds built on tool calls
-// (tools, shell, files, failures, subagents; and so cc-hook backtest)
-// leave a copied call to its owner: it is the owner's fact, emitted when
-// the owner's transcript is read, never again under the fork. The
-// conversation's kinds (prompts, texts, conversation, compactions) show
-// what a session holds, and a fork holds its copied conversation (it
-// sends it to the model again), as cc-render's page of a fork shows it.
+// own transcript. What those records did (a prompt, a text, a tool call
+// and its result, a failure, a subagent run) happened once, in the
+// session that made it: lib/pricing's ownership rule (BillRecord's Owner
+// and Copied, the rule usage bills by) says which one. Every kind leaves
+// a copied record's facts to its owner: they are the owner's, emitted
+// when the owner's transcript is read, never again under the fork (a fork
+// read alone leaves them out and says how many). Only assistant records
+// name their maker (requestSessionId); a user or attachment record of a
+// fork's copied prefix is the maker's of the assistant record that comes
+// next (forkPrefix). cc-render's page of a fork still shows the whole
+// conversation the fork holds: it reads the transcript, not these facts.
 
 // copiedFrom says e is a record a fork copied, and names the session that
 // made it.
@@ -71,7 +73,10 @@ func (c *copies) add(o *copies) {
 	}
 }
 
-// report warns once of the calls whose owner was not read.
+// copiedNoun names what a kind leaves to a copy's owner.
+var copiedNoun = map[string]string{"prompts": "prompts", "texts": "texts", "conversation": "turns"}
+
+// report warns once of the facts whose owner was not read.
 func (c *copies) report(kind string, warn func(string)) {
 	n := 0
 	var owners []string
@@ -85,5 +90,78 @@ func (c *copies) report(kind string, warn func(string)) {
 		return
 	}
 	slices.Sort(owners)
-	warn(fmt.Sprintf("%s: %d tool calls a fork copied from a session not read are left out: they are that session's (%s)", kind, n, strings.Join(owners, ", ")))
+	noun := copiedNoun[kind]
+	if noun == "" {
+		noun = "tool calls"
+	}
+	warn(fmt.Sprintf("%s: %d %s a fork copied from a session not read are left out: they are that session's (%s)", kind, n, noun, strings.Join(owners, ", ")))
+}
+
+// forkPrefix applies the rule to the records that do not name their
+// maker: a fork's copies come first in its transcript, so the facts of a
+// user or attachment record are held until the next assistant record
+// says whose they are: a copied one's owner's (left out), else the
+// file's own, and so is everything after it. A session that is no fork
+// holds at most the facts before its first answer.
+type forkPrefix struct {
+	held []any
+	own  bool   // an assistant record of the file's own came
+	sid  string // the session of the last record
+}
+
+// see starts a transcript where the session changes (entries on stdin
+// without a cc_source: no file ends between them).
+func (p *forkPrefix) see(x *Extractor, o *Origin, e *transcript.Entry) error {
+	sid := cmp.Or(e.SessionID, o.SessionID)
+	if sid == p.sid {
+		return nil
+	}
+	p.sid = sid
+	return p.endFile(x)
+}
+
+// fact takes the fact of a user or attachment record.
+func (p *forkPrefix) fact(x *Extractor, v any) error {
+	if p.own || x.opts.KeepCopies {
+		return x.emit(v)
+	}
+	p.held = append(p.held, v)
+	return nil
+}
+
+// assistant reads an assistant record: copied reports that it (and the
+// facts held) are another session's, counted as left to owner.
+func (p *forkPrefix) assistant(x *Extractor, o *Origin, e *transcript.Entry) (owner string, copied bool, err error) {
+	if x.opts.KeepCopies {
+		p.own = true // (no more assistant records wanted)
+		return "", false, nil
+	}
+	if owner, copied = copiedFrom(o, e); copied {
+		for range p.held {
+			x.copies.leave(owner)
+		}
+		clear(p.held)
+		p.held = p.held[:0]
+		return owner, true, nil
+	}
+	p.own = true
+	return "", false, p.flush(x)
+}
+
+// flush emits the facts held: the file's own.
+func (p *forkPrefix) flush(x *Extractor) error {
+	for i, v := range p.held {
+		if err := x.emit(v); err != nil {
+			return err
+		}
+		p.held[i] = nil
+	}
+	p.held = p.held[:0]
+	return nil
+}
+
+// endFile ends a transcript: what is held is its own.
+func (p *forkPrefix) endFile(x *Extractor) error {
+	p.own = false
+	return p.flush(x)
 }

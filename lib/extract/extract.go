@@ -79,6 +79,9 @@ type Options struct {
 	Workers int
 	// Warn is called for each skipped line or unreadable file.
 	Warn func(msg string)
+	// KeepCopies keeps a fork's copied prompts and texts under the fork
+	// (cc-render's page shows the conversation the transcript holds).
+	KeepCopies bool
 	// Prices, when set, prices every usage message (usage --cost).
 	Prices *pricing.Catalog
 	// Now is the time --sum block tells active blocks by (the commands
@@ -152,7 +155,7 @@ type Extractor struct {
 // recordTypes are the record types each kind reads; lines of other types
 // are skipped before they are decoded.
 var recordTypes = map[string][]string{
-	"prompts":      {"user", "attachment"},
+	"prompts":      {"user", "attachment", "assistant"},
 	"texts":        {"assistant"},
 	"tools":        {"user", "assistant"},
 	"shell":        {"user", "assistant"},

@@ -285,9 +285,11 @@ var (
 	taskNotification = []byte("task-notification")
 )
 
-// wants: a prompt is a user record or a queued_command attachment.
+// wants: a prompt is a user record or a queued_command attachment; an
+// assistant record is read until the file's first own one, which ends a
+// fork's copied prefix (forkPrefix).
 func (h *prompts) wants(line []byte) bool {
-	return containsAnyFast(line, promptNeedles) || asciiEscape(line)
+	return containsAnyFast(line, promptNeedles) || asciiEscape(line) || (!h.pre.own && transcript.Contains(line, assistantType))
 }
 
 var promptNeedles = quoted("user", "queued_command")

@@ -93,12 +93,22 @@ func rawText(raw json.RawMessage) string {
 	return text
 }
 
-type prompts struct{ x *Extractor }
+type prompts struct {
+	x   *Extractor
+	pre forkPrefix
+}
 
 func (h *prompts) entry(o *Origin, e *transcript.Entry) error {
 	var p Prompt
 	var ok bool
+	if err := h.pre.see(h.x, o, e); err != nil {
+		return err
+	}
 	switch e.Type {
+	case "assistant":
+		// (Read only to tell a fork's copied prompts: see forkPrefix.)
+		_, _, err := h.pre.assistant(h.x, o, e)
+		return err
 	case "user":
 		p, ok = promptOf(o, e)
 	case "attachment":
@@ -107,10 +117,10 @@ func (h *prompts) entry(o *Origin, e *transcript.Entry) error {
 	if !ok || (p.Kind != "prompt" && !h.x.opts.All) {
 		return nil
 	}
-	return h.x.emit(p)
+	return h.pre.fact(h.x, p)
 }
 
-func (h *prompts) endFile() error { return nil }
+func (h *prompts) endFile() error { return h.pre.endFile(h.x) }
 func (h *prompts) finish() error  { return nil }
 
 // Text is a texts fact: one assistant text (or thinking) block.
@@ -126,7 +136,15 @@ type Text struct {
 type texts struct{ x *Extractor }
 
 func (h *texts) entry(o *Origin, e *transcript.Entry) error {
-	return assistantTexts(h.x, o, e, func(t Text) error { return h.x.emit(t) })
+	owner, copied := copiedFrom(o, e)
+	copied = copied && !h.x.opts.KeepCopies
+	return assistantTexts(h.x, o, e, func(t Text) error {
+		if copied {
+			h.x.copies.leave(owner) // the text of the session that made the call
+			return nil
+		}
+		return h.x.emit(t)
+	})
 }
 
 // assistantTexts calls fn for each non-empty text block of an assistant
@@ -170,12 +188,26 @@ type Turn struct {
 	ToolUseID  *string `json:"tool_use_id"`
 }
 
-type conversation struct{ x *Extractor }
+type conversation struct {
+	x   *Extractor
+	pre forkPrefix
+}
 
 func (h *conversation) entry(o *Origin, e *transcript.Entry) error {
+	if err := h.pre.see(h.x, o, e); err != nil {
+		return err
+	}
 	switch e.Type {
 	case "assistant":
+		owner, copied, err := h.pre.assistant(h.x, o, e)
+		if err != nil {
+			return err
+		}
 		return assistantTexts(h.x, o, e, func(t Text) error {
+			if copied {
+				h.x.copies.leave(owner)
+				return nil
+			}
 			role := "assistant"
 			if t.Kind == "thinking" {
 				role = "thinking"
@@ -184,7 +216,7 @@ func (h *conversation) entry(o *Origin, e *transcript.Entry) error {
 		})
 	case "attachment":
 		if p, ok := queuedOf(o, e); ok && p.Kind == "prompt" {
-			return h.x.emit(Turn{Base: p.Base, Role: "user", Text: p.Text, Origin: str(p.Origin), Queued: true})
+			return h.pre.fact(h.x, Turn{Base: p.Base, Role: "user", Text: p.Text, Origin: str(p.Origin), Queued: true})
 		}
 	case "user":
 		if p, ok := promptOf(o, e); ok {
@@ -197,9 +229,9 @@ func (h *conversation) entry(o *Origin, e *transcript.Entry) error {
 				if text == "" {
 					text = n.summary
 				}
-				return h.x.emit(Turn{Base: p.Base, Role: "subagent", Text: text, SubagentID: str(n.taskID), ToolUseID: str(n.toolUseID)})
+				return h.pre.fact(h.x, Turn{Base: p.Base, Role: "subagent", Text: text, SubagentID: str(n.taskID), ToolUseID: str(n.toolUseID)})
 			}
-			return h.x.emit(Turn{Base: p.Base, Role: "user", Text: p.Text, Origin: str(p.Origin)})
+			return h.pre.fact(h.x, Turn{Base: p.Base, Role: "user", Text: p.Text, Origin: str(p.Origin)})
 		}
 		// A foreground subagent's report comes back as its Agent call's
 		// result.
@@ -215,7 +247,7 @@ func (h *conversation) entry(o *Origin, e *transcript.Entry) error {
 				r.AgentID == "" || r.Status != "completed" {
 				continue
 			}
-			return h.x.emit(Turn{Base: base(o, e), Role: "subagent", Text: r.text(),
+			return h.pre.fact(h.x, Turn{Base: base(o, e), Role: "subagent", Text: r.text(),
 				SubagentID: str(r.AgentID), ToolUseID: str(b.ToolUseID)})
 		}
 	}
@@ -234,7 +266,7 @@ func maybeAgentReport(tur []byte) bool {
 	return id != "" && status == "completed"
 }
 
-func (h *conversation) endFile() error { return nil }
+func (h *conversation) endFile() error { return h.pre.endFile(h.x) }
 func (h *conversation) finish() error  { return nil }
 
 // Compaction is a compactions fact.

@@ -286,7 +286,7 @@ func (r *fileRun) file(path, agentID string, depth int) error {
 	sub.merge = usage.Merger{Out: sub.response}
 	emit := func(v any) error { sub.batch = append(sub.batch, v); return nil }
 	for _, o := range []extract.Options{
-		{Kind: "prompts", All: true}, {Kind: "texts", Thinking: true}, {Kind: "tools"}, {Kind: "shell"},
+		{Kind: "prompts", All: true, KeepCopies: true}, {Kind: "texts", Thinking: true, KeepCopies: true}, {Kind: "tools"}, {Kind: "shell"},
 		{Kind: "failures"}, {Kind: "compactions"}, {Kind: "subagents"},
 	} {
 		x, err := extract.New(o, emit)
