@@ -67,8 +67,33 @@ type Record struct {
 	// subagent's transcript). "" when none.
 	TranscriptPath string
 	// SessionID is session_id (or the active part's), or a transcript
-	// line's sessionId or cc_source.session_id; "" when none.
+	// line's sessionId or cc_source.session_id; "" when none (Session
+	// gives the path's session then).
 	SessionID string
+	// Source is a cc-entries line's cc_source (SourceOf); nil when none.
+	Source *Source
+	// AgentID is a transcript line's subagent: its cc_source's agent_id
+	// when it has a cc_source, else its agentId; "" for a main
+	// transcript's line.
+	AgentID string
+
+	// What a session record says of its session, for a command that picks
+	// sessions by it (cc-grep): cwd, profile (or the active part's),
+	// profiles, and the times of its activity, as written; "" or nil when
+	// not given.
+	Cwd, Profile                         string
+	Profiles                             []string
+	StartedAt, LastActivityAt, UpdatedAt string
+}
+
+// Session is the session the record names: its SessionID, else the
+// session of its transcript path (SessionOfPath); "" when it names
+// neither.
+func (r Record) Session() string {
+	if r.SessionID != "" {
+		return r.SessionID
+	}
+	return SessionOfPath(r.TranscriptPath)
 }
 
 // SessionPath is the transcript a record stands for when a command reads
@@ -104,15 +129,10 @@ func Classify(line []byte) (Record, error) {
 		switch m.Name() {
 		case "cc_source":
 			f.source = true
-			_ = jsonscan.Members(m.Value, func(s *jsonscan.Member) error {
-				switch s.Name() {
-				case "path":
-					f.sourcePath = str(s.Value)
-				case "session_id":
-					f.sourceSession = str(s.Value)
-				}
-				return nil
-			})
+			if s, ok := sourceFrom(m.Value); ok {
+				r.Source = &s
+				f.sourcePath, f.sourceSession = s.Path, s.SessionID
+			}
 		case "hook_event_name":
 			f.hook = true
 		case "event":
@@ -133,8 +153,22 @@ func Classify(line []byte) (Record, error) {
 			f.session, f.hasSession = str(m.Value), true
 		case "sessionId":
 			f.camelSession = str(m.Value)
+		case "agentId":
+			f.camelAgent = str(m.Value)
 		case "config_dir":
 			f.configDir = true
+		case "cwd":
+			r.Cwd = str(m.Value)
+		case "profile":
+			r.Profile = str(m.Value)
+		case "profiles":
+			r.Profiles = strs(m.Value)
+		case "started_at":
+			r.StartedAt = str(m.Value)
+		case "last_activity_at":
+			r.LastActivityAt = str(m.Value)
+		case "updated_at":
+			r.UpdatedAt = str(m.Value)
 		case "active":
 			if len(m.Value) > 0 && m.Value[0] == '{' {
 				f.active = true
@@ -144,6 +178,8 @@ func Classify(line []byte) (Record, error) {
 						f.activePath = str(a.Value)
 					case "session_id":
 						f.activeSession = str(a.Value)
+					case "profile":
+						f.activeProfile = str(a.Value)
 					}
 					return nil
 				})
@@ -158,6 +194,11 @@ func Classify(line []byte) (Record, error) {
 		return r, err
 	}
 	r.TranscriptPath = first(f.path, f.activePath, f.sourcePath)
+	r.Profile = first(r.Profile, f.activeProfile)
+	r.AgentID = f.camelAgent
+	if r.Source != nil {
+		r.AgentID = r.Source.AgentID
+	}
 	r.SessionID = first(f.session, f.activeSession, f.sourceSession, f.camelSession)
 	switch {
 	case f.source:
@@ -186,6 +227,7 @@ type fields struct {
 
 	path, activePath, sourcePath                        string
 	session, activeSession, sourceSession, camelSession string
+	activeProfile, camelAgent                           string
 }
 
 // str is a JSON string's value; "" for any other value.
@@ -199,6 +241,33 @@ func str(v []byte) string {
 		return ""
 	}
 	return string(s)
+}
+
+// strs is a JSON array's string elements; nil for any other value (an
+// element of another type is left out).
+func strs(v []byte) []string {
+	c := jsonscan.New(v)
+	if c.Peek() != '[' || c.EnterArray() != nil {
+		return nil
+	}
+	var out []string
+	for {
+		ok, err := c.Elem()
+		if err != nil || !ok {
+			return out
+		}
+		if c.Peek() != '"' {
+			if c.Skip() != nil {
+				return out
+			}
+			continue
+		}
+		s, err := c.String()
+		if err != nil {
+			return out
+		}
+		out = append(out, string(s))
+	}
 }
 
 func first(s ...string) string {

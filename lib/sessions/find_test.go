@@ -179,7 +179,8 @@ func TestFromRecord(t *testing.T) {
 		{"registry record", `{"pid":7,"sessionId":"` + idA + `","messagingSocketPath":"/s.sock"}`,
 			Ref{SessionID: idA, SocketPath: "/s.sock", Pid: 7, Active: true}, false},
 		{"transcript line", `{"type":"user","sessionId":"` + idA + `","cwd":"/w"}`, Ref{SessionID: idA, Cwd: "/w"}, false},
-		{"wrong types lose only their field", `{"session_id":5,"transcript_path":"/t.jsonl","pid":"x"}`, Ref{TranscriptPath: "/t.jsonl"}, false},
+		// The session id lost, the path's stands in (records.SessionOfPath).
+		{"wrong types lose only their field", `{"session_id":5,"transcript_path":"/t.jsonl","pid":"x"}`, Ref{SessionID: "t", TranscriptPath: "/t.jsonl"}, false},
 		{"nothing useful", `{"type":"user"}`, Ref{}, true},
 		{"not an object", `[1]`, Ref{}, true},
 		{"not json", `{`, Ref{}, true},

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/ccpipe/ccpipe/lib/layout"
+	"github.com/ccpipe/ccpipe/lib/records"
 )
 
 // Ref is what a downstream command needs from any upstream record: a
@@ -118,7 +118,7 @@ func FromRecord(line []byte) (Ref, error) {
 		ref.SessionID = first(ref.SessionID, s.SessionID)
 	}
 	if ref.SessionID == "" && ref.TranscriptPath != "" {
-		ref.SessionID = layout.SessionOfPath(ref.TranscriptPath)
+		ref.SessionID = records.SessionOfPath(ref.TranscriptPath)
 	}
 	if ref.SessionID == "" && ref.TranscriptPath == "" && ref.SocketPath == "" && ref.ConfigDir == "" {
 		return ref, ErrNoRef

@@ -209,10 +209,7 @@ func (r *runner) sessionRecords(fn func(source) error) ([]source, error) {
 			return nil // several records of one session (cc-entries output)
 		}
 		r.seen[ref.TranscriptPath] = true
-		s := source{path: ref.TranscriptPath, sessionID: ref.SessionID}
-		if s.sessionID == "" {
-			s.sessionID = transcript.SessionID(s.path)
-		}
+		s := source{path: ref.TranscriptPath, sessionID: ref.Session()}
 		if fn != nil {
 			return fn(s)
 		}

@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/ccpipe/ccpipe/lib/cache"
@@ -441,30 +440,6 @@ func (o *options) readStdin(env *cli.Env, x *extract.Extractor, explicitSubagent
 	return readEntries(env, x)
 }
 
-// source is the cc_source field cc-entries --with-source puts first.
-type source struct {
-	Path      string `json:"path"`
-	Line      int    `json:"line"`
-	SessionID string `json:"session_id"`
-	AgentID   string `json:"agent_id"`
-}
-
-var sourceKey = []byte(`{"cc_source":`)
-
-// sourceOf reads the leading cc_source field without scanning the rest of
-// the line.
-func sourceOf(line []byte) (source, bool) {
-	var s source
-	if !bytes.HasPrefix(line, sourceKey) {
-		return s, false
-	}
-	dec := json.NewDecoder(bytes.NewReader(line[len(sourceKey):]))
-	if dec.Decode(&s) != nil {
-		return s, false
-	}
-	return s, true
-}
-
 func readEntries(env *cli.Env, x *extract.Extractor) error {
 	lastPath := ""
 	entries := 0
@@ -498,7 +473,7 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 		}
 		entries++
 		var o extract.Origin
-		if s, ok := sourceOf(line); ok {
+		if s, ok := records.SourceOf(line); ok {
 			o = extract.Origin{Path: s.Path, Line: s.Line, SessionID: s.SessionID, AgentID: s.AgentID}
 			if s.Path != lastPath && lastPath != "" {
 				if err := x.EndFile(); err != nil {

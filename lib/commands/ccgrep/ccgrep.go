@@ -5,7 +5,6 @@ package ccgrep
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -225,28 +224,30 @@ func (o *options) fromStdin(env *cli.Env, s *search.Searcher) (int, error) {
 	seen := map[string]bool{}
 	noPath := 0
 	_, err := env.EachInput(func(line []byte, lineno int) error {
-		// Any record that names a transcript (records.Classify); its
-		// cwd and profile come from the session fields it carries.
-		if rec, err := records.Classify(line); err != nil || rec.TranscriptPath == "" {
+		// Any record that names a transcript, decoded once
+		// (records.Classify): its cwd, profile and times come from the
+		// session fields it carries.
+		rec, err := classify(line)
+		if err != nil || rec.TranscriptPath == "" {
 			noPath++
 			return nil
 		}
-		ref, _ := sessions.FromRecord(line)
-		if seen[ref.TranscriptPath] {
+		path := rec.TranscriptPath
+		if seen[path] {
 			return nil
 		}
-		if within != nil && !within(ref.Cwd) {
+		if within != nil && !within(rec.Cwd) {
 			return nil
 		}
-		if o.window.Set() && !o.recordInWindow(line, ref.TranscriptPath) {
+		if o.window.Set() && !o.recordInWindow(rec) {
 			return nil
 		}
-		if len(o.profiles) > 0 && !inProfiles(line, ref, o.profiles) {
+		if len(o.profiles) > 0 && !inProfiles(rec, o.profiles) {
 			return nil
 		}
-		seen[ref.TranscriptPath] = true
-		job := stdinJob{line: append([]byte(nil), line...), sessionID: ref.SessionID}
-		if err := p.Add(search.Job{TranscriptPath: ref.TranscriptPath, Data: job}); err != nil {
+		seen[path] = true
+		job := stdinJob{line: append([]byte(nil), line...), sessionID: rec.Session()}
+		if err := p.Add(search.Job{TranscriptPath: path, Data: job}); err != nil {
 			return errStopped
 		}
 		return nil
@@ -347,23 +348,18 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 // inProfiles reports whether a record belongs to one of the named
 // profiles: its "profiles" list (a session record) or "profile" (an
 // active record).
-func inProfiles(line []byte, ref sessions.Ref, names []string) bool {
-	var rec struct {
-		Profiles []string `json:"profiles"`
-	}
-	_ = json.Unmarshal(line, &rec) // a field of another type just does not match
+func inProfiles(rec records.Record, names []string) bool {
 	for _, n := range names {
-		if n == ref.Profile {
+		if n == rec.Profile || slices.Contains(rec.Profiles, n) {
 			return true
-		}
-		for _, p := range rec.Profiles {
-			if p == n {
-				return true
-			}
 		}
 	}
 	return false
 }
+
+// classify is the one decode of a stdin record (a seam for the test that
+// counts them).
+var classify = records.Classify
 
 // checkTerms refuses terms that cannot mean what was typed, and hints when
 // a term names a path (a grep habit: `cc-grep x DIR` searches for "DIR").

@@ -1,10 +1,8 @@
 package ccgrep
 
 import (
-	"path/filepath"
-
 	"github.com/ccpipe/ccpipe/lib/cli"
-	"github.com/ccpipe/ccpipe/lib/layout"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/search"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
@@ -46,7 +44,7 @@ func orNull(s string) *string {
 // emitHits writes a matching session's hits, in file order.
 func (o *options) emitHits(env *cli.Env, transcriptPath, sessionID string, r search.Result) error {
 	if sessionID == "" {
-		sessionID, _, _ = layout.Transcript(filepath.Base(transcriptPath))
+		sessionID = records.SessionOfPath(transcriptPath)
 	}
 	for _, h := range r.Hits {
 		rec := hitRecord{

@@ -1,11 +1,11 @@
 package ccgrep
 
 import (
-	"encoding/json"
 	"os"
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
@@ -28,19 +28,13 @@ func (o *options) sessionInWindow(s sessions.Session) bool {
 // in the window: by its started_at and last_activity_at (a cc-sessions
 // record) or updated_at (an --active one), else by the transcript's
 // modification time.
-func (o *options) recordInWindow(line []byte, path string) bool {
-	var rec struct {
-		StartedAt      string `json:"started_at"`
-		LastActivityAt string `json:"last_activity_at"`
-		UpdatedAt      string `json:"updated_at"`
-	}
-	_ = json.Unmarshal(line, &rec) // a field of another type is as good as missing
+func (o *options) recordInWindow(rec records.Record) bool {
 	from, to := parse(rec.StartedAt), parse(rec.LastActivityAt)
 	if to.IsZero() {
 		to = parse(rec.UpdatedAt)
 	}
 	if to.IsZero() {
-		if fi, err := os.Stat(path); err == nil {
+		if fi, err := os.Stat(rec.TranscriptPath); err == nil {
 			to = fi.ModTime()
 		}
 	}

@@ -1,7 +1,6 @@
 package cchook
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -158,12 +157,12 @@ func readStdin(env *cli.Env, f *rules.File, opts backtest.Options, emit func(bac
 		}
 		if entries {
 			// Where the line came from: cc_source, when cc-entries gave it
-			// (Classify read the line as a JSON object already).
-			var src struct {
-				Source backtest.Source `json:"cc_source"`
+			// (Classify read it).
+			var src backtest.Source
+			if s := rec.Source; s != nil {
+				src = backtest.Source{Path: s.Path, SessionID: s.SessionID, AgentID: s.AgentID}
 			}
-			_ = json.Unmarshal(line, &src)
-			if err := fd.Line(line, src.Source); err != nil {
+			if err := fd.Line(line, src); err != nil {
 				if errors.Is(err, backtest.ErrNotEntry) {
 					env.SkipInput(n, "%v, skipped", err)
 					return nil

@@ -5,7 +5,6 @@ package ccotel
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -304,22 +303,9 @@ func (o *options) readStdin(env *cli.Env, r *otel.Reader, session func(string) e
 	return readEntries(env, r)
 }
 
-// source is the cc_source field cc-entries --with-source puts first.
-type source struct {
-	Path      string `json:"path"`
-	SessionID string `json:"session_id"`
-	AgentID   string `json:"agent_id"`
-}
-
 func readEntries(env *cli.Env, r *otel.Reader) error {
 	entries := 0
 	_, err := env.ReadInput(ndjson.NewReaderSize(env.Stdin, 1<<20), func(line []byte, n int, _ bool) error {
-		var src struct {
-			Source *source `json:"cc_source"`
-		}
-		if bytes.HasPrefix(line, []byte(`{"cc_source":`)) {
-			_ = json.Unmarshal(line, &src)
-		}
 		e, err := transcript.Decode(line)
 		if err != nil {
 			return ndjson.ErrMalformed
@@ -330,7 +316,7 @@ func readEntries(env *cli.Env, r *otel.Reader) error {
 		}
 		entries++
 		var o extract.Origin
-		if s := src.Source; s != nil {
+		if s, ok := records.SourceOf(line); ok {
 			o = extract.Origin{Path: s.Path, SessionID: s.SessionID, AgentID: s.AgentID}
 		}
 		return r.Entry(o, e)

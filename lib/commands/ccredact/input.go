@@ -29,11 +29,7 @@ func asSession(line []byte) (sessionRef, bool) {
 	if err != nil || rec.Kind != records.Session || rec.TranscriptPath == "" {
 		return sessionRef{}, false
 	}
-	id := rec.SessionID
-	if id == "" {
-		id = transcript.SessionID(rec.TranscriptPath)
-	}
-	return sessionRef{rec.TranscriptPath, id}, true
+	return sessionRef{rec.TranscriptPath, rec.Session()}, true
 }
 
 // stopError carries an error that ends the run (the output went away, a

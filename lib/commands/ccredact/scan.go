@@ -2,17 +2,15 @@ package ccredact
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
-	"github.com/ccpipe/ccpipe/lib/layout"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/regular"
 	"github.com/ccpipe/ccpipe/lib/search"
 	"github.com/ccpipe/ccpipe/lib/sessions"
@@ -208,7 +206,7 @@ func (r *runner) scanSession(s *scanner, path, id string) error {
 	}
 	r.seen[path] = true
 	if id == "" {
-		id = sessionIDOf(path)
+		id = records.SessionOfPath(path)
 	}
 	files, err := search.SessionFiles(path)
 	if err != nil {
@@ -220,17 +218,6 @@ func (r *runner) scanSession(s *scanner, path, id string) error {
 		}
 	}
 	return nil
-}
-
-// sessionIDOf names the session of a file: the transcript's name, or for
-// a file under <session>/subagents or <session>/tool-results, the
-// session dir's.
-func sessionIDOf(path string) string {
-	dir := filepath.Dir(path)
-	if b := filepath.Base(dir); b == layout.SubagentsDir || b == layout.ToolResultsDir {
-		return filepath.Base(filepath.Dir(dir))
-	}
-	return transcript.SessionID(path)
 }
 
 // isRecords tells a file of JSON lines from a text file (tool-results).
@@ -338,25 +325,17 @@ func (r *runner) scanStdin(s *scanner, sessions bool) error {
 // source is where a stdin record comes from: its cc_source (cc-entries
 // --with-source), else its line on stdin and its own session id.
 type source struct {
-	Path      string `json:"path"`
-	Line      int    `json:"line"`
-	SessionID string `json:"session_id"`
+	Path      string
+	Line      int
+	SessionID string
 }
 
 func sourceOf(line []byte, n int) source {
-	var rec struct {
-		CCSource  *source `json:"cc_source"`
-		SessionID string  `json:"sessionId"`
-		Session   string  `json:"session_id"`
-	}
-	_ = json.Unmarshal(line, &rec) // fields of another type stay empty
-	if c := rec.CCSource; c != nil && c.Line > 0 {
-		return *c
+	rec, _ := records.Classify(line) // a line that is no object names nothing
+	if c := rec.Source; c != nil && c.Line > 0 {
+		return source{Path: c.Path, Line: c.Line, SessionID: c.SessionID}
 	}
 	id := rec.SessionID
-	if id == "" {
-		id = rec.Session
-	}
 	if strings.ContainsAny(id, "\n\r") {
 		id = ""
 	}

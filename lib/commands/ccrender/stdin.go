@@ -2,7 +2,6 @@ package ccrender
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,19 +12,6 @@ import (
 	"github.com/ccpipe/ccpipe/lib/render"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
-
-// record is what the spool needs of a transcript entry (records.Classify
-// tells entries from session records).
-type record struct {
-	SessionID string `json:"sessionId"`
-	AgentID   string `json:"agentId"`
-	CCSource  *struct {
-		Path      string `json:"path"`
-		SessionID string `json:"session_id"`
-		AgentID   string `json:"agent_id"`
-		ToolUseID string `json:"tool_use_id"`
-	} `json:"cc_source"`
-}
 
 // readStdin renders each session record as it comes. Entries are kept in
 // temporary files, one per session and subagent, and rendered at the end
@@ -47,16 +33,10 @@ func (o *options) readStdin(env *cli.Env, add func(render.Session) error) error 
 				return nil
 			}
 			used++
-			return add(o.sessionOf(kind.SessionPath(), kind.SessionID))
-		}
-		var r record
-		if err := json.Unmarshal(line, &r); err != nil {
-			// Fields of another type than Claude Code writes: the entry
-			// is kept, under the session of the entries around it.
-			r = record{}
+			return add(o.sessionOf(kind.SessionPath(), kind.Session()))
 		}
 		used++
-		return sp.add(&r, line)
+		return sp.add(&kind, line)
 	})
 	if err != nil {
 		return err
@@ -118,13 +98,13 @@ func (sp *spool) file(name string) (*spoolFile, error) {
 	return &spoolFile{path: p, f: f, w: bufio.NewWriterSize(f, 64<<10)}, nil
 }
 
-func (sp *spool) add(r *record, line []byte) error {
+// add spools an entry by the session and agent Classify read of it (a
+// field of another type than Claude Code writes gives none: the entry is
+// kept under the session of the entries around it).
+func (sp *spool) add(r *records.Record, line []byte) error {
 	sid, aid, tool, src := r.SessionID, r.AgentID, "", ""
-	if c := r.CCSource; c != nil {
-		if c.SessionID != "" {
-			sid = c.SessionID
-		}
-		aid, tool, src = c.AgentID, c.ToolUseID, c.Path
+	if c := r.Source; c != nil {
+		tool, src = c.ToolUseID, c.Path
 	}
 	if sp.byID == nil {
 		sp.byID = map[string]*spooled{}

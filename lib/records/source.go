@@ -1,0 +1,89 @@
+package records
+
+import (
+	"bytes"
+	"path/filepath"
+	"strconv"
+
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
+	"github.com/ccpipe/ccpipe/lib/layout"
+)
+
+// Source is a cc-entries line's cc_source: the transcript the entry was
+// read from, its line there, and the session and agent it belongs to.
+// Every command that reads entries on stdin asks SourceOf (or Classify's
+// Record.Source) for it: the one reader of the field.
+type Source struct {
+	Path      string
+	Line      int
+	SessionID string
+	AgentID   string
+	ToolUseID string
+}
+
+var sourceKey = []byte(`{"cc_source":`)
+
+// SourceOf reads a line's cc_source: where cc-entries --with-source puts
+// it, first, without scanning the rest of the line; anywhere else in the
+// record by a scan of its members. ok is false when the line has none (or
+// it is not an object). A member of an unexpected type gives no value.
+func SourceOf(line []byte) (s Source, ok bool) {
+	if bytes.HasPrefix(line, sourceKey) {
+		c := jsonscan.New(line[len(sourceKey):])
+		if raw, err := c.Raw(); err == nil {
+			return sourceFrom(raw)
+		}
+		return s, false
+	}
+	if !bytes.Contains(line, []byte(`"cc_source"`)) {
+		return s, false
+	}
+	_ = jsonscan.Members(line, func(m *jsonscan.Member) error {
+		if m.Name() == "cc_source" {
+			s, ok = sourceFrom(m.Value)
+		}
+		return nil
+	})
+	return s, ok
+}
+
+// sourceFrom reads a cc_source value; ok is false when it is not an
+// object.
+func sourceFrom(v []byte) (s Source, ok bool) {
+	err := jsonscan.Members(v, func(m *jsonscan.Member) error {
+		switch m.Name() {
+		case "path":
+			s.Path = str(m.Value)
+		case "line":
+			s.Line, _ = strconv.Atoi(string(m.Value))
+		case "session_id":
+			s.SessionID = str(m.Value)
+		case "agent_id":
+			s.AgentID = str(m.Value)
+		case "tool_use_id":
+			s.ToolUseID = str(m.Value)
+		}
+		return nil
+	})
+	return s, err == nil
+}
+
+// SessionOfPath is the session a transcript path stands for when the
+// record naming it gives no session id, the one rule of every command: the
+// session that owns the file under a projects dir (layout.SessionOfPath:
+// the session's own transcript, or anything in its session dir), else the
+// session dir a subagents/ or tool-results/ file lies in, else the id the
+// file is named after. "" only for "".
+func SessionOfPath(path string) string {
+	if path == "" {
+		return ""
+	}
+	if id := layout.SessionOfPath(path); id != "" {
+		return id
+	}
+	dir := filepath.Dir(path)
+	if b := filepath.Base(dir); b == layout.SubagentsDir || b == layout.ToolResultsDir {
+		return filepath.Base(filepath.Dir(dir))
+	}
+	return layout.SessionID(path)
+}
