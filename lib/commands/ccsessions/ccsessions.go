@@ -48,6 +48,11 @@ Modes (at most one):
                  session_id, project, profiles, history_path, first_prompt,
                  first_prompt_at, last_prompt_at, prompt_count (newest
                  first); cc-extract prompts reads their prompts
+  --missing      sessions Claude Code ran that left no readable transcript:
+                 named by history.jsonl or the registry with no transcript,
+                 or a transcript of markers only; each with its likely cause
+                 (swept, not_written: a nested session or a failed write,
+                 bridge_markers_only, markers_only) and fix
 
 Session record: session_id, transcript_path, project_dir, profiles, cwd
 (launch dir), title, first_prompt, started_at, last_activity_at,
@@ -96,6 +101,7 @@ type options struct {
 	current   bool
 	window    cli.Window
 	swept     bool
+	missing   bool
 	// noCache and cacheStats are --no-cache and --cache-stats.
 	noCache, cacheStats bool
 }
@@ -107,7 +113,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 		Sys:      &sys,
 		Name:     "cc-sessions",
 		Short:    "Claude Code sessions, past and running; find one by address, name, id or pid",
-		Synopsis: "cc-sessions [--active | --find QUERY | --current | --swept] [--profile NAME] [--cwd-within DIR] [--limit N]",
+		Synopsis: "cc-sessions [--active | --find QUERY | --current | --swept | --missing] [--profile NAME] [--cwd-within DIR] [--limit N]",
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
 			f.StringsVar(&o.profiles, "profile", "only the profile named `NAME` (repeatable)")
@@ -120,7 +126,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.current, "current", false, "the session this command runs inside")
 			f.WindowVar(&o.window, "sessions last active")
 			f.RecordFormats()
-			f.Exclusive("active", "find", "current", "swept")
+			f.Exclusive("active", "find", "current", "swept", "missing")
 			f.Requires("cwd", "find")
 			// Silently ignoring them would answer another question than asked.
 			const listing = "--cwd-within, --limit, --since and --until work with the listing and --active, not with --find or --current"
@@ -131,8 +137,10 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			}
 			f.BoolVar(&o.swept, "swept", false, "sessions whose transcript is gone and never archived, from history.jsonl")
 			f.Exclusive("swept", "cwd-within").Says("--cwd-within does not work with --swept")
+			f.BoolVar(&o.missing, "missing", false, "sessions Claude Code ran that left no readable transcript, with the likely cause and fix")
+			f.Exclusive("missing", "cwd-within").Says("--cwd-within does not work with --missing")
 			for _, c := range []string{"no-cache", "cache-stats"} {
-				for _, m := range []string{"active", "find", "current", "swept"} {
+				for _, m := range []string{"active", "find", "current", "swept", "missing"} {
 					f.Exclusive(c, m).Says("--no-cache and --cache-stats work with the listing")
 				}
 			}
@@ -166,9 +174,12 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if err := o.window.Resolve(o.sys.Clock(), loc); err != nil {
 		return err
 	}
-	if o.active {
+	switch {
+	case o.active:
 		env.Out.SetLayout(cli.ActiveLayout)
-	} else {
+	case o.missing:
+		env.Out.SetLayout(missingLayout)
+	default:
 		env.Out.SetLayout(cli.SessionLayout)
 	}
 	profs, err := o.loadProfiles(env)
@@ -191,6 +202,18 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return o.one(env, s, err)
 	case o.active:
 		return o.listActive(env, profs)
+	case o.missing:
+		list, errs := sessions.MissingSessions(env.Ctx, profs, o.sys.Clock())
+		warn(env, errs)
+		for i, s := range list {
+			if o.limit > 0 && i >= o.limit {
+				break
+			}
+			if err := env.Out.Write(s); err != nil {
+				return err
+			}
+		}
+		return env.Ctx.Err()
 	case o.swept:
 		list, errs := sessions.SweptSessions(env.Ctx, profs)
 		warn(env, errs)
@@ -320,3 +343,14 @@ func warn(env *cli.Env, errs []error) {
 }
 
 // now is the System's clock (time.Now when unset).
+
+// missingLayout is how --missing records show as a table: the fix last,
+// where the width cuts.
+var missingLayout = cli.Layout{Empty: "no missing sessions", Columns: []cli.Column{
+	{Head: "Session", Keys: []string{"session_id"}, Kind: cli.IDPrefix},
+	{Head: "Last Seen", Keys: []string{"last_seen_at"}, Kind: cli.Time},
+	{Head: "Cause", Keys: []string{"cause"}},
+	{Head: "Prompts", Keys: []string{"prompt_count"}, Kind: cli.Count},
+	{Head: "Project", Keys: []string{"project"}, Kind: cli.Path},
+	{Head: "Fix", Keys: []string{"fix"}},
+}}

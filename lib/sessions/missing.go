@@ -1,0 +1,236 @@
+package sessions
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/ccpipe/ccpipe/lib/layout"
+	"github.com/ccpipe/ccpipe/lib/ndjson"
+	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/registry"
+	"github.com/ccpipe/ccpipe/lib/regular"
+)
+
+// Missing is a session Claude Code ran that left no readable transcript:
+// history.jsonl or the session registry names it and no transcript holds
+// it, or its transcript holds markers only (no user or assistant
+// record). Its JSON form is the cc-sessions --missing record.
+type Missing struct {
+	SessionID string
+	Project   string
+	Profiles  []string
+	// Sources are where it was found: history, registry, transcript (a
+	// file of markers only).
+	Sources        []string
+	TranscriptPath string
+	FirstSeenAt    time.Time
+	LastSeenAt     time.Time
+	PromptCount    int
+	// Cause is one of the Cause* names; Fix says what to do about it.
+	Cause string
+	Fix   string
+}
+
+// The likely causes of a missing transcript, and their fixes.
+const (
+	// CauseSwept: the transcript was older than cleanupPeriodDays when
+	// Claude Code's cleanup ran.
+	CauseSwept = "swept"
+	// CauseNotWritten: a session Claude Code ran, within the cleanup
+	// period, with no transcript: most often a nested session (claude
+	// started from a Claude Code tool shell inherits
+	// CLAUDE_CODE_CHILD_SESSION=1, and Claude Code then writes no
+	// transcript), else a write that failed.
+	CauseNotWritten = "not_written"
+	// CauseBridge: a Remote Control bridge session, which writes markers
+	// only.
+	CauseBridge = "bridge_markers_only"
+	// CauseMarkersOnly: a transcript with markers only and no bridge
+	// record: a nested session's or a failed write's.
+	CauseMarkersOnly = "markers_only"
+)
+
+var fixes = map[string]string{
+	CauseSwept:       "archive transcripts before the cleanup (cc-entries --archive DIR, or its SessionEnd hook) or raise cleanupPeriodDays in settings.json",
+	CauseNotWritten:  "start claude with CLAUDE_CODE_CHILD_SESSION unset (env -u CLAUDE_CODE_CHILD_SESSION claude) when starting it from a Claude Code shell; else check the projects dir is writable and the disk has room",
+	CauseBridge:      "nothing to recover here: a Remote Control bridge writes markers only; read the session it bridges",
+	CauseMarkersOnly: "start claude with CLAUDE_CODE_CHILD_SESSION unset when starting it from a Claude Code shell; else check the projects dir is writable and the disk has room",
+}
+
+// MarshalJSON writes the record with nulls for unknown values.
+func (m Missing) MarshalJSON() ([]byte, error) {
+	profs := m.Profiles
+	if profs == nil {
+		profs = []string{}
+	}
+	return ndjson.Marshal(struct {
+		SessionID      *string  `json:"session_id"`
+		Project        *string  `json:"project"`
+		Profiles       []string `json:"profiles"`
+		Sources        []string `json:"sources"`
+		TranscriptPath *string  `json:"transcript_path"`
+		FirstSeenAt    *string  `json:"first_seen_at"`
+		LastSeenAt     *string  `json:"last_seen_at"`
+		PromptCount    int      `json:"prompt_count"`
+		Cause          string   `json:"cause"`
+		Fix            string   `json:"fix"`
+	}{nz(m.SessionID), nz(m.Project), profs, m.Sources, nz(m.TranscriptPath), ts(m.FirstSeenAt), ts(m.LastSeenAt),
+		m.PromptCount, m.Cause, m.Fix})
+}
+
+// markersHead bounds the transcript read for a conversation record: a
+// file of markers only is small, and a larger one holds a conversation.
+const markersHead = 1 << 20
+
+// markersOnly reports whether the transcript at path holds no user or
+// assistant record (it reads at most markersHead bytes, and a bigger file
+// is not markers only), and whether one of its records is bridge-session.
+func markersOnly(path string) (only, bridge bool) {
+	f, err := regular.Open(path)
+	if err != nil {
+		return false, false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, markersHead+1))
+	if err != nil || len(b) > markersHead {
+		return false, false
+	}
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		var r struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(line, &r) != nil {
+			continue
+		}
+		switch r.Type {
+		case "user", "assistant":
+			return false, false
+		case "bridge-session":
+			bridge = true
+		}
+	}
+	return true, bridge
+}
+
+// MissingSessions lists the sessions of profs that left no readable
+// transcript (see Missing), newest first. Problems (an unreadable
+// history.jsonl, skipped lines, torn registry records) come back as
+// errors.
+func MissingSessions(ctx context.Context, profs []profiles.Profile, now time.Time) ([]Missing, []error) {
+	files, errs := Files(ctx, ProjectsDirs(profs), nil)
+	have := map[string]bool{}
+	byID := map[string]*Missing{}
+	var order []string
+	add := func(id, project string, profs []string, source string, at time.Time) *Missing {
+		m := byID[id]
+		if m == nil {
+			m = &Missing{SessionID: id, Project: project, Profiles: profs}
+			byID[id] = m
+			order = append(order, id)
+		}
+		if !slices.Contains(m.Sources, source) {
+			m.Sources = append(m.Sources, source)
+		}
+		if m.Project == "" {
+			m.Project = project
+		}
+		if !at.IsZero() && (m.FirstSeenAt.IsZero() || at.Before(m.FirstSeenAt)) {
+			m.FirstSeenAt = at
+		}
+		if at.After(m.LastSeenAt) {
+			m.LastSeenAt = at
+		}
+		return m
+	}
+	for _, f := range files {
+		if f.Compressed {
+			have[f.SessionID] = true
+			continue
+		}
+		only, bridge := markersOnly(f.TranscriptPath)
+		if !only {
+			have[f.SessionID] = true
+			continue
+		}
+		m := add(f.SessionID, "", f.Profiles, "transcript", f.Mtime)
+		m.TranscriptPath, m.Cause = f.TranscriptPath, CauseMarkersOnly
+		if bridge {
+			m.Cause = CauseBridge
+		}
+	}
+	seen := map[string][]string{} // resolved config dir -> profile names
+	var dirs []string
+	for _, p := range profs {
+		if profiles.IsArchive(p) {
+			continue
+		}
+		d := profiles.Resolve(p.ConfigDir)
+		if _, ok := seen[d]; !ok {
+			dirs = append(dirs, d)
+		}
+		seen[d] = append(seen[d], p.Name)
+	}
+	for _, d := range dirs {
+		period := CleanupPeriodDays(d)
+		path := filepath.Join(d, "history.jsonl")
+		skipped, err := EachHistory(ctx, path, func(h HistoryEntry) error {
+			if have[h.SessionID] {
+				return nil
+			}
+			m := add(h.SessionID, h.Project, seen[d], "history", h.Time())
+			m.PromptCount++
+			if m.Cause == "" || m.Cause == CauseSwept || m.Cause == CauseNotWritten {
+				m.Cause = CauseNotWritten
+				if period > 0 && now.Sub(m.LastSeenAt) > time.Duration(period)*24*time.Hour {
+					m.Cause = CauseSwept
+				}
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("reading %s: %w", path, err))
+		}
+		if skipped > 0 {
+			errs = append(errs, fmt.Errorf("%s: %d lines that are not prompt entries skipped", path, skipped))
+		}
+		recs, rerrs := registry.Read(layout.SessionsDir(d))
+		errs = append(errs, rerrs...)
+		for _, r := range recs {
+			if r.SessionID == "" || have[r.SessionID] {
+				continue
+			}
+			var b struct {
+				BridgeSessionID string `json:"bridgeSessionId"`
+			}
+			json.Unmarshal(r.Raw, &b) // (a record Read read is an object)
+			var at time.Time
+			if r.StartedAt > 0 {
+				at = time.UnixMilli(r.StartedAt)
+			}
+			m := add(r.SessionID, r.Cwd, seen[d], "registry", at)
+			switch {
+			case b.BridgeSessionID != "":
+				m.Cause = CauseBridge
+			case m.Cause == "" || m.Cause == CauseSwept:
+				m.Cause = CauseNotWritten // running, or ran lately: not swept
+			}
+		}
+	}
+	out := make([]Missing, 0, len(order))
+	for _, id := range order {
+		m := *byID[id]
+		m.Fix = fixes[m.Cause]
+		out = append(out, m)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].LastSeenAt.After(out[j].LastSeenAt) })
+	return out, errs
+}
