@@ -1,10 +1,13 @@
 package commands_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ccpipe/ccpipe/lib/commands/ccextract"
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 // TestTotalsSayWhatTheyMiss: a total on a terminal says on stderr, after
@@ -39,5 +42,30 @@ func TestTotalsSayWhatTheyMiss(t *testing.T) {
 		if c.width > 0 && !strings.Contains(out, "Total") {
 			t.Errorf("%s: no table:\n%s", c.name, out)
 		}
+	}
+}
+
+// TestTotalsSayMissingSessions: with nothing piped (every session), a
+// total on a terminal counts the sessions Claude Code ran that left no
+// readable transcript (history.jsonl names one, the cleanup period not
+// over), which it cannot include; a swept one is not counted.
+func TestTotalsSayMissingSessions(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "claude")
+	golden.CopyTree(t, "../../testdata/corpus-fork/claude", cfg)
+	// 1796115600000 is 2026-12-01T08:00:00Z; 1790000000000, 2026-09-21.
+	history := `{"display":"nested","timestamp":1796115600000,"project":"/home/dev/p","sessionId":"22222222-0000-4000-8000-000000000001"}` + "\n" +
+		`{"display":"old","timestamp":1790000000000,"project":"/home/dev/p","sessionId":"22222222-0000-4000-8000-000000000002"}` + "\n"
+	if err := os.WriteFile(filepath.Join(cfg, "history.jsonl"), []byte(history), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sys := corpusSystem(t, 200, "NO_COLOR", "1", "CLAUDE_CONFIG_DIR", cfg)
+	code, out, errs := runCmd(t, ccextract.RunWith, sys, "", "usage", "--sum", "day", "--cost")
+	want := "cc-extract: note: sessions Claude Code ran that left no readable transcript, not in these totals: 1 (cc-sessions --missing lists them)\n"
+	if code != 0 || errs != want || !strings.Contains(out, "Total") {
+		t.Errorf("exit %d, stderr %q, want %q\n%s", code, errs, want, out)
+	}
+	// Into a pipe: the records alone.
+	if code, _, errs := runCmd(t, ccextract.RunWith, corpusSystem(t, 0, "CLAUDE_CONFIG_DIR", cfg), "", "usage", "--sum", "day", "--cost"); code != 0 || errs != "" {
+		t.Errorf("pipe: exit %d, stderr %q", code, errs)
 	}
 }

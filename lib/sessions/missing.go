@@ -1,7 +1,7 @@
 package sessions
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -92,23 +92,25 @@ func (m Missing) MarshalJSON() ([]byte, error) {
 const markersHead = 1 << 20
 
 // markersOnly reports whether the transcript at path holds no user or
-// assistant record (it reads at most markersHead bytes, and a bigger file
-// is not markers only), and whether one of its records is bridge-session.
+// assistant record (a bigger file than markersHead is not markers only),
+// and whether one of its records is bridge-session. It stops at the first
+// conversation record, most often on the first lines.
 func markersOnly(path string) (only, bridge bool) {
 	f, err := regular.Open(path)
 	if err != nil {
 		return false, false
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, markersHead+1))
-	if err != nil || len(b) > markersHead {
+	if fi, err := f.Stat(); err != nil || fi.Size() > markersHead {
 		return false, false
 	}
-	for line := range bytes.SplitSeq(b, []byte("\n")) {
+	sc := bufio.NewScanner(io.LimitReader(f, markersHead))
+	sc.Buffer(nil, markersHead)
+	for sc.Scan() {
 		var r struct {
 			Type string `json:"type"`
 		}
-		if json.Unmarshal(line, &r) != nil {
+		if json.Unmarshal(sc.Bytes(), &r) != nil {
 			continue
 		}
 		switch r.Type {
@@ -118,7 +120,7 @@ func markersOnly(path string) (only, bridge bool) {
 			bridge = true
 		}
 	}
-	return true, bridge
+	return sc.Err() == nil, bridge
 }
 
 // MissingSessions lists the sessions of profs that left no readable

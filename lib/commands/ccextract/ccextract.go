@@ -325,6 +325,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 		err = o.readStdin(env, x, explicitSubagents)
 	default:
 		err = readEverySession(env, o.sys, x, o.window.Since)
+		if kind == "usage" && o.sum != "" {
+			miss.missingSessions(env, o.sys, &o.window)
+		}
 	}
 	if cerr := x.Close(); err == nil {
 		err = cerr

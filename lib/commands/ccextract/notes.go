@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/extract"
+	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
 // missing gathers, from the --sum records written, what their totals are
@@ -19,6 +21,25 @@ type missing struct {
 	differ   int
 	reasons  []string
 	noReason int
+	// sessions counts the sessions Claude Code ran with no readable
+	// transcript (cc-sessions --missing), when every session was read.
+	sessions int
+}
+
+// missingSessions counts, for a terminal's footer, the sessions Claude
+// Code ran in the window that left no readable transcript (swept ones
+// aside: the cleanup's, long gone): totals of every session leave them
+// out.
+func (m *missing) missingSessions(env *cli.Env, sys cli.System, w *cli.Window) {
+	if _, term := env.Terminal(); !term {
+		return
+	}
+	list, _ := sessions.MissingSessions(env.Ctx, load.Profiles(sys), sys.Clock())
+	for _, s := range list {
+		if s.Cause != sessions.CauseSwept && (!w.Set() || w.Contains(s.LastSeenAt)) {
+			m.sessions++
+		}
+	}
 }
 
 // see looks at one record on its way out.
@@ -53,6 +74,9 @@ func (m *missing) see(v any) {
 
 // note adds the footer lines to out.
 func (m *missing) note(out *cli.Output) {
+	if m.sessions > 0 {
+		out.Note(fmt.Sprintf("sessions Claude Code ran that left no readable transcript, not in these totals: %d (cc-sessions --missing lists them)", m.sessions))
+	}
 	if m.unpriced > 0 {
 		out.Note(fmt.Sprintf("%d messages could not be priced and are not in the cost (unpriced_messages)", m.unpriced))
 	}
