@@ -4,10 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -169,22 +166,10 @@ func MissingSessions(ctx context.Context, profs []profiles.Profile, now time.Tim
 			m.Cause = CauseBridge
 		}
 	}
-	seen := map[string][]string{} // resolved config dir -> profile names
-	var dirs []string
-	for _, p := range profs {
-		if profiles.IsArchive(p) {
-			continue
-		}
-		d := profiles.Resolve(p.ConfigDir)
-		if _, ok := seen[d]; !ok {
-			dirs = append(dirs, d)
-		}
-		seen[d] = append(seen[d], p.Name)
-	}
+	dirs, seen := configDirs(profs)
 	for _, d := range dirs {
 		period := CleanupPeriodDays(d)
-		path := filepath.Join(d, "history.jsonl")
-		skipped, err := EachHistory(ctx, path, func(h HistoryEntry) error {
+		errs = append(errs, eachHistoryOf(ctx, filepath.Join(d, "history.jsonl"), func(h HistoryEntry) error {
 			if have[h.SessionID] {
 				return nil
 			}
@@ -197,13 +182,7 @@ func MissingSessions(ctx context.Context, profs []profiles.Profile, now time.Tim
 				}
 			}
 			return nil
-		})
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("reading %s: %w", path, err))
-		}
-		if skipped > 0 {
-			errs = append(errs, fmt.Errorf("%s: %d lines that are not prompt entries skipped", path, skipped))
-		}
+		})...)
 		recs, rerrs := registry.Read(layout.SessionsDir(d))
 		errs = append(errs, rerrs...)
 		for _, r := range recs {

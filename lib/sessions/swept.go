@@ -122,21 +122,10 @@ func SweptSessions(ctx context.Context, profs []profiles.Profile) ([]Swept, []er
 	}
 	byID := map[string]*Swept{}
 	var order []string
-	seen := map[string][]string{} // resolved config dir -> profile names
-	var dirs []string
-	for _, p := range profs {
-		if profiles.IsArchive(p) {
-			continue
-		}
-		d := profiles.Resolve(p.ConfigDir)
-		if _, ok := seen[d]; !ok {
-			dirs = append(dirs, d)
-		}
-		seen[d] = append(seen[d], p.Name)
-	}
+	dirs, seen := configDirs(profs)
 	for _, d := range dirs {
 		path := filepath.Join(d, "history.jsonl")
-		skipped, err := EachHistory(ctx, path, func(h HistoryEntry) error {
+		errs = append(errs, eachHistoryOf(ctx, path, func(h HistoryEntry) error {
 			if have[h.SessionID] {
 				return nil
 			}
@@ -155,13 +144,7 @@ func SweptSessions(ctx context.Context, profs []profiles.Profile) ([]Swept, []er
 				s.LastPromptAt = h.Time()
 			}
 			return nil
-		})
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("reading %s: %w", path, err))
-		}
-		if skipped > 0 {
-			errs = append(errs, fmt.Errorf("%s: %d lines that are not prompt entries skipped", path, skipped))
-		}
+		})...)
 	}
 	out := make([]Swept, 0, len(order))
 	for _, id := range order {
@@ -169,4 +152,35 @@ func SweptSessions(ctx context.Context, profs []profiles.Profile) ([]Swept, []er
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].LastPromptAt.After(out[j].LastPromptAt) })
 	return out, errs
+}
+
+// configDirs is the config dirs of profs that are not archives, each
+// once (resolved), with the names of the profiles that share it.
+func configDirs(profs []profiles.Profile) (dirs []string, names map[string][]string) {
+	names = map[string][]string{}
+	for _, p := range profs {
+		if profiles.IsArchive(p) {
+			continue
+		}
+		d := profiles.Resolve(p.ConfigDir)
+		if _, ok := names[d]; !ok {
+			dirs = append(dirs, d)
+		}
+		names[d] = append(names[d], p.Name)
+	}
+	return dirs, names
+}
+
+// eachHistoryOf is EachHistory with its problems as errors (a missing
+// file is none: not every config dir has typed prompts).
+func eachHistoryOf(ctx context.Context, path string, fn func(HistoryEntry) error) []error {
+	var errs []error
+	skipped, err := EachHistory(ctx, path, fn)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		errs = append(errs, fmt.Errorf("reading %s: %w", path, err))
+	}
+	if skipped > 0 {
+		errs = append(errs, fmt.Errorf("%s: %d lines that are not prompt entries skipped", path, skipped))
+	}
+	return errs
 }

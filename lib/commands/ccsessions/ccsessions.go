@@ -205,27 +205,11 @@ func (o *options) run(env *cli.Env, args []string) error {
 	case o.missing:
 		list, errs := sessions.MissingSessions(env.Ctx, profs, o.sys.Clock())
 		warn(env, errs)
-		for i, s := range list {
-			if o.limit > 0 && i >= o.limit {
-				break
-			}
-			if err := env.Out.Write(s); err != nil {
-				return err
-			}
-		}
-		return env.Ctx.Err()
+		return writeSome(env, list, o.limit)
 	case o.swept:
 		list, errs := sessions.SweptSessions(env.Ctx, profs)
 		warn(env, errs)
-		for i, s := range list {
-			if o.limit > 0 && i >= o.limit {
-				break
-			}
-			if err := env.Out.Write(s); err != nil {
-				return err
-			}
-		}
-		return env.Ctx.Err()
+		return writeSome(env, list, o.limit)
 	}
 	list := load.Listing(env, o.sys, profs, load.ListOptions{CwdWithin: o.cwdWithin, NoCache: o.noCache, CacheStats: o.cacheStats, Since: o.window.Since})
 	if n := sessions.UnarchivedNearCleanup(env.Ctx, profs, list, o.sys.Clock()); n.Sessions > 0 {
@@ -354,3 +338,16 @@ var missingLayout = cli.Layout{Empty: "no missing sessions", Columns: []cli.Colu
 	{Head: "Project", Keys: []string{"project"}, Kind: cli.Path},
 	{Head: "Fix", Keys: []string{"fix"}},
 }}
+
+// writeSome writes the records of list, at most limit of them (0: all).
+func writeSome[T any](env *cli.Env, list []T, limit int) error {
+	for i, s := range list {
+		if limit > 0 && i >= limit {
+			break
+		}
+		if err := env.Out.Write(s); err != nil {
+			return err
+		}
+	}
+	return env.Ctx.Err()
+}
