@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/ccpipe/ccpipe/lib/quote"
 	"github.com/ccpipe/ccpipe/lib/secrets"
 )
 
@@ -232,8 +233,13 @@ func (v *Verifier) Report() Report {
 
 	schema := Invariant{Name: CheckSchema, Status: Pass, Detail: "version 2"}
 	switch ver, ok := v.header.Get("version"); {
-	case !ok || ver.kind != Number:
+	case !ok || ver.kind == Null:
 		schema = Invariant{Name: CheckSchema, Status: Fail, Detail: "version field is missing"}
+	case ver.kind != Number:
+		// Blackbox calls a version that is not a number missing; one that
+		// is there (a string "2") is named as it is, unsupported.
+		shown, _ := AppendCanonical(nil, ver)
+		schema = Invariant{Name: CheckSchema, Status: Fail, Detail: fmt.Sprintf("unsupported version %s (expected the number %d)", quote.Cut(string(shown)), Version)}
 	case ver.num != Version:
 		num, _ := AppendNumber(nil, ver.num)
 		if num == nil {

@@ -48,6 +48,9 @@ func TestVerify(t *testing.T) {
 		{"non-finite", edit(good, 1, "timestamp", NumberValue(math.Inf(1))), CheckChain, 1, "non-finite number"},
 		{"version", Cassette{good.Header.With("version", IntValue(1)), good.Steps}, CheckSchema, -1, "version 1 is not supported (expected 2)"},
 		{"no version", Cassette{good.Header.Without("version"), good.Steps}, CheckSchema, -1, "version field is missing"},
+		{"null version", Cassette{good.Header.With("version", Value{}), good.Steps}, CheckSchema, -1, "version field is missing"},
+		{"version a string", Cassette{good.Header.With("version", StringValue("2")), good.Steps}, CheckSchema, -1, `unsupported version "2" (expected the number 2)`},
+		{"version a long string", Cassette{good.Header.With("version", StringValue(strings.Repeat("9", 5000))), good.Steps}, CheckSchema, -1, `unsupported version "` + strings.Repeat("9", 78) + `…`},
 		{"marker", Cassette{good.Header.With("usage", IntValue(1)), good.Steps}, CheckNeutrality, -1, "markers: usage"},
 	}
 	for _, c := range cases {

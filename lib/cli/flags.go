@@ -6,10 +6,13 @@ import (
 	"io"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/ccpipe/ccpipe/lib/quote"
 )
 
 // Flags is a stdlib FlagSet plus the flags every command shares. Unlike a
@@ -306,14 +309,18 @@ func flagMessage(msg string) string {
 		return "--" + name
 	}
 	if m := flagValue().FindStringSubmatch(msg); m != nil {
-		if strings.Contains(m[3], m[1]) {
+		shown := m[1]
+		if v, err := strconv.Unquote(m[1]); err == nil {
+			shown = quote.Q(v)
+		}
+		if strings.Contains(m[3], m[1]) || strings.Contains(m[3], shown) {
 			return dashed(m[2]) + ": " + m[3] // the message quotes the value already
 		}
-		return dashed(m[2]) + " " + m[1] + ": " + m[3]
+		return dashed(m[2]) + " " + shown + ": " + m[3]
 	}
 	msg = flagSpelling().ReplaceAllStringFunc(msg, func(m string) string {
 		sub := flagSpelling().FindStringSubmatch(m)
-		return sub[1] + dashed(sub[2])
+		return sub[1] + dashed(quote.Cut(sub[2]))
 	})
 	return strings.Replace(msg, "flag provided but not defined: ", "unknown flag ", 1)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/quote"
 )
 
 // Window is a --since/--until pair: one parser and one message for every
@@ -129,5 +131,5 @@ func ParseTime(s string, now time.Time, loc *time.Location, upper bool) (time.Ti
 	if d, err := time.ParseDuration(ago); err == nil && d >= 0 && ago != "" {
 		return now.Add(-d), nil
 	}
-	return time.Time{}, fmt.Errorf("%q: not a time (want %s)", s, timeForms)
+	return time.Time{}, fmt.Errorf("%s: not a time (want %s)", quote.Q(s), timeForms)
 }

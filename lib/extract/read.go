@@ -655,14 +655,28 @@ func (x *Extractor) readFile(ctx context.Context, f file) error {
 	n := 0
 	var ferr error // an error of the extraction, not of the read
 	warned := 0    // per file: the first ten lines named, the rest counted
+	// Until the file has shown an entry its warnings wait: a file that is
+	// no transcript at all gets one error, not a warning per line.
+	var held []string
+	say := func(msg string) {
+		if held != nil || n == 0 {
+			held = append(held, msg)
+			return
+		}
+		x.opts.Warn(msg)
+	}
 	warn := func(line int, err error) {
 		if warned++; warned <= maxFileWarnings {
-			x.opts.Warn(fmt.Sprintf("%s:%d: %v", f.path, line, err))
+			say(fmt.Sprintf("%s:%d: %v", f.path, line, err))
 		}
 	}
 	opts := transcript.Options{Types: x.types, Warn: warn, Filter: x.filter(x.h), Tools: x.lazy()}
 	d, err := transcript.ReadFile(f.path, opts, func(l *transcript.Line) error {
-		if n++; n%1024 == 0 && ctx.Err() != nil {
+		if n++; n == 1 {
+			x.sayAll(held)
+			held = nil
+		}
+		if n%1024 == 0 && ctx.Err() != nil {
 			ferr = ctx.Err()
 			return ferr
 		}
@@ -682,11 +696,17 @@ func (x *Extractor) readFile(ctx context.Context, f file) error {
 	if ferr != nil {
 		return ferr
 	}
-	if warned > maxFileWarnings {
-		x.opts.Warn(fmt.Sprintf("%s: %d more warnings not shown (%d in all)", f.path, warned-maxFileWarnings, warned))
+	if err == nil {
+		err = notTranscript(f.path, d.NotEntries(), d.SawEntry(), d.Malformed)
+	}
+	if err == nil || !errors.Is(err, transcript.ErrNotTranscript) {
+		x.sayAll(held)
+		if warned > maxFileWarnings {
+			x.opts.Warn(fmt.Sprintf("%s: %d more warnings not shown (%d in all)", f.path, warned-maxFileWarnings, warned))
+		}
 	}
 	if err == nil {
-		err = x.judge(f.path, d.NotEntries(), d.SawEntry(), d.Malformed)
+		x.strays(f.path, d.NotEntries())
 	}
 	if err != nil {
 		x.unreadable++
@@ -695,18 +715,31 @@ func (x *Extractor) readFile(ctx context.Context, f file) error {
 	return x.h.endFile()
 }
 
-// judge tells from what a read of a file saw whether it was a transcript:
-// records without a "type" and no entry (cc-extract's own output piped
-// back, another tool's NDJSON) or only malformed lines are not; stray
-// records in a transcript are named in a warning.
-func (x *Extractor) judge(path string, notEntries int, sawEntry bool, malformed int) error {
-	switch {
-	case notEntries > 0 && !sawEntry:
-		return fmt.Errorf("%s: not a transcript: %d records without a \"type\" (cc-extract output, or another tool's NDJSON?)", path, notEntries)
-	case notEntries > 0:
+// sayAll passes on warnings held back.
+func (x *Extractor) sayAll(msgs []string) {
+	for _, m := range msgs {
+		x.opts.Warn(m)
+	}
+}
+
+// strays names in a warning the records without a "type" in a transcript.
+func (x *Extractor) strays(path string, notEntries int) {
+	if notEntries > 0 {
 		x.opts.Warn(fmt.Sprintf("%s: %d records are not transcript entries (no \"type\"), skipped", path, notEntries))
-	case !sawEntry && malformed > 0:
-		return fmt.Errorf("%s: not a transcript: no valid line", path)
+	}
+}
+
+// notTranscript is the rule of a read that found no entry: records without
+// a "type" (cc-extract's own output piped back, another tool's NDJSON) or
+// only malformed lines are not a transcript.
+func notTranscript(path string, notEntries int, sawEntry bool, malformed int) error {
+	switch {
+	case sawEntry:
+		return nil
+	case notEntries > 0:
+		return fmt.Errorf("%s: %w: %d records without a \"type\" (cc-extract output, or another tool's NDJSON?)", path, transcript.ErrNotTranscript, notEntries)
+	case malformed > 0:
+		return fmt.Errorf("%s: %w: no valid line", path, transcript.ErrNotTranscript)
 	}
 	return nil
 }
@@ -867,6 +900,15 @@ func (x *Extractor) report(j *usageJob) {
 		x.unreadable++
 		x.opts.Warn(j.err.Error())
 	}
+	if j.err != nil {
+		return
+	}
+	// A file that is no transcript gets one error, not a warning per line.
+	if err := notTranscript(j.f.path, st.notEntries, st.sawEntry, st.nMalformed); err != nil {
+		x.unreadable++
+		x.opts.Warn(err.Error())
+		return
+	}
 	var lines []string
 	for _, n := range st.malformed {
 		lines = append(lines, fmt.Sprintf("%s:%d: malformed line skipped", j.f.path, n))
@@ -887,13 +929,7 @@ func (x *Extractor) report(j *usageJob) {
 	if st.incomplete {
 		x.opts.Warn(fmt.Sprintf("%s: %v", j.f.path, transcript.ErrIncomplete))
 	}
-	if j.err != nil {
-		return
-	}
-	if err := x.judge(j.f.path, st.notEntries, st.sawEntry, st.nMalformed); err != nil {
-		x.unreadable++
-		x.opts.Warn(err.Error())
-	}
+	x.strays(j.f.path, st.notEntries)
 }
 
 // mismatchNote starts the warning for fields whose JSON type was not the

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/pricing"
+	"github.com/ccpipe/ccpipe/lib/quote"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 	"github.com/ccpipe/ccpipe/lib/usage"
 )
@@ -88,6 +89,9 @@ type usageState struct {
 	overflowed map[string]struct{}
 	// groups are the keys of --sum and their calendar.
 	groups groupKeys
+	// badTimes counts the messages whose timestamp does not parse, which
+	// --sum day/week/month and block cannot place.
+	badTimes int
 	// recorded is what each session's transcripts say of Claude Code's
 	// own figure (--sum session).
 	recorded map[string]*usage.Recorded
@@ -348,7 +352,7 @@ func (u *usageState) overflow(group, field string) {
 		u.overflowed = map[string]struct{}{}
 	}
 	u.overflowed[k] = struct{}{}
-	u.x.opts.Warn(fmt.Sprintf("usage --sum %s %q: %s overflows a 64-bit integer; printed at its bound", u.x.opts.Sum, display(group), field))
+	u.x.opts.Warn(fmt.Sprintf("usage --sum %s %s: %s overflows a 64-bit integer; printed at its bound", u.x.opts.Sum, quote.Q(display(group)), field))
 }
 
 func containsStr(list []string, s string) bool {
@@ -364,10 +368,10 @@ func containsStr(list []string, s string) bool {
 // "" when it does not parse.
 func (u *usageState) day(ts string) string {
 	loc := u.x.opts.Location
-	if loc == time.UTC && len(ts) >= 20 && ts[len(ts)-1] == 'Z' && ts[10] == 'T' {
-		return ts[:10]
-	}
 	if sec, ok := parseUTC(ts); ok {
+		if loc == time.UTC {
+			return ts[:10]
+		}
 		// Claude Code's own form: no time.Parse, and the day is built
 		// from a cached string of the last one seen.
 		y, m, d := time.Unix(sec, 0).In(loc).Date()
@@ -429,7 +433,23 @@ func parseUTC(ts string) (int64, bool) {
 
 func (u *usageState) endFile() error { return u.g.Flush() }
 
+// badTime warns of a message whose timestamp is missing or does not parse, where it
+// goes instead (what): the first ten are named, finish counts them all.
+func (u *usageState) badTime(r *usageRec, what string) {
+	if u.badTimes++; u.badTimes > maxFileWarnings {
+		return
+	}
+	if r.Timestamp == "" {
+		u.x.opts.Warn("message " + quote.Q(r.MessageID) + ": no timestamp, " + what)
+		return
+	}
+	u.x.opts.Warn("message " + quote.Q(r.MessageID) + ": timestamp " + quote.Q(r.Timestamp) + " does not parse, " + what)
+}
+
 func (u *usageState) finish() error {
+	if u.badTimes > maxFileWarnings {
+		u.x.opts.Warn(fmt.Sprintf("usage --sum %s: %d messages in all with no timestamp or one that does not parse", u.x.opts.Sum, u.badTimes))
+	}
 	if n := u.counted.Uncounted(); n > 0 {
 		u.x.opts.Warn(fmt.Sprintf("usage: %d messages a fork copied from a session not read are left out: they count in that session", n))
 	}

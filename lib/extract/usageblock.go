@@ -87,7 +87,7 @@ func sumNamesIDs(r *usageRec) bool {
 func (u *usageState) addBlockMsg(r *usageRec) {
 	t, err := blockTime(r.Timestamp)
 	if err != nil {
-		u.x.opts.Warn("message " + r.MessageID + ": timestamp " + r.Timestamp + " does not parse, left out of --sum block")
+		u.badTime(r, "left out of --sum block")
 		return
 	}
 	m := blockMsg{t: t, u: r.Tokens, model: r.Model}

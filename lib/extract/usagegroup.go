@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/quote"
 	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
@@ -27,9 +28,9 @@ func ParseSum(s string) ([]string, error) {
 		case k == "block":
 			return nil, fmt.Errorf("--sum block stands alone (it cuts 5-hour windows, not groups)")
 		case !slices.Contains(SumKeys, k):
-			return nil, fmt.Errorf("unknown --sum %q (want one of %s, block, or several keys joined with commas such as day,model)", k, strings.Join(SumKeys, ", "))
+			return nil, fmt.Errorf("unknown --sum %s (want one of %s, block, or several keys joined with commas such as day,model)", quote.Q(k), strings.Join(SumKeys, ", "))
 		case slices.Contains(keys, k):
-			return nil, fmt.Errorf("--sum %q names %s twice", s, k)
+			return nil, fmt.Errorf("--sum %s names %s twice", quote.Q(s), k)
 		}
 		keys = append(keys, k)
 	}
@@ -45,6 +46,8 @@ type groupKeys struct {
 	weeks map[string]string
 	// sessionFirst is each session's earliest timestamp.
 	sessionFirst map[string]string
+	// calendar is the first of day, week and month in keys, if any.
+	calendar string
 }
 
 func newGroupKeys(sum string, weekStart *time.Weekday) groupKeys {
@@ -52,6 +55,12 @@ func newGroupKeys(sum string, weekStart *time.Weekday) groupKeys {
 	g := groupKeys{keys: keys, weekStart: time.Monday, weeks: map[string]string{}, sessionFirst: map[string]string{}}
 	if weekStart != nil {
 		g.weekStart = *weekStart
+	}
+	for _, k := range keys {
+		if k == "day" || k == "week" || k == "month" {
+			g.calendar = k
+			break
+		}
 	}
 	return g
 }
@@ -75,14 +84,22 @@ func (u *usageState) group(r *usageRec) string {
 func (u *usageState) part(k string, r *usageRec) string {
 	g := &u.groups
 	switch k {
-	case "day":
-		return u.day(r.Timestamp)
-	case "week":
-		return g.week(u.day(r.Timestamp))
-	case "month":
-		if d := u.day(r.Timestamp); len(d) >= 7 {
+	case "day", "week", "month":
+		d := u.day(r.Timestamp)
+		if d == "" {
+			if k == g.calendar {
+				// Once a message, under the first of its calendar keys.
+				u.badTime(r, "summed under no "+k)
+			}
+			return ""
+		}
+		switch k {
+		case "week":
+			return g.week(d)
+		case "month":
 			return d[:7]
 		}
+		return d
 	case "session":
 		if f, ok := g.sessionFirst[r.SessionID]; r.Timestamp != "" && (!ok || r.Timestamp < f) {
 			g.sessionFirst[r.SessionID] = r.Timestamp

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/quote"
 	"github.com/ccpipe/ccpipe/lib/registry"
 )
 
@@ -24,9 +25,9 @@ type NotFoundError struct {
 
 func (e *NotFoundError) Error() string {
 	if e.ByName {
-		return fmt.Sprintf("no session matches %q (by name, title, id or id prefix)", e.Query)
+		return fmt.Sprintf("no session matches %s (by name, title, id or id prefix)", quote.Q(e.Query))
 	}
-	return fmt.Sprintf("no session matches %q", e.Query)
+	return fmt.Sprintf("no session matches %s", quote.Q(e.Query))
 }
 
 // AmbiguousError means several sessions match the query (names are not

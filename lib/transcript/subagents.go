@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/ccpipe/ccpipe/lib/layout"
-	"github.com/ccpipe/ccpipe/lib/regular"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
+
+	"github.com/ccpipe/ccpipe/lib/layout"
+	"github.com/ccpipe/ccpipe/lib/regular"
 )
 
 // Subagent is one subagent transcript of a session:
@@ -62,7 +64,9 @@ func SessionID(transcriptPath string) string { return layout.SessionID(transcrip
 func Subagents(transcriptPath string) ([]Subagent, error) {
 	dir := layout.SubagentsDirOf(transcriptPath)
 	ents, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		// No session dir, or a transcript whose name has no suffix to
+		// trim (a file given by hand): no subagents.
 		return nil, nil
 	}
 	if err != nil {

@@ -3,7 +3,6 @@
 package ccextract
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -292,11 +291,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if o.cost {
 		prices = pricing.Embedded()
 	}
-	if o.prices != "" {
-		var err error
-		if prices, _, err = load.Prices(o.prices); err != nil {
-			return err
-		}
+	prices, err := load.PriceTable(o.prices, prices)
+	if err != nil {
+		return err
 	}
 	var store *cache.Store
 	if kind == "usage" && !o.noCache && o.cacheDir != "" {
@@ -324,7 +321,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 	case env.HasInput():
 		err = o.readStdin(env, x, explicitSubagents)
 	default:
-		err = readEverySession(env, o.sys, x, o.window.Since)
+		err = x.ReadTranscripts(env.Ctx, func(add func(string) error) error {
+			return load.EveryTranscript(env, o.sys, o.window.Since, add)
+		})
 		if kind == "usage" && o.sum != "" {
 			miss.missingSessions(env, o.sys, &o.window)
 		}
@@ -362,62 +361,15 @@ func (o *options) overBudget(env *cli.Env, b usage.Budgets, msgs []usage.Priced)
 	return &cli.ExitError{Code: cli.ExitFail, Err: fmt.Errorf("over budget: %s", strings.Join(over, ", "))}
 }
 
-// readEverySession reads every session cc-sessions lists, as if its
-// output were piped in: what a cron line with nothing piped means. Those
-// last written before since (--since) are not opened.
-func readEverySession(env *cli.Env, sys cli.System, x *extract.Extractor, since time.Time) error {
-	list, err := load.EverySession(env, sys, since)
-	if err != nil {
-		return err
-	}
-	return x.ReadTranscripts(env.Ctx, func(add func(string) error) error {
-		for _, s := range list {
-			if err := add(s.TranscriptPath); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-// maxProbe bounds the lines read to find the first valid stdin record.
-const maxProbe = 100
-
 // readStdin tells entries from session records by the first record
-// (records.Classify): a session record or a hook payload means session
+// (load.FirstRecord): a session record or a hook payload means session
 // records; anything else is read as transcript entries, where each line
 // that is not one is named and skipped.
 func (o *options) readStdin(env *cli.Env, x *extract.Extractor, explicitSubagents bool) error {
-	stdin := env.Stdin
-	if f, ok := stdin.(*os.File); ok {
+	if f, ok := env.Stdin.(*os.File); ok {
 		ndjson.GrowPipe(f)
 	}
-	br := bufio.NewReaderSize(stdin, 64<<10)
-	var head []byte
-	var first records.Record
-	found := false
-	// Lines before the first record are held to be read again; a stream
-	// of garbage must not be held whole, so past maxProbe lines the input
-	// is taken as entries (which names each bad line).
-	for probed := 0; !found && probed < maxProbe; probed++ {
-		line, err := br.ReadBytes('\n')
-		head = append(head, line...)
-		// Malformed lines are left for EachInput to report; the first
-		// record decides.
-		t := bytes.TrimSpace(line)
-		if len(t) > 0 {
-			var err error
-			first, err = records.Classify(t)
-			found = err == nil
-		}
-		if err != nil {
-			break
-		}
-	}
-	// The probed lines are read again, then what br holds beyond them;
-	// the rest comes from stdin itself, in large reads (readEntries).
-	rest, _ := br.Peek(br.Buffered())
-	env.Stdin = io.MultiReader(bytes.NewReader(head), bytes.NewReader(rest), stdin)
+	first, found := load.FirstRecord(env)
 	if !found {
 		return readEntries(env, x) // nothing but blank or malformed lines: report them
 	}
@@ -425,17 +377,7 @@ func (o *options) readStdin(env *cli.Env, x *extract.Extractor, explicitSubagent
 		return o.readSwept(env, o.kind)
 	}
 	if first.Kind == records.Session || first.Kind == records.Hook {
-		return x.ReadTranscripts(env.Ctx, func(add func(string) error) error {
-			_, err := env.EachInput(func(line []byte, n int) error {
-				r, err := records.Classify(line)
-				if err != nil || r.SessionPath() == "" {
-					env.SkipInput(n, "no transcript_path, record skipped")
-					return nil
-				}
-				return add(r.SessionPath())
-			})
-			return err
-		})
+		return x.ReadTranscripts(env.Ctx, func(add func(string) error) error { return load.SessionRecords(env, add) })
 	}
 	if explicitSubagents {
 		env.Warnf("--subagents reads the subagent transcripts of sessions; entries come as they are (use cc-entries --subagents)")

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
+	"github.com/ccpipe/ccpipe/lib/records"
 )
 
 const sid = "22222222-3333-4444-8555-666666666666"
@@ -137,9 +138,9 @@ func (w *firstWrite) Write(p []byte) (int, error) {
 
 // TestProbeBounded: lines of garbage before the first record are not held
 // whole while cc-extract looks for the record that tells entries from
-// sessions; past maxProbe lines it reads on as entries, naming each.
+// sessions; past records.MaxProbe lines it reads on as entries, naming each.
 func TestProbeBounded(t *testing.T) {
-	garbage := strings.Repeat(strings.Repeat("x", 1023)+"\n", 4*maxProbe)
+	garbage := strings.Repeat(strings.Repeat("x", 1023)+"\n", 4*records.MaxProbe)
 	in := &countingReader{r: strings.NewReader(garbage + transcriptLines[0] + "\n")}
 	var out strings.Builder
 	errw := &firstWrite{in: in}
@@ -150,10 +151,10 @@ func TestProbeBounded(t *testing.T) {
 	if got := strings.Count(errw.String(), ": malformed JSON, line skipped\n"); got != 10 {
 		t.Errorf("%d malformed lines named, want 10", got)
 	}
-	if want := fmt.Sprintf("<stdin>: %d more warnings about stdin lines not shown (%d in all)\n", 4*maxProbe-10, 4*maxProbe); !strings.Contains(errw.String(), want) {
+	if want := fmt.Sprintf("<stdin>: %d more warnings about stdin lines not shown (%d in all)\n", 4*records.MaxProbe-10, 4*records.MaxProbe); !strings.Contains(errw.String(), want) {
 		t.Errorf("no count line %q in %q", want, errw.String()[max(0, errw.Len()-300):])
 	}
-	if limit := maxProbe*1024 + 256<<10; errw.at > limit {
+	if limit := records.MaxProbe*1024 + 256<<10; errw.at > limit {
 		t.Errorf("%d bytes read before the first warning, want at most %d", errw.at, limit)
 	}
 }
@@ -190,5 +191,72 @@ func TestAddPathsSkipsUnreadableDirs(t *testing.T) {
 	err := load.Transcripts([]string{root}, func(p string) error { added = append(added, p); return nil }, func(err error) { skipped = append(skipped, err) })
 	if err != nil || len(added) != 2 || len(skipped) != 1 {
 		t.Errorf("err %v, added %v, skipped %v", err, added, skipped)
+	}
+}
+
+// TestNotTranscriptOneError: a file none of whose lines is an entry (text,
+// another tool's NDJSON, binary) given to any kind fails with exit 1 and
+// one error naming it (and the count), no warning per line and no word
+// about subagents of a file with no session dir.
+func TestNotTranscriptOneError(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "notes.txt")
+	lines := strings.Repeat("not json at all\n", 30)
+	if err := os.WriteFile(text, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.jsonl")
+	if err := os.WriteFile(other, []byte(`{"a":1}`+"\n"+`{"b":2}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"prompts", "texts", "shell", "usage", "conversation"} {
+		for _, tc := range []struct{ path, why string }{
+			{text, "no valid line"},
+			{other, `2 records without a "type" (cc-extract output, or another tool's NDJSON?)`},
+		} {
+			var out, errb strings.Builder
+			code := Run([]string{kind, tc.path}, nil, &out, &errb)
+			want := "cc-extract: " + tc.path + ": not a transcript: " + tc.why + "\ncc-extract: unreadable transcripts: 1\n"
+			if code != 1 || out.String() != "" || errb.String() != want {
+				t.Errorf("%s %s: got (%d, %q, %q), want (1, \"\", %q)", kind, tc.path, code, out.String(), errb.String(), want)
+			}
+		}
+	}
+}
+
+// TestUnreadableTimestampWarned: --sum day, week, month (and block) put a
+// message whose timestamp does not parse under an empty key, and say so:
+// the first ten named (the value cut), then the count; once a message
+// when several calendar keys are summed. A timestamp shaped like Claude
+// Code's but not a time is not read as a date (it once gave "xxxxxxxxxx").
+func TestUnreadableTimestampWarned(t *testing.T) {
+	msg := func(i int, ts string) string {
+		return fmt.Sprintf(`{"type":"assistant","uuid":"a%d","timestamp":%q,"sessionId":"%s","cwd":"/p","requestId":"req_%d","message":{"id":"msg_%d","model":"m1","content":[{"type":"text","text":"x"}],"usage":{"input_tokens":1,"output_tokens":1}}}`, i, ts, sid, i, i)
+	}
+	in := msg(0, "2026-05-02T10:00:01.000Z") + "\n" + msg(1, "xxxxxxxxxxTxxxxxxxxxZ") + "\n" + msg(2, "yesterday "+strings.Repeat("z", 500)) + "\n"
+	cut := `"yesterday ` + strings.Repeat("z", 69) + `…"`
+	for _, sum := range []string{"day", "week", "month", "model,day,month"} {
+		var out, errb strings.Builder
+		code := Run([]string{"usage", "--sum", sum, "-q", `[.date // .week // .month // "-", .messages] | @text`, "-r"}, strings.NewReader(in), &out, &errb)
+		first := strings.SplitN(sum, ",", 3)
+		cal := first[0]
+		if cal == "model" {
+			cal = first[1]
+		}
+		wantErr := `cc-extract: message "msg_1": timestamp "xxxxxxxxxxTxxxxxxxxxZ" does not parse, summed under no ` + cal + "\n" +
+			`cc-extract: message "msg_2": timestamp ` + cut + ` does not parse, summed under no ` + cal + "\n"
+		if code != 0 || errb.String() != wantErr || !strings.Contains(out.String(), `[null,2]`) && !strings.Contains(out.String(), `["-",2]`) {
+			t.Errorf("--sum %s: exit %d\nstdout %s\nstderr %q\nwant stderr %q", sum, code, out.String(), errb.String(), wantErr)
+		}
+	}
+	var many strings.Builder
+	for i := range 12 {
+		many.WriteString(msg(i, "bad") + "\n")
+	}
+	var out, errb strings.Builder
+	Run([]string{"usage", "--sum", "day"}, strings.NewReader(many.String()), &out, &errb)
+	lines := strings.Split(strings.TrimSuffix(errb.String(), "\n"), "\n")
+	if len(lines) != 11 || lines[10] != "cc-extract: usage --sum day: 12 messages in all with no timestamp or one that does not parse" {
+		t.Errorf("12 bad timestamps: %d lines, last %q", len(lines), lines[len(lines)-1])
 	}
 }

@@ -3,8 +3,6 @@
 package ccotel
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -131,11 +129,9 @@ func (o *options) run(env *cli.Env, paths []string) error {
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
-	prices := pricing.Embedded()
-	if o.prices != "" {
-		if prices, _, err = load.Prices(o.prices); err != nil {
-			return err
-		}
+	prices, err := load.PriceTable(o.prices, pricing.Embedded())
+	if err != nil {
+		return err
 	}
 	ropts := otel.ReadOptions{Prices: prices, UserID: otel.UserIDs(o.sys.Home), Warn: func(m string) { env.Warnf("%s", m) }}
 	if cfg.LogUserPrompts {
@@ -256,49 +252,15 @@ func (o *options) read(env *cli.Env, r *otel.Reader, paths []string) error {
 	case env.HasInput():
 		return o.readStdin(env, r, session)
 	}
-	list, err := load.EverySession(env, o.sys, time.Time{})
-	if err != nil {
-		return err
-	}
-	for _, f := range list {
-		if err := session(f.TranscriptPath); err != nil {
-			return err
-		}
-	}
-	return nil
+	return load.EveryTranscript(env, o.sys, time.Time{}, session)
 }
 
-const maxProbe = 100
-
+// readStdin reads session records (or hook payloads) by their transcripts
+// and anything else as transcript entries, as the first record says
+// (load.FirstRecord), as cc-extract does.
 func (o *options) readStdin(env *cli.Env, r *otel.Reader, session func(string) error) error {
-	br := bufio.NewReaderSize(env.Stdin, 64<<10)
-	var head []byte
-	var first records.Record
-	found := false
-	for probed := 0; !found && probed < maxProbe; probed++ {
-		line, err := br.ReadBytes('\n')
-		head = append(head, line...)
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			var cerr error
-			first, cerr = records.Classify(t)
-			found = cerr == nil
-		}
-		if err != nil {
-			break
-		}
-	}
-	rest, _ := br.Peek(br.Buffered())
-	env.Stdin = io.MultiReader(bytes.NewReader(head), bytes.NewReader(rest), br)
-	if found && (first.Kind == records.Session || first.Kind == records.Hook) {
-		_, err := env.EachInput(func(line []byte, n int) error {
-			rec, err := records.Classify(line)
-			if err != nil || rec.SessionPath() == "" {
-				env.SkipInput(n, "no transcript_path, record skipped")
-				return nil
-			}
-			return session(rec.SessionPath())
-		})
-		return err
+	if first, found := load.FirstRecord(env); found && (first.Kind == records.Session || first.Kind == records.Hook) {
+		return load.SessionRecords(env, session)
 	}
 	return readEntries(env, r)
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -475,5 +476,34 @@ func TestProtocols(t *testing.T) {
 				t.Errorf("%s: %d items received, http/protobuf sends %d:\n%s", proto, len(got), len(want), golden.Diff(strings.Join(want, "\n"), strings.Join(got, "\n")))
 			}
 		})
+	}
+}
+
+// TestPipedSessionsSendEachOnce: session records piped in send what the
+// same transcripts given as arguments send, each event once. The first
+// record's probe once read the input after it twice (the probe's buffer
+// again behind its peek), so a piped session's events went out twice.
+func TestPipedSessionsSendEachOnce(t *testing.T) {
+	want := reference(t)
+	paths, err := filepath.Glob(filepath.Join(corpus, "*", "*.jsonl"))
+	if err != nil || len(paths) < 2 {
+		t.Fatalf("corpus transcripts: %v %v", paths, err)
+	}
+	var in strings.Builder
+	for _, p := range paths {
+		in.WriteString(`{"session_id":"x","transcript_path":` + strconv.Quote(p) + "}\n")
+	}
+	rc := &receiver{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	m := newMachine(t, srv.URL)
+	var out, errb bytes.Buffer
+	sys := cli.System{Getenv: func(k string) string { return m.env[k] }}
+	if code := RunWith(sys, nil, strings.NewReader(in.String()), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if got := rc.items(); !slices.Equal(got, want) {
+		noDuplicates(t, got)
+		t.Errorf("piped sessions sent %d items, the same transcripts as arguments %d", len(got), len(want))
 	}
 }
