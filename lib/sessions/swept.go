@@ -12,6 +12,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/regular"
@@ -67,8 +68,9 @@ func (h HistoryEntry) Time() time.Time { return time.UnixMilli(h.Timestamp) }
 const maxHistoryLine = 64 << 20
 
 // EachHistory calls fn for every readable entry of a history.jsonl, in
-// file order, one line at a time. Lines that are not entries, or longer
-// than the bound, are skipped and counted in skipped.
+// file order, one line at a time. Lines that are not entries (a sessionId
+// that is not a UUID included), or longer than the bound, are skipped and
+// counted in skipped.
 func EachHistory(ctx context.Context, path string, fn func(HistoryEntry) error) (skipped int, err error) {
 	f, err := regular.Open(path)
 	if err != nil {
@@ -92,7 +94,10 @@ func EachHistory(ctx context.Context, path string, fn func(HistoryEntry) error) 
 		}
 		if len(line) > 0 {
 			var h HistoryEntry
-			if json.Unmarshal(line, &h) != nil || h.SessionID == "" {
+			// A sessionId that is not a session id's shape (a UUID) is
+			// not an entry: "../../etc/passwd" is never listed, nor used
+			// to build a path.
+			if json.Unmarshal(line, &h) != nil || !layout.IsUUID(h.SessionID) {
 				if len(line) > 1 || line[0] != '\n' {
 					skipped++
 				}
