@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/commands"
+	"github.com/ccpipe/ccpipe/lib/commands/ccsessions"
 
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
@@ -178,6 +179,41 @@ func TestArchiveGrownTranscript(t *testing.T) {
 		got := run(t, "", "cc-entries", filepath.Join(arch, "-home-dev-projects-gamma", "c0a1f004-0000-4000-8000-000000000004.jsonl.zst"))
 		if got != string(content) {
 			t.Fatalf("run %d: the copy reads %d bytes, the source has %d", i, len(got), len(content))
+		}
+	}
+}
+
+// TestFindNamesArchiveCopy: cc-sessions --find of a session whose live
+// transcript is shorter than its archive copy reads the copy and says so
+// on stderr (by id and by id prefix), as the listing does.
+func TestFindNamesArchiveCopy(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("HOME", filepath.Join(root, "home"))
+	cfg := filepath.Join(root, "claude")
+	t.Setenv("CLAUDE_CONFIG_DIR", cfg)
+	t.Setenv("CCPIPE_ARCHIVE", "")
+	const id = "c0a1f004-0000-4000-8000-000000000004"
+	full, err := os.ReadFile("../../testdata/corpus/claude/projects/-home-dev-projects-gamma/" + id + ".jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(cfg, "projects", "-home-dev-projects-gamma", id+".jsonl")
+	os.MkdirAll(filepath.Dir(src), 0o755)
+	if err := os.WriteFile(src, full, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	arch := filepath.Join(root, "archive")
+	run(t, "", "cc-entries", "--archive", arch, src)
+	if err := os.WriteFile(src, full[:len(full)/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CCPIPE_ARCHIVE", arch)
+	for _, q := range []string{id, id[:12]} {
+		var out, errb bytes.Buffer
+		code := ccsessions.Run([]string{"--find", q}, nil, &out, &errb)
+		if code != 0 || !strings.Contains(out.String(), ".jsonl.zst") ||
+			!strings.Contains(errb.String(), "reading the archive copy") || !strings.Contains(errb.String(), src) {
+			t.Errorf("--find %s: exit %d\nstdout %s\nstderr %s", q, code, out.String(), errb.String())
 		}
 	}
 }

@@ -12,6 +12,15 @@ const (
 	SourceArchive = "archive" // a cc-entries --archive copy
 )
 
+// CopyKeptError is ReadOnce's note that a session is read from its archive
+// copy, not from its live file (which is shorter).
+type CopyKeptError struct {
+	SessionID string
+	msg       string
+}
+
+func (e *CopyKeptError) Error() string { return e.msg }
+
 // ReadOnce keeps one file per session among live transcripts and archive
 // copies of the same session id: the live file while it is at least as
 // long as the copy's content (so a grown session is read from where it
@@ -53,8 +62,8 @@ func ReadOnce(files []Session) (kept []Session, notes []error) {
 			drop[i] = true
 			continue
 		}
-		notes = append(notes, fmt.Errorf("session %s: reading the archive copy %s (%d bytes of content), not the live transcript %s (%d bytes): the live file is shorter than its copy (rewritten or truncated), and its records since are not read",
-			s.SessionID, s.TranscriptPath, held, files[j].TranscriptPath, live))
+		notes = append(notes, &CopyKeptError{SessionID: s.SessionID, msg: fmt.Sprintf("session %s: reading the archive copy %s (%d bytes of content), not the live transcript %s (%d bytes): the live file is shorter than its copy (rewritten or truncated), and its records since are not read",
+			s.SessionID, s.TranscriptPath, held, files[j].TranscriptPath, live)})
 		for k, t := range files {
 			if t.SessionID == s.SessionID && t.Source != SourceArchive {
 				drop[k] = true

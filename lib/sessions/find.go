@@ -51,6 +51,20 @@ type FindOptions struct {
 	// Host, Getenv: as in ActiveOptions.
 	Host   *registry.Host
 	Getenv func(string) string
+	// Warn, when set, is told of what the user should know of the session
+	// found: its archive copy read instead of its live file
+	// (*CopyKeptError).
+	Warn func(error)
+}
+
+// warn passes the notes of session id on to Warn.
+func (o FindOptions) warn(id string, notes []error) {
+	for _, n := range notes {
+		var ck *CopyKeptError
+		if o.Warn != nil && errors.As(n, &ck) && ck.SessionID == id {
+			o.Warn(n)
+		}
+	}
 }
 
 // Find finds one session of the profiles. The query is, in this order:
@@ -98,10 +112,11 @@ func Find(ctx context.Context, query string, profs []profiles.Profile, opt FindO
 		if len(hits) > 0 {
 			return pick(ctx, query, hits[:1], profs, opt)
 		}
-		path := FindTranscript(id, profs, opt.Cwd)
+		path, notes := findTranscript2(id, profs, opt.Cwd)
 		if path == "" {
 			return Session{}, &NotFoundError{Query: query}
 		}
+		opt.warn(id, notes)
 		return sessionAt(ctx, path, profs, nil, opt)
 	}
 	if prof, name, ok := strings.Cut(query, "/"); ok && name != "" {
@@ -179,7 +194,7 @@ func findPrefix(ctx context.Context, query string, actives []Active, profs []pro
 			byID[a.SessionID] = &actives[i]
 		}
 	}
-	files, _ := Files(ctx, ProjectsDirs(profs), nil)
+	files, notes := Files(ctx, ProjectsDirs(profs), nil)
 	paths := map[string]string{}
 	for _, f := range files {
 		if strings.HasPrefix(f.SessionID, q) {
@@ -203,6 +218,7 @@ func findPrefix(ctx context.Context, query string, actives []Active, profs []pro
 	case 0:
 		return Session{}, &NotFoundError{Query: query, ByName: true}
 	case 1:
+		opt.warn(order[0], notes)
 		return resolveID(order[0]), nil
 	}
 	cands := make([]Session, len(order))
@@ -231,12 +247,19 @@ func isIDPrefix(s string) bool {
 // profile (which also finds CLAUDE_CODE_PROJECT_DIR_NAME-named dirs). A
 // plain transcript wins over an archive of the same session. "" when none.
 func FindTranscript(id string, profs []profiles.Profile, cwd string) string {
+	p, _ := findTranscript2(id, profs, cwd)
+	return p
+}
+
+// findTranscript2 is FindTranscript with ReadOnce's note when the archive
+// copy is kept over the live file.
+func findTranscript2(id string, profs []profiles.Profile, cwd string) (string, []error) {
 	dirs := ProjectsDirs(profs)
 	if cwd != "" {
 		for _, pd := range dirs {
 			for _, slug := range ProjectDirsFor(cwd) {
 				if p := transcriptIn(filepath.Join(pd.Path, slug), id); p != "" {
-					return p
+					return p, nil
 				}
 			}
 		}
@@ -252,14 +275,14 @@ func FindTranscript(id string, profs []profiles.Profile, cwd string) string {
 		}
 	}
 	if live != "" && copy != "" {
-		if kept, _ := ReadOnce([]Session{fileSession(live, SourceLive), fileSession(copy, SourceArchive)}); len(kept) == 1 {
-			return kept[0].TranscriptPath
+		if kept, notes := ReadOnce([]Session{fileSession(live, SourceLive), fileSession(copy, SourceArchive)}); len(kept) == 1 {
+			return kept[0].TranscriptPath, notes
 		}
 	}
 	if live != "" {
-		return live
+		return live, nil
 	}
-	return copy
+	return copy, nil
 }
 
 // fileSession is the file fields ReadOnce compares of one transcript.

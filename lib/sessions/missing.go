@@ -43,24 +43,24 @@ const (
 	// Claude Code's cleanup ran.
 	CauseSwept = "swept"
 	// CauseNotWritten: a session Claude Code ran, within the cleanup
-	// period, with no transcript: most often a nested session (claude
-	// started from a Claude Code tool shell inherits
-	// CLAUDE_CODE_CHILD_SESSION=1, and Claude Code then writes no
-	// transcript), else a write that failed.
+	// period, with no transcript: a write that failed, or a transcript
+	// removed. (A nested session, started from a Claude Code tool shell
+	// with CLAUDE_CODE_CHILD_SESSION=1 inherited, was reported to leave
+	// none; 2.1.328 writes it: the contract's TestNestedSessionTranscript.)
 	CauseNotWritten = "not_written"
 	// CauseBridge: a Remote Control bridge session, which writes markers
 	// only.
 	CauseBridge = "bridge_markers_only"
 	// CauseMarkersOnly: a transcript with markers only and no bridge
-	// record: a nested session's or a failed write's.
+	// record: its conversation was not written (a failed write).
 	CauseMarkersOnly = "markers_only"
 )
 
 var fixes = map[string]string{
 	CauseSwept:       "archive transcripts before the cleanup (cc-entries --archive DIR, or its SessionEnd hook) or raise cleanupPeriodDays in settings.json",
-	CauseNotWritten:  "start claude with CLAUDE_CODE_CHILD_SESSION unset (env -u CLAUDE_CODE_CHILD_SESSION claude) when starting it from a Claude Code shell; else check the projects dir is writable and the disk has room",
+	CauseNotWritten:  "check the projects dir is writable and the disk has room; started from a Claude Code shell, start claude with CLAUDE_CODE_CHILD_SESSION unset (env -u CLAUDE_CODE_CHILD_SESSION claude)",
 	CauseBridge:      "nothing to recover here: a Remote Control bridge writes markers only; read the session it bridges",
-	CauseMarkersOnly: "start claude with CLAUDE_CODE_CHILD_SESSION unset when starting it from a Claude Code shell; else check the projects dir is writable and the disk has room",
+	CauseMarkersOnly: "check the projects dir is writable and the disk has room; started from a Claude Code shell, start claude with CLAUDE_CODE_CHILD_SESSION unset",
 }
 
 // MarshalJSON writes the record with nulls for unknown values.

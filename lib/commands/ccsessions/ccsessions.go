@@ -51,7 +51,7 @@ Modes (at most one):
   --missing      sessions Claude Code ran that left no readable transcript:
                  named by history.jsonl or the registry with no transcript,
                  or a transcript of markers only; each with its likely cause
-                 (swept, not_written: a nested session or a failed write,
+                 (swept, not_written: a failed write or a removed file,
                  bridge_markers_only, markers_only) and fix
 
 Session record: session_id, transcript_path, project_dir, profiles, cwd
@@ -188,7 +188,8 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	switch {
 	case o.find != "":
-		s, err := sessions.Find(env.Ctx, o.find, profs, sessions.FindOptions{Cwd: o.cwd, Getenv: o.sys.Getenv})
+		s, err := sessions.Find(env.Ctx, o.find, profs, sessions.FindOptions{Cwd: o.cwd, Getenv: o.sys.Getenv,
+			Warn: func(err error) { env.Warnf("%v", err) }})
 		return o.one(env, s, err)
 	case o.current:
 		s, err := sessions.Current(env.Ctx, profs, sessions.CurrentOptions{

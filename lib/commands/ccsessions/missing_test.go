@@ -17,7 +17,7 @@ import (
 // TestMissing (issue 35): cc-sessions --missing lists the sessions Claude
 // Code ran that left no readable transcript, from each source, with its
 // likely cause: a recent history.jsonl session with no transcript
-// (not_written: a nested session or a failed write), an old one
+// (not_written: a failed write or a removed file), an old one
 // (swept), a registry record with no transcript (not_written) and a
 // bridge's (bridge_markers_only), a transcript of markers only
 // (markers_only) and one with a bridge-session marker; a session with a
