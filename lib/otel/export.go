@@ -20,8 +20,11 @@ type Channel struct {
 	Sender Sender
 	Ledger *Ledger
 	keys   []Key
-	down   error
-	Stats  Stats
+	// taken is every key queued in this run: an event met twice (a
+	// fork's copy of a prompt) is sent once.
+	taken map[Key]struct{}
+	down  error
+	Stats Stats
 }
 
 // Stats count one signal's events.
@@ -95,6 +98,13 @@ func (x *Exporter) take(c *Channel, e *Event) bool {
 		c.Stats.Already++
 		return false
 	}
+	if _, dup := c.taken[k]; dup {
+		return false
+	}
+	if c.taken == nil {
+		c.taken = map[Key]struct{}{}
+	}
+	c.taken[k] = struct{}{}
 	if c.down != nil {
 		c.Stats.Waiting++
 		return false

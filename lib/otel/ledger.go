@@ -30,12 +30,17 @@ import (
 // Key identifies one event of one signal.
 type Key [16]byte
 
-// KeyOf is the key of event e in signal s.
+// KeyOf is the key of event e in signal s. A user_prompt is its
+// message's uuid alone: a fork (--fork-session) copies the prompts of the
+// session it forks with their uuids under its own session id, and a prompt
+// was typed once (observed with 2.1.328's forks, testdata/corpus-fork).
 func KeyOf(s Signal, e *Event) Key {
 	h := fnv.New128a()
 	h.Write([]byte(s))
 	h.Write([]byte{0})
-	h.Write([]byte(e.SessionID))
+	if e.Name != EventUserPrompt {
+		h.Write([]byte(e.SessionID))
+	}
 	h.Write([]byte{0})
 	h.Write([]byte(e.Name))
 	h.Write([]byte{0})

@@ -28,6 +28,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/commands/ccextract"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
 	"github.com/ccpipe/ccpipe/lib/otel"
 )
@@ -505,5 +506,66 @@ func TestPipedSessionsSendEachOnce(t *testing.T) {
 	if got := rc.items(); !slices.Equal(got, want) {
 		noDuplicates(t, got)
 		t.Errorf("piped sessions sent %d items, the same transcripts as arguments %d", len(got), len(want))
+	}
+}
+
+// A fork (--fork-session, the real CLI's testdata/corpus-fork) copies the
+// prompts of the session it forks, uuids kept: each prompt is sent once,
+// within a run and across runs, and each API response once, as cc-extract
+// usage counts it.
+func TestForkPromptsOnce(t *testing.T) {
+	forks := filepath.Join("..", "..", "..", "testdata", "corpus-fork", "claude", "projects")
+	original := filepath.Join(forks, "-home-dev-projects-forks", "f0a1f001-0000-4000-8000-000000000001.jsonl")
+	prompts := func(items []string) map[string]int {
+		n := map[string]int{}
+		for _, it := range items {
+			if i := strings.Index(it, `"message.uuid":"`); i >= 0 && strings.Contains(it, `"event.name":"user_prompt"`) {
+				n[it[i+16:i+16+36]]++
+			}
+		}
+		return n
+	}
+	rc := &receiver{}
+	srv := httptest.NewServer(rc)
+	defer srv.Close()
+	m := newMachine(t, srv.URL)
+	// The original alone, then every session (its forks with it).
+	for _, arg := range []string{original, forks} {
+		if code, _, stderr := m.run(arg); code != 0 {
+			t.Fatalf("%s: exit %d: %s", arg, code, stderr)
+		}
+	}
+	got := prompts(rc.items())
+	if len(got) == 0 {
+		t.Fatal("no user_prompt received from the fork corpus")
+	}
+	for uuid, n := range got {
+		if n != 1 {
+			t.Errorf("prompt %s sent %d times", uuid, n)
+		}
+	}
+	// One run over everything sends the same prompts.
+	rc2 := &receiver{}
+	srv2 := httptest.NewServer(rc2)
+	defer srv2.Close()
+	if code, _, stderr := newMachine(t, srv2.URL).run(forks); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if one := prompts(rc2.items()); fmt.Sprint(one) != fmt.Sprint(got) {
+		t.Errorf("one run sends prompts %v, two runs %v", one, got)
+	}
+	api := 0
+	for _, it := range rc2.items() {
+		if strings.Contains(it, `"event.name":"api_request"`) {
+			api++
+		}
+	}
+	var out bytes.Buffer
+	sys := cli.System{Getenv: func(k string) string { return map[string]string{"XDG_CACHE_HOME": t.TempDir()}[k] }}
+	if code := ccextract.RunWith(sys, []string{"usage", forks}, nil, &out, io.Discard); code != 0 {
+		t.Fatalf("cc-extract usage: exit %d", code)
+	}
+	if n := strings.Count(out.String(), "\n"); n != api || api == 0 {
+		t.Errorf("%d api_request events, cc-extract usage counts %d messages", api, n)
 	}
 }
