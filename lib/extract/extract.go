@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/pricing"
+	"github.com/ccpipe/ccpipe/lib/usage"
 	"slices"
 	"strings"
 	"sync"
@@ -86,6 +87,10 @@ type Options struct {
 	// Now is the time --sum block tells active blocks by (the commands
 	// pass their cli.System's clock); zero: no block is active.
 	Now time.Time
+	// Priced, when set, is given each usage message counted (once, in the
+	// --since/--until window), priced at Prices: cc-extract usage
+	// --budgets sums the spend of them.
+	Priced func(usage.Priced)
 	// Cache, when set, keeps the usage facts read from each plain
 	// transcript (UsageCacheName), so that the next read of it reads
 	// only what was appended.

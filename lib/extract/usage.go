@@ -237,6 +237,9 @@ func (u *usageState) take(r *usageRec, key uint64) error {
 		// if it never does).
 		return nil
 	}
+	if u.x.opts.Priced != nil && u.x.opts.Prices != nil {
+		u.x.opts.Priced(r.Priced(u.x.opts.Prices))
+	}
 	if u.x.opts.Sum == "" {
 		rec := Usage{
 			Base:      Base{SessionID: str(r.SessionID), AgentID: str(r.AgentID), UUID: str(r.UUID), Timestamp: str(r.Timestamp)},

@@ -71,8 +71,10 @@ type Priced struct {
 	Copied bool
 }
 
-// priced is a merged message with its cost, at the prices of cat.
-func priced(m *Message, cat *pricing.Catalog) Priced {
+// Priced is a merged message with its cost, at the prices of cat: what
+// the spend figures need of it (ReadRecent's ledgers, cc-extract usage
+// --budgets).
+func (m *Message) Priced(cat *pricing.Catalog) Priced {
 	p := Priced{Key: m.Key, Session: m.SessionID, Copied: m.Copied}
 	if t, err := time.Parse(time.RFC3339Nano, m.Timestamp); err == nil {
 		p.TS = t.UnixMilli()
@@ -231,7 +233,7 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time)
 		return false, err
 	}
 	g := Merger{Out: func(m *Message) error {
-		l.Msgs = append(l.Msgs, priced(m, cat))
+		l.Msgs = append(l.Msgs, m.Priced(cat))
 		return nil
 	}}
 	if l.HasOpen {
@@ -239,7 +241,7 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time)
 	}
 	defer func() {
 		if l.Open, l.HasOpen = g.Open(); l.HasOpen {
-			l.OpenPriced = priced(&l.Open, cat)
+			l.OpenPriced = l.Open.Priced(cat)
 		}
 	}()
 	br := bufio.NewReaderSize(f, 256<<10)

@@ -21,6 +21,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/records"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 const help = `usage: cc-extract KIND [flags] [TRANSCRIPT|DIR...]
@@ -159,8 +160,9 @@ Examples:
   $ cc-sessions --since today | cc-extract prompts --since today
 
 Exit status: 0 ok (also when there is no fact), 1 a transcript could not be
-read (the other facts are still written) or another failure, 2 usage error
-(also a bad --prices file: the message names the file, line and field).`
+read (the other facts are still written), usage --budgets: a limit reached
+("over budget: day $5.12 of $5.00" on stderr), or another failure, 2 usage
+error (also a bad --prices file: the message names the file, line and field).`
 
 type options struct {
 	all, thinking, errors, unique, subagents bool
@@ -171,6 +173,7 @@ type options struct {
 	kind                                     string // the KIND argument
 	cost                                     bool
 	prices                                   string
+	budgets                                  string
 	sys                                      cli.System
 	tz, weekStart                            string
 	weekday                                  *time.Weekday
@@ -211,6 +214,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.RecordFormats()
 			f.BoolVar(&o.cost, "cost", false, "usage: price each message as Claude Code does")
 			f.StringVar(&o.prices, "prices", "", "usage: price the models named in `FILE` (JSON or YAML) at its rates; implies --cost")
+			f.StringVar(&o.budgets, "budgets", "", "usage: exit 1 when the spend read passes a limit of the budgets section of `FILE`; implies --cost")
 			f.BoolVar(&o.noCache, "no-cache", false, "usage: read every transcript whole, neither using nor updating the cache (also CCPIPE_CACHE=off)")
 			f.BoolVar(&o.cacheStats, "cache-stats", false, "usage: report the cache's size and this run's use of it on stderr")
 		},
@@ -242,6 +246,7 @@ var flagKinds = []struct {
 	{"sum", []string{"usage"}},
 	{"cost", []string{"usage"}},
 	{"prices", []string{"usage"}},
+	{"budgets", []string{"usage"}},
 	{"week-start", []string{"usage"}},
 	{"no-cache", []string{"usage"}},
 	{"cache-stats", []string{"usage"}},
@@ -267,6 +272,22 @@ func (o *options) run(env *cli.Env, args []string) error {
 	explicitSubagents := o.subagents
 	o.subagents = o.subagents || (extract.SubagentsByDefault(kind) && !o.noSubagents)
 	var prices *pricing.Catalog
+	var budgets usage.Budgets
+	var spent []usage.Priced
+	onPriced := func(p usage.Priced) {
+		if p.TS >= usage.SpendWindow(o.now()).UnixMilli() { // older counts in no period
+			spent = append(spent, p)
+		}
+	}
+	if o.budgets != "" {
+		var err error
+		if budgets, err = usage.ReadBudgets(o.budgets); err != nil {
+			return cli.Usagef("--budgets: %v", err)
+		}
+		o.cost = true
+	} else {
+		onPriced = nil
+	}
 	if o.cost {
 		prices = pricing.Embedded()
 	}
@@ -283,7 +304,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		Kind: kind, All: o.all, Thinking: o.thinking, Errors: o.errors, Unique: o.unique,
 		Subagents: o.subagents, Sum: o.sum, Location: o.loc, Now: o.now(), Prices: prices,
 		WeekStart: o.weekday, Since: o.window.Since, Until: o.window.Until,
-		Warn: func(msg string) { env.Warnf("%s", msg) }, Cache: store,
+		Warn: func(msg string) { env.Warnf("%s", msg) }, Cache: store, Priced: onPriced,
 	}, func(v any) error { miss.see(v); return env.Out.Write(v) })
 	if err != nil {
 		return cli.Usagef("%v", err)
@@ -312,7 +333,32 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	miss.note(env.Out)
 	store.SaveReport(o.cacheStats, env.Warnf)
+	if o.budgets != "" {
+		if berr := o.overBudget(env, budgets, spent); err == nil {
+			err = berr
+		}
+	}
 	return err
+}
+
+// overBudget checks the spend of the messages read against the budgets:
+// a warn line on stderr for each period past its warn fraction, and an
+// exit 1 error naming the periods at or past their limit.
+func (o *options) overBudget(env *cli.Env, b usage.Budgets, msgs []usage.Priced) error {
+	sp := usage.SpendOf(msgs, usage.SpendOptions{Now: o.now(), Location: o.loc, WeekStart: o.weekday})
+	var over []string
+	for _, s := range b.Check(sp) {
+		switch s.State {
+		case usage.BudgetWarn:
+			env.Warnf("budget warn: %s", s)
+		case usage.BudgetOver:
+			over = append(over, s.String())
+		}
+	}
+	if len(over) == 0 {
+		return nil
+	}
+	return &cli.ExitError{Code: cli.ExitFail, Err: fmt.Errorf("over budget: %s", strings.Join(over, ", "))}
 }
 
 // readStdin tells entries from session records by the first record

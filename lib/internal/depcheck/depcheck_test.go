@@ -71,7 +71,7 @@ var arrows = map[string][]string{
 	"lib/commands/ccsessions":    {"lib/cli", "lib/commands/internal/load", "lib/profiles", "lib/records", "lib/sessions"},
 	"lib/commands/ccentries":     {"lib/cli", "lib/commands/internal/load", "lib/hooks", "lib/ndjson", "lib/profiles", "lib/records", "lib/registry", "lib/transcript"},
 	"lib/commands/ccprofiles":    {"lib/cli", "lib/profiles"},
-	"lib/commands/ccextract":     {"lib/cache", "lib/cli", "lib/commands/internal/load", "lib/extract", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/records", "lib/sessions", "lib/transcript"},
+	"lib/commands/ccextract":     {"lib/cache", "lib/cli", "lib/commands/internal/load", "lib/extract", "lib/jsonscan", "lib/ndjson", "lib/pricing", "lib/records", "lib/sessions", "lib/transcript", "lib/usage"},
 	"lib/commands/ccgrep":        {"lib/cache", "lib/cli", "lib/commands/internal/load", "lib/ndjson", "lib/profiles", "lib/records", "lib/search", "lib/searchindex", "lib/sessions"},
 	"lib/commands/ccsend":        {"lib/cli", "lib/commands/internal/load", "lib/layout", "lib/ndjson", "lib/peer", "lib/profiles", "lib/registry", "lib/sessions"},
 	"lib/commands/cchook":        {"lib/cli", "lib/commands/internal/warm", "lib/hooks", "lib/hooks/backtest", "lib/hooks/rules", "lib/layout", "lib/records", "lib/usage"},
