@@ -87,6 +87,15 @@ func (o *Output) Endless(why string) error {
 	return nil
 }
 
+// Stream keeps the records NDJSON on a terminal too, unless --format asks
+// for another format: for records that are the next command's input, not
+// a person's reading (cc-redact's masked transcript, a settings object).
+func (o *Output) Stream() {
+	if o.tab != nil && !o.tab.chosen {
+		o.tab = nil
+	}
+}
+
 // SetLayout chooses the table's columns for the records to come (a
 // command knows its record kinds); without one a table shows each
 // record's scalar fields, as it does with --jq unless jq kept only fields

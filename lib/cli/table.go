@@ -733,3 +733,13 @@ func Fit(s string, n int) string {
 	}
 	return s
 }
+
+// FitPath is Fit for a path: cut on the left (…/dir/file) as a Path
+// column is, so its end, the file name, stays in sight.
+func FitPath(s string, n int) string {
+	s = visible(s)
+	if n > 0 {
+		s = cutLeft(s, n)
+	}
+	return s
+}

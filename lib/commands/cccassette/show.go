@@ -303,7 +303,8 @@ func writeHumanSummary(w io.Writer, width int, path, id string, header cassette.
 		writeBlock(w, 22, width, value, resultLines, "show --step "+strconv.Itoa(steps-1))
 	}
 	fmt.Fprintf(w, "◼ cc-cassette · show\n\ntrace\n")
-	row("Path", path)
+	// A path cut keeps its end: the file name tells cassettes apart.
+	fmt.Fprintf(w, "  %-20s%s\n", "Path:", cli.FitPath(path, width-22))
 	row("Trace ID", id)
 	if v, ok := header.Get("version"); ok {
 		b, _ := cassette.AppendJS(nil, v)

@@ -22,6 +22,7 @@ func (o *options) backtest(env *cli.Env, args []string) error {
 	if len(args) == 0 {
 		return cli.Usagef("backtest needs a rule file, then transcripts or dirs (or session records or cc-entries lines on stdin)")
 	}
+	env.Out.SetLayout(backtestLayout)
 	f, err := rules.LoadFile(args[0])
 	if err != nil {
 		return err

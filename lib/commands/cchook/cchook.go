@@ -195,7 +195,11 @@ func (o *options) subcommands() []*cli.Command {
 	}
 	flags := map[string]func(*cli.Flags){
 		"run":  onError,
-		"test": runUnless,
+		"lint": func(f *cli.Flags) { f.RecordFormats() },
+		"test": func(f *cli.Flags) {
+			runUnless(f)
+			f.RecordFormats()
+		},
 		"reply": func(f *cli.Flags) {
 			f.StringVar(&o.reason, "reason", "", "the reason (deny, block, ask, decline) `TEXT`")
 			f.StringVar(&o.context, "context", "", "additional context `TEXT` for the model")
@@ -212,6 +216,7 @@ func (o *options) subcommands() []*cli.Command {
 		},
 		"backtest": func(f *cli.Flags) {
 			runUnless(f)
+			f.RecordFormats()
 			f.BoolVar(&o.all, "all", false, "also print the payloads no rule answered")
 		},
 	}

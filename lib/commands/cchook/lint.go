@@ -21,6 +21,7 @@ func (o *options) lint(env *cli.Env, args []string) error {
 	if len(args) == 0 {
 		return cli.Usagef("lint needs a rule file")
 	}
+	env.Out.SetLayout(lintLayout)
 	total := 0
 	for _, path := range args {
 		f, err := rules.LoadFile(path)

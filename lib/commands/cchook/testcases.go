@@ -27,6 +27,7 @@ func (o *options) test(env *cli.Env, args []string) error {
 	if len(args) != 2 {
 		return cli.Usagef("test needs a rule file and a case file")
 	}
+	env.Out.SetLayout(testLayout)
 	f, err := rules.LoadFile(args[0])
 	if err != nil {
 		return err

@@ -138,6 +138,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.AtLeast("workers", 1)
 			f.Exclusive("scan", "hook", "print-settings").Says("--scan, --hook and --print-settings are ways to run: give one")
 			f.Requires("profile", "scan").Says(profileScan)
+			f.RecordFormats()
 		},
 		Run: o.run,
 	}
@@ -168,6 +169,11 @@ func (o *options) run(env *cli.Env, args []string) error {
 	set, err := o.ruleSet()
 	if err != nil {
 		return err
+	}
+	if o.scan {
+		env.Out.SetLayout(scanLayout)
+	} else {
+		env.Out.Stream() // masked records are for the next command
 	}
 	r := &runner{o: o, env: env, set: set, seen: map[string]bool{}}
 	switch {

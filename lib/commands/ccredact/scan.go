@@ -26,6 +26,16 @@ type finding struct {
 	Kind      string  `json:"kind"`
 }
 
+// scanLayout is how --scan's findings show on a terminal: where each
+// secret is and what kind (never the secret).
+var scanLayout = cli.Layout{Columns: []cli.Column{
+	{Head: "Session", Keys: []string{"session_id"}, Kind: cli.IDPrefix},
+	{Head: "Line", Keys: []string{"line"}},
+	{Head: "Kind", Keys: []string{"kind"}},
+	{Head: "Field", Keys: []string{"field"}},
+	{Head: "Path", Keys: []string{"path"}, Kind: cli.Path},
+}, Empty: "no secrets found"}
+
 func ptr(s string) *string {
 	if s == "" {
 		return nil

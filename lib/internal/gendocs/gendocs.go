@@ -155,6 +155,17 @@ func helpText(d cli.Doc) string {
 	return d.Name + " - " + d.Short + "\n\n" + d.Help
 }
 
+// sentence is a flag's description as a man page's OPTIONS shows it: a
+// sentence, with its final period (the help's flag list has none). man
+// fills the description and its "Default: X." into one paragraph, which
+// without the period reads as one run-on line.
+func sentence(s string) string {
+	if s = strings.TrimSpace(s); s != "" && !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
 // roff escapes text for a man page line.
 func roff(s string) string {
 	s = strings.ReplaceAll(s, `\`, `\e`)
@@ -218,7 +229,7 @@ func man(d cli.Doc) string {
 	}
 	b.WriteString(".fi\n.SH OPTIONS\n")
 	for _, f := range d.Flags {
-		fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", roff(flagLeft(f)), roff(f.Usage))
+		fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", roff(flagLeft(f)), roff(sentence(f.Usage)))
 		if f.Default != "" {
 			fmt.Fprintf(&b, "Default: %s.\n", roff(f.Default))
 		}
@@ -230,7 +241,7 @@ func man(d cli.Doc) string {
 		}
 		b.WriteString(".fi\n")
 		for _, f := range sub.Flags {
-			fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", roff(flagLeft(f)), roff(f.Usage))
+			fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", roff(flagLeft(f)), roff(sentence(f.Usage)))
 		}
 	}
 	fmt.Fprintf(&b, ".SH SEE ALSO\nThe full reference: docs/%s.md in the ccpipe sources.\n", d.Name)

@@ -215,3 +215,35 @@ func TestManNameLines(t *testing.T) {
 		}
 	}
 }
+
+// TestManSentences (issue 41 item 14): in every man page, every option's
+// description (the commands' and their subcommands') ends with its period,
+// so that man's filled paragraph, description then "Default: X.", reads
+// as sentences; and each section of running text ends a sentence too.
+func TestManSentences(t *testing.T) {
+	files, err := generate(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := 0
+	for path, body := range files {
+		if !strings.HasSuffix(path, ".1") {
+			continue
+		}
+		pages++
+		lines := strings.Split(body, "\n")
+		for i := 0; i+2 < len(lines); i++ {
+			if lines[i] == ".TP" && strings.HasPrefix(lines[i+1], ".B ") && !strings.HasSuffix(lines[i+2], ".") {
+				t.Errorf("%s:%d: option %s: no final period: %q", path, i+3, lines[i+1][3:], lines[i+2])
+			}
+		}
+		_, desc, _ := strings.Cut(body, ".SH DESCRIPTION\n.nf\n")
+		desc, _, _ = strings.Cut(desc, "\n.fi\n")
+		if last := strings.TrimSpace(desc[strings.LastIndex(strings.TrimRight(desc, "\n"), "\n")+1:]); !strings.HasSuffix(last, ".") {
+			t.Errorf("%s: the description ends without a period: %q", path, last)
+		}
+	}
+	if pages != len(commands.All) {
+		t.Errorf("%d man pages for %d commands", pages, len(commands.All))
+	}
+}
