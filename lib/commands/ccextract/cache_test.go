@@ -62,23 +62,7 @@ func TestCacheByteIdentical(t *testing.T) {
 		t.Fatal(err)
 	}
 	// One transcript archived: cached whole, for that exact file.
-	arch := filepath.Join(root, "a/-home-dev-projects-gamma/c0a1f005-0000-4000-8000-000000000005.jsonl")
-	plain, err := os.ReadFile(arch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write(plain)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(arch+".gz", gz.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(arch); err != nil {
-		t.Fatal(err)
-	}
+	gzipFile(t, filepath.Join(root, "a/-home-dev-projects-gamma/c0a1f005-0000-4000-8000-000000000005.jsonl"))
 	env := map[string]string{"XDG_CACHE_HOME": filepath.Join(work, "cache")}
 	sys := cli.System{Getenv: func(k string) string { return env[k] }, Now: func() time.Time { return time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC) }}
 	off := sys
@@ -146,4 +130,25 @@ func TestCacheByteIdentical(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("grown")
+}
+
+// gzipFile replaces a transcript with its .gz archive.
+func gzipFile(t *testing.T, path string) {
+	t.Helper()
+	plain, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(plain)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+".gz", gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
 }

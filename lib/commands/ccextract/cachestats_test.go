@@ -1,8 +1,6 @@
 package ccextract
 
 import (
-	"bytes"
-	"compress/gzip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -24,23 +22,7 @@ func TestCacheStatsAddUp(t *testing.T) {
 	work := t.TempDir()
 	root := filepath.Join(work, "corpus")
 	golden.CopyTree(t, "../../../testdata/corpus/claude/projects", root)
-	arch := filepath.Join(root, "-home-dev-projects-gamma/c0a1f005-0000-4000-8000-000000000005.jsonl")
-	plain, err := os.ReadFile(arch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write(plain)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(arch+".gz", gz.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(arch); err != nil {
-		t.Fatal(err)
-	}
+	gzipFile(t, filepath.Join(root, "-home-dev-projects-gamma/c0a1f005-0000-4000-8000-000000000005.jsonl"))
 	env := map[string]string{"XDG_CACHE_HOME": filepath.Join(work, "cache")}
 	sys := cli.System{Getenv: func(k string) string { return env[k] }, Now: func() time.Time { return time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC) }}
 	re := regexp.MustCompile(`cache: (\S+): (\d+) bytes, (\d+) entries; this run looked up (\d+): (\d+) unchanged, (\d+) grown, (\d+) read whole; (\d+) dropped`)
