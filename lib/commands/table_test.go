@@ -93,6 +93,11 @@ func TestTables(t *testing.T) {
 		// The layouts of the record kinds, at 80 and 120 columns.
 		{"entries_80", ccentries.RunWith, true, 80, []string{"NO_COLOR", "1"}, []string{"--types", "user,assistant"}},
 		{"entries_120", ccentries.RunWith, true, 120, []string{"NO_COLOR", "1"}, []string{"--types", "user,assistant,system,attachment"}},
+		// A tab in a cell shows as →, at the narrowest and widest layouts (issue 41 item 2).
+		{"entries_60", ccentries.RunWith, true, 60, []string{"NO_COLOR", "1"}, []string{"--types", "user,assistant,system,attachment"}},
+		{"entries_160", ccentries.RunWith, true, 160, []string{"NO_COLOR", "1"}, []string{"--types", "user,assistant,system,attachment"}},
+		// Sub-cent costs keep two significant digits, never $0.00 for money spent (issue 41 item 7).
+		{"usage_sum_session_cost_160", ccextract.RunWith, true, 160, []string{"NO_COLOR", "1"}, []string{"usage", "--sum", "session", "--cost"}},
 		{"shell_80", ccextract.RunWith, true, 80, []string{"NO_COLOR", "1"}, []string{"shell"}},
 		{"shell_120", ccextract.RunWith, true, 120, []string{"NO_COLOR", "1"}, []string{"shell"}},
 		{"tools_80", ccextract.RunWith, true, 80, []string{"NO_COLOR", "1"}, []string{"tools"}},

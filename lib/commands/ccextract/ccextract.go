@@ -26,131 +26,53 @@ import (
 
 const help = `usage: cc-extract KIND [flags] [TRANSCRIPT|DIR...]
 
-Reads Claude Code transcript entries (cc-entries output, with or without
---with-source) or sessions (any record with a transcript_path, such as
-cc-sessions output) on stdin, or transcript files and directories named as
-arguments, or with neither (a terminal or /dev/null on stdin, as in cron)
-every session cc-sessions lists, and writes one NDJSON fact of KIND per line, in file order.
-cc-sessions --swept records (prompts only) are read from history.jsonl.
-Given sessions or paths, cc-extract reads the transcripts itself (the fast
-path); a directory means every session transcript under it. Every fact
-starts with session_id, agent_id (null outside subagent transcripts), and
-the uuid and timestamp of the entry it came from.
+Writes one NDJSON fact of KIND per line, in file order, from transcript
+entries (cc-entries output) or sessions (cc-sessions output) on stdin, or
+from transcript files and directories named as arguments. With neither (a
+terminal or /dev/null on stdin, as in cron) it reads every session
+cc-sessions lists. Every fact starts with session_id, agent_id (null outside
+subagent transcripts), and the uuid and timestamp of its entry.
 
-Kinds:
-  prompts       what was sent as a user turn: text, origin (human | peer |
-                task-notification | coordinator | agent), queued, kind,
-                prompt_id
-  texts         assistant text blocks: text, kind, message_id, model
-  tools         tool calls joined with their results: tool_use_id, name,
-                input, result, is_error, denied, interrupted,
-                persisted_output_path (as recorded),
-                persisted_output_local_path (that file found beside the
-                transcript read: moved config dirs, archives; else null),
-                result_uuid, result_timestamp
-  shell         Bash and PowerShell calls: tool_use_id, tool, command,
-                description, exit_code, is_error, output, background,
-                background_task_id, denied, interrupted,
-                persisted_output_path, persisted_output_local_path,
-                result_uuid
-  files         files read or changed: path, operation (read | edit |
-                write | create | notebook-edit), tool, tool_use_id, is_error
-  subagents     subagent runs: subagent_id, agent_type, description, prompt,
-                tool_use_id, background, status, result, total_tokens,
-                tool_use_count, duration_ms, usage, model, transcript_path
-  failures      what went wrong: kind (tool_error | denied | interrupted |
-                hook_blocked | hook_error | api_retry | api_error), message,
-                tool, tool_use_id, exit_code, denied_by, hook, status,
-                retry_attempt, max_retries
-  usage         one record per API message, counted once: message_id,
-                request_id, request_ref, model, input_tokens, output_tokens,
-                cache_read_input_tokens, cache_creation_input_tokens
-  compactions   trigger, pre_tokens, post_tokens, duration_ms, summary,
-                summary_uuid
-  conversation  what a person would read: role (user | assistant |
-                thinking | subagent), text, origin, queued, subagent_id,
-                tool_use_id
+Kinds (the fields of each: man cc-extract, or docs/cc-extract.md):
+  prompts       what was sent as a user turn (also from cc-sessions --swept)
+  texts         assistant text blocks
+  tools         tool calls joined with their results
+  shell         Bash and PowerShell calls, exit codes and output
+  files         files read or changed
+  subagents     subagent runs
+  failures      what went wrong: tool errors, denials, interrupts, hook
+                blocks and errors, API retries and errors
+  usage         one record per API message, counted once: the four token
+                counts (--cost: the price as Claude Code computes it)
+  compactions   compactions and their summaries
+  conversation  what a person would read
 
-usage --sum GROUP writes one record per group instead (GROUP is session,
-model, day, week, month or project, or several joined with commas such as
-day,model; days, weeks and months are in --tz, default the local zone, and
-a week starts on Monday or --week-start): the group's keys (date, week,
-month, session_id, model, project), the four token counts, total_tokens,
-messages, models, first_timestamp, last_timestamp. Every message counts
-once across the whole input, by its message id with its request id (or
-requestRef).
+usage --sum GROUP writes one record per group: session, model, day, week,
+month, project, several joined with commas (day,model), or block (5-hour
+billing windows as ccusage cuts them, with a burn rate and projection for
+the active one). --sum session also carries the cost Claude Code recorded
+and why it differs. usage keeps what it read in a cache, so a warm run reads
+only what changed; the output is the same without it (--no-cache).
 
-A session's subagents (<session>/subagents/agent-*.jsonl, read after the
-main transcript) count in usage, tools, shell, files, failures and
-subagents by default: the money and tokens a session paid for and what it
-did on the machine include its subagents', as in Claude Code's own cost.
---no-subagents reads the main transcripts only; --subagents (the default
-there) also reads them for prompts, texts, compactions and conversation.
-Entries on stdin come as cc-entries sent them (cc-entries --subagents).
+A session's subagents count in usage, tools, shell, files, failures and
+subagents, as in Claude Code's own cost; --no-subagents leaves them out.
 
-On a terminal the records print as a table (--sum: one row per group and a
-Total row, dollars in cents, $0.0042 under a cent); into a pipe, NDJSON
-with the exact numbers. --format ndjson|table|csv|tsv chooses. --since/--until keep the
-facts (usage: the messages) of a time window.
-
-usage --sum block cuts the messages into 5-hour billing windows, as ccusage
-does: a block starts at the UTC hour of its first message and lasts 5 hours;
-a message past the block's end, or more than 5 hours after the previous one,
-starts the next. Each block: block_start, block_end, actual_end (its last
-message), active (not ended, last message under 5 hours old), the four token
-counts, total_tokens, messages, models; the active block also has burn_rate
-{tokens_per_minute, cost_per_hour} (from its first message to its last) and
-projection {total_tokens, cost_usd, remaining_minutes} at that pace to the
-block's end.
-
-usage --cost prices every message as Claude Code 2.1.328 does (its own
-price table, built in; same rules and float order, so a session's sum, subagents included,
-equals the cost-state totalCostUSD Claude Code wrote, to the bit): by the model Claude Code
-requested, 5-minute and 1-hour cache writes, the long-prompt tier, fast
-mode (usage.speed), inference_geo "us" x1.1, web searches at $0.01, advisor
-iterations under the advisor's model. Each message gains requested_model,
-cost_usd, cost_basis (catalog | override | assumed: an unknown model priced
-as the default model, claude-opus-5-5, as Claude Code does | unpriced: a
-usage field out of range, cost_usd null and cost_error says which) and
-cost_error. Each --sum record gains cost_usd, unpriced_models,
-assumed_models and unpriced_messages; nothing is silently priced 0.
---prices FILE (JSON or YAML, implies --cost) replaces the prices of the
-models it names, in Claude Code's override row shape (all five required):
-  [{"name": "claude-sonnet-5-5", "inputPerMtok": 2, "outputPerMtok": 10,
-    "cacheReadPerMtok": 0.2, "cacheWritePerMtok": 2.5}]
-A row's cacheWritePerMtok prices 5-minute and 1-hour writes alike, and
-inference_geo does not apply to it. A name that is a catalog id or alias
-covers the model's other spellings. Not in the transcript, so not counted:
-the /compact summarization call (Claude Code adds it to totalCostUSD but
-writes no usage for it) and side queries such as titles (which Claude Code
-keeps out of totalCostUSD too).
-
-usage keeps the per-message facts it read from each transcript in a cache
-($XDG_CACHE_HOME/ccpipe, else the user cache dir's ccpipe), with the file's
-device, inode, size, mtime and the bytes before where it stopped: an
-unchanged transcript is not read again, a grown one only from where the
-last run stopped, a shrunk or rewritten one whole (an archive, .gz or .zst,
-is cached whole). A line still being written is never cached. A --sum
-keeps of each message only its key and what a sum reads (a store of its
-own, a third of the size). The output is the same with or without it.
---no-cache or CCPIPE_CACHE=off bypasses it; --cache-stats reports its size
-and this run's use of it on stderr.
+On a terminal the records print as a table (dollars in cents, two
+significant digits under a cent); into a pipe, NDJSON with the exact
+numbers. --format chooses.
 
 Examples:
   # the shell commands that failed in the newest session
   $ cc-sessions --limit 1 | cc-extract shell --errors
 
-  # tokens per day, subagents included
-  $ cc-sessions | cc-extract usage --sum day
-
   # this week's cost per day and model, as a table on a terminal
   $ cc-sessions --since 7d | cc-extract usage --cost --sum day,model --since 7d
 
-  # what each session cost, as Claude Code computed it
+  # what each session cost, beside what Claude Code recorded
   $ cc-sessions | cc-extract usage --cost --sum session
 
   # the current 5-hour window
-  $ cc-sessions | cc-extract usage --cost --sum block --jq 'select(.active)'
+  $ cc-extract usage --cost --sum block --jq 'select(.active)'
 
   # every file a session edited, once
   $ cc-sessions --limit 1 |

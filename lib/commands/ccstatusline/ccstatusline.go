@@ -62,38 +62,13 @@ is read as Claude Code builds it: five_hour {used_percentage, resets_at in
 Unix seconds}; it is absent with an API key, so the contract suite could not
 capture it.
 
-Only what changed is read: each transcript's priced messages are cached in
---cache-dir (default $XDG_CACHE_HOME/ccpipe/statusline, else the user cache
-dir's), keyed by the file's device, inode, size and mtime; a grown
-transcript is read from where the last call stopped if the bytes before that
-point are unchanged, else from its start (--no-cache or CCPIPE_CACHE=off: no
-cache). A warm call reads one small summary file and stats the transcript of
-the payload and the project directories: when none changed, the line comes
-from the summary alone; when only that transcript grew, its new tail is
-read. Every --recheck (default 5s) all transcripts are listed again: a
-message appended to another session's transcript (whose directory does not
-change) counts in the block from then on, a new transcript at once. The
-first call on a big config dir has to read every recent transcript: after
---budget (default 300ms) it prints the line with what it has read (a + after
-the block cost) and the next calls read on from where it stopped, so Claude
-Code is never kept waiting long. A line too long to read within one call (a
-huge tool output) is read on across calls from where the last stopped, never
-restarted; one that may carry usage (an assistant record) is always read
-whole.
+Only what changed is read: each transcript's priced messages are cached
+(--cache-dir; --no-cache or CCPIPE_CACHE=off: none), and a first call on a
+big config dir prints what it read within --budget and reads on next time.
 
-Template and --jq data (one record, also what --jq sees):
-  model, model_id, session_id, session_cost_usd, block_cost_usd,
-  block_start, block_end, block_minutes_left, block_active,
-  block_unpriced (messages whose usage could not be priced),
-  block_partial (true when --budget ran out before every transcript was
-  read: the block cost counts what was read so far),
-  five_hour_used_percent, context_tokens, context_window, context_percent,
-  rate_limits (the payload's, as given), payload (the whole payload),
-  spend {day, week, month, block, session, unpriced} (USD, subagents
-  included, as cc-hook's $spend), budget (with --budgets: state ok, warn
-  or over, text, periods), forecast (the active block's tokens_per_minute,
-  usd_per_hour, projected_tokens, projected_usd, and minutes_to_budget,
-  budget_period: when a budget is reached at that pace).
+Template and --jq data: one record (cc-statusline --jq . prints it) with
+model, session and block cost, block times, context use, rate_limits, spend,
+budget and forecast; each field is in man cc-statusline.
 Template functions: usd (a number as $1.23, $0.0042 under a cent, as
 tables show money), duration (minutes as 2h14m), pct (a number rounded, no
 decimals), paint (paint STATE TEXT: TEXT in yellow for warn, red for over,
