@@ -11,13 +11,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"text/template"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/atomicfile"
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/commands/internal/warm"
@@ -73,6 +73,10 @@ Template functions: usd (a number as $1.23, $0.0042 under a cent, as
 tables show money), duration (minutes as 2h14m), pct (a number rounded, no
 decimals), paint (paint STATE TEXT: TEXT in yellow for warn, red for over,
 when colour is on).
+
+Rate limits: each new rate_limits sample (and the spend then) is appended to
+ratelimits.ndjson in the cache dir; --rate-limits prints the windows it saw:
+when each reset, whether before its resets_at, the spend per percent.
 
 Budgets: --budgets FILE reads the "budgets:" section of a YAML file (a
 cc-hook rule file or a file of its own: day, week, month, block limits in
@@ -136,6 +140,7 @@ type options struct {
 	prices   string
 	budgets  string
 	color    string
+	limits   bool
 }
 
 // Run runs cc-statusline with the process environment.
@@ -164,6 +169,8 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.StringVar(&o.prices, "prices", "", "price the block with the override rows in `FILE`, as cc-extract usage --prices does")
 			f.StringVar(&o.budgets, "budgets", "", "show warn and over states of the budgets section of `FILE` (a cc-hook rule file or its own)")
 			f.Enum(&o.color, "color", "auto", "colour the budget states: `WHEN` (auto: on a terminal, unless NO_COLOR)", []string{"auto", "always", "never"})
+			f.BoolVar(&o.limits, "rate-limits", false, "print the rate-limit windows the ledger in the cache dir kept, one record each, and exit")
+			f.RecordFormats()
 			f.BoolVar(&o.settings, "print-settings", false, "print the settings.json object that runs this binary (absolute path) for the status line")
 			f.Exclusive("template", "jq").Says("--template and --jq: give one")
 		},
@@ -224,6 +231,9 @@ func (o *options) run(env *cli.Env, args []string) error {
 		// a cache in the temp dir.)
 		o.cacheDir = warm.CacheDir(o.sys)
 	}
+	if o.limits {
+		return printWindows(env, o.cacheDir)
+	}
 	if o.prices != "" {
 		var data []byte
 		if ro.Prices, data, err = load.Prices(o.prices); err != nil {
@@ -273,6 +283,11 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if warn != "" {
 		env.Warnf("%s", warn)
 	}
+	if o.cacheDir != "" {
+		if err := keepSample(o.cacheDir, rec, o.sys.Clock()); err != nil {
+			env.Warnf("rate-limit ledger: %v", err)
+		}
+	}
 	if env.Out.Filtering() {
 		return env.Out.Write(rec)
 	}
@@ -295,30 +310,7 @@ func appendLog(path string, raw []byte) error {
 		return fmt.Errorf("payload is not JSON, not logged: %v", err)
 	}
 	buf.WriteByte('\n')
-	line := buf.Bytes()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	// A line cut short by an earlier full disk or crash must not swallow
-	// this one: start on a fresh line.
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
-			line = append([]byte{'\n'}, line...)
-		}
-	}
-	// One write of one line: concurrent refreshes do not interleave. A
-	// short write (full disk) is cut back off, leaving no partial line.
-	n, err := f.Write(line)
-	if err != nil {
-		if fi, serr := f.Stat(); n > 0 && serr == nil && fi.Mode().IsRegular() && fi.Size() >= int64(n) {
-			_ = f.Truncate(fi.Size() - int64(n))
-		}
-		return err
-	}
-	return f.Close()
+	return atomicfile.AppendLine(path, buf.Bytes())
 }
 
 // lenient decodes the JSON object raw into the struct v field by field

@@ -1,0 +1,55 @@
+package atomicfile
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// AppendLine appends line (one whole line, its newline included) to the
+// log at path, a path the user chose (--log): a symlink there is
+// followed, and a device or FIFO (/dev/stderr) is written to as it is.
+func AppendLine(path string, line []byte) error {
+	return appendLine(path, line, 0)
+}
+
+// AppendLineOwned appends line to a log in a directory ccpipe owns (the
+// status line's rate-limit ledger): a symlink at path is not followed
+// (O_NOFOLLOW: the append fails and nothing is written), and anything
+// but a regular file is refused unopened for writing.
+func AppendLineOwned(path string, line []byte) error {
+	return appendLine(path, line, syscall.O_NOFOLLOW|syscall.O_NONBLOCK)
+}
+
+// appendLine is the one append of a log line: O_APPEND and one write(),
+// so concurrent appends never interleave; a line left cut by an earlier
+// crash does not swallow this one (it starts on a fresh line); a short
+// write (a full disk) is cut back off, leaving no partial line.
+func appendLine(path string, line []byte, flag int) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_RDWR|flag, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if flag != 0 && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file, not written", path)
+	}
+	if fi.Mode().IsRegular() && fi.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+		}
+	}
+	n, err := f.Write(line)
+	if err != nil {
+		if fi, serr := f.Stat(); n > 0 && serr == nil && fi.Mode().IsRegular() && fi.Size() >= int64(n) {
+			_ = f.Truncate(fi.Size() - int64(n))
+		}
+		return err
+	}
+	return f.Close()
+}
