@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"syscall"
 )
@@ -46,8 +47,11 @@ func appendLine(path string, line []byte, flag int) error {
 	}
 	n, err := f.Write(line)
 	if err != nil {
-		if fi, serr := f.Stat(); n > 0 && serr == nil && fi.Mode().IsRegular() && fi.Size() >= int64(n) {
-			_ = f.Truncate(fi.Size() - int64(n))
+		// Cut back from where this write ended (the descriptor's offset,
+		// not the file's size: a line appended since by another call
+		// must not leave this one's half behind).
+		if end, serr := f.Seek(0, io.SeekCurrent); n > 0 && serr == nil && fi.Mode().IsRegular() && end >= int64(n) {
+			_ = f.Truncate(end - int64(n))
 		}
 		return err
 	}
