@@ -58,9 +58,9 @@ const (
 
 var fixes = map[string]string{
 	CauseSwept:       "archive transcripts before the cleanup (cc-entries --archive DIR, or its SessionEnd hook) or raise cleanupPeriodDays in settings.json",
-	CauseNotWritten:  "check the projects dir is writable and the disk has room; started from a Claude Code shell, start claude with CLAUDE_CODE_CHILD_SESSION unset (env -u CLAUDE_CODE_CHILD_SESSION claude)",
+	CauseNotWritten:  "check the projects dir is writable and the disk has room, and whether a cleanup script or a person removed the file (cc-entries --archive keeps copies)",
 	CauseBridge:      "nothing to recover here: a Remote Control bridge writes markers only; read the session it bridges",
-	CauseMarkersOnly: "check the projects dir is writable and the disk has room; started from a Claude Code shell, start claude with CLAUDE_CODE_CHILD_SESSION unset",
+	CauseMarkersOnly: "check the projects dir is writable and the disk has room: the conversation's writes failed after the markers",
 }
 
 // MarshalJSON writes the record with nulls for unknown values.
