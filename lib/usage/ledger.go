@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -181,11 +182,24 @@ func (ls *ledgers) save(seen map[string]bool) {
 	_ = ls.store.Save()
 }
 
-// cachePath names a projects dir's cache files, without the extension.
+// cachePath names a projects dir's cache files, without the extension:
+// one set for each executable. The store's version carries the
+// executable's identity (cache.Build), so cc-statusline and cc-hook, two
+// binaries, sharing one set would each find the other's stale and read
+// every transcript again on every call, by turns.
 func cachePath(cacheDir, projects string) string {
-	h := sha256.Sum256([]byte(projects))
+	h := sha256.Sum256([]byte(executable + "\x00" + projects))
 	return filepath.Join(cacheDir, hex.EncodeToString(h[:12]))
 }
+
+// executable is the running program's file name ("" when unknown).
+var executable = func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return filepath.Base(exe)
+}()
 
 // assistantNeedle marks a line that may be an assistant record: the
 // quoted type alone, so that a record re-encoded with a space after the
