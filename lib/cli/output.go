@@ -113,6 +113,11 @@ func (o *Output) apply(v any) error {
 // each was reported when it happened.
 var errJQFailed = &ExitError{Code: ExitFail}
 
+// Printed tells the output that the command wrote its own text to
+// stdout (cc-statusline's line): the run printed something, so no empty
+// result's note is said.
+func (o *Output) Printed() { o.n++ }
+
 // Count is the number of lines written so far.
 func (o *Output) Count() int { return o.n }
 

@@ -75,6 +75,7 @@ func PrintSettings(env *Env, sys System, v any) error {
 		if err := enc.Encode(v); err != nil {
 			return err
 		}
+		env.Out.Printed()
 		if _, err := env.Stdout.Write(buf.Bytes()); err != nil {
 			return err
 		}

@@ -300,6 +300,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		return fmt.Errorf("--template: %v", err)
 	}
 	line := strings.ReplaceAll(out.String(), "\n", " ")
+	env.Out.Printed()
 	_, err = fmt.Fprintln(env.Stdout, line)
 	return err
 }
