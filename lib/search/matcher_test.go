@@ -48,10 +48,10 @@ var matchTests = []struct {
 	{"FILE", "proﬁle", true},
 	{"kelvin", "\u212aelvin", true}, // KELVIN SIGN folds to k
 	{"kelvin", "\u212aelvim", false},
-	{"sea", "ſea", true},   // long s
-	{"tea", "ﬅea", true},   // ﬅ folds to "st"
+	{"sea", "ſea", true},    // long s
+	{"tea", "ﬅea", true},    // ﬅ folds to "st"
 	{"xtea", "xﬅea", false}, // its s is not the term's
-	{"data", "datẚ", true}, // ẚ folds to "aʾ": it can end the term
+	{"data", "datẚ", true},  // ẚ folds to "aʾ": it can end the term
 	{"datax", "datẚx", false},
 	{"istanbul", "İstanbul", false}, // İ folds to "i̇": a dot between
 	{"i", "İ", true},
