@@ -33,7 +33,6 @@ func (x *Extractor) Wants(line []byte) bool {
 	return x.wants == nil || x.wants(line)
 }
 
-
 // Decode decodes a line as far as this kind needs: the tool kinds read
 // only the fields a call's join uses (transcript.DecodeTools), and decode
 // the whole line only when that read gives up on it.
