@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -567,5 +568,36 @@ func TestForkPromptsOnce(t *testing.T) {
 	}
 	if n := strings.Count(out.String(), "\n"); n != api || api == 0 {
 		t.Errorf("%d api_request events, cc-extract usage counts %d messages", api, n)
+	}
+}
+
+// TestDryRunGolden: the OTLP JSON requests --dry-run writes for the real
+// CLI's corpora, byte for byte (this machine's host.arch and os.type
+// named; in testdata/dry, apart from the NDJSON goldens gendocs compares
+// with the docs), so a faster path (the event cache, the reuse of pdata)
+// cannot change one byte of what is sent: each corpus is run twice on one
+// cache dir, cold then warm, and both match the one golden.
+func TestDryRunGolden(t *testing.T) {
+	forks := filepath.Join("..", "..", "..", "testdata", "corpus-fork", "claude", "projects")
+	forked := filepath.Join(forks, "-home-dev-projects-forks")
+	for _, c := range []struct {
+		name string
+		args []string
+	}{{"corpus", []string{corpus}}, {"corpus-fork", []string{forks}},
+		// The forks without the session they copy: the fork notes.
+		{"forks-alone", []string{filepath.Join(forked, "f0a1f002-0000-4000-8000-000000000002.jsonl"),
+			filepath.Join(forked, "f0a1f003-0000-4000-8000-000000000003.jsonl")}}} {
+		t.Run(c.name, func(t *testing.T) {
+			m := newMachine(t, "http://127.0.0.1:1")
+			for _, run := range []string{"cold", "warm"} {
+				code, out, stderr := m.run(append([]string{"--dry-run"}, c.args...)...)
+				out = strings.ReplaceAll(out, `"stringValue":"`+runtime.GOARCH+`"`, `"stringValue":"$GOARCH"`)
+				out = strings.ReplaceAll(out, `"stringValue":"`+runtime.GOOS+`"`, `"stringValue":"$GOOS"`)
+				golden.Check(t, filepath.Join("testdata", "dry", c.name+".golden"), golden.Output(code, stderr, out))
+				if t.Failed() {
+					t.Fatalf("the %s run differs", run)
+				}
+			}
+		})
 	}
 }
