@@ -277,7 +277,7 @@ func (s *Store) Unchanged(path string, st Stamp) (*Entry, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.entries[path]
-	if e == nil || e.Stamp != st || e.Offset != st.Size {
+	if e == nil || Judge(e.Stamp, e.Offset, st) != Fresh || e.Offset != st.Size {
 		if s.pending == nil {
 			s.pending = map[string]struct{}{}
 		}
@@ -289,19 +289,39 @@ func (s *Store) Unchanged(path string, st Stamp) (*Entry, bool) {
 	return e, true
 }
 
-func (s *Store) check(e *Entry, st Stamp, r io.ReaderAt) State {
-	if e == nil || e.Stamp.Dev != st.Dev || e.Stamp.Ino != st.Ino || e.Offset < 0 || st.Size < e.Offset || e.Offset > e.Stamp.Size {
+// Judge is ccpipe's one rule of file identity, which every cache, the
+// usage ledgers and the archive's sidecar follow: a file whose facts were
+// taken at stamp old, up to offset, is now (stamp now) Fresh when the
+// whole stamp is the same (device, inode, size, mtime, ctime); Grown when
+// it is the same file (device, inode) grown past the size it had, or
+// past offset when old.Size is -1 (read partly: the caller goes on from
+// offset); a Miss otherwise: shrunk, replaced, or rewritten in place,
+// which a size kept and an mtime set back (cp -p, touch -r) cannot hide,
+// as the ctime moves on. Grown is only a candidate: the caller checks the
+// bytes before offset (TailHash) before reading on.
+func Judge(old Stamp, offset int64, now Stamp) State {
+	if old.Dev != now.Dev || old.Ino != now.Ino || offset < 0 || offset > now.Size {
 		return Miss
 	}
-	same := e.Stamp == st
-	if !same && st.Size == e.Stamp.Size {
+	if old == now {
+		return Fresh
+	}
+	if old.Size != -1 && (now.Size <= old.Size || offset > old.Size) {
 		return Miss // the same size, another stamp: rewritten in place
 	}
-	if r == nil {
-		if same {
-			return Fresh
-		}
+	return Grown
+}
+
+func (s *Store) check(e *Entry, st Stamp, r io.ReaderAt) State {
+	if e == nil || e.Offset > e.Stamp.Size {
 		return Miss
+	}
+	state := Judge(e.Stamp, e.Offset, st)
+	if state == Miss || (r == nil && state == Grown) {
+		return Miss
+	}
+	if r == nil {
+		return Fresh
 	}
 	if e.Offset > 0 {
 		h, err := TailHash(r, e.Offset)
@@ -309,10 +329,7 @@ func (s *Store) check(e *Entry, st Stamp, r io.ReaderAt) State {
 			return Miss
 		}
 	}
-	if same {
-		return Fresh
-	}
-	return Grown
+	return state
 }
 
 // Put stores the entry of the file at path (replacing any).

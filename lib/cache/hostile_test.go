@@ -200,3 +200,32 @@ func TestLengthChecked(t *testing.T) {
 		t.Fatal("a length that is not the file's was accepted")
 	}
 }
+
+// Judge, the one identity rule: what a rewrite cannot keep (the ctime,
+// the inode) makes a miss; only the same file, longer, is grown.
+func TestJudge(t *testing.T) {
+	old := Stamp{Dev: 1, Ino: 2, Size: 100, MtimeNS: 5, CtimeNS: 6}
+	with := func(f func(*Stamp)) Stamp { s := old; f(&s); return s }
+	for _, c := range []struct {
+		name   string
+		old    Stamp
+		offset int64
+		now    Stamp
+		want   State
+	}{
+		{"unchanged", old, 100, old, Fresh},
+		{"rewritten, size and mtime kept", old, 100, with(func(s *Stamp) { s.CtimeNS = 7 }), Miss},
+		{"grown", old, 100, with(func(s *Stamp) { s.Size, s.MtimeNS, s.CtimeNS = 150, 8, 8 }), Grown},
+		{"grown, mtime set back", old, 100, with(func(s *Stamp) { s.Size, s.CtimeNS = 150, 8 }), Grown},
+		{"shrunk", old, 100, with(func(s *Stamp) { s.Size, s.CtimeNS = 50, 8 }), Miss},
+		{"replaced", old, 100, with(func(s *Stamp) { s.Ino = 3 }), Miss},
+		{"offset past the file", old, 120, old, Miss},
+		{"negative offset", old, -1, old, Miss},
+		{"read partly, more since", with(func(s *Stamp) { s.Size = -1 }), 60, old, Grown},
+		{"read partly, shrunk under the offset", with(func(s *Stamp) { s.Size = -1 }), 160, old, Miss},
+	} {
+		if got := Judge(c.old, c.offset, c.now); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}

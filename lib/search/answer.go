@@ -64,12 +64,9 @@ func EachContent(line []byte, fn func(text []byte)) {
 }
 
 // AppendFold appends the case folding of text that every term is
-// compared under, or a superset of it: full Unicode case folding, each
-// byte of invalid UTF-8 as 0xFF. A term's occurrence in text, under
-// either of the term rules (ASCII case only for an ASCII term), is an
-// occurrence of FoldTerm(term) in AppendFold(nil, text): an ASCII letter
-// folds to its lower case, and no other character folds to ASCII bytes
-// that an ASCII occurrence is made of without being one of them.
+// compared under: full Unicode case folding, each byte of invalid UTF-8
+// as 0xFF. A term occurs in text exactly when FoldTerm(term) occurs in
+// AppendFold(nil, text).
 func AppendFold(dst, text []byte) []byte { return appendFold(dst, text) }
 
 // FoldTerm is a term as AppendFold folds text: what its occurrences in

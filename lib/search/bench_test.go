@@ -41,8 +41,26 @@ func benchText(n int) []byte {
 	return []byte(b.String()[:n])
 }
 
-func benchFind(b *testing.B, term string) {
-	text := benchText(DefaultBufSize)
+// benchTextMixed is benchText with one word in ten not ASCII: dashes,
+// arrows, check marks and German and Polish words, as transcripts hold
+// them, and none that folds to ASCII letters.
+func benchTextMixed(n int) []byte {
+	rng := rand.New(rand.NewPCG(5, 6))
+	words := strings.Fields(`— → ✓ … für schön Änderung zażółć gęślą jaźń “quoted” été naïve ∑ 日本`)
+	text := benchText(n)
+	var b strings.Builder
+	for _, w := range strings.SplitAfter(string(text), " ") {
+		if rng.IntN(10) == 0 {
+			w = words[rng.IntN(len(words))] + " "
+		}
+		b.WriteString(w)
+	}
+	return []byte(b.String()[:n])
+}
+
+func benchFind(b *testing.B, term string) { benchFindIn(b, term, benchText(DefaultBufSize)) }
+
+func benchFindIn(b *testing.B, term string, text []byte) {
 	m := newMatcher(term)
 	var scratch []byte
 	b.SetBytes(int64(len(text)))
@@ -57,6 +75,21 @@ func BenchmarkFindASCIIRare(b *testing.B)   { benchFind(b, "qzvandalpha") }
 func BenchmarkFindASCIICommon(b *testing.B) { benchFind(b, "session errors") }
 func BenchmarkFindFoldGreek(b *testing.B)   { benchFind(b, "σίσυφος") }
 func BenchmarkFindFoldSharpS(b *testing.B)  { benchFind(b, "straße") }
+
+// The ASCII terms in text with non-ASCII words: full case folding looks
+// for the characters that fold into the term's letters (ſ, ß, K, ﬁ...).
+func BenchmarkFindMixedRare(b *testing.B) {
+	benchFindIn(b, "qzvandalpha", benchTextMixed(DefaultBufSize))
+}
+func BenchmarkFindMixedCommon(b *testing.B) {
+	benchFindIn(b, "session errors", benchTextMixed(DefaultBufSize))
+}
+func BenchmarkFindMixedFlaky(b *testing.B) {
+	benchFindIn(b, "flakytest", benchTextMixed(DefaultBufSize))
+}
+func BenchmarkFindMixedStrasse(b *testing.B) {
+	benchFindIn(b, "strasse", benchTextMixed(DefaultBufSize))
+}
 
 // BenchmarkCorpus searches a generated config dir, every session with
 // NumCPU workers, biggest first as cc-grep does, when CCPIPE_GREP_CORPUS

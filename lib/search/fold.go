@@ -76,6 +76,22 @@ func lowerASCII8(x uint64) uint64 {
 	return x | upper>>2
 }
 
+// asciiBytes reports whether b has only ASCII bytes, eight at a time.
+func asciiBytes(b []byte) bool {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:])&asciiHighs != 0 {
+			return false
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 // isASCII reports whether s has only ASCII bytes.
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 	"sync"
 	"unicode/utf8"
@@ -22,16 +23,21 @@ type matcher interface {
 	cost() int
 }
 
-// newMatcher returns the fast ASCII matcher for an ASCII term and the full
-// Unicode case folding matcher for any other.
+// newMatcher returns the matcher of a term under full Unicode case
+// folding (fold.go): the ASCII matcher alone for a term that only ASCII
+// text can hold (its folding is ASCII and no other character folds to
+// letters that fit in it: "error", "json"), else a fold matcher.
 func newMatcher(term string) matcher {
-	if isASCII(term) {
-		return newASCIIMatcher(term)
+	m := newFoldMatcher(term)
+	if m.ascii != nil && len(m.sources) == 0 {
+		return m.ascii
 	}
-	return newFoldMatcher(term)
+	return m
 }
 
-// asciiMatcher ignores ASCII case only. It searches for two of the term's
+// asciiMatcher finds an ASCII term in ASCII text, ignoring ASCII case:
+// the whole match for a term no other character can help form, and the
+// first pass of a fold matcher for any other ASCII folding. It searches for two of the term's
 // rarest bytes at their distance, both ignoring case, 32 positions per
 // step (bytescan.IndexPair, AVX2), and checks the term where both occur.
 //
@@ -206,23 +212,34 @@ type foldMatcher struct {
 	ascii   *asciiMatcher // for an all-ASCII folding: the ASCII-only occurrences
 	sources []rune        // sorted non-ASCII characters that can start a candidate
 	anchors []byte        // their lead bytes
+	scans   []anchorScan  // findEach's passes for them
 	reach   int           // window bytes on each side of a hit
 	weight  int
 	// req, when set, finds a run of the folded term that every
 	// occurrence holds as plain ASCII (requiredRun): where source
 	// characters are dense, the matcher looks for it alone and folds a
 	// window around each hit, instead of stopping at every source.
-	req *asciiMatcher
+	req   *asciiMatcher
+	reqAt int // where req's run lies in folded
+	// reqOnly: find scans for the required run alone, and checks the
+	// term at each hit (ASCII text) or folds a window around it.
+	reqOnly bool
 }
 
 func newFoldMatcher(term string) *foldMatcher {
 	m := &foldMatcher{folded: appendFold(nil, []byte(term))}
 	m.reach = 4*len(m.folded) + utf8.UTFMax - 1
 	if isASCII(string(m.folded)) {
-		// Any character may be the non-ASCII one: take the sources of all.
+		// Any character may be the non-ASCII one: take the sources of all
+		// whose folding fits in the term there (ﬅ gives "st" to "test",
+		// not to "tea").
 		m.ascii = newASCIIMatcher(string(m.folded))
-		for _, c := range string(m.folded) {
-			m.addSources(foldSources(c))
+		for j := range m.folded {
+			for _, src := range foldSources(rune(m.folded[j])) {
+				if src >= utf8.RuneSelf && fits(foldRune(src), string(m.folded), j) {
+					m.addSources([]rune{src})
+				}
+			}
 		}
 		m.weight = m.ascii.weight
 	} else {
@@ -242,13 +259,18 @@ func newFoldMatcher(term string) *foldMatcher {
 		m.addSources(bestSrc)
 	}
 	slices.Sort(m.sources)
+	m.scans = anchorScans(m.sources)
 	m.weight += leadWeight(m.sources)
 	if m.ascii != nil {
 		// A run of two bytes or more is scanned as a pair: rarer than the
 		// source characters in text of the term's language.
-		if run := requiredRun(string(m.folded)); len(run) >= 2 {
-			m.req = newASCIIMatcher(run)
+		if run, at := requiredRun(string(m.folded)); len(run) >= 2 {
+			m.req, m.reqAt = newASCIIMatcher(run), at
 			m.weight = m.req.weight
+			// One pass for the run finds every occurrence: it beats a
+			// pass for the term then one for the sources when the run
+			// is about as rare as the term (a hit costs more in it).
+			m.reqOnly = pairWeight(m.req.lower) <= pairWeight(m.folded)+64
 		}
 	}
 	return m
@@ -262,7 +284,7 @@ func newFoldMatcher(term string) *foldMatcher {
 // give either s of "strasse"; ẚ folds to "aʾ" and cannot give its "a",
 // which an "s" follows). Each forced position is then one ASCII character
 // of the text, and a run of them is a run of the text.
-func requiredRun(term string) string {
+func requiredRun(term string) (run string, at int) {
 	forced := make([]bool, len(term))
 	for j := range term {
 		forced[j] = true
@@ -276,7 +298,7 @@ func requiredRun(term string) string {
 			}
 		}
 	}
-	best := ""
+	best, at := "", 0
 	for i := 0; i < len(term); {
 		if !forced[i] {
 			i++
@@ -287,11 +309,34 @@ func requiredRun(term string) string {
 			j++
 		}
 		if j-i > len(best) {
-			best = term[i:j]
+			best, at = term[i:j], i
 		}
 		i = j
 	}
-	return best
+	return best, at
+}
+
+// pairWeight estimates how often the two rarest bytes of an ASCII term
+// (either case) occur together where they lie in it, per million bytes,
+// as if independent.
+func pairWeight(lower []byte) int {
+	w1, w2 := -1, -1
+	for _, c := range lower {
+		w := byteWeight(c)
+		if u := upperASCII(c); u != c {
+			w += byteWeight(u)
+		}
+		switch {
+		case w1 < 0 || w < w1:
+			w1, w2 = w, w1
+		case w2 < 0 || w < w2:
+			w2 = w
+		}
+	}
+	if w2 < 0 {
+		return w1
+	}
+	return w1 * w2 / 1e6
 }
 
 // fits reports whether the folding f can lie over term with one of its
@@ -347,11 +392,14 @@ func (m *foldMatcher) overlap() int { return m.reach }
 func (m *foldMatcher) cost() int    { return m.weight }
 
 func (m *foldMatcher) find(buf []byte, scratch *[]byte) bool {
+	if m.reqOnly {
+		return m.findRequired(buf, scratch)
+	}
 	if m.ascii != nil && m.ascii.find(buf, scratch) {
 		return true
 	}
 	st := foldChecks{budget: 16 + len(buf)/(4*m.reach)}
-	maxMisses := 16 + len(buf)/256
+	maxMisses := 16 + len(buf)/1024
 	if m.req != nil {
 		// The required run costs a pair scan, not a fold of the rest:
 		// switch to it at a tenth of the density.
@@ -361,21 +409,21 @@ func (m *foldMatcher) find(buf []byte, scratch *[]byte) bool {
 	if len(m.anchors) == 1 {
 		return m.findEach(buf, 0, scratch, &st)
 	}
-	// Several lead bytes: one pass for any non-ASCII byte finds the
+	// Several lead bytes: one pass for any non-ASCII character finds the
 	// candidates of all (transcripts hold few), where a pass per lead byte
 	// would read the buffer again for each. Text dense in other non-ASCII
-	// characters goes on with a pass per lead byte.
+	// characters goes on with a pass per lead byte (or pair of bytes), or
+	// for a rare required run.
 	misses := 0
 	for p := 0; ; p++ {
-		i := bytescan.IndexPair(buf[p:], 0, 0xff, 0xff, 0x7f, 0x7f) // a byte >= 0x80
+		i := bytescan.IndexPair(buf[p:], 0, 0xff, 0xff, 0x3f, 0x3f) // a lead byte, >= 0xC0
 		if i < 0 {
 			return false
 		}
 		p += i
-		if !slices.Contains(m.anchors, buf[p]) {
+		if !m.sourceAt(buf, p) {
 			if misses++; misses > maxMisses {
-				if m.req != nil {
-					// Text in the term's script: the required run is rarer.
+				if m.req != nil && pairWeight(m.req.lower) <= rareRun {
 					return m.findRequired(buf[max(0, p-m.reach):], scratch)
 				}
 				return m.findEach(buf, p, scratch, &st)
@@ -388,20 +436,31 @@ func (m *foldMatcher) find(buf []byte, scratch *[]byte) bool {
 	}
 }
 
-// findRequired looks for the required run and folds a window around
-// each hit wide enough for any occurrence through it; once the hits are
-// dense, it folds the rest of buf at once.
+// findRequired looks for the required run. At each hit the term is
+// first compared where the run lies in it (an occurrence in ASCII text);
+// when the window around the hit, wide enough for any occurrence through
+// it, holds other bytes, it is folded and searched. Once such windows are
+// dense, the rest of buf is folded at once.
 func (m *foldMatcher) findRequired(buf []byte, scratch *[]byte) bool {
-	n := len(m.req.lower)
+	n, t := len(m.req.lower), len(m.folded)
 	budget := 16 + len(buf)/(4*m.reach)
-	for from, checks := 0, 0; ; checks++ {
+	for from, checks := 0, 0; ; {
 		i := m.req.index(buf[from:])
 		if i < 0 {
 			return false
 		}
 		p := from + i
+		if s := p - m.reqAt; s >= 0 && s+t <= len(buf) && equalFoldASCII(buf[s:s+t], m.folded) {
+			return true
+		}
 		lo, hi := max(0, p-m.reach), min(len(buf), p+n+m.reach)
-		if checks > budget {
+		if !m.sourceIn(buf[lo:hi]) {
+			// Any occurrence through this hit is ASCII text, compared
+			// above at its own hit.
+			from = p + 1
+			continue
+		}
+		if checks++; checks > budget {
 			hi = len(buf)
 		}
 		*scratch = appendFold((*scratch)[:0], buf[lo:hi])
@@ -423,11 +482,11 @@ type foldChecks struct{ checks, budget int }
 func (m *foldMatcher) findEach(buf []byte, from int, scratch *[]byte, st *foldChecks) bool {
 	var next [8]int
 	heads := next[:0]
-	if len(m.anchors) > len(next) {
-		heads = make([]int, 0, len(m.anchors))
+	if len(m.scans) > len(next) {
+		heads = make([]int, 0, len(m.scans))
 	}
-	for _, a := range m.anchors {
-		heads = append(heads, indexByteFrom(buf, from, a))
+	for _, a := range m.scans {
+		heads = append(heads, a.index(buf, from))
 	}
 	for {
 		k := -1
@@ -440,7 +499,7 @@ func (m *foldMatcher) findEach(buf []byte, from int, scratch *[]byte, st *foldCh
 			return false
 		}
 		p := heads[k]
-		heads[k] = indexByteFrom(buf, p+1, m.anchors[k])
+		heads[k] = m.scans[k].index(buf, p+1)
 		if found, last := m.check(buf, p, scratch, st); found || last {
 			return found
 		}
@@ -466,6 +525,81 @@ func (m *foldMatcher) check(buf []byte, p int, scratch *[]byte, st *foldChecks) 
 	}
 	*scratch = appendFold((*scratch)[:0], buf[lo:hi])
 	return bytes.Contains(*scratch, m.folded), hi == len(buf)
+}
+
+// rareRun is the pair weight (pairWeight) below which a required run is
+// scanned for rather than the source characters in text dense in other
+// non-ASCII characters: a hit every 2 KiB or less.
+const rareRun = 500
+
+// sourceAt reports whether a source character starts at b[i].
+func (m *foldMatcher) sourceAt(b []byte, i int) bool {
+	if !slices.Contains(m.anchors, b[i]) {
+		return false
+	}
+	r, _ := utf8.DecodeRune(b[i:])
+	return m.isSource(r)
+}
+
+// sourceIn reports whether b holds a source character (one starting in
+// b).
+func (m *foldMatcher) sourceIn(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		if i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:])&asciiHighs == 0 {
+			i += 7
+			continue
+		}
+		if b[i] >= 0xC0 && m.sourceAt(b, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// anchorScan is one pass of findEach: for the source characters with one
+// lead byte, that byte, and when their second bytes agree but for bit
+// 0x20 (a letter's two cases, often), that byte too (a pair scan stops at
+// far fewer places in text of the same script).
+type anchorScan struct {
+	lead, second, mask byte
+	pair               bool
+}
+
+func anchorScans(sources []rune) []anchorScan {
+	var scans []anchorScan
+	for _, r := range sources {
+		var enc [utf8.UTFMax]byte
+		utf8.EncodeRune(enc[:], r)
+		k := slices.IndexFunc(scans, func(a anchorScan) bool { return a.lead == enc[0] })
+		switch {
+		case k < 0:
+			scans = append(scans, anchorScan{lead: enc[0], second: enc[1], pair: true})
+		case scans[k].second|0x20 == enc[1]|0x20:
+			if scans[k].second != enc[1] {
+				scans[k].second, scans[k].mask = enc[1]|0x20, 0x20
+			}
+		default:
+			scans[k].pair = false
+		}
+	}
+	return scans
+}
+
+// index returns where the next anchor lies in buf from from on, or -1.
+func (a anchorScan) index(buf []byte, from int) int {
+	if from >= len(buf) {
+		return -1
+	}
+	var i int
+	if a.pair {
+		i = bytescan.IndexPair(buf[from:], 1, a.lead, a.second, 0, a.mask)
+	} else {
+		i = bytescan.IndexByte(buf[from:], a.lead)
+	}
+	if i < 0 {
+		return -1
+	}
+	return from + i
 }
 
 func (m *foldMatcher) isSource(r rune) bool {

@@ -14,14 +14,6 @@ import (
 // naiveContains is the reference: fold everything, then bytes.Contains.
 // It decodes with range over a string, a different path from appendFold.
 func naiveContains(term string, text []byte) bool {
-	if isASCII(term) {
-		return bytes.Contains(bytes.Map(func(r rune) rune {
-			if 'A' <= r && r <= 'Z' {
-				return r + 'a' - 'A'
-			}
-			return r
-		}, []byte(string(text))), []byte(strings.ToLower(term)))
-	}
 	fold := func(s string) []byte {
 		var out []byte
 		for i, r := range s {
@@ -50,7 +42,21 @@ var matchTests = []struct {
 	{"x", "X", true},
 	{"xy", "x", false},
 	{"straße", "STRASSE", true},
-	{"STRASSE", "straße", false}, // an ASCII term ignores ASCII case only
+	{"STRASSE", "straße", true}, // full folding for ASCII terms too (rg -i: no)
+	{"strasse", "STRAẞE", true},
+	{"file", "ﬁle", true},
+	{"FILE", "proﬁle", true},
+	{"kelvin", "\u212aelvin", true}, // KELVIN SIGN folds to k
+	{"kelvin", "\u212aelvim", false},
+	{"sea", "ſea", true},    // long s
+	{"tea", "ﬅea", true},    // ﬅ folds to "st"
+	{"xtea", "xﬅea", false}, // its s is not the term's
+	{"data", "datẚ", true},  // ẚ folds to "aʾ": it can end the term
+	{"datax", "datẚx", false},
+	{"istanbul", "İstanbul", false}, // İ folds to "i̇": a dot between
+	{"i", "İ", true},
+	{"i", "ı", false}, // dotless i folds to itself (no Turkish folding)
+	{"error", "ERROR", true},
 	{"STRAẞE", "strasse", true},
 	{"straße", "Straße", true},
 	{"ΣΊΣΥΦΟΣ", "ο σίσυφος", true},
@@ -172,13 +178,17 @@ func FuzzMatch(f *testing.F) {
 
 // TestRequiredRun: the run every occurrence holds in ASCII.
 func TestRequiredRun(t *testing.T) {
-	for _, tt := range []struct{ folded, want string }{
-		{"strasse", "ra"},             // s (ſ, ß), t (ﬅ, ﬆ) and e... can come from other characters
-		{"flaky", "a"},                // ﬂ gives fl, K (Kelvin) k, ẙ "y" and a ring
-		{"qzvandalpha", "qzvandalph"}, // ẚ folds to "aʾ": it can end the term
+	for _, tt := range []struct {
+		folded, want string
+		at           int
+	}{
+		{"strasse", "ra", 2},             // s (ſ, ß), t (ﬅ, ﬆ) and e... can come from other characters
+		{"flaky", "a", 2},                // ﬂ gives fl, K (Kelvin) k, ẙ "y" and a ring
+		{"qzvandalpha", "qzvandalph", 0}, // ẚ folds to "aʾ": it can end the term
+		{"flakytest", "yte", 4},
 	} {
-		if got := requiredRun(tt.folded); got != tt.want {
-			t.Errorf("requiredRun(%q) = %q, want %q", tt.folded, got, tt.want)
+		if got, at := requiredRun(tt.folded); got != tt.want || at != tt.at {
+			t.Errorf("requiredRun(%q) = %q at %d, want %q at %d", tt.folded, got, at, tt.want, tt.at)
 		}
 	}
 }
@@ -188,7 +198,7 @@ func TestRequiredRun(t *testing.T) {
 // fold into the terms' letters.
 func TestRequiredRunRandom(t *testing.T) {
 	alphabet := []string{"s", "S", "ſ", "ß", "ẞ", "t", "T", "ﬅ", "ﬆ", "r", "R", "a", "A", "ẚ", "e", "E", "ä", "k", "K", "\u212a", " ", "\xc3", "\n"}
-	terms := []string{"straße", "STRAẞE", "ſtraſſe", "ﬆraße", "maß", "\u212araß"}
+	terms := []string{"straße", "STRAẞE", "ſtraſſe", "ﬆraße", "maß", "\u212araß", "STRASSE", "trakt", "karate", "tear"}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, term := range terms {
 		m := newMatcher(term)

@@ -6,20 +6,25 @@ import (
 )
 
 // textMatcher finds a term in decoded text (a content string, a line of a
-// stored tool result) under the same case rules as the raw matchers: an
-// ASCII term ignores ASCII case only, any other is compared under full
-// Unicode case folding. It reports where each occurrence lies in the
-// text, for --matches.
+// stored tool result) under full Unicode case folding, as the raw
+// matchers do. It reports where each occurrence lies in the text, for
+// --matches.
 type textMatcher struct {
-	ascii  bool
-	needle []byte // the term lowercased (ASCII) or folded
+	// ascii: the folded term is ASCII and no other character folds into
+	// it (newMatcher gives it the ASCII matcher), so lowering ASCII text
+	// is its folding; other text is folded only when it is not ASCII.
+	ascii     bool
+	asciiText bool   // the folded term is ASCII: ASCII text is lowered, not folded
+	needle    []byte // the term folded
 }
 
 func newTextMatcher(term string) *textMatcher {
-	if isASCII(term) {
-		return &textMatcher{ascii: true, needle: bytes.ToLower([]byte(term))}
+	fm := newFoldMatcher(term)
+	return &textMatcher{
+		ascii:     fm.ascii != nil && len(fm.sources) == 0,
+		asciiText: fm.ascii != nil,
+		needle:    fm.folded,
 	}
-	return &textMatcher{needle: appendFold(nil, []byte(term))}
 }
 
 // textScratch holds a worker's buffers for textMatcher.
@@ -32,7 +37,7 @@ type textScratch struct {
 // right and not overlapping, until fn returns false. An occurrence under
 // full folding covers the whole characters whose foldings it touches.
 func (m *textMatcher) each(text []byte, sc *textScratch, fn func(start, end int) bool) {
-	if m.ascii {
+	if m.ascii || (m.asciiText && asciiBytes(text)) {
 		sc.folded = append(sc.folded[:0], text...)
 		for i, c := range sc.folded {
 			sc.folded[i] = lowerASCII(c)

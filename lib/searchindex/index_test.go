@@ -23,6 +23,10 @@ var vocab = []string{
 	"Straße", "STRASSE", "strasse", "ΣΊΣΥΦΟΣ", "σίσυφος", "ﬁx", "FIX", "\u212aelvin", "kelvin", "İstanbul",
 	"日本語", "naïve", "NAÏVE", "café", "quote\"d", `back\slash`, "tab\there", "emoji😀", "a", "ab", "abc",
 	"timeout", "TIMEOUT", "segfault", "go test ./...", "ǅemal", "ǆ", "ﬀ", "ὒ", "ᾈ",
+	// Characters whose full folding is ASCII letters, or ends or starts
+	// with one, and their ASCII spellings: an ASCII term finds them too.
+	"proﬁle", "PROFILE", "ſtate", "state", "ﬅop", "stop", "datẚ", "data", "ǰob", "job", "ŉight", "night",
+	"ı", "ΌΣΟΣ", "όσος", "Maß", "MASS", "ﬄow", "FFLOW",
 }
 
 func word(r *rand.Rand) string {
@@ -253,6 +257,49 @@ func TestIndexEqualsScan(t *testing.T) {
 	}
 	if answered < int64(n*len(paths)/4) {
 		t.Fatalf("the index answered for %d sessions in %d queries: not used", answered, n)
+	}
+}
+
+// TestIndexFullFolding: an ASCII term finds the characters that fold to
+// ASCII letters (ß to ss, ﬁ to fi, the Kelvin sign to k, ſ to s), from
+// the index and the scan alike; the Turkish dotless ı stays itself.
+func TestIndexFullFolding(t *testing.T) {
+	dir, cache := t.TempDir(), t.TempDir()
+	var answered int64
+	says := []string{"die Straße", "my proﬁle", "273 \u212aelvin", "ſtate", "dotless ı"}
+	var paths []string
+	for i, text := range says {
+		p := filepath.Join(dir, "projects", "p", fmt.Sprintf("%08d-0000-4000-8000-000000000000.jsonl", i))
+		write(t, p, mustJSON(map[string]any{"type": "user", "uuid": "u1", "message": map[string]any{"role": "user", "content": text}})+"\n")
+		paths = append(paths, p)
+	}
+	for _, tt := range []struct {
+		term string
+		want []int // sessions, by index in says
+	}{
+		{"STRASSE", []int{0}},
+		{"profile", []int{1}},
+		{"KELVIN", []int{2}},
+		{"state", []int{3}},
+		{"dotless i", nil},
+		{"dotless I", nil},
+	} {
+		var want []string
+		for _, i := range tt.want {
+			want = append(want, paths[i])
+		}
+		for _, c := range []string{"", cache} {
+			got, ix := searchIndex(t, c, paths, search.Options{Terms: []string{tt.term}})
+			if !slices.Equal(got, want) {
+				t.Errorf("%q (index %v): %q, want %q", tt.term, c != "", got, want)
+			}
+			if ix != nil {
+				answered += ix.Answered.Load()
+			}
+		}
+	}
+	if answered == 0 {
+		t.Fatal("the index answered for no session")
 	}
 }
 

@@ -83,7 +83,7 @@ func upToDate(src, dst string, sfi os.FileInfo) (int64, bool) {
 	}
 	if strings.HasSuffix(dst, ".zst") {
 		ix, ok := readIndex(dst)
-		return dfi.Size(), ok && ix.Source == cache.StampOf(sfi)
+		return dfi.Size(), ok && cache.Judge(ix.Source, ix.Source.Size, cache.StampOf(sfi)) == cache.Fresh
 	}
 	if dfi.Size() != sfi.Size() || sfi.Size() > maxCompared {
 		return 0, false

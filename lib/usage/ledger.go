@@ -19,17 +19,19 @@ import (
 // A ledger is what ReadRecent remembers of one transcript: the priced
 // messages since SpendWindow, the message still open at the end of
 // what was read, and how far the file was read. It is cached per
-// transcript, keyed by the file's size and mtime: an unchanged file is not
-// opened, a grown one is read from where the last call stopped, so a call
-// costs the new tail only.
+// transcript, keyed by the file's identity as lib/cache judges it
+// (cache.Judge: device, inode, size, mtime and ctime): an unchanged file
+// is not opened, a grown one is read from where the last call stopped, so
+// a call costs the new tail only; a rewrite is read again whole.
 
 // ledgerVersion changes when the cache format or the pricing changes.
-const ledgerVersion = "6/" + "claude-code-2.1.328"
+const ledgerVersion = "7/" + "claude-code-2.1.328"
 
 type ledger struct {
-	Path    string `json:"path"`
-	Size    int64  `json:"size"`
-	MtimeNS int64  `json:"mtime_ns"`
+	Path string `json:"path"`
+	// Stamp is the file as it was opened (its size -1 when it was read
+	// partly: the next call reads on).
+	Stamp cache.Stamp `json:"stamp"`
 	// Offset is the end of the last whole line read, or, with Skip, how
 	// far a long line being skipped was read.
 	Offset int64 `json:"offset"`
@@ -48,10 +50,9 @@ type ledger struct {
 	// Context is the prompt size of the last main-thread response.
 	Context      int64  `json:"context"`
 	ContextModel string `json:"context_model"`
-	// dev and ino are the file's; tail is lib/cache's hash of the bytes
-	// before Offset: a file replaced, or rewritten before the offset, is
-	// read again from the start.
-	dev, ino, tail uint64
+	// tail is lib/cache's hash of the bytes before Offset: a file
+	// rewritten before the offset is read again from the start.
+	tail uint64
 }
 
 // Priced is what the spend figures need of a message: its key, time,
@@ -119,8 +120,7 @@ func openLedgers(cacheDir, projects string, cat *pricing.Catalog, pricesKey stri
 	}
 	ls.store = cache.Open(cacheDir, filepath.Base(cachePath(cacheDir, projects))+".ledgers", ledgerVersion+"/"+pricesKey+"/"+cache.Build())
 	ls.store.Each(func(p string, e *cache.Entry) {
-		l := &ledger{Path: p, Size: e.Stamp.Size, MtimeNS: e.Stamp.MtimeNS, Offset: e.Offset,
-			dev: e.Stamp.Dev, ino: e.Stamp.Ino, tail: e.Tail}
+		l := &ledger{Path: p, Stamp: e.Stamp, Offset: e.Offset, tail: e.Tail}
 		if l.decode(e.Data) {
 			ls.Files[p] = l
 		}
@@ -134,19 +134,15 @@ func openLedgers(cacheDir, projects string, cat *pricing.Catalog, pricesKey stri
 func (ls *ledgers) load(f fileInfo, now, deadline time.Time) (l *ledger, partial bool, err error) {
 	path := f.path
 	l = ls.Files[path]
-	if l != nil && l.Size == f.size && l.MtimeNS == f.mtimeNS {
+	if l != nil && cache.Judge(l.Stamp, l.Offset, f.stamp) == cache.Fresh {
 		return l, false, nil
 	}
-	if l == nil || f.size < l.Offset {
-		l = &ledger{Path: path} // new, rewritten or truncated: from the start
+	if l == nil {
+		l = &ledger{Path: path} // readFrom judges an old one against the file opened
 	}
 	done, err := l.readFrom(path, ls.cat, deadline)
 	if err != nil {
 		return nil, false, err
-	}
-	l.Size, l.MtimeNS = f.size, f.mtimeNS
-	if !done {
-		l.Size = -1
 	}
 	l.prune(now)
 	ls.Files[path], ls.dirty = l, true
@@ -176,8 +172,7 @@ func (ls *ledgers) save(seen map[string]bool) {
 		ls.store.Delete(p)
 	}
 	for p, l := range ls.Files {
-		ls.store.Put(p, &cache.Entry{Stamp: cache.Stamp{Dev: l.dev, Ino: l.ino, Size: l.Size, MtimeNS: l.MtimeNS},
-			Offset: l.Offset, Tail: l.tail, Data: l.encode()})
+		ls.store.Put(p, &cache.Entry{Stamp: l.Stamp, Offset: l.Offset, Tail: l.tail, Data: l.encode()})
 	}
 	_ = ls.store.Save()
 }
@@ -217,9 +212,12 @@ var deadlineEvery = 64
 // output, never a usage-bearing record in practice) is skipped.
 const maxLine = 64 << 20
 
-// readFrom reads the whole lines after Offset, until the end or the
-// deadline (done false). The records of one response are one message,
-// merged as lib/pricing's billing rule says.
+// readFrom reads the whole lines after Offset, until the end the file had
+// when it was opened, or the deadline (done false); the ledger's stamp is
+// then the file's as opened, its size -1 when not done. A ledger taken
+// of another file, or of this one rewritten (cache.Judge, then the bytes
+// before Offset), starts over. The records of one response are one
+// message, merged as lib/pricing's billing rule says.
 func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time) (done bool, err error) {
 	if cat == nil {
 		cat = pricing.Embedded()
@@ -231,13 +229,27 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time)
 		return false, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil {
-		st := cache.StampOf(fi)
-		if l.Offset > 0 && (st.Dev != l.dev || st.Ino != l.ino || !tailHolds(f, l.Offset, l.tail)) {
-			*l = ledger{Path: l.Path} // not the file read before: from the start
-		}
-		l.dev, l.ino = st.Dev, st.Ino
+	fi, err := f.Stat()
+	if err != nil {
+		return false, err
 	}
+	st := cache.StampOf(fi)
+	switch cache.Judge(l.Stamp, l.Offset, st) {
+	case cache.Fresh:
+		return true, nil
+	case cache.Miss:
+		*l = ledger{Path: l.Path} // another file, or this one rewritten: from the start
+	default:
+		if !tailHolds(f, l.Offset, l.tail) {
+			*l = ledger{Path: l.Path}
+		}
+	}
+	defer func() {
+		l.Stamp = st
+		if !done {
+			l.Stamp.Size = -1
+		}
+	}()
 	defer func() {
 		if h, herr := cache.TailHash(f, l.Offset); herr == nil {
 			l.tail = h
@@ -258,7 +270,9 @@ func (l *ledger) readFrom(path string, cat *pricing.Catalog, deadline time.Time)
 			l.OpenPriced = l.Open.Priced(cat)
 		}
 	}()
-	br := bufio.NewReaderSize(f, 256<<10)
+	// Read up to the size stamped: what is appended meanwhile is the next
+	// call's (the stamp then differs: grown).
+	br := bufio.NewReaderSize(io.LimitReader(f, st.Size-l.Offset), 256<<10)
 	var ln Line
 	var long []byte    // a line longer than the buffer, so far
 	var pending int64  // its bytes read so far

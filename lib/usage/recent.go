@@ -3,6 +3,7 @@ package usage
 import (
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -74,11 +75,11 @@ func (b *Block) Bounds() (start, end time.Time) {
 }
 
 type ownStat struct {
-	Size         int64  `json:"size"`
-	MtimeNS      int64  `json:"mtime_ns"`
-	Context      int64  `json:"context"`
-	ContextModel string `json:"context_model"`
-	Used         int64  `json:"used"` // unix ns, to keep the recent ones
+	// Stamp is the transcript's when its ledger was read (cache.Judge).
+	Stamp        cache.Stamp `json:"stamp"`
+	Context      int64       `json:"context"`
+	ContextModel string      `json:"context_model"`
+	Used         int64       `json:"used"` // unix ns, to keep the recent ones
 	// Session and Spend: the spend figures as the session asked them.
 	Session string `json:"session"`
 	Spend   Spend  `json:"spend"`
@@ -285,11 +286,11 @@ func ReadRecent(o RecentOptions) Recent {
 	if cacheDir != "" {
 		sum = readSummary(sp, version)
 	}
-	var ownSize, ownMtime int64
+	var ownStamp cache.Stamp
 	st, err := os.Stat(path)
 	ownOK := err == nil
 	if ownOK {
-		ownSize, ownMtime = st.Size(), st.ModTime().UnixNano()
+		ownStamp = cache.StampOf(st)
 	}
 	fresh := false
 	periods := PeriodsOf(o.spendOptions())
@@ -297,7 +298,7 @@ func ReadRecent(o RecentOptions) Recent {
 		age := now.Sub(time.Unix(0, sum.Checked))
 		fresh = age >= 0 && age < o.Recheck && sum.dirsUnchanged()
 	}
-	if own, ok := sum.own(path); fresh && ownOK && ok && own.Size == ownSize && own.MtimeNS == ownMtime &&
+	if own, ok := sum.own(path); fresh && ownOK && ok && cache.Judge(own.Stamp, own.Stamp.Size, ownStamp) == cache.Fresh &&
 		own.Session == o.Session && sum.Periods == periods {
 		out.Block, out.Context, out.ContextModel, out.Spend = sum.Block, own.Context, own.ContextModel, own.Spend
 		return out
@@ -308,11 +309,11 @@ func ReadRecent(o RecentOptions) Recent {
 	checked := now.UnixNano()
 	if fresh {
 		if ownOK {
-			files = append(files, fileInfo{path, ownSize, ownMtime})
+			files = append(files, fileInfo{path, ownStamp})
 		}
 		for p, l := range ls.Files {
 			if p != path && (!o.ExcludeSubagents || !isSubagent(p)) {
-				files = append(files, fileInfo{p, l.Size, l.MtimeNS})
+				files = append(files, fileInfo{p, l.Stamp})
 			}
 		}
 		dirs, checked = sum.Dirs, sum.Checked
@@ -326,7 +327,7 @@ func ReadRecent(o RecentOptions) Recent {
 	for _, f := range files {
 		seen[f.path] = true
 		old := ls.Files[f.path]
-		stale := old == nil || old.Size != f.size || old.MtimeNS != f.mtimeNS
+		stale := old == nil || cache.Judge(old.Stamp, old.Offset, f.stamp) != cache.Fresh
 		if stale && loaded && time.Now().After(o.Deadline) {
 			// Out of time: what was read of it so far counts; the
 			// next call reads on.
@@ -390,7 +391,7 @@ func ownOf(l *ledger, now time.Time) *ownStat {
 	if l == nil {
 		return nil
 	}
-	return &ownStat{Size: l.Size, MtimeNS: l.MtimeNS, Context: l.Context, ContextModel: l.ContextModel, Used: now.UnixNano()}
+	return &ownStat{Stamp: l.Stamp, Context: l.Context, ContextModel: l.ContextModel, Used: now.UnixNano()}
 }
 
 func (s *summary) own(path string) (ownStat, bool) {
@@ -407,14 +408,14 @@ func isSubagent(path string) bool { return filepath.Base(filepath.Dir(path)) == 
 // recentTranscripts lists the transcript itself and every other transcript
 // of its config dir (subagents' included) changed since SpendWindow:
 // enough for the month's spend and the current 5-hour block. The directory listing gives each
-// file's size and mtime, so no file is opened or stat'ed twice.
+// file's stamp (a link's target's, stat'ed), so no file is opened or stat'ed twice.
 //
 // It also stamps each directory it reads (the mtime taken before reading,
 // so that a change while reading shows next time): the summary's check
 // for new transcripts.
 func recentTranscripts(path string, now time.Time, subagents bool) (out []fileInfo, stamps []stamp) {
 	if st, err := os.Stat(path); err == nil {
-		out = append(out, fileInfo{path, st.Size(), st.ModTime().UnixNano()})
+		out = append(out, fileInfo{path, cache.StampOf(st)})
 	}
 	stampDir := func(d string) bool {
 		st, err := os.Stat(d)
@@ -434,12 +435,16 @@ func recentTranscripts(path string, now time.Time, subagents bool) (out []fileIn
 	}
 	cut := SpendWindow(now)
 	add := func(dir string, e os.DirEntry) bool {
+		f := filepath.Join(dir, e.Name())
 		info, err := e.Info()
+		if err == nil && e.Type()&fs.ModeSymlink != 0 {
+			info, err = os.Stat(f) // the ledger stamps the file it reads
+		}
 		if err != nil || info.ModTime().Before(cut) {
 			return false
 		}
-		if f := filepath.Join(dir, e.Name()); f != path {
-			out = append(out, fileInfo{f, info.Size(), info.ModTime().UnixNano()})
+		if f != path {
+			out = append(out, fileInfo{f, cache.StampOf(info)})
 		}
 		return true
 	}
@@ -476,9 +481,8 @@ func recentTranscripts(path string, now time.Time, subagents bool) (out []fileIn
 	return out, stamps
 }
 
-// fileInfo is a transcript with the size and mtime a ledger is keyed by.
+// fileInfo is a transcript with the stamp a ledger is judged by.
 type fileInfo struct {
-	path    string
-	size    int64
-	mtimeNS int64
+	path  string
+	stamp cache.Stamp
 }

@@ -38,9 +38,9 @@ environment) are not searched: "error" matches where an error was
 mentioned, not every tool result's is_error key. --raw searches the raw
 bytes of the files instead, anywhere.
 
-Terms are literal and ignore case: an ASCII term ignores ASCII case only;
-any other is compared under full Unicode case folding, as Python's
-str.casefold (STRASSE matches straße). .jsonl.gz and .jsonl.zst files are
+Terms are literal and ignore case under full Unicode case folding, as
+Python's str.casefold (STRASSE matches straße, profile matches proﬁle;
+rg -i does neither). .jsonl.gz and .jsonl.zst files are
 read transparently. A session is read only until its answer is known, and
 a file whose bytes do not hold the terms is never decoded. The content
 search is answered from a trigram index under the cache dir, which each
