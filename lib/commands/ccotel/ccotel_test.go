@@ -573,8 +573,8 @@ func TestForkPromptsOnce(t *testing.T) {
 
 // TestDryRunGolden: the OTLP JSON requests --dry-run writes for the real
 // CLI's corpora, byte for byte (this machine's host.arch and os.type
-// named; in testdata/dry, apart from the NDJSON goldens gendocs compares
-// with the docs), so a faster path (the event cache, the reuse of pdata)
+// named; testdata/dry/*.otlp: OTLP, not the NDJSON records the docs and
+// lib/records check in *.golden files), so a faster path (the event cache, the reuse of pdata)
 // cannot change one byte of what is sent: each corpus is run twice on one
 // cache dir, cold then warm, and both match the one golden.
 func TestDryRunGolden(t *testing.T) {
@@ -593,7 +593,7 @@ func TestDryRunGolden(t *testing.T) {
 				code, out, stderr := m.run(append([]string{"--dry-run"}, c.args...)...)
 				out = strings.ReplaceAll(out, `"stringValue":"`+runtime.GOARCH+`"`, `"stringValue":"$GOARCH"`)
 				out = strings.ReplaceAll(out, `"stringValue":"`+runtime.GOOS+`"`, `"stringValue":"$GOOS"`)
-				golden.Check(t, filepath.Join("testdata", "dry", c.name+".golden"), golden.Output(code, stderr, out))
+				golden.Check(t, filepath.Join("testdata", "dry", c.name+".otlp"), golden.Output(code, stderr, out))
 				if t.Failed() {
 					t.Fatalf("the %s run differs", run)
 				}
