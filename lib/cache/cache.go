@@ -33,7 +33,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -151,11 +150,13 @@ const magic = "ccpipe-cache-3\n"
 // table-driven CRC-64 cost a warm run more than its stats).
 var storeCRC = crc32.MakeTable(crc32.Castagnoli)
 
-// Open reads the store name in dir. version names the facts' format (and
-// anything else they depend on): a store of another version is ignored.
-// A missing, unreadable or corrupt store is an empty one.
+// Open reads the store name in dir (its file: File(dir, name, ".cache")).
+// version names the facts' format (and anything else they depend on); the
+// store's version is that and the build's (Version): a store of another
+// version is ignored. A missing, unreadable or corrupt store is an empty
+// one.
 func Open(dir, name, version string) *Store {
-	s := &Store{path: filepath.Join(dir, name+".cache"), version: version, maxBytes: DefaultMaxBytes,
+	s := &Store{path: File(dir, name, ".cache"), version: Version(version), maxBytes: DefaultMaxBytes,
 		entries: map[string]*Entry{}, now: time.Now().Unix(), loaded: make(chan struct{})}
 	s.stats.Path = s.path
 	go s.load()
@@ -539,22 +540,6 @@ func decode(b []byte, version string) (map[string]*Entry, error) {
 		return nil, errCorrupt
 	}
 	return entries, nil
-}
-
-// Build names the running executable (its size and mtime): a caller adds
-// it to its store's version, so that a rebuilt or upgraded ccpipe, whose
-// reading of a transcript may differ, never takes facts an older one
-// cached. "" when the executable cannot be found.
-func Build() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	fi, err := os.Stat(exe)
-	if err != nil {
-		return ""
-	}
-	return strconv.FormatInt(fi.Size(), 10) + "." + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
 }
 
 // SaveReport writes the store back at a command's end and, with stats

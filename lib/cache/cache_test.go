@@ -140,13 +140,13 @@ func TestCorruptStoreIgnored(t *testing.T) {
 	if err := s.Save(); err != nil {
 		t.Fatal(err)
 	}
-	good, err := os.ReadFile(filepath.Join(dir, "test.cache"))
+	good, err := os.ReadFile(File(dir, "test", ".cache"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < len(good); i++ {
 		for _, b := range [][]byte{good[:i], flip(good, i)} {
-			if err := os.WriteFile(filepath.Join(dir, "test.cache"), b, 0o600); err != nil {
+			if err := os.WriteFile(File(dir, "test", ".cache"), b, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			s := Open(dir, "test", "v1")
@@ -184,7 +184,7 @@ func TestBound(t *testing.T) {
 	if st.Bytes > 5000 || st.Entries == 0 || st.Dropped == 0 {
 		t.Fatalf("not bounded: %+v", st)
 	}
-	fi, err := os.Stat(filepath.Join(dir, "test.cache"))
+	fi, err := os.Stat(File(dir, "test", ".cache"))
 	if err != nil || fi.Size() > 6000 {
 		t.Fatalf("store file: %v %v", fi, err)
 	}

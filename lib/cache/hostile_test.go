@@ -59,7 +59,7 @@ func TestRewriteSameSize(t *testing.T) {
 // storeBytes is a store with its length and checksum right, whatever the
 // entry says.
 func storeBytes(e *Entry, path, version string) []byte {
-	return encode(map[string]*Entry{path: e}, version)
+	return encode(map[string]*Entry{path: e}, Version(version)) // as Open reads it
 }
 
 // An entry with a valid checksum and an offset outside its file (crafted)
@@ -73,7 +73,7 @@ func TestCraftedOffset(t *testing.T) {
 	st := stamp(t, p)
 	for _, off := range []int64{-5, st.Size + 10} {
 		b := storeBytes(&Entry{Stamp: st, Offset: off, Data: []byte("x")}, p, "v1")
-		if err := os.WriteFile(filepath.Join(dir, "test.cache"), b, 0o600); err != nil {
+		if err := os.WriteFile(File(dir, "test", ".cache"), b, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		s := Open(dir, "test", "v1")
@@ -106,7 +106,7 @@ func TestStoreNotFollowed(t *testing.T) {
 	}
 	cacheDir := filepath.Join(dir, "cache")
 	os.Mkdir(cacheDir, 0o700)
-	store := filepath.Join(cacheDir, "test.cache")
+	store := File(cacheDir, "test", ".cache")
 	if err := os.Symlink(victim, store); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestStoreNotFollowed(t *testing.T) {
 // is refused on its header and size, before a byte of it is allocated.
 func TestHugeStoreNotRead(t *testing.T) {
 	dir := t.TempDir()
-	store := filepath.Join(dir, "test.cache")
+	store := File(dir, "test", ".cache")
 	for _, tc := range []struct {
 		name string
 		head []byte

@@ -375,7 +375,7 @@ func (r *Reader) longLineAt() ([]byte, error) {
 				return trimCR(r.head[:min(len(r.head), int(size))]), ErrSkipped
 			}
 			if cap(r.long) < int(size) {
-				r.long = make([]byte, size)
+				r.long = makeLong(int(size))
 			}
 			line := r.long[:size]
 			r.owned = cap(r.long) > smallLine
@@ -427,7 +427,7 @@ func (r *Reader) joined() []byte {
 	for _, b := range r.blocks {
 		total += len(b)
 	}
-	r.long = make([]byte, 0, total)
+	r.long = makeLong(total)[:0]
 	for i, b := range r.blocks {
 		r.long = append(r.long, b...)
 		freeBlock(b)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/internal/fulldisk"
 	"github.com/ccpipe/ccpipe/lib/search"
 )
@@ -37,6 +38,9 @@ func damaged(t *testing.T, fn func(t *testing.T, cache string)) (cache string, p
 	return cache, paths
 }
 
+// manifest is the index's store file in the cache dir.
+func manifest(dir string) string { return cache.File(dir, Name, ".cache") }
+
 func segments(t *testing.T, cache string) []string {
 	t.Helper()
 	m, err := filepath.Glob(filepath.Join(cache, Name, "*.trgm"))
@@ -55,7 +59,7 @@ func TestIndexMissing(t *testing.T) {
 }
 
 func TestIndexManifestMissing(t *testing.T) {
-	damaged(t, func(t *testing.T, cache string) { os.Remove(filepath.Join(cache, Name+".cache")) })
+	damaged(t, func(t *testing.T, cache string) { os.Remove(manifest(cache)) })
 }
 
 func TestIndexCorrupt(t *testing.T) {
@@ -85,7 +89,7 @@ func TestIndexTruncated(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		m := filepath.Join(cache, Name+".cache")
+		m := manifest(cache)
 		fi, _ := os.Stat(m)
 		if err := os.Truncate(m, fi.Size()-3); err != nil {
 			t.Fatal(err)
@@ -95,7 +99,7 @@ func TestIndexTruncated(t *testing.T) {
 
 func TestIndexManifestCorrupt(t *testing.T) {
 	damaged(t, func(t *testing.T, cache string) {
-		if err := os.WriteFile(filepath.Join(cache, Name+".cache"), []byte("ccpipe-cache-2\ngarbage"), 0o600); err != nil {
+		if err := os.WriteFile(manifest(cache), []byte("ccpipe-cache-2\ngarbage"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	})

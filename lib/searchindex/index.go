@@ -23,13 +23,14 @@ import (
 )
 
 // Name is the index's name under the cache dir: the manifest
-// <cache>/grep-index.cache (lib/cache: one entry per file indexed, with
+// <cache>/grep-index.cache (a lib/cache store, so named by cache.File;
+// one entry per file indexed, with
 // its stamp, how far it is indexed and where its documents lie) and the
 // segments in <cache>/grep-index/.
 const Name = "grep-index"
 
 // formatVersion names what an index holds: the segment format, the
-// documents' cut and the content rules (with cache.Build, any other
+// documents' cut and the content rules (with cache.Version, any other
 // build of ccpipe starts a new index).
 var formatVersion = "grep-index-1"
 
@@ -125,12 +126,11 @@ func termTrigrams(term string) []uint32 {
 // fails: an index that is missing, of another version or damaged is
 // empty, and one that cannot be written is only read.
 func Open(cacheDir string, s *search.Searcher) *Index {
-	version := formatVersion + "/" + cache.Build()
 	h := fnv.New64a()
-	h.Write([]byte(version))
+	h.Write([]byte(cache.Version(formatVersion)))
 	ix := &Index{
 		dir:     filepath.Join(cacheDir, Name),
-		store:   cache.Open(cacheDir, Name, version),
+		store:   cache.Open(cacheDir, Name, formatVersion),
 		version: h.Sum64(),
 		segs:    map[uint64]*segState{},
 		q:       &query{s: s},

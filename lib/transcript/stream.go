@@ -91,7 +91,8 @@ func Stream(ctx context.Context, src Source, opts Options, sel Select, fn func(*
 	default:
 		in = src.Reader
 	}
-	rd := NewReader(in, opts)
+	rd, release := newPooledReader(in, opts)
+	defer release()
 	each := rd.Each
 	if src.Path != "" && src.Follow == nil {
 		each = func(fn func(*Line) error) error { return rd.eachMapped(in, fn) }

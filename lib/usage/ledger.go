@@ -7,8 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
@@ -118,7 +116,7 @@ func openLedgers(cacheDir, projects string, cat *pricing.Catalog, pricesKey stri
 	if cacheDir == "" {
 		return ls
 	}
-	ls.store = cache.Open(cacheDir, filepath.Base(cachePath(cacheDir, projects))+".ledgers", ledgerVersion+"/"+pricesKey+"/"+cache.Build())
+	ls.store = cache.Open(cacheDir, cacheName(projects)+".ledgers", ledgerVersion+"/"+pricesKey)
 	ls.store.Each(func(p string, e *cache.Entry) {
 		l := &ledger{Path: p, Stamp: e.Stamp, Offset: e.Offset, tail: e.Tail}
 		if l.decode(e.Data) {
@@ -177,24 +175,13 @@ func (ls *ledgers) save(seen map[string]bool) {
 	_ = ls.store.Save()
 }
 
-// cachePath names a projects dir's cache files, without the extension:
-// one set for each executable. The store's version carries the
-// executable's identity (cache.Build), so cc-statusline and cc-hook, two
-// binaries, sharing one set would each find the other's stale and read
-// every transcript again on every call, by turns.
-func cachePath(cacheDir, projects string) string {
-	h := sha256.Sum256([]byte(executable + "\x00" + projects))
-	return filepath.Join(cacheDir, hex.EncodeToString(h[:12]))
+// cacheName names a projects dir's cache files (lib/cache.File adds the
+// rest): the ledgers store and the summary, shared by the commands of one
+// build (cc-statusline and cc-hook).
+func cacheName(projects string) string {
+	h := sha256.Sum256([]byte(projects))
+	return hex.EncodeToString(h[:12])
 }
-
-// executable is the running program's file name ("" when unknown).
-var executable = func() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	return filepath.Base(exe)
-}()
 
 // assistantNeedle marks a line that may be an assistant record: the
 // quoted type alone, so that a record re-encoded with a space after the

@@ -88,8 +88,14 @@ type ownStat struct {
 // maxOwn bounds the transcripts a summary remembers.
 const maxOwn = 32
 
-func summaryPath(cacheDir, projects string) string {
-	return cachePath(cacheDir, projects) + ".sum"
+// summaryPath names the summary of a projects dir; mainOnly: the one
+// without subagents (another set of figures).
+func summaryPath(cacheDir, projects string, mainOnly bool) string {
+	name := cacheName(projects)
+	if mainOnly {
+		name += ".main"
+	}
+	return cache.File(cacheDir, name, ".sum")
 }
 
 // maxSummary bounds the summary file read (a few kilobytes when real).
@@ -277,11 +283,8 @@ func ReadRecent(o RecentOptions) Recent {
 	var out Recent
 	path, cacheDir, now := o.Transcript, o.CacheDir, o.Now
 	projects := filepath.Dir(filepath.Dir(path))
-	version := ledgerVersion + "/" + o.PricesKey + "/" + cache.Build()
-	sp := summaryPath(cacheDir, projects)
-	if o.ExcludeSubagents {
-		sp = strings.TrimSuffix(sp, ".sum") + ".main.sum" // another set of files
-	}
+	version := cache.Version(ledgerVersion + "/" + o.PricesKey)
+	sp := summaryPath(cacheDir, projects, o.ExcludeSubagents)
 	var sum *summary
 	if cacheDir != "" {
 		sum = readSummary(sp, version)

@@ -219,7 +219,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	var store *cache.Store
 	if kind == "usage" && !o.noCache && o.cacheDir != "" {
-		store = cache.Open(o.cacheDir, extract.UsageCacheName(prices != nil, o.sum != ""), extract.UsageCacheVersion+"/"+cache.Build())
+		store = cache.Open(o.cacheDir, extract.UsageCacheName(prices != nil, o.sum != ""), extract.UsageCacheVersion)
 	}
 	var miss missing
 	x, err := extract.New(extract.Options{

@@ -306,7 +306,7 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	// session's unchanged transcript is not read again for its record.
 	var summaries *cache.Store
 	if dir := o.sys.CacheDir(); dir != "" && o.ix != nil {
-		summaries = cache.Open(dir, sessions.SummaryCacheName, sessions.SummaryCacheVersion+"/"+cache.Build())
+		summaries = cache.Open(dir, sessions.SummaryCacheName, sessions.SummaryCacheVersion)
 		defer summaries.SaveReport(false, env.Warnf)
 	}
 	comp := sessions.NewCompleter(env.Ctx, profs, sessions.ListOptions{CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv, Cache: summaries})

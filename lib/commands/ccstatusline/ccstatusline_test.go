@@ -193,7 +193,7 @@ func TestSummary(t *testing.T) {
 	if got := block(); got != "$2.00" {
 		t.Fatalf("first call: %s", got)
 	}
-	gobs, _ := filepath.Glob(filepath.Join(cache, "*.ledgers.cache"))
+	gobs, _ := filepath.Glob(filepath.Join(cache, "*.ledgers*.cache"))
 	if len(gobs) != 1 {
 		t.Fatalf("ledger files %v", gobs)
 	}

@@ -71,7 +71,7 @@ type ListOptions struct {
 func Listing(env *cli.Env, sys cli.System, profs []profiles.Profile, opt ListOptions) []sessions.Session {
 	var store *cache.Store
 	if dir := sys.CacheDir(); dir != "" && !opt.NoCache {
-		store = cache.Open(dir, sessions.SummaryCacheName, sessions.SummaryCacheVersion+"/"+cache.Build())
+		store = cache.Open(dir, sessions.SummaryCacheName, sessions.SummaryCacheVersion)
 	}
 	list, errs := sessions.List(env.Ctx, profs, sessions.ListOptions{
 		CwdWithin: opt.CwdWithin, Getenv: sys.Getenv, Cache: store, ModifiedSince: opt.Since,

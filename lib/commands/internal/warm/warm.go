@@ -1,5 +1,6 @@
 // Package warm is the warm usage cache of the commands: where lib/usage's
-// ReadRecent keeps it (each command its own files: cc-statusline on every refresh) and the
+// ReadRecent keeps it (cc-statusline writes it on every refresh; lib/cache
+// names the files, shared by the commands of one build) and the
 // spend figures cc-hook's budget rules read from it. It links neither the
 // session listing nor the transcript readers: cc-hook's hot path stays
 // light.
