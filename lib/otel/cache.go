@@ -27,7 +27,7 @@ import (
 const EventCacheName = "otel-events"
 
 // EventCacheVersion names the records' format and what they depend on
-// besides the files (the caller adds the prices and the build).
+// besides the files (the caller adds the prices; lib/cache the build).
 const EventCacheVersion = "otel-events-1/claude-code-2.1.328"
 
 // record is what one session's transcripts give: its events in

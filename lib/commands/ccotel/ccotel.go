@@ -149,7 +149,7 @@ func (o *options) run(env *cli.Env, paths []string) error {
 	// The cache keeps events as they are sent: not the prompts asked for
 	// by OTEL_LOG_USER_PROMPTS=1 (masked by rules that may change).
 	if dir := o.sys.CacheDir(); dir != "" && !o.noCache && !cfg.LogUserPrompts {
-		ropts.Cache = cache.Open(dir, otel.EventCacheName, otel.EventCacheVersion+"/"+pricesKey+"/"+cache.Build())
+		ropts.Cache = cache.Open(dir, otel.EventCacheName, otel.EventCacheVersion+"/"+pricesKey)
 		defer ropts.Cache.SaveReport(o.cacheStats, env.Warnf)
 	} else if o.cacheStats {
 		env.Warnf("cache: off")
