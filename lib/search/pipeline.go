@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+
+	"github.com/ccpipe/ccpipe/lib/sequencer"
 )
 
 // Job is one session to search. Data travels with it to the emit callback.
@@ -13,21 +15,18 @@ type Job struct {
 }
 
 // Pipeline searches sessions on several goroutines and hands the results
-// back in the order the jobs were added, as gofmt's sequencer does: the
-// output is the same whatever the timing. At most 4 jobs per worker are in
-// flight, so memory stays bounded however long the input is.
+// back in the order the jobs were added (lib/sequencer): the output is the
+// same whatever the timing. At most 4 jobs per worker are in flight, so
+// memory stays bounded however long the input is.
 type Pipeline struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	order  chan *pending
-	work   chan *pending
-	wg     sync.WaitGroup
-	err    error // emit's first error, read after wg.Wait
+	seq        *sequencer.Sequencer[jobResult]
+	scanners   []*Scanner // one per worker, made on its first job
+	newScanner func() *Scanner
 }
 
-type pending struct {
-	job  Job
-	done chan Result
+type jobResult struct {
+	job Job
+	r   Result
 }
 
 // Start starts workers scanners and the goroutine that calls emit, one
@@ -35,68 +34,26 @@ type pending struct {
 // Add and Wait then return it.
 func (s *Searcher) Start(ctx context.Context, workers int, emit func(Job, Result) error) *Pipeline {
 	workers = max(1, workers)
-	ctx, cancel := context.WithCancel(ctx)
-	p := &Pipeline{
-		ctx:    ctx,
-		cancel: cancel,
-		order:  make(chan *pending, 4*workers),
-		work:   make(chan *pending),
-	}
-	p.wg.Add(workers + 1)
-	for range workers {
-		go func() {
-			defer p.wg.Done()
-			sc := s.NewScanner()
-			for pd := range p.work {
-				pd.done <- sc.answer(ctx, pd.job.TranscriptPath)
-			}
-		}()
-	}
-	go func() {
-		defer p.wg.Done()
-		for pd := range p.order {
-			r := <-pd.done
-			if p.err == nil && ctx.Err() == nil {
-				if err := emit(pd.job, r); err != nil {
-					p.err = err
-					cancel()
-				}
-			}
-		}
-	}()
+	p := &Pipeline{scanners: make([]*Scanner, workers)}
+	p.seq = sequencer.Start(ctx, workers, 4, func(jr jobResult) error { return emit(jr.job, jr.r) })
+	p.newScanner = s.NewScanner
 	return p
 }
 
 // Add queues one job. It blocks while too many jobs are in flight and
 // returns an error once the pipeline has stopped.
 func (p *Pipeline) Add(j Job) error {
-	pd := &pending{job: j, done: make(chan Result, 1)}
-	select {
-	case p.order <- pd:
-	case <-p.ctx.Done():
-		return p.ctx.Err()
-	}
-	select {
-	case p.work <- pd:
-		return nil
-	case <-p.ctx.Done():
-		pd.done <- Result{} // unblock the emitter; it emits nothing now
-		return p.ctx.Err()
-	}
+	return p.seq.Add(func(ctx context.Context, w int) jobResult {
+		if p.scanners[w] == nil {
+			p.scanners[w] = p.newScanner()
+		}
+		return jobResult{j, p.scanners[w].answer(ctx, j.TranscriptPath)}
+	})
 }
 
 // Wait lets the queued jobs finish and returns emit's first error, else
 // the context's error if it was cancelled.
-func (p *Pipeline) Wait() error {
-	close(p.order)
-	close(p.work)
-	p.wg.Wait()
-	defer p.cancel()
-	if p.err != nil {
-		return p.err
-	}
-	return p.ctx.Err()
-}
+func (p *Pipeline) Wait() error { return p.seq.Wait() }
 
 // SearchAll searches jobs known up front on workers goroutines that take
 // the next job as they become free, and calls emit for each result, one

@@ -2,17 +2,18 @@ package ccredact
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/regular"
 	"github.com/ccpipe/ccpipe/lib/search"
+	"github.com/ccpipe/ccpipe/lib/sequencer"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
@@ -63,42 +64,16 @@ func (res *result) warnf(format string, a ...any) {
 }
 
 // scanner runs scan jobs on workers and prints their results in the order
-// the jobs were added.
+// the jobs were added (lib/sequencer).
 type scanner struct {
-	r     *runner
-	work  chan *job
-	order chan *job
-	wg    sync.WaitGroup
-	done  chan error
-}
-
-type job struct {
-	run func() result
-	out chan result
+	r   *runner
+	seq *sequencer.Sequencer[result]
 }
 
 func (r *runner) newScanner() *scanner {
-	s := &scanner{r: r, work: make(chan *job), order: make(chan *job, 4*r.o.workers), done: make(chan error, 1)}
-	for range r.o.workers {
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			for j := range s.work {
-				j.out <- j.run()
-			}
-		}()
-	}
-	go func() {
-		var err error
-		for j := range s.order {
-			res := <-j.out
-			if err != nil {
-				continue // drain: the workers must not block
-			}
-			err = s.print(res)
-		}
-		s.done <- err
-	}()
+	s := &scanner{r: r}
+	// Not env.Ctx: on an interrupt what was scanned is still printed (scan).
+	s.seq = sequencer.Start(context.Background(), r.o.workers, 4, s.print)
 	return s
 }
 
@@ -124,24 +99,11 @@ func (s *scanner) print(res result) error {
 // add queues a job; it returns the printing error that stopped the run,
 // if any.
 func (s *scanner) add(run func() result) error {
-	j := &job{run: run, out: make(chan result, 1)}
-	select {
-	case err := <-s.done:
-		s.done <- err
-		return err
-	case s.order <- j:
-	}
-	s.work <- j
-	return nil
+	return s.seq.Add(func(context.Context, int) result { return run() })
 }
 
 // wait ends the scan and returns the printing error, if any.
-func (s *scanner) wait() error {
-	close(s.work)
-	close(s.order)
-	s.wg.Wait()
-	return <-s.done
-}
+func (s *scanner) wait() error { return s.seq.Wait() }
 
 // scan prints the findings of the inputs: stdin records, sessions, files,
 // or every session of the profiles.
