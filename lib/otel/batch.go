@@ -122,7 +122,7 @@ func (b *batch) addLog(e *Event) {
 	ts := pcommon.NewTimestampFromTime(e.Time)
 	lr.SetTimestamp(ts)
 	lr.SetObservedTimestamp(ts)
-	lr.Body().SetStr("claude_code." + e.Name)
+	lr.Body().SetStr(eventBody(e.Name))
 	m := lr.Attributes()
 	m.EnsureCapacity(5 + len(e.Attrs))
 	common(m, e)
@@ -131,6 +131,22 @@ func (b *batch) addLog(e *Event) {
 	m.PutInt("event.sequence", e.Seq)
 	putAttrs(m, e.Attrs)
 	b.nLogs++
+}
+
+// eventBody is the body of an event: its name with the claude_code.
+// prefix (the names sent made once, not per event).
+func eventBody(name string) string {
+	switch name {
+	case EventUserPrompt:
+		return "claude_code." + EventUserPrompt
+	case EventAPIRequest:
+		return "claude_code." + EventAPIRequest
+	case EventToolDecision:
+		return "claude_code." + EventToolDecision
+	case EventToolResult:
+		return "claude_code." + EventToolResult
+	}
+	return "claude_code." + name
 }
 
 // hasPoints says e adds metric points.
