@@ -17,6 +17,12 @@ import (
 // transcript line is never held whole, whatever its size.
 var MaxString = 128 << 10
 
+// maxHeld bounds what a line holds once its strings are cut: bytes
+// outside strings (a line that is not JSON at all, a 300 MB run of
+// digits) and many cut strings alike. The rest of a longer line is read
+// and dropped, never held (lineReader.over), and the line is skipped.
+var maxHeld = 64 * MaxString
+
 // lineReader reads transcript lines with every JSON string longer than
 // MaxString cut short. It follows JSON strings byte by byte (quotes and
 // escapes) and cuts only between characters, never inside an escape or a
@@ -27,6 +33,9 @@ type lineReader struct {
 	n       int  // number of the line last returned
 	cut     int  // strings cut in the line last returned
 	partial bool // the line last returned had no newline
+	// over counts the bytes of the line last returned that were dropped
+	// past maxHeld: the line is cut, not a record any more.
+	over int64
 	// spill, when set, takes the long base64 "data" strings (images)
 	// instead of cutting them: see spiller.
 	spill *spiller
@@ -42,7 +51,7 @@ func (r *lineReader) next() ([]byte, error) {
 	if cap(r.buf) > 4*MaxString {
 		r.buf = nil // do not keep a long line's memory
 	}
-	r.buf, r.cut, r.partial = r.buf[:0], 0, false
+	r.buf, r.cut, r.partial, r.over = r.buf[:0], 0, false, 0
 	var (
 		inString, esc, dropping bool
 		strLen, dropped         int
@@ -55,6 +64,31 @@ func (r *lineReader) next() ([]byte, error) {
 	)
 	for {
 		chunk, err := r.br.ReadSlice('\n')
+		if r.over > 0 || len(r.buf) > maxHeld {
+			// Past the bound: the rest of the line is counted, not held.
+			if r.over == 0 {
+				r.over, r.buf = int64(len(r.buf)-maxHeld), r.buf[:maxHeld]
+				if sp != nil {
+					sp.abort()
+					sp = nil
+				}
+			}
+			if i := len(chunk) - 1; i >= 0 && chunk[i] == '\n' {
+				r.over += int64(i)
+				r.n++
+				return r.buf, nil
+			}
+			r.over += int64(len(chunk))
+			if err == io.EOF {
+				r.partial = true
+				r.n++
+				return r.buf, nil
+			}
+			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+				return nil, err
+			}
+			continue
+		}
 		if len(chunk) == 0 && err == io.EOF {
 			if len(r.buf) == 0 {
 				return nil, io.EOF

@@ -368,6 +368,10 @@ func (r *fileRun) read(path string, origin extract.Origin) error {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
+		if lr.over > 0 {
+			warn(lr.n, fmt.Sprintf("line over %s once its texts are cut (%s more): skipped", size(maxHeld), size(int(lr.over))))
+			continue
+		}
 		line = r.d.mask(line)
 		if err := transcript.Scan(line, &h); err != nil {
 			if lr.partial {

@@ -79,9 +79,10 @@ cannot change the page around it.
 Large sessions render in bounded memory (about 12 MB whatever the size of
 a line): one text over 128 KB (a huge tool output) is cut as it is read,
 and the page says how much was left out (a warning on stderr names the
-line); an image over 128 KB goes through a temporary file into the page
-whole. Only PNG, JPEG, GIF and WebP images from the transcript's own base64
-data are shown.
+line); a line still over 8 MB once its texts are cut (not JSON at all) is
+read past and skipped, named on stderr; an image over 128 KB goes through
+a temporary file into the page whole. Only PNG, JPEG, GIF and WebP images
+from the transcript's own base64 data are shown.
 
 Each session's subagent transcripts (read from <session>/subagents/ next
 to the transcript given as a path or a session record) are rendered inside
