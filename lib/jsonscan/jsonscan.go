@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -201,103 +200,6 @@ func (c *Cursor) String() ([]byte, error) {
 	return Unquote(c.b[q:c.i], body, esc), nil
 }
 
-// Unquote returns the decoded value of a scanned string: quoted is the
-// string with its quotes, body without them, esc whether it holds
-// escapes.
-func Unquote(quoted, body []byte, esc bool) []byte {
-	if !esc && isASCIIOrUTF8(body) {
-		return body
-	}
-	return unescape(body)
-}
-
-// unescape decodes a string body the scanner accepted, as encoding/json
-// does: escapes resolved, a lone or unpaired surrogate and each byte of
-// invalid UTF-8 replaced by U+FFFD.
-func unescape(b []byte) []byte {
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); {
-		// Copy the run of ASCII bytes up to the next escape or non-ASCII
-		// byte at once, finding its end eight bytes a step.
-		j := i
-		for j+8 <= len(b) {
-			x := binary.LittleEndian.Uint64(b[j : j+8 : j+8])
-			bs := x ^ (ones * '\\')
-			if m := ((bs - ones) | x) & highs; m != 0 {
-				j += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			j += 8
-		}
-		for j < len(b) && b[j] != '\\' && b[j] < utf8.RuneSelf {
-			j++
-		}
-		out = append(out, b[i:j]...)
-		if i = j; i >= len(b) {
-			break
-		}
-		if b[i] != '\\' {
-			r, size := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && size == 1 {
-				out = utf8.AppendRune(out, utf8.RuneError)
-			} else {
-				out = append(out, b[i:i+size]...)
-			}
-			i += size
-			continue
-		}
-		switch b[i+1] {
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r := hexRune(b[i+2 : i+6])
-			i += 6
-			if utf16.IsSurrogate(r) {
-				r2 := rune(-1)
-				if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
-					r2 = hexRune(b[i+2 : i+6])
-				}
-				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-					i += 6
-					r = dec
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			out = utf8.AppendRune(out, r)
-			continue
-		default: // '"', '\\', '/'
-			out = append(out, b[i+1])
-		}
-		i += 2
-	}
-	return out
-}
-
-func hexRune(h []byte) rune {
-	var r rune
-	for _, c := range h {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		default:
-			c = c - 'A' + 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
-}
-
 func isASCIIOrUTF8(b []byte) bool {
 	for i := 0; i+8 <= len(b); i += 8 {
 		if binary.LittleEndian.Uint64(b[i:])&highs != 0 {
@@ -317,7 +219,7 @@ func Key(key []byte, esc bool) string {
 	if !esc && isASCIIOrUTF8(key) {
 		return string(key)
 	}
-	return string(unescape(key))
+	return string(unescapeValid(key))
 }
 
 // Folds reports whether key (decoded) spells one of names in another
