@@ -52,7 +52,8 @@ Input: session records on stdin (any record with a transcript_path: from
 cc-sessions, cc-sessions --active, cc-entries --with-source), searched in
 input order, each session once; with no input, every session of every
 profile, newest activity first. Output: the session records (the input
-record unchanged, or the cc-sessions record), in that order.
+record unchanged, or the cc-sessions record), in that order; --sort recent
+prints input records newest activity first too.
 
 With --matches, one record per hit instead: session_id, agent_id, the
 record's uuid and timestamp, where (prompt, text, thinking, tool_use,
@@ -95,6 +96,7 @@ type options struct {
 	cwdWithin []string
 	window    cli.Window
 	noIndex   bool
+	sort      string             // "recent": newest activity first
 	ix        *searchindex.Index // nil: every session is scanned
 }
 
@@ -118,6 +120,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.Exclusive("raw", "matches").Says("--matches shows hits in content: it does not go with --raw")
 			f.StringsVar(&o.profiles, "profile", "only sessions of the profile named `NAME` (repeatable)")
 			f.StringsVar(&o.cwdWithin, "cwd-within", "only sessions launched in `DIR` or below (repeatable)")
+			f.Enum(&o.sort, "sort", "", "print the sessions in `ORDER`: recent is newest activity first (default: input order)", []string{"recent"})
 			f.BoolVar(&o.noIndex, "no-cache", false, "scan every session, neither using nor updating the search index (also CCPIPE_CACHE=off)")
 			f.WindowVar(&o.window, "sessions active")
 			f.RecordFormats()
@@ -151,10 +154,10 @@ func (o *options) run(env *cli.Env, terms []string) error {
 		env.Out.SetLayout(matchLayout)
 	}
 	o.terms = terms
-	// From the listing, --matches first finds the sessions (stopping
-	// early in each), then reads the matching ones again for their hits,
-	// in the listing's order (hitsInOrder).
-	listMatches := o.matches && !env.HasInput()
+	// From the listing, or sorted, --matches first finds the sessions
+	// (stopping early in each), then reads the matching ones again for
+	// their hits, in the listing's or the sorted order (hitsInOrder).
+	listMatches := o.matches && (!env.HasInput() || o.sort == "recent")
 	s, err := search.New(search.Options{Terms: terms, Any: o.any, Raw: o.raw, Matches: o.matches && !listMatches, Context: o.context})
 	if err != nil {
 		return cli.Usagef("%v", err)
@@ -209,8 +212,13 @@ func (o *options) emit(env *cli.Env, line []byte, transcriptPath, sessionID stri
 // fromStdin searches the session of every input record that names a
 // transcript, each transcript once, and prints the matching records in
 // input order as the results come in.
+//
+// With --sort recent the matching records are held, then printed newest
+// activity first (lastActive; ties and unknown times in input order, the
+// unknown last); with --matches, their hits are then read in that order.
 func (o *options) fromStdin(env *cli.Env, s *search.Searcher) (int, error) {
 	matched := 0
+	var held []heldMatch
 	p := s.Start(env.Ctx, o.workers, func(j search.Job, r search.Result) error {
 		warnErrs(env, r)
 		if !r.Matched {
@@ -218,6 +226,10 @@ func (o *options) fromStdin(env *cli.Env, s *search.Searcher) (int, error) {
 		}
 		matched++
 		in := j.Data.(stdinJob)
+		if o.sort == "recent" {
+			held = append(held, heldMatch{in, j.TranscriptPath})
+			return nil
+		}
 		return o.emit(env, in.line, j.TranscriptPath, in.sessionID, r)
 	})
 	within := sessions.CwdFilter(o.cwdWithin)
@@ -247,6 +259,9 @@ func (o *options) fromStdin(env *cli.Env, s *search.Searcher) (int, error) {
 		}
 		seen[path] = true
 		job := stdinJob{line: append([]byte(nil), line...), sessionID: rec.Session()}
+		if o.sort == "recent" {
+			job.last = lastActive(rec)
+		}
 		if err := p.Add(search.Job{TranscriptPath: path, Data: job}); err != nil {
 			return ndjson.Stop(err) // the pipeline stopped: Wait tells why
 		}
@@ -263,7 +278,32 @@ func (o *options) fromStdin(env *cli.Env, s *search.Searcher) (int, error) {
 	case err != nil && !stopped:
 		return matched, fmt.Errorf("reading stdin: %w", err)
 	}
-	return matched, nil
+	return matched, o.emitRecent(env, held)
+}
+
+// heldMatch is a matching input record held for --sort recent.
+type heldMatch struct {
+	stdinJob
+	transcriptPath string
+}
+
+// emitRecent prints the held matches newest activity first (stable: the
+// pipeline returned them in input order), or their hits with --matches.
+func (o *options) emitRecent(env *cli.Env, held []heldMatch) error {
+	slices.SortStableFunc(held, func(a, b heldMatch) int { return b.last.Compare(a.last) })
+	if o.matches {
+		list := make([]sessions.Session, len(held))
+		for i, h := range held {
+			list[i] = sessions.Session{TranscriptPath: h.transcriptPath, SessionID: h.sessionID}
+		}
+		return o.hitsInOrder(env, list)
+	}
+	for _, h := range held {
+		if err := env.Out.WriteJSON(h.line); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // fromListing searches every session of the selected profiles. Only the

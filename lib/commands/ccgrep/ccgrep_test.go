@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
@@ -134,5 +135,37 @@ func TestTermChecks(t *testing.T) {
 		if code != 2 || !strings.HasPrefix(errb.String(), "cc-grep: TERM ") {
 			t.Errorf("term %q: exit %d, stderr %q", term, code, errb.String())
 		}
+	}
+}
+
+// TestSortRecentMtime: --sort recent orders input records that carry no
+// time by their transcripts' modification time, newest first; without
+// it the input order stays.
+func TestSortRecentMtime(t *testing.T) {
+	h, proj := home(t)
+	older, newer := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(filepath.Join(proj, idNew+".jsonl"), older, older); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(filepath.Join(proj, idOld+".jsonl"), newer, newer); err != nil {
+		t.Fatal(err)
+	}
+	in := `{"transcript_path":"` + filepath.Join(proj, idNew+".jsonl") + `"}` + "\n" +
+		`{"transcript_path":"` + filepath.Join(proj, idOld+".jsonl") + `"}` + "\n"
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"flaky", "--sort", "recent", "-q", ".transcript_path", "-r"}, idOld + ".jsonl\n" + idNew + ".jsonl\n"},
+		{[]string{"flaky", "-q", ".transcript_path", "-r"}, idNew + ".jsonl\n" + idOld + ".jsonl\n"},
+		{[]string{"flaky", "--sort", "recent", "--matches", "-q", ".session_id", "-r"}, idOld + "\n" + idNew + "\n"},
+	} {
+		code, out, errs := run(t, h, in, tt.args...)
+		if got := strings.ReplaceAll(out, proj+"/", ""); code != 0 || got != tt.want {
+			t.Errorf("%q: exit %d, %q (stderr %q), want %q", tt.args, code, got, errs, tt.want)
+		}
+	}
+	if code, _, errs := run(t, h, in, "flaky", "--sort", "oldest"); code != 2 || !strings.Contains(errs, "recent") {
+		t.Errorf("--sort oldest: exit %d, stderr %q; want a usage error naming recent", code, errs)
 	}
 }

@@ -17,6 +17,14 @@ import (
 func TestGolden(t *testing.T) {
 	corpus, main := corpusRun(t, t.TempDir())
 	alpha := filepath.Join(corpus, "projects", "-home-dev-projects-alpha", "c0a1f001-0000-4000-8000-000000000001.jsonl")
+	gamma := func(n string) string {
+		return filepath.Join(corpus, "projects", "-home-dev-projects-gamma", "c0a1f00"+n+"-0000-4000-8000-00000000000"+n+".jsonl")
+	}
+	// --sort recent: input oldest first; the --active-style record (f005)
+	// is dated by its updated_at.
+	recent := `{"transcript_path":"` + alpha + `","last_activity_at":"2026-01-01T00:00:00Z"}` + "\n" +
+		`{"transcript_path":"` + gamma("6") + `","last_activity_at":"2026-02-01T00:00:00Z"}` + "\n" +
+		`{"transcript_path":"` + gamma("5") + `","updated_at":"2026-03-01T00:00:00Z"}` + "\n"
 	tests := []struct {
 		name, stdin string
 		args        []string
@@ -37,6 +45,12 @@ func TestGolden(t *testing.T) {
 		{name: "corpus_matches_and", args: []string{"--matches", "periwinkle", "word"}},
 		// A hook's deny reason (tool_result), a queued prompt (attachment).
 		{name: "corpus_matches_any", args: []string{"--matches", "--any", "-C", "15", "DENY-REASON", "queued-follow-up"}},
+		// Newest activity first, the records as given; the same order
+		// for their hits, and through --jq.
+		{name: "stdin_sort_recent", stdin: recent, args: []string{"--sort", "recent", "--any", "error", "39999"}},
+		{name: "stdin_sort_recent_matches", stdin: recent, args: []string{"--sort", "recent", "--matches", "-C", "10", "--any", "error", "39999"}},
+		{name: "stdin_sort_recent_jq", stdin: recent, args: []string{"--sort", "recent", "--any", "error", "39999", "--jq", ".transcript_path", "-r"}},
+		{name: "stdin_sort_recent_scan", stdin: recent, args: []string{"--sort", "recent", "--no-cache", "--any", "error", "39999", "--jq", ".transcript_path", "-r"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,8 @@
 package ccgrep
 
 import (
+	"time"
+
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/search"
@@ -11,6 +13,7 @@ import (
 type stdinJob struct {
 	line      []byte
 	sessionID string
+	last      time.Time // lastActive, with --sort recent
 }
 
 // hitRecord is one --matches record: one occurrence of a term in a
@@ -60,9 +63,9 @@ func (o *options) emitHits(env *cli.Env, transcriptPath, sessionID string, r sea
 	return nil
 }
 
-// hitsInOrder reads the matching sessions of the listing again, in the
-// listing's order, and writes their hits: the memory held is a few
-// sessions' hits, whatever the number of matches.
+// hitsInOrder reads the matching sessions again, in the order given
+// (the listing's, or --sort's), and writes their hits: the memory held is
+// a few sessions' hits, whatever the number of matches.
 func (o *options) hitsInOrder(env *cli.Env, matched []sessions.Session) error {
 	s, err := search.New(search.Options{Terms: o.terms, Any: o.any, Matches: true, Context: o.context})
 	if err != nil {

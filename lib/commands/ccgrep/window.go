@@ -29,19 +29,28 @@ func (o *options) sessionInWindow(s sessions.Session) bool {
 // record) or updated_at (an --active one), else by the transcript's
 // modification time.
 func (o *options) recordInWindow(rec records.Record) bool {
-	from, to := parse(rec.StartedAt), parse(rec.LastActivityAt)
-	if to.IsZero() {
-		to = parse(rec.UpdatedAt)
-	}
-	if to.IsZero() {
-		if fi, err := os.Stat(rec.TranscriptPath); err == nil {
-			to = fi.ModTime()
-		}
-	}
+	from, to := parse(rec.StartedAt), lastActive(rec)
 	if from.IsZero() && to.IsZero() {
 		return false // nothing tells when it was active
 	}
 	return o.window.Overlaps(from, to)
+}
+
+// lastActive is when the session of an input record was last active:
+// its last_activity_at (a cc-sessions record), else its updated_at (an
+// --active one), else the transcript's modification time; zero when
+// none is known. --since/--until and --sort recent both go by it.
+func lastActive(rec records.Record) time.Time {
+	if t := parse(rec.LastActivityAt); !t.IsZero() {
+		return t
+	}
+	if t := parse(rec.UpdatedAt); !t.IsZero() {
+		return t
+	}
+	if fi, err := os.Stat(rec.TranscriptPath); err == nil {
+		return fi.ModTime()
+	}
+	return time.Time{}
 }
 
 func parse(s string) time.Time {
