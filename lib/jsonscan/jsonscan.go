@@ -463,9 +463,18 @@ func special(x uint64) uint64 {
 	return ((q - ones) | (bs - ones) | (x - ones*0x20)) &^ x & highs
 }
 
-// escapes marks the bytes that may follow a backslash: 1 for a one-byte
-// escape, 'u' for \uXXXX.
-var escapes = [256]byte{'"': 1, '\\': 1, '/': 1, 'b': 1, 'f': 1, 'n': 1, 'r': 1, 't': 1, 'u': 'u'}
+// escapes is JSON's table of the bytes that may follow a backslash: for a
+// two-byte escape the byte it stands for, 'u' for \uXXXX (no two-byte
+// escape stands for a 'u'), 0 for none.
+var escapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'u': 'u'}
+
+// SimpleEscape returns the byte the two-byte escape \c stands for (\n: a
+// newline), and false for \u and for a byte that may not follow a
+// backslash.
+func SimpleEscape(c byte) (byte, bool) {
+	e := escapes[c]
+	return e, e != 0 && c != 'u'
+}
 
 // str scans a string at c.b[c.i] == '"' and returns the bounds of its
 // body and whether it holds escapes.
@@ -516,17 +525,17 @@ func (c *Cursor) str() (start, end int, esc bool, err error) {
 				return 0, 0, false, c.fail("unterminated string")
 			}
 			switch escapes[b[i+1]] {
-			case 1:
-				i += 2
 			case 'u':
 				if i+6 > len(b) || !hex4(b[i+2:i+6]) {
 					c.i = i
 					return 0, 0, false, c.fail("invalid \\u escape")
 				}
 				i += 6
-			default:
+			case 0:
 				c.i = i
 				return 0, 0, false, c.fail("invalid escape")
+			default:
+				i += 2
 			}
 		default: // a control character
 			c.i = i

@@ -79,43 +79,32 @@ func unescape(dst, b []byte, keep bool, limit int) ([]byte, error) {
 		if i+1 >= len(b) {
 			return dst, errEscape
 		}
-		switch c := b[i+1]; c {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case '"', '\\', '/':
-			dst = append(dst, c)
-		case 'u':
-			r, ok := hexRune(b[i+2:])
-			if !ok {
-				return dst, errUEscape
-			}
-			i += 6
-			if utf16.IsSurrogate(r) {
-				r2, ok := rune(-1), false
-				if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
-					r2, ok = hexRune(b[i+2:])
-				}
-				if dec := utf16.DecodeRune(r, r2); ok && dec != utf8.RuneError {
-					i += 6
-					r = dec
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			dst = utf8.AppendRune(dst, r)
+		if e, ok := SimpleEscape(b[i+1]); ok {
+			dst = append(dst, e)
+			i += 2
 			continue
-		default:
+		}
+		if b[i+1] != 'u' {
 			return dst, errEscape
 		}
-		i += 2
+		r, ok := hexRune(b[i+2:])
+		if !ok {
+			return dst, errUEscape
+		}
+		i += 6
+		if utf16.IsSurrogate(r) {
+			r2, ok := rune(-1), false
+			if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
+				r2, ok = hexRune(b[i+2:])
+			}
+			if dec := utf16.DecodeRune(r, r2); ok && dec != utf8.RuneError {
+				i += 6
+				r = dec
+			} else {
+				r = utf8.RuneError
+			}
+		}
+		dst = utf8.AppendRune(dst, r)
 	}
 	return dst, nil
 }
