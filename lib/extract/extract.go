@@ -151,6 +151,9 @@ type Extractor struct {
 	// noPrefilter turns the line filters and the lazy reads of failures
 	// and subagents off: the reference a test compares them with.
 	noPrefilter bool
+	// wants is Wants' line filter (filter of h), made at its first call.
+	wants    func(line []byte) bool
+	wantsSet bool
 }
 
 // recordTypes are the record types each kind reads; lines of other types

@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -18,18 +17,20 @@ import (
 )
 
 // Wants reports whether a line can hold a record this kind reads: a cheap
-// byte test to run before decoding an entry.
+// byte test to run before decoding an entry. It is the test the reader of
+// files runs (filter): the record types, the kind's needles, then the
+// kind's own line filter, which knows the tool calls still waiting for a
+// result (a shell run skips the results of every other tool, a 100 MB
+// image among them). That filter sees the lines fed before: ask Wants of
+// each line once, in order, and feed the lines it wants.
 func (x *Extractor) Wants(line []byte) bool {
-	return containsAny(line, x.typeNeedles) && (x.needles == nil || containsAny(line, x.needles))
-}
-
-func containsAny(b []byte, needles [][]byte) bool {
-	for _, n := range needles {
-		if bytes.Contains(b, n) {
-			return true
-		}
+	if !containsAnyFast(line, x.typeNeedles) {
+		return false
 	}
-	return false
+	if !x.wantsSet {
+		x.wants, x.wantsSet = x.filter(x.h), true
+	}
+	return x.wants == nil || x.wants(line)
 }
 
 // Decode decodes a line as far as this kind needs: the tool kinds read
