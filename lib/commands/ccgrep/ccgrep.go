@@ -291,7 +291,7 @@ func (o *options) fromStdin(env *cli.Env, s *search.Searcher) (int, error) {
 			job.last = lastActive(rec)
 		}
 		if err := p.Add(search.Job{TranscriptPath: path, Data: job}); err != nil {
-			return errStopped
+			return ndjson.Stop(err) // the pipeline stopped: Wait tells why
 		}
 		return nil
 	})
@@ -299,10 +299,11 @@ func (o *options) fromStdin(env *cli.Env, s *search.Searcher) (int, error) {
 	if noPath > 0 {
 		env.Warnf("%d input record(s) without a transcript_path skipped", noPath)
 	}
+	_, stopped := ndjson.Stopped(err)
 	switch {
 	case werr != nil && !errors.Is(werr, env.Ctx.Err()):
 		return matched, werr
-	case err != nil && !errors.Is(err, errStopped):
+	case err != nil && !stopped:
 		return matched, fmt.Errorf("reading stdin: %w", err)
 	}
 	return matched, o.emitRecent(env, held)
@@ -332,10 +333,6 @@ func (o *options) emitRecent(env *cli.Env, held []heldMatch) error {
 	}
 	return nil
 }
-
-// errStopped ends the input loop once the pipeline has stopped; Wait
-// tells why.
-var errStopped = errors.New("search stopped")
 
 // fromListing searches every session of the selected profiles. Only the
 // transcript files are listed up front; the matching sessions alone are
