@@ -32,7 +32,7 @@ const Name = "grep-index"
 // formatVersion names what an index holds: the segment format, the
 // documents' cut and the content rules (with cache.Version, any other
 // build of ccpipe starts a new index).
-var formatVersion = "grep-index-1"
+var formatVersion = "grep-index-2"
 
 var (
 	// segTarget is how much folded content a segment holds before it is
@@ -443,6 +443,7 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span) (bool,
 			if _, err := f.ReadAt(buf, d.start); err != nil {
 				return false, err
 			}
+			sc.At(p.f.Path, d.start)
 			if sc.RegionHolds(buf, p.f.Kind, ti) {
 				return true, nil
 			}
@@ -464,6 +465,7 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span) (bool,
 			return false, err
 		}
 		pos = d.end
+		sc.At(p.f.Path, d.start)
 		if sc.RegionHolds(buf, p.f.Kind, ti) {
 			return true, nil
 		}
