@@ -10,7 +10,8 @@ const usage = `usage: tool time [-in FILE] [-out FILE] [-err FILE] -- COMMAND [A
        tool check-usage -expected expected-usage.json -kind ccextract|ccusage [-scope all|main] < output
        tool count-lines FILE...
        tool report -results results.ndjson -out RESULTS.md
-       tool secret-patterns   (cc-redact's rules as ripgrep patterns, one per line)`
+       tool secret-patterns   (cc-redact's rules as ripgrep patterns, one per line)
+       tool otlp-sink -url-file FILE   (an OTLP/HTTP collector that acknowledges all, until SIGTERM)`
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -31,6 +32,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = reportCmd(args[1:], stdout)
 	case "secret-patterns":
 		err = secretPatternsCmd(stdout)
+	case "otlp-sink":
+		err = sinkCmd(args[1:], stdout)
 	default:
 		fmt.Fprintln(stderr, usage)
 		return 2

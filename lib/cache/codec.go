@@ -167,3 +167,18 @@ func (d *Decoder) Bool() bool {
 	d.b = d.b[1:]
 	return v
 }
+
+// Fixed reads the next n bytes (their length written apart), sharing the
+// decoded bytes' memory as Bytes does.
+func (d *Decoder) Fixed(n int) []byte {
+	if n < 0 || n > len(d.b) {
+		d.fail()
+		return nil
+	}
+	v := d.b[:n:n]
+	d.b = d.b[n:]
+	return v
+}
+
+// Left is how many bytes are not read yet.
+func (d *Decoder) Left() int { return len(d.b) }

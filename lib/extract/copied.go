@@ -85,11 +85,7 @@ func (c *copies) report(kind string, warn func(string)) {
 		}
 	}
 	if len(left) > 0 {
-		noun := copiedNoun[kind]
-		if noun == "" {
-			noun = "tool calls"
-		}
-		warn(forkNote(kind, noun, left))
+		warn(ForkNote(kind, left))
 	}
 }
 
@@ -185,4 +181,38 @@ func (p *forkPrefix) flush(x *Extractor) error {
 func (p *forkPrefix) endFile(x *Extractor) error {
 	p.own = false
 	return p.flush(x)
+}
+
+// LeftCopies returns the tool calls or prompts x left out so far as a
+// fork's copies, by the session that owns them, and forgets them: the
+// counts of the fork note before Close leaves out the owners it read. For
+// a reader that reads each session with extractors of its own (cc-otel)
+// and says once, at the end, which owners it did not read (ForkNote).
+func (x *Extractor) LeftCopies() map[string]int {
+	left := x.copies.left
+	x.copies.left = nil
+	return left
+}
+
+// CopiedMessages is LeftCopies of the usage kind: the messages read only
+// as a fork's copies so far, each with the session that owns it (the
+// note leaves out those counted by the end: lib/usage's Counter).
+func (x *Extractor) CopiedMessages() map[uint64]string {
+	if x.usage == nil {
+		return nil
+	}
+	return x.usage.counted.Copies()
+}
+
+// ForkNote is the fork note Close gives for kind: left counts what was
+// left out by owner, each an owner not read.
+func ForkNote(kind string, left map[string]int) string {
+	noun := copiedNoun[kind]
+	switch {
+	case kind == "usage":
+		noun = "messages"
+	case noun == "":
+		noun = "tool calls"
+	}
+	return forkNote(kind, noun, left)
 }

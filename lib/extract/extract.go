@@ -91,9 +91,10 @@ type Options struct {
 	// --since/--until window), priced at Prices: cc-extract usage
 	// --budgets sums the spend of them.
 	Priced func(usage.Priced)
-	// Cache, when set, keeps the usage facts read from each plain
-	// transcript (UsageCacheName), so that the next read of it reads
-	// only what was appended.
+	// Cache, when set, keeps what the kind read from each transcript
+	// (CacheName: usage's facts, usagecache.go; every other kind's entry
+	// log, kindcache.go), so that the next read of it reads only what was
+	// appended.
 	Cache *cache.Store
 }
 
@@ -150,6 +151,9 @@ type Extractor struct {
 	// noPrefilter turns the line filters and the lazy reads of failures
 	// and subagents off: the reference a test compares them with.
 	noPrefilter bool
+	// wants is Wants' line filter (filter of h), made at its first call.
+	wants    func(line []byte) bool
+	wantsSet bool
 }
 
 // recordTypes are the record types each kind reads; lines of other types

@@ -149,6 +149,9 @@ type joiner struct {
 	// copies counts the calls a fork copied, left to the session that
 	// made them (copied.go): not queued, their ids ignored.
 	copies *copies
+	// note, when set, is told each id the line filter adds to seen (the
+	// kinds' cache keeps them: kindcache.go).
+	note func(id string)
 }
 
 func newJoiner(c *copies, done func(*call) error, want func(string) bool) *joiner {

@@ -321,6 +321,27 @@ func TestPrefiltersGenerated(t *testing.T) {
 	}
 }
 
+// TestPrefiltersAcrossFiles: entries of several transcripts on stdin
+// without cc_source come as one stream, with no end of file between them:
+// the filter's pending calls and seen ids span the files. The facts are
+// still those of every line decoded. (Each part gets its own ids, as real
+// transcripts have: the generator numbers its calls from 1 in each.)
+func TestPrefiltersAcrossFiles(t *testing.T) {
+	dir := t.TempDir()
+	for seed := range uint64(10) {
+		r := rand.New(rand.NewPCG(seed, 38))
+		var parts []string
+		for k := range 2 + r.IntN(4) {
+			parts = append(parts, strings.ReplaceAll(genTranscript(r, 5+r.IntN(30)), "toolu_", fmt.Sprintf("toolu_%d_", k)))
+		}
+		path := filepath.Join(dir, fmt.Sprintf("cat%d.jsonl", seed))
+		if err := os.WriteFile(path, []byte(strings.Join(parts, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		checkPrefilters(t, path)
+	}
+}
+
 // FuzzPrefilters: the differential check over transcripts generated from
 // the fuzzer's seed, and over the fuzzer's own bytes as a transcript.
 func FuzzPrefilters(f *testing.F) {

@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -18,18 +17,20 @@ import (
 )
 
 // Wants reports whether a line can hold a record this kind reads: a cheap
-// byte test to run before decoding an entry.
+// byte test to run before decoding an entry. It is the test the reader of
+// files runs (filter): the record types, the kind's needles, then the
+// kind's own line filter, which knows the tool calls still waiting for a
+// result (a shell run skips the results of every other tool, a 100 MB
+// image among them). That filter sees the lines fed before: ask Wants of
+// each line once, in order, and feed the lines it wants.
 func (x *Extractor) Wants(line []byte) bool {
-	return containsAny(line, x.typeNeedles) && (x.needles == nil || containsAny(line, x.needles))
-}
-
-func containsAny(b []byte, needles [][]byte) bool {
-	for _, n := range needles {
-		if bytes.Contains(b, n) {
-			return true
-		}
+	if !containsAnyFast(line, x.typeNeedles) {
+		return false
 	}
-	return false
+	if !x.wantsSet {
+		x.wants, x.wantsSet = x.filter(x.h), true
+	}
+	return x.wants == nil || x.wants(line)
 }
 
 // Decode decodes a line as far as this kind needs: the tool kinds read
@@ -647,72 +648,139 @@ func lenp(s *string) int {
 	return len(*s)
 }
 
-// readFile reads one transcript through the typed entry reader. A file
-// that cannot be read is reported and counted, not fatal.
+// readFile reads one transcript through the typed entry reader (or,
+// with Options.Cache, what the cache kept of it and the lines appended
+// since: kindcache.go). A file that cannot be read is reported and
+// counted, not fatal.
 func (x *Extractor) readFile(ctx context.Context, f file) error {
-	o := f.origin
-	x.copies.sawSession(o.SessionID)
-	n := 0
-	var ferr error // an error of the extraction, not of the read
-	warned := 0    // per file: the first ten lines named, the rest counted
-	// Until the file has shown an entry its warnings wait: a file that is
-	// no transcript at all gets one error, not a warning per line.
-	var held []string
-	say := func(msg string) {
-		if held != nil || n == 0 {
-			held = append(held, msg)
-			return
-		}
-		x.opts.Warn(msg)
+	r := x.newFileRead(ctx, f)
+	var d readDiag
+	var err error
+	if c := x.opts.Cache; c != nil && !x.noPrefilter {
+		d, err = r.cached(c)
+	} else {
+		var td transcript.Diagnostics
+		td, err = transcript.ReadFile(f.path, r.options(0, false, nil), func(l *transcript.Line) error {
+			e, derr := x.decode(l)
+			return r.take(l.Number, e, derr)
+		})
+		d = diagOf(td)
 	}
-	warn := func(line int, err error) {
-		if warned++; warned <= maxFileWarnings {
-			say(fmt.Sprintf("%s:%d: %v", f.path, line, err))
-		}
-	}
-	opts := transcript.Options{Types: x.types, Warn: warn, Filter: x.filter(x.h), Tools: x.lazy()}
-	d, err := transcript.ReadFile(f.path, opts, func(l *transcript.Line) error {
-		if n++; n == 1 {
-			x.sayAll(held)
-			held = nil
-		}
-		if n%1024 == 0 && ctx.Err() != nil {
-			ferr = ctx.Err()
-			return ferr
-		}
-		e, err := x.decode(l)
-		if err != nil {
-			// Scan accepted the line, so this is not expected; say so.
-			warn(l.Number, err)
-			return nil
-		}
-		if msg := Mismatches(e); msg != "" {
-			warn(l.Number, errors.New(msg))
-		}
-		o.Line = l.Number
-		ferr = x.h.entry(&o, e)
-		return ferr
-	})
-	if ferr != nil {
-		return ferr
+	if r.ferr != nil {
+		return r.ferr
 	}
 	if err == nil {
-		err = notTranscript(f.path, d.NotEntries(), d.SawEntry(), d.Malformed)
+		err = notTranscript(f.path, d.notEntries, d.sawEntry, d.malformed)
 	}
 	if err == nil || !errors.Is(err, transcript.ErrNotTranscript) {
-		x.sayAll(held)
-		if warned > maxFileWarnings {
-			x.opts.Warn(fmt.Sprintf("%s: %d more warnings not shown (%d in all)", f.path, warned-maxFileWarnings, warned))
+		x.sayAll(r.held)
+		if r.warned > maxFileWarnings {
+			x.opts.Warn(fmt.Sprintf("%s: %d more warnings not shown (%d in all)", f.path, r.warned-maxFileWarnings, r.warned))
 		}
 	}
 	if err == nil {
-		x.strays(f.path, d.NotEntries())
+		x.strays(f.path, d.notEntries)
 	}
 	if err != nil {
 		x.unreadable++
 		x.opts.Warn(err.Error())
 	}
 	return x.h.endFile()
+}
+
+// readDiag is what readFile needs of a read's transcript.Diagnostics.
+type readDiag struct {
+	lines, notEntries, malformed int
+	sawEntry                     bool
+}
+
+func diagOf(d transcript.Diagnostics) readDiag {
+	return readDiag{lines: d.Lines, notEntries: d.NotEntries(), malformed: d.Malformed, sawEntry: d.SawEntry()}
+}
+
+// add is d and then o, read on after it.
+func (d readDiag) add(o readDiag) readDiag {
+	return readDiag{lines: d.lines + o.lines, notEntries: d.notEntries + o.notEntries,
+		malformed: d.malformed + o.malformed, sawEntry: d.sawEntry || o.sawEntry}
+}
+
+// fileRead is one transcript being read: what its lines do to the kind's
+// handler and to the warnings, whether they come from the file or from
+// the cache (one path for both: take and warn).
+type fileRead struct {
+	x      *Extractor
+	ctx    context.Context
+	f      file
+	o      Origin
+	n      int   // lines handed on
+	ferr   error // an error of the extraction, not of the read
+	warned int   // per file: the first ten lines named, the rest counted
+	// Until the file has shown an entry its warnings wait: a file that is
+	// no transcript at all gets one error, not a warning per line.
+	held []string
+}
+
+func (x *Extractor) newFileRead(ctx context.Context, f file) *fileRead {
+	x.copies.sawSession(f.origin.SessionID)
+	return &fileRead{x: x, ctx: ctx, f: f, o: f.origin}
+}
+
+func (r *fileRead) say(msg string) {
+	if r.held != nil || r.n == 0 {
+		r.held = append(r.held, msg)
+		return
+	}
+	r.x.opts.Warn(msg)
+}
+
+// warn is a skipped line's warning.
+func (r *fileRead) warn(line int, err error) {
+	if r.warned++; r.warned <= maxFileWarnings {
+		r.say(fmt.Sprintf("%s:%d: %v", r.f.path, line, err))
+	}
+}
+
+// take hands a line's entry (or the error of its decode) to the handler.
+func (r *fileRead) take(line int, e *transcript.Entry, derr error) error {
+	x := r.x
+	if r.n++; r.n == 1 {
+		x.sayAll(r.held)
+		r.held = nil
+	}
+	if r.n%1024 == 0 && r.ctx.Err() != nil {
+		r.ferr = r.ctx.Err()
+		return r.ferr
+	}
+	if derr != nil {
+		// Scan accepted the line, so this is not expected; say so.
+		r.warn(line, derr)
+		return nil
+	}
+	if msg := Mismatches(e); msg != "" {
+		r.warn(line, errors.New(msg))
+	}
+	r.o.Line = line
+	r.ferr = x.h.entry(&r.o, e)
+	return r.ferr
+}
+
+// options are the reader's: the kind's types, filter and lazy reads,
+// warnings given to r with line numbers after base (a read resumed
+// there; sawEntry: a line before looked like an entry), each also given
+// to log when it is set.
+func (r *fileRead) options(base int, sawEntry bool, log *entryLog) transcript.Options {
+	x := r.x
+	warn := r.warn
+	if base > 0 || log != nil {
+		warn = func(line int, err error) {
+			line += base
+			if log != nil {
+				log.warning(line, err)
+			}
+			r.warn(line, err)
+		}
+	}
+	return transcript.Options{Types: x.types, Warn: warn, Filter: x.filter(x.h), Tools: x.lazy(), SawEntry: sawEntry}
 }
 
 // sayAll passes on warnings held back.

@@ -451,7 +451,7 @@ func (u *usageState) finish() error {
 		u.x.opts.Warn(fmt.Sprintf("usage --sum %s: %d messages in all with no timestamp or one that does not parse", u.x.opts.Sum, u.badTimes))
 	}
 	if left := u.counted.Uncounted(); len(left) > 0 {
-		u.x.opts.Warn(forkNote("usage", "messages", left))
+		u.x.opts.Warn(ForkNote("usage", left))
 	}
 	if u.x.opts.Sum == "" {
 		return nil

@@ -119,8 +119,13 @@ func (u *usageState) finishBlocks() error {
 	for i := range msgs {
 		times[i] = msgs[i].t
 	}
-	for _, sp := range BlockSpans(times) {
-		if err := u.x.emit(u.block(sp.Start, msgs[sp.From:sp.To], now)); err != nil {
+	spans := BlockSpans(times)
+	cur, future := usage.Current(spans, times, now)
+	if future > 0 {
+		u.x.opts.Warn("usage --sum block: " + usage.FutureNote(future))
+	}
+	for i, sp := range spans {
+		if err := u.x.emit(u.block(sp.Start, msgs[sp.From:sp.To], now, i == cur)); err != nil {
 			return err
 		}
 	}
@@ -135,11 +140,13 @@ func BlockSpans(times []time.Time) []BlockSpan { return usage.BlockSpans(times) 
 
 const tsLayout = usage.BlockTimeLayout
 
-func (u *usageState) block(start time.Time, msgs []blockMsg, now time.Time) *UsageBlock {
+// block sums one block's messages; current: it is the current block
+// (usage.Current), which runs when usage.Active says so.
+func (u *usageState) block(start time.Time, msgs []blockMsg, now time.Time, current bool) *UsageBlock {
 	end := start.Add(BlockDuration)
 	last := msgs[len(msgs)-1].t
 	b := &UsageBlock{BlockStart: start.Format(tsLayout), BlockEnd: end.Format(tsLayout),
-		ActualEnd: last.UTC().Format(tsLayout), Active: usage.Active(start, last, now), Models: []string{}}
+		ActualEnd: last.UTC().Format(tsLayout), Active: current && usage.Active(start, msgs[0].t, last, now), Models: []string{}}
 	s := &UsageSum{Messages: int64(len(msgs)), cost: &costSum{}}
 	cost := u.x.opts.Prices != nil
 	for i := range msgs {

@@ -463,7 +463,7 @@ func (s *usageScan) decode(b []byte, sums bool) bool {
 // stamps, when not nil, are the files' stats (they were checked).
 func (x *Extractor) subagents(path string, pre *statResult) (subs []transcript.Subagent, stamps []cache.Stamp, err error) {
 	c := x.opts.Cache
-	if c == nil || x.opts.Kind != "usage" {
+	if c == nil {
 		subs, err = transcript.Subagents(path)
 		return subs, nil, err
 	}

@@ -122,8 +122,9 @@ func (b *batch) addLog(e *Event) {
 	ts := pcommon.NewTimestampFromTime(e.Time)
 	lr.SetTimestamp(ts)
 	lr.SetObservedTimestamp(ts)
-	lr.Body().SetStr("claude_code." + e.Name)
+	lr.Body().SetStr(eventBody(e.Name))
 	m := lr.Attributes()
+	m.EnsureCapacity(5 + len(e.Attrs))
 	common(m, e)
 	m.PutStr("event.name", e.Name)
 	m.PutStr("event.timestamp", e.Time.UTC().Format("2006-01-02T15:04:05.000Z"))
@@ -132,33 +133,58 @@ func (b *batch) addLog(e *Event) {
 	b.nLogs++
 }
 
+// eventBody is the body of an event: its name with the claude_code.
+// prefix (the names sent made once, not per event).
+func eventBody(name string) string {
+	switch name {
+	case EventUserPrompt:
+		return "claude_code." + EventUserPrompt
+	case EventAPIRequest:
+		return "claude_code." + EventAPIRequest
+	case EventToolDecision:
+		return "claude_code." + EventToolDecision
+	case EventToolResult:
+		return "claude_code." + EventToolResult
+	}
+	return "claude_code." + name
+}
+
 // hasPoints says e adds metric points.
 func hasPoints(e *Event) bool { return e.SessionStart() || e.API != nil }
 
+// point appends one point of e to s (the metric made on first use): the
+// delta of that one moment (start time = time), with e's common
+// attributes and attrs.
+func (ms *metricScope) point(s *pmetric.NumberDataPointSlice, name, unit, desc string, e *Event, v float64, attrs []Attr) {
+	if *s == (pmetric.NumberDataPointSlice{}) {
+		*s = ms.sum(name, unit, desc)
+	}
+	p := s.AppendEmpty()
+	ts := pcommon.NewTimestampFromTime(e.Time)
+	p.SetStartTimestamp(ts)
+	p.SetTimestamp(ts)
+	p.SetDoubleValue(v)
+	m := p.Attributes()
+	m.EnsureCapacity(2 + len(attrs))
+	common(m, e)
+	putAttrs(m, attrs)
+}
+
+// tokenTypes are the token.usage types, in the order Claude Code sends.
+var tokenTypes = [...]string{"input", "output", "cacheRead", "cacheCreation"}
+
 // addPoints appends e's metric points: 1 to session.count for a start;
-// the four token counts and the cost for an API request. Each point is
-// the delta of that one moment (start time = time).
+// the four token counts and the cost for an API request.
 func (b *batch) addPoints(e *Event) {
 	ms := b.metricScope(e.Version)
-	ts := pcommon.NewTimestampFromTime(e.Time)
-	point := func(s *pmetric.NumberDataPointSlice, name, unit, desc string, v float64, attrs ...Attr) {
-		if *s == (pmetric.NumberDataPointSlice{}) {
-			*s = ms.sum(name, unit, desc)
-		}
-		p := s.AppendEmpty()
-		p.SetStartTimestamp(ts)
-		p.SetTimestamp(ts)
-		p.SetDoubleValue(v)
-		common(p.Attributes(), e)
-		putAttrs(p.Attributes(), attrs)
-	}
 	if e.SessionStart() {
-		point(&ms.session, MetricSessionCount, "", "Count of CLI sessions started", 1)
+		ms.point(&ms.session, MetricSessionCount, "", "Count of CLI sessions started", e, 1, nil)
 		b.nPoints++
 		return
 	}
 	a := e.API
-	attrs := []Attr{S("model", a.Model)}
+	var buf [4]Attr
+	attrs := append(buf[:0], S("model", a.Model))
 	if a.QuerySource != "" {
 		attrs = append(attrs, S("query_source", a.QuerySource))
 	}
@@ -166,13 +192,10 @@ func (b *batch) addPoints(e *Event) {
 		attrs = append(attrs, S("effort", a.Effort))
 	}
 	if a.Priced {
-		point(&ms.cost, MetricCostUsage, "USD", "Cost of the Claude Code session", a.CostUSD, attrs...)
+		ms.point(&ms.cost, MetricCostUsage, "USD", "Cost of the Claude Code session", e, a.CostUSD, attrs)
 	}
-	for _, t := range []struct {
-		typ string
-		n   int64
-	}{{"input", a.Input}, {"output", a.Output}, {"cacheRead", a.CacheRead}, {"cacheCreation", a.CacheCreation}} {
-		point(&ms.tokens, MetricTokenUsage, "tokens", "Number of tokens used", float64(t.n), append(attrs, S("type", t.typ))...)
+	for i, n := range [...]int64{a.Input, a.Output, a.CacheRead, a.CacheCreation} {
+		ms.point(&ms.tokens, MetricTokenUsage, "tokens", "Number of tokens used", e, float64(n), append(attrs, S("type", tokenTypes[i])))
 	}
 	b.nPoints++
 }

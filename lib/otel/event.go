@@ -84,6 +84,9 @@ type Event struct {
 	Attrs []Attr
 	// API is set for api_request: what the token and cost metrics add.
 	API *APIRequest
+	// msgKey is an api_request's message (lib/usage's KeyOf): a run
+	// sends each message once.
+	msgKey uint64
 }
 
 // APIRequest is one API response's tokens and cost.

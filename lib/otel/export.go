@@ -50,6 +50,7 @@ type Exporter struct {
 	DryRun    io.Writer
 	BatchSize int
 	b         *batch
+	keys      keyer
 }
 
 func (x *Exporter) batch() *batch {
@@ -93,7 +94,7 @@ func (x *Exporter) Add(ctx context.Context, e *Event) error {
 
 // take says whether e goes into c's next request.
 func (x *Exporter) take(c *Channel, e *Event) bool {
-	k := KeyOf(c.Signal, e)
+	k := x.keys.key(c.Signal, e)
 	if c.Ledger != nil && c.Ledger.Has(k) {
 		c.Stats.Already++
 		return false

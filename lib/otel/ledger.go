@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/fnv"
 	"io/fs"
 	"os"
@@ -35,18 +36,35 @@ type Key [16]byte
 // session it forks with their uuids under its own session id, and a prompt
 // was typed once (observed with 2.1.328's forks, testdata/corpus-fork).
 func KeyOf(s Signal, e *Event) Key {
-	h := fnv.New128a()
-	h.Write([]byte(s))
-	h.Write([]byte{0})
-	if e.Name != EventUserPrompt {
-		h.Write([]byte(e.SessionID))
+	var k keyer
+	return k.key(s, e)
+}
+
+// keyer computes keys with one hash and buffer, reused (an export asks
+// for two keys an event).
+type keyer struct {
+	h   hash.Hash
+	buf []byte
+}
+
+func (kr *keyer) key(s Signal, e *Event) Key {
+	if kr.h == nil {
+		kr.h = fnv.New128a()
 	}
-	h.Write([]byte{0})
-	h.Write([]byte(e.Name))
-	h.Write([]byte{0})
-	h.Write([]byte(e.ID))
+	b := append(kr.buf[:0], s...)
+	b = append(b, 0)
+	if e.Name != EventUserPrompt {
+		b = append(b, e.SessionID...)
+	}
+	b = append(b, 0)
+	b = append(b, e.Name...)
+	b = append(b, 0)
+	b = append(b, e.ID...)
+	kr.buf = b
+	kr.h.Reset()
+	kr.h.Write(b)
 	var k Key
-	h.Sum(k[:0])
+	kr.h.Sum(k[:0])
 	return k
 }
 

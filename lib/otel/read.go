@@ -2,18 +2,22 @@ package otel
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf16"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/extract"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/transcript"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // ReadOptions say how transcripts become events.
@@ -30,27 +34,51 @@ type ReadOptions struct {
 	// Warn is told of each skipped line, unreadable file or unpriced
 	// message.
 	Warn func(msg string)
+	// Cache keeps each session's events (cache.go); nil: none.
+	Cache *cache.Store
 }
 
 // Reader turns the transcripts of sessions into events, in transcript
-// order: a session's main transcript, then its subagents'.
+// order: a session's main transcript, then its subagents'. Each session
+// is read with extractors of its own into a record of its events (which
+// the cache keeps, cache.go), then sent: what spans sessions (a message
+// counted once, the fork notes) is applied as the records are sent, so a
+// session's record is the same whatever else the run reads.
 type Reader struct {
 	opts                  ReadOptions
 	emit                  func(*Event) error
 	usage, prompts, tools *extract.Extractor
 	types                 []string
 	f                     fileState
-	// seq numbers the events of the session being read.
+	// session is the session whose entries are being read (Entry);
+	// rec is the record being read, nil between sessions.
 	session string
-	seq     int64
+	rec     *record
+	// counted holds the key of each API message sent in this run: one
+	// a resumed session copied is sent once (the billing rule), under the
+	// session read first.
+	counted map[uint64]struct{}
+	// copied holds the API messages read only as a fork's copies, by
+	// owner: Close names those never counted. left counts the prompts and
+	// tool calls left out, by kind (forkKinds[1:]) and owner; read holds
+	// the sessions read: Close names the owners not read.
+	copied map[uint64]string
+	left   [len(forkKinds) - 1]map[string]int
+	read   map[string]struct{}
+	// replay is the record taken from the cache, decoded into replayBuf.
+	replay    record
+	replayBuf replayBuf
 }
+
+// forkKinds are the extractors' kinds, in the order Close notes them.
+var forkKinds = [...]string{"usage", "prompts", "tools"}
 
 // fileState is what the events of one transcript need from records
 // other than the one a fact comes from.
 type fileState struct {
-	path, mainSession, version, userID, promptID string
-	agent, open                                  bool
-	started                                      bool
+	path, mainSession, version, promptID string
+	agent, open                          bool
+	started                              bool
 	// assistant records by uuid, tool calls by tool_use_id, api-request
 	// records by id: read as they come, dropped when used or at the
 	// file's end.
@@ -79,70 +107,212 @@ func NewReader(opts ReadOptions, emit func(*Event) error) (*Reader, error) {
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
 	}
-	r := &Reader{opts: opts, emit: emit}
-	var err error
-	if r.usage, err = extract.New(extract.Options{Kind: "usage", Prices: opts.Prices, Warn: opts.Warn}, r.onUsage); err != nil {
-		return nil, err
+	r := &Reader{opts: opts, emit: emit, counted: map[uint64]struct{}{}, copied: map[uint64]string{}, read: map[string]struct{}{}}
+	for i := range r.left {
+		r.left[i] = map[string]int{}
 	}
-	if r.prompts, err = extract.New(extract.Options{Kind: "prompts", Warn: opts.Warn}, r.onPrompt); err != nil {
-		return nil, err
-	}
-	if r.tools, err = extract.New(extract.Options{Kind: "tools", Warn: opts.Warn}, r.onTool); err != nil {
+	if err := r.extractors(); err != nil {
 		return nil, err
 	}
 	r.types = []string{"user", "assistant", "attachment", "api-request"}
 	return r, nil
 }
 
+// extractors starts the extractors of a session.
+func (r *Reader) extractors() error {
+	var err error
+	if r.usage, err = extract.New(extract.Options{Kind: "usage", Prices: r.opts.Prices, Warn: r.warn}, r.onUsage); err != nil {
+		return err
+	}
+	if r.prompts, err = extract.New(extract.Options{Kind: "prompts", Warn: r.warn}, r.onPrompt); err != nil {
+		return err
+	}
+	r.tools, err = extract.New(extract.Options{Kind: "tools", Warn: r.warn}, r.onTool)
+	return err
+}
+
+// warn says msg now, or with the events of the session being read.
+func (r *Reader) warn(msg string) {
+	if r.rec != nil {
+		r.rec.warns = append(r.rec.warns, msg)
+		return
+	}
+	r.opts.Warn(msg)
+}
+
+// userID is Claude Code's user.id of the transcript at path ("" unknown).
+func (r *Reader) userID(path string) string {
+	if r.opts.UserID == nil || path == "" {
+		return ""
+	}
+	return r.opts.UserID(path)
+}
+
 // Session reads the session whose main transcript is at path, then its
-// subagents' transcripts. An unreadable main transcript is an error; an
-// unreadable subagent transcript is warned about and skipped.
+// subagents' transcripts, or takes its record from the cache when none of
+// its files changed. An unreadable main transcript is an error (the
+// events read before it are sent); an unreadable subagent transcript is
+// warned about and skipped.
 func (r *Reader) Session(ctx context.Context, path string) error {
+	if err := r.endSession(); err != nil {
+		return err
+	}
+	uid := r.userID(path)
+	if rec, ok := r.cached(path); ok {
+		return r.send(rec, uid)
+	}
+	snap := r.snapshot(path)
+	rec, err := r.readSession(ctx, path, &snap)
+	if err == nil && snap.cacheable {
+		r.store(path, &snap, rec)
+	}
+	if serr := r.send(rec, uid); err == nil {
+		err = serr
+	}
+	return err
+}
+
+// readSession reads a session's transcripts into a record; snap gets the
+// stamp of each subagent transcript before it is read.
+func (r *Reader) readSession(ctx context.Context, path string, snap *snapshot) (*record, error) {
 	sid := transcript.SessionID(path)
-	r.seq = 0
-	uid := ""
-	if r.opts.UserID != nil {
-		uid = r.opts.UserID(path)
+	if err := r.begin(sid); err != nil {
+		return r.finish(), err
 	}
-	if err := r.endFile(); err != nil {
-		return err
-	}
-	r.session = sid
-	if err := r.file(ctx, path, extract.Origin{Path: path, SessionID: sid}, uid, false); err != nil {
-		return err
+	if err := r.file(ctx, path, extract.Origin{Path: path, SessionID: sid}, false); err != nil {
+		return r.finish(), err
 	}
 	subs, err := transcript.Subagents(path)
 	if err != nil {
-		r.opts.Warn(fmt.Sprintf("%s: subagents: %v, skipped", path, err))
+		r.warn(fmt.Sprintf("%s: subagents: %v, skipped", path, err))
+		snap.cacheable = false
 	}
 	for _, sa := range subs {
-		if err := r.file(ctx, sa.Path, extract.Origin{Path: sa.Path, SessionID: sid, AgentID: sa.AgentID}, uid, true); err != nil {
+		snap.sub(sa.Path)
+		if err := r.file(ctx, sa.Path, extract.Origin{Path: sa.Path, SessionID: sid, AgentID: sa.AgentID}, true); err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return r.finish(), ctx.Err()
 			}
-			r.opts.Warn(fmt.Sprintf("%v: skipped", err))
+			r.warn(fmt.Sprintf("%v: skipped", err))
+			snap.cacheable = false
 		}
 	}
-	return nil
+	return r.finish(), nil
 }
 
-// Close flushes what spans the whole input.
-func (r *Reader) Close() error {
-	if err := r.endFile(); err != nil {
-		return err
+// begin starts the record of session sid, with extractors of its own.
+func (r *Reader) begin(sid string) error {
+	r.session = sid
+	r.rec = &record{}
+	r.saw(sid)
+	return r.extractors()
+}
+
+// finish ends the record being read: the transcript being read is ended,
+// and what the extractors left to a fork's owner is counted.
+func (r *Reader) finish() *record {
+	rec := r.rec
+	err := r.endFile()
+	if err != nil {
+		rec.warns = append(rec.warns, err.Error())
 	}
-	for _, x := range []*extract.Extractor{r.usage, r.prompts, r.tools} {
-		if err := x.Close(); err != nil {
+	rec.copied = r.usage.CopiedMessages()
+	for i, x := range []*extract.Extractor{r.prompts, r.tools} {
+		rec.left[i] = x.LeftCopies()
+	}
+	r.rec = nil
+	return rec
+}
+
+// saw notes that the record being read holds session sid.
+func (r *Reader) saw(sid string) {
+	if sid == "" || (len(r.rec.seen) > 0 && r.rec.seen[len(r.rec.seen)-1] == sid) {
+		return
+	}
+	if !slices.Contains(r.rec.seen, sid) {
+		r.rec.seen = append(r.rec.seen, sid)
+	}
+}
+
+// send hands a session's events on: a message sent already in this run
+// is left out, the rest numbered (event.sequence) in transcript order.
+func (r *Reader) send(rec *record, uid string) error {
+	for _, w := range rec.warns {
+		r.opts.Warn(w)
+	}
+	for k, owner := range rec.copied {
+		r.copied[k] = owner
+	}
+	for i, m := range rec.left {
+		for owner, n := range m {
+			r.left[i][owner] += n
+		}
+	}
+	for _, sid := range rec.seen {
+		r.read[sid] = struct{}{}
+	}
+	var seq int64
+	for i := range rec.events {
+		ev := &rec.events[i]
+		if ev.Name == EventAPIRequest {
+			if _, dup := r.counted[ev.msgKey]; dup {
+				continue
+			}
+			r.counted[ev.msgKey] = struct{}{}
+		}
+		ev.Seq, ev.UserID = seq, uid
+		seq++
+		if err := r.emit(ev); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (r *Reader) file(ctx context.Context, path string, o extract.Origin, uid string, agent bool) error {
-	r.begin(o, uid, agent)
+// endSession sends the session whose entries were being read.
+func (r *Reader) endSession() error {
+	if r.rec == nil {
+		return nil
+	}
+	uid := r.userID(r.f.path)
+	return r.send(r.finish(), uid)
+}
+
+// Close sends what is still read and says which fork copies were left out
+// to sessions the run did not read.
+func (r *Reader) Close() error {
+	err := r.endSession()
+	var notes [len(forkKinds)]map[string]int
+	for k, owner := range r.copied {
+		if _, ok := r.counted[k]; !ok {
+			if notes[0] == nil {
+				notes[0] = map[string]int{}
+			}
+			notes[0][owner]++
+		}
+	}
+	for i, m := range r.left {
+		for owner, n := range m {
+			if _, ok := r.read[owner]; !ok {
+				if notes[i+1] == nil {
+					notes[i+1] = map[string]int{}
+				}
+				notes[i+1][owner] += n
+			}
+		}
+	}
+	for i, kind := range forkKinds {
+		if len(notes[i]) > 0 {
+			r.opts.Warn(extract.ForkNote(kind, notes[i]))
+		}
+	}
+	return err
+}
+
+func (r *Reader) file(ctx context.Context, path string, o extract.Origin, agent bool) error {
+	r.beginFile(o, agent)
 	_, err := transcript.ReadFile(path, transcript.Options{Types: r.types, Decode: true,
-		Warn: func(line int, err error) { r.opts.Warn(fmt.Sprintf("%s:%d: %v, skipped", path, line, err)) }},
+		Warn: func(line int, err error) { r.warn(fmt.Sprintf("%s:%d: %v, skipped", path, line, err)) }},
 		func(l *transcript.Line) error {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -156,9 +326,9 @@ func (r *Reader) file(ctx context.Context, path string, o extract.Origin, uid st
 	return errors.Join(err, r.endFile())
 }
 
-// begin starts reading one transcript.
-func (r *Reader) begin(o extract.Origin, uid string, agent bool) {
-	r.f = fileState{path: o.Path, mainSession: o.SessionID, userID: uid, agent: agent, open: true,
+// beginFile starts reading one transcript.
+func (r *Reader) beginFile(o extract.Origin, agent bool) {
+	r.f = fileState{path: o.Path, mainSession: o.SessionID, agent: agent, open: true,
 		assist: map[string]assistInfo{}, calls: map[string]assistInfo{}, refs: map[string]request{}}
 }
 
@@ -177,28 +347,32 @@ func (r *Reader) endFile() error {
 
 // Entry reads one transcript entry piped in (cc-entries output): o says
 // where it came from (its cc_source; without one, its session). A new
-// path or session ends the transcript before.
+// path ends the transcript before; a new session also sends the one
+// before.
 func (r *Reader) Entry(o extract.Origin, e *transcript.Entry) error {
 	if o.SessionID == "" {
 		o.SessionID = e.SessionID
 	}
-	if !r.f.open || o.Path != r.f.path || o.SessionID != r.f.mainSession {
-		if err := r.endFile(); err != nil {
+	if r.rec == nil || !r.f.open || o.Path != r.f.path || o.SessionID != r.f.mainSession {
+		if r.rec != nil && o.SessionID != r.session {
+			if err := r.endSession(); err != nil {
+				return err
+			}
+		}
+		if r.rec == nil {
+			if err := r.begin(o.SessionID); err != nil {
+				return err
+			}
+		} else if err := r.endFile(); err != nil {
 			return err
 		}
-		if o.SessionID != r.session {
-			r.session, r.seq = o.SessionID, 0
-		}
-		uid := ""
-		if r.opts.UserID != nil && o.Path != "" {
-			uid = r.opts.UserID(o.Path)
-		}
-		r.begin(o, uid, o.AgentID != "" || e.AgentID != "")
+		r.beginFile(o, o.AgentID != "" || e.AgentID != "")
 	}
 	return r.entry(o, e)
 }
 
 func (r *Reader) entry(o extract.Origin, e *transcript.Entry) error {
+	r.saw(cmp.Or(e.SessionID, o.SessionID))
 	if e.Version != "" {
 		r.f.version = e.Version
 	}
@@ -229,7 +403,7 @@ func (r *Reader) entry(o extract.Origin, e *transcript.Entry) error {
 		if sid == "" {
 			sid = r.f.mainSession
 		}
-		if err := r.send(&Event{SessionID: sid, Time: e.Timestamp}); err != nil {
+		if err := r.add(&Event{SessionID: sid, Time: e.Timestamp}); err != nil {
 			return err
 		}
 	}
@@ -273,17 +447,13 @@ func (r *Reader) apiRequest(raw []byte) {
 	r.f.refs[rec.ID] = request{querySource: rec.QuerySource, effort: effort, fast: speed == "fast"}
 }
 
-// send numbers an event in its session and hands it on.
-func (r *Reader) send(ev *Event) error {
+// add adds an event to the record being read.
+func (r *Reader) add(ev *Event) error {
 	if ev.Version == "" {
 		ev.Version = r.f.version
 	}
-	if ev.UserID == "" {
-		ev.UserID = r.f.userID
-	}
-	ev.Seq = r.seq
-	r.seq++
-	return r.emit(ev)
+	r.rec.events = append(r.rec.events, *ev)
+	return nil
 }
 
 func parseTS(s *string) (time.Time, bool) {
@@ -317,7 +487,7 @@ func (r *Reader) onUsage(v any) error {
 	}
 	t, ok := parseTS(u.Timestamp)
 	if !ok {
-		r.opts.Warn(fmt.Sprintf("message %s: no timestamp, not exported", deref(u.UUID)))
+		r.warn(fmt.Sprintf("message %s: no timestamp, not exported", deref(u.UUID)))
 		return nil
 	}
 	info := r.f.assist[deref(u.UUID)]
@@ -336,6 +506,8 @@ func (r *Reader) onUsage(v any) error {
 	if u.CostUSD != nil {
 		a.CostUSD, a.Priced = *u.CostUSD, true
 	}
+	bill := pricing.Record{MessageID: deref(u.MessageID), RequestID: deref(u.RequestID), RequestRef: deref(u.RequestRef), UUID: deref(u.UUID)}
+	key := usage.KeyOf(&bill)
 	id := deref(u.MessageID) + "\x00" + deref(u.RequestID)
 	if u.MessageID == nil {
 		id = "uuid\x00" + deref(u.UUID)
@@ -360,7 +532,7 @@ func (r *Reader) onUsage(v any) error {
 	if req.effort != "" {
 		attrs = append(attrs, S("effort", req.effort))
 	}
-	return r.send(&Event{Name: EventAPIRequest, SessionID: deref(u.SessionID), ID: id, Time: t, Attrs: attrs, API: a})
+	return r.add(&Event{Name: EventAPIRequest, SessionID: deref(u.SessionID), ID: id, Time: t, Attrs: attrs, API: a, msgKey: key})
 }
 
 // jsLength is a string's length as JavaScript counts it (UTF-16 units):
@@ -396,7 +568,7 @@ func (r *Reader) onPrompt(v any) error {
 	}
 	attrs = append(attrs, S("prompt_length", fmt.Sprint(jsLength(p.Text))), S("prompt", text), S("prompt_text", text),
 		S("message.uuid", *p.UUID))
-	return r.send(&Event{Name: EventUserPrompt, SessionID: deref(p.SessionID), ID: *p.UUID, Time: t, Attrs: attrs})
+	return r.add(&Event{Name: EventUserPrompt, SessionID: deref(p.SessionID), ID: *p.UUID, Time: t, Attrs: attrs})
 }
 
 func (r *Reader) onTool(v any) error {
@@ -426,7 +598,7 @@ func (r *Reader) onTool(v any) error {
 			decision = "reject"
 		}
 		attrs := append(head(), S("decision", decision), S("tool_name", tl.Name), S("tool_use_id", tl.ToolUseID))
-		if err := r.send(&Event{Name: EventToolDecision, SessionID: sid, ID: tl.ToolUseID, Time: t, Attrs: tail(attrs)}); err != nil {
+		if err := r.add(&Event{Name: EventToolDecision, SessionID: sid, ID: tl.ToolUseID, Time: t, Attrs: tail(attrs)}); err != nil {
 			return err
 		}
 	}
@@ -445,7 +617,7 @@ func (r *Reader) onTool(v any) error {
 	if success == "true" {
 		attrs = append(attrs, S("tool_result_size_bytes", fmt.Sprint(jsLength(*tl.Result))))
 	}
-	return r.send(&Event{Name: EventToolResult, SessionID: sid, ID: tl.ToolUseID, Time: t, Attrs: tail(attrs)})
+	return r.add(&Event{Name: EventToolResult, SessionID: sid, ID: tl.ToolUseID, Time: t, Attrs: tail(attrs)})
 }
 
 // compact is the input as JSON.stringify writes it. Its "size in bytes"

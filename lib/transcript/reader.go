@@ -37,6 +37,10 @@ type Options struct {
 	MaxLine int
 	// Warn, when set, is called for each skipped line as it happens.
 	Warn func(line int, err error)
+	// SawEntry says the read resumes after lines of which one looked like
+	// an entry (a cache read on from where it stopped): a record without a
+	// "type" is then not counted as not being one (Diagnostics.NotEntries).
+	SawEntry bool
 }
 
 // Line is one handed-on transcript line. It is valid until the next call
@@ -176,6 +180,7 @@ func newReader(lr *ndjson.Reader, opts Options) *Reader {
 		lr.MaxLine = opts.MaxLine
 	}
 	rd := &Reader{lr: lr, opts: opts, diag: NewDiagnostics()}
+	rd.diag.sawEntry = opts.SawEntry
 	if len(opts.Types) > 0 {
 		rd.want = map[string]bool{}
 		for _, t := range opts.Types {

@@ -1,6 +1,9 @@
 package usage
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // ccusage's 5-hour billing windows: a block starts at the hour (UTC) of its
 // first message and lasts 5 hours; a message past the block's end, or more
@@ -37,10 +40,39 @@ func BlockSpans(times []time.Time) []BlockSpan {
 }
 
 // Active is the one rule of which block is still running: one that
-// starts at start, whose latest message is at last, is active at now
-// while it has not ended and that message is less than 5 hours old.
-func Active(start, last, now time.Time) bool {
-	return now.Sub(last) < BlockDuration && now.Before(start.Add(BlockDuration))
+// starts at start, whose messages run from first to last, is active at
+// now while it has not ended, its latest message is less than 5 hours
+// old, and its first is not after now: a block of records from the
+// future (a clock set back) never runs.
+func Active(start, first, last, now time.Time) bool {
+	return !first.After(now) && now.Sub(last) < BlockDuration && now.Before(start.Add(BlockDuration))
+}
+
+// Current is the one rule of which block is the current one at now, of
+// spans cut from sorted times (BlockSpans): the last one whose first time
+// is not after now, so that a record from the future never defines it
+// (-1 when every time is after now); it runs when Active says so, and no
+// other block can. future counts the times after now (FutureNote).
+func Current(spans []BlockSpan, times []time.Time, now time.Time) (i, future int) {
+	i = -1
+	for j, sp := range spans {
+		if !times[sp.From].After(now) {
+			i = j
+		}
+	}
+	for k := len(times) - 1; k >= 0 && times[k].After(now); k-- {
+		future++
+	}
+	return i, future
+}
+
+// FutureNote is the warning of n messages dated after now.
+func FutureNote(n int) string {
+	what := "1 message from the future (dated after now: was the clock set back?) is"
+	if n != 1 {
+		what = fmt.Sprintf("%d messages from the future (dated after now: was the clock set back?) are", n)
+	}
+	return what + " in no running block"
 }
 
 // Forecast is the running block's pace and where it ends at that pace,

@@ -23,7 +23,7 @@ import (
 // a call costs the new tail only; a rewrite is read again whole.
 
 // ledgerVersion changes when the cache format or the pricing changes.
-const ledgerVersion = "7/" + "claude-code-2.1.328"
+const ledgerVersion = "8/" + "claude-code-2.1.328"
 
 type ledger struct {
 	Path string `json:"path"`

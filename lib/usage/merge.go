@@ -90,6 +90,15 @@ func (c *Counter) Count(key uint64, copied bool, owner string) bool {
 // Counted says the message with key was counted.
 func (c *Counter) Counted(key uint64) bool { return c.seen.has(key) }
 
+// Copies returns the messages read only as a fork's copies so far, each
+// with the session that owns it, and forgets them: for a reader that
+// counts across several Counters (cc-otel's, one per session).
+func (c *Counter) Copies() map[uint64]string {
+	m := c.copies
+	c.copies = nil
+	return m
+}
+
 // Uncounted is how many messages were read only as a fork's copies, of a
 // session not read (they count in that session), by that session; it
 // forgets them.

@@ -51,11 +51,16 @@ type Block struct {
 	Tokens   int64   `json:"tokens"`
 	Messages int     `json:"messages"`
 	Unpriced int     `json:"unpriced"` // messages that could not be priced
+	// Future counts the messages dated after the now the block was
+	// computed at (FutureNote), Until the first of them (unix ms): from
+	// then on the block is computed again.
+	Future int   `json:"future"`
+	Until  int64 `json:"until"`
 }
 
 // Active says the block is still running at now (Active).
 func (b *Block) Active(now time.Time) bool {
-	return b.Has && Active(time.UnixMilli(b.Start), time.UnixMilli(b.Last), now)
+	return b.Has && Active(time.UnixMilli(b.Start), time.UnixMilli(b.First), time.UnixMilli(b.Last), now)
 }
 
 // Forecast is the block's forecast at now (ForecastOf); false when it
@@ -165,31 +170,40 @@ func countOnce(msgs []Priced) []Priced {
 	return kept
 }
 
-// LatestBlock is the block holding the latest message. A message in
-// several transcripts (a fork's copies of the original's) counts once
-// (Counter), and only when the transcript of the session that made it was
-// read, as cc-extract counts it. msgs is sorted in place.
-func LatestBlock(msgs []Priced) Block { return latestOf(countOnce(msgs)).Block }
+// CurrentBlock is the current block at now (Current: the block of the
+// latest message not after now). A message in several transcripts (a
+// fork's copies of the original's) counts once (Counter), and only when
+// the transcript of the session that made it was read, as cc-extract
+// counts it. msgs is sorted in place.
+func CurrentBlock(msgs []Priced, now time.Time) Block { return currentOf(countOnce(msgs), now).Block }
 
-// latest is the latest block of messages counted once, and where its
-// messages start among them.
-type latest struct {
+// current is the current block of messages counted once, and where its
+// messages are among them.
+type current struct {
 	Block
-	from int
+	from, to int
 }
 
-func latestOf(kept []Priced) latest {
+func currentOf(kept []Priced, now time.Time) current {
 	if len(kept) == 0 {
-		return latest{}
+		return current{}
 	}
 	times := make([]time.Time, len(kept))
 	for i, m := range kept {
 		times[i] = time.UnixMilli(m.TS)
 	}
 	spans := BlockSpans(times)
-	sp := spans[len(spans)-1]
-	b := latest{Block: Block{Has: true, Start: sp.Start.UnixMilli(), First: kept[sp.From].TS, Last: kept[sp.To-1].TS,
-		Messages: sp.To - sp.From}, from: sp.From}
+	i, future := Current(spans, times, now)
+	var b current
+	if future > 0 {
+		b.Future, b.Until = future, kept[len(kept)-future].TS
+	}
+	if i < 0 {
+		return b
+	}
+	sp := spans[i]
+	b.Has, b.Start, b.First, b.Last, b.Messages = true, sp.Start.UnixMilli(), kept[sp.From].TS, kept[sp.To-1].TS, sp.To-sp.From
+	b.from, b.to = sp.From, sp.To
 	for _, m := range kept[sp.From:sp.To] {
 		if m.Unpriced {
 			b.Unpriced++
@@ -250,7 +264,8 @@ type Recent struct {
 	// ContextModel the model it was asked of.
 	Context      int64
 	ContextModel string
-	// Warnings say what could not be read of the asking transcript.
+	// Warnings say what could not be read of the asking transcript, and
+	// how many messages are from the future.
 	Warnings []string
 }
 
@@ -302,8 +317,11 @@ func ReadRecent(o RecentOptions) Recent {
 		fresh = age >= 0 && age < o.Recheck && sum.dirsUnchanged()
 	}
 	if own, ok := sum.own(path); fresh && ownOK && ok && cache.Judge(own.Stamp, own.Stamp.Size, ownStamp) == cache.Fresh &&
-		own.Session == o.Session && sum.Periods == periods {
+		own.Session == o.Session && sum.Periods == periods && (sum.Block.Future == 0 || now.UnixMilli() < sum.Block.Until) {
 		out.Block, out.Context, out.ContextModel, out.Spend = sum.Block, own.Context, own.ContextModel, own.Spend
+		if out.Block.Future > 0 {
+			out.Warnings = append(out.Warnings, FutureNote(out.Block.Future))
+		}
 		return out
 	}
 	ls := openLedgers(cacheDir, projects, o.Prices, o.PricesKey)
@@ -362,7 +380,10 @@ func ReadRecent(o RecentOptions) Recent {
 	}
 	ls.save(seen)
 	kept := countOnce(msgs)
-	out.Block = latestOf(kept).Block
+	out.Block = currentOf(kept, now).Block
+	if out.Block.Future > 0 {
+		out.Warnings = append(out.Warnings, FutureNote(out.Block.Future))
+	}
 	out.Spend = spendOf(kept, o.spendOptions())
 	own := ownOf(ownL, now)
 	if own != nil {

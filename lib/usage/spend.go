@@ -75,10 +75,10 @@ func spendOf(kept []Priced, o SpendOptions) Spend {
 	ps := PeriodsOf(o)
 	day, week, month := time.UnixMilli(ps.Day), time.UnixMilli(ps.Week), time.UnixMilli(ps.Month)
 	var sp Spend
-	b := latestOf(kept)
+	b := currentOf(kept, o.Now)
 	for i, m := range kept {
 		t := time.UnixMilli(m.TS)
-		inBlock := b.Active(o.Now) && i >= b.from
+		inBlock := b.Active(o.Now) && i >= b.from && i < b.to
 		inSession := o.Session != "" && m.Session == o.Session
 		if m.Unpriced {
 			if !t.Before(month) || inBlock || inSession {

@@ -122,8 +122,8 @@ func TestForecastOf(t *testing.T) {
 	}
 	// The running block of messages read: the same forecast from Block.
 	ms := func(tm time.Time) int64 { return tm.UnixMilli() }
-	b := LatestBlock([]Priced{{Key: 1, TS: ms(at(10, 0)), USD: 1, Tokens: 500}, {Key: 2, TS: ms(at(10, 15)), USD: 1, Tokens: 500},
-		{Key: 3, TS: ms(at(10, 30)), USD: 1, Tokens: 500}})
+	b := CurrentBlock([]Priced{{Key: 1, TS: ms(at(10, 0)), USD: 1, Tokens: 500}, {Key: 2, TS: ms(at(10, 15)), USD: 1, Tokens: 500},
+		{Key: 3, TS: ms(at(10, 30)), USD: 1, Tokens: 500}}, at(11, 0))
 	if got, ok := b.Forecast(at(11, 0)); !ok || got != want {
 		t.Errorf("Block.Forecast %+v, want %+v", got, want)
 	}

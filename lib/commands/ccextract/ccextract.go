@@ -51,8 +51,9 @@ usage --sum GROUP writes one record per group: session, model, day, week,
 month, project, several joined with commas (day,model), or block (5-hour
 billing windows as ccusage cuts them, with a burn rate and projection for
 the active one). --sum session also carries the cost Claude Code recorded
-and why it differs. usage keeps what it read in a cache, so a warm run reads
-only what changed; the output is the same without it (--no-cache).
+and why it differs. Every kind keeps what it read of each transcript in a
+cache, so a warm run reads only what changed; the output is the same without
+it (--no-cache).
 
 A session's subagents count in usage, tools, shell, files, failures and
 subagents, as in Claude Code's own cost; --no-subagents leaves them out.
@@ -137,8 +138,8 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.cost, "cost", false, "usage: price each message as Claude Code does")
 			f.StringVar(&o.prices, "prices", "", "usage: price the models named in `FILE` (JSON or YAML) at its rates; implies --cost")
 			f.StringVar(&o.budgets, "budgets", "", "usage: exit 1 when the spend read passes a limit of the budgets section of `FILE`; implies --cost")
-			f.BoolVar(&o.noCache, "no-cache", false, "usage: read every transcript whole, neither using nor updating the cache (also CCPIPE_CACHE=off)")
-			f.BoolVar(&o.cacheStats, "cache-stats", false, "usage: report the cache's size and this run's use of it on stderr")
+			f.BoolVar(&o.noCache, "no-cache", false, "read every transcript whole, neither using nor updating the cache (also CCPIPE_CACHE=off)")
+			f.BoolVar(&o.cacheStats, "cache-stats", false, "report the cache's size and this run's use of it on stderr")
 		},
 		Run: o.run,
 		Complete: func(_ context.Context, flag string, args []string) []string {
@@ -170,8 +171,6 @@ var flagKinds = []struct {
 	{"prices", []string{"usage"}},
 	{"budgets", []string{"usage"}},
 	{"week-start", []string{"usage"}},
-	{"no-cache", []string{"usage"}},
-	{"cache-stats", []string{"usage"}},
 }
 
 func (o *options) run(env *cli.Env, args []string) error {
@@ -217,17 +216,19 @@ func (o *options) run(env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var store *cache.Store
-	if kind == "usage" && !o.noCache && o.cacheDir != "" {
-		store = cache.Open(o.cacheDir, extract.UsageCacheName(prices != nil, o.sum != ""), extract.UsageCacheVersion)
-	}
 	var miss missing
-	x, err := extract.New(extract.Options{
+	xo := extract.Options{
 		Kind: kind, All: o.all, Thinking: o.thinking, Errors: o.errors, Unique: o.unique,
 		Subagents: o.subagents, Sum: o.sum, Location: o.loc, Now: o.now(), Prices: prices,
 		WeekStart: o.weekday, Since: o.window.Since, Until: o.window.Until,
-		Warn: func(msg string) { env.Warnf("%s", msg) }, Cache: store, Priced: onPriced,
-	}, func(v any) error { miss.see(v); return env.Out.Write(v) })
+		Warn: func(msg string) { env.Warnf("%s", msg) }, Priced: onPriced,
+	}
+	var store *cache.Store
+	if !o.noCache && o.cacheDir != "" {
+		store = cache.Open(o.cacheDir, extract.CacheName(xo), extract.CacheVersion(kind))
+		xo.Cache = store
+	}
+	x, err := extract.New(xo, func(v any) error { miss.see(v); return env.Out.Write(v) })
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}

@@ -3,6 +3,8 @@
 package ccotel
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/extract"
@@ -85,9 +88,11 @@ error (also a bad OTEL_* setting).`
 var batchSize = otel.BatchSize
 
 type options struct {
-	sys    cli.System
-	dryRun bool
-	prices string
+	sys        cli.System
+	dryRun     bool
+	prices     string
+	noCache    bool
+	cacheStats bool
 }
 
 // Run runs cc-otel in the OS's System.
@@ -107,6 +112,8 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 		SetFlags: func(f *cli.Flags) {
 			f.BoolVar(&o.dryRun, "dry-run", false, "send nothing; write the OTLP JSON requests that would be sent")
 			f.StringVar(&o.prices, "prices", "", "price the models named in `FILE` (JSON or YAML) at its rates, as cc-extract --prices")
+			f.BoolVar(&o.noCache, "no-cache", false, "read every session whole, neither using nor updating the event cache")
+			f.BoolVar(&o.cacheStats, "cache-stats", false, "report the event cache's size and this run's use of it on stderr")
 		},
 		Run: o.run,
 	}
@@ -129,11 +136,24 @@ func (o *options) run(env *cli.Env, paths []string) error {
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
-	prices, err := load.PriceTable(o.prices, pricing.Embedded())
-	if err != nil {
-		return err
+	prices, pricesKey := pricing.Embedded(), ""
+	if o.prices != "" {
+		var data []byte
+		if prices, data, err = load.Prices(o.prices); err != nil {
+			return err
+		}
+		h := sha256.Sum256(data)
+		pricesKey = hex.EncodeToString(h[:8])
 	}
 	ropts := otel.ReadOptions{Prices: prices, UserID: otel.UserIDs(o.sys.Home), Warn: func(m string) { env.Warnf("%s", m) }}
+	// The cache keeps events as they are sent: not the prompts asked for
+	// by OTEL_LOG_USER_PROMPTS=1 (masked by rules that may change).
+	if dir := o.sys.CacheDir(); dir != "" && !o.noCache && !cfg.LogUserPrompts {
+		ropts.Cache = cache.Open(dir, otel.EventCacheName, otel.EventCacheVersion+"/"+pricesKey)
+		defer ropts.Cache.SaveReport(o.cacheStats, env.Warnf)
+	} else if o.cacheStats {
+		env.Warnf("cache: off")
+	}
 	if cfg.LogUserPrompts {
 		set, err := secrets.DefaultWith()
 		if err != nil {

@@ -573,8 +573,8 @@ func TestForkPromptsOnce(t *testing.T) {
 
 // TestDryRunGolden: the OTLP JSON requests --dry-run writes for the real
 // CLI's corpora, byte for byte (this machine's host.arch and os.type
-// named; in testdata/dry, apart from the NDJSON goldens gendocs compares
-// with the docs), so a faster path (the event cache, the reuse of pdata)
+// named; testdata/dry/*.otlp: OTLP, not the NDJSON records the docs and
+// lib/records check in *.golden files), so a faster path (the event cache, the reuse of pdata)
 // cannot change one byte of what is sent: each corpus is run twice on one
 // cache dir, cold then warm, and both match the one golden.
 func TestDryRunGolden(t *testing.T) {
@@ -593,11 +593,110 @@ func TestDryRunGolden(t *testing.T) {
 				code, out, stderr := m.run(append([]string{"--dry-run"}, c.args...)...)
 				out = strings.ReplaceAll(out, `"stringValue":"`+runtime.GOARCH+`"`, `"stringValue":"$GOARCH"`)
 				out = strings.ReplaceAll(out, `"stringValue":"`+runtime.GOOS+`"`, `"stringValue":"$GOOS"`)
-				golden.Check(t, filepath.Join("testdata", "dry", c.name+".golden"), golden.Output(code, stderr, out))
+				golden.Check(t, filepath.Join("testdata", "dry", c.name+".otlp"), golden.Output(code, stderr, out))
 				if t.Failed() {
 					t.Fatalf("the %s run differs", run)
 				}
 			}
 		})
 	}
+}
+
+// TestEventCacheIsFullRead: what cc-otel would send from its event cache
+// is what it sends reading every transcript whole (--no-cache), byte for
+// byte, run after run as a session's transcripts change: cut short, then
+// grown (the main transcript, then a subagent's), then rewritten in place
+// with its size and mtime kept (only the ctime tells), then a subagent
+// transcript added. The first run after each change reads the changed
+// session again; the second takes every session from the cache.
+func TestEventCacheIsFullRead(t *testing.T) {
+	dir := t.TempDir()
+	golden.CopyTree(t, corpus, dir)
+	beta := filepath.Join(dir, "-home-dev-projects-beta")
+	main := filepath.Join(beta, "c0a1f002-0000-4000-8000-000000000002.jsonl")
+	subs := filepath.Join(beta, "c0a1f002-0000-4000-8000-000000000002", "subagents")
+	sub := filepath.Join(subs, "agent-a7320cfe3f347049a.jsonl")
+	other := filepath.Join(subs, "agent-a620942e6fc1c75cf.jsonl")
+	full := map[string][]byte{}
+	for _, p := range []string{main, sub, other} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full[p] = b
+	}
+	half := func(b []byte) []byte {
+		n := bytes.Count(b, []byte("\n")) / 2
+		i := 0
+		for ; n > 0; n-- {
+			i += bytes.IndexByte(b[i:], '\n') + 1
+		}
+		return b[:i]
+	}
+	write := func(p string, b []byte) {
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grow := func(p string) {
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		have, _ := f.Stat()
+		if _, err := f.Write(full[p][have.Size():]); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	write(main, half(full[main]))
+	write(sub, half(full[sub]))
+	if err := os.Remove(other); err != nil {
+		t.Fatal(err)
+	}
+	m := newMachine(t, "http://127.0.0.1:1")
+	check := func(step string, changed bool) {
+		t.Helper()
+		code, want, stderr := m.run("--dry-run", "--no-cache", dir)
+		if code != 0 || !strings.Contains(want, "claude_code.api_request") {
+			t.Fatalf("%s: --no-cache: exit %d: %s", step, code, stderr)
+		}
+		for i, run := range []string{"first", "second"} {
+			code, got, stderr := m.run("--dry-run", "--cache-stats", dir)
+			if code != 0 || got != want {
+				t.Errorf("%s, %s run from the cache: exit %d, output differs from --no-cache's:\n%s", step, run, code,
+					golden.Diff(want, got))
+			}
+			// The second run takes every session from the cache; the
+			// first reads again the session that changed.
+			if all := strings.Contains(stderr, ", 0 read whole;"); all != (i == 1 || !changed) {
+				t.Errorf("%s, %s run: %s", step, run, stderr)
+			}
+		}
+	}
+	check("cut short", true)
+	check("unchanged", false)
+	grow(main)
+	check("main transcript grown", true)
+	grow(sub)
+	check("subagent transcript grown", true)
+	// The same size and mtime, other bytes: a token count changed.
+	fi, err := os.Stat(main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := bytes.Clone(full[main])
+	i := bytes.Index(b, []byte(`"output_tokens":`)) + len(`"output_tokens":`)
+	if b[i] == '1' {
+		b[i] = '2'
+	} else {
+		b[i] = '1'
+	}
+	write(main, b)
+	if err := os.Chtimes(main, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	check("main transcript rewritten in place", true)
+	write(other, full[other])
+	check("subagent transcript added", true)
 }

@@ -60,7 +60,7 @@ var arrows = map[string][]string{
 	"lib/hooks/rules":   {"lib/hooks", "lib/jq", "lib/regular", "lib/spell", "lib/usage"},
 	"lib/secrets":       {"lib/bytescan", "lib/jsonscan"},
 	"lib/cassette":      {"lib/jsonscan", "lib/ndjson", "lib/quote", "lib/secrets"},
-	"lib/otel":          {"lib/atomicfile", "lib/extract", "lib/pricing", "lib/regular", "lib/transcript"},
+	"lib/otel":          {"lib/atomicfile", "lib/cache", "lib/extract", "lib/layout", "lib/pricing", "lib/regular", "lib/transcript", "lib/usage"},
 	"lib/render":        {"lib/extract", "lib/numfmt", "lib/pricing", "lib/secrets", "lib/transcript", "lib/usage"},
 	"lib/hooks/link":    {"lib/hooks", "lib/profiles", "lib/sessions", "lib/transcript"},
 
@@ -68,7 +68,7 @@ var arrows = map[string][]string{
 
 	"lib/commands":               {"lib/cli", "lib/commands/cccassette", "lib/commands/ccentries", "lib/commands/ccextract", "lib/commands/ccgrep", "lib/commands/cchook", "lib/commands/ccotel", "lib/commands/ccprofiles", "lib/commands/ccredact", "lib/commands/ccrender", "lib/commands/ccsend", "lib/commands/ccsessions", "lib/commands/ccstatusline"},
 	"lib/commands/internal/load": {"lib/cache", "lib/cli", "lib/layout", "lib/pricing", "lib/profiles", "lib/records", "lib/sessions"},
-	"lib/commands/ccotel":        {"lib/cli", "lib/commands/internal/load", "lib/extract", "lib/ndjson", "lib/otel", "lib/pricing", "lib/records", "lib/secrets", "lib/transcript"},
+	"lib/commands/ccotel":        {"lib/cache", "lib/cli", "lib/commands/internal/load", "lib/extract", "lib/ndjson", "lib/otel", "lib/pricing", "lib/records", "lib/secrets", "lib/transcript"},
 	"lib/commands/ccsessions":    {"lib/cli", "lib/commands/internal/load", "lib/profiles", "lib/records", "lib/sessions"},
 	"lib/commands/ccentries":     {"lib/cli", "lib/commands/internal/load", "lib/hooks", "lib/ndjson", "lib/profiles", "lib/records", "lib/registry", "lib/transcript"},
 	"lib/commands/ccprofiles":    {"lib/cli", "lib/profiles"},

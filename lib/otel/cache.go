@@ -1,0 +1,381 @@
+package otel
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/ccpipe/ccpipe/lib/cache"
+	"github.com/ccpipe/ccpipe/lib/layout"
+)
+
+// The event cache: each session's record (its events, before they are
+// numbered and checked against the rest of the run) is kept in a
+// lib/cache store under its main transcript's path, with the stamps of
+// its subagents dir and subagent transcripts. A session whose files are
+// all unchanged (lib/cache's stamp: device, inode, size, mtime, ctime) is
+// sent from the record without opening one; any other is read again,
+// whole, and its record replaced. The stamps are taken before the files
+// are read and checked again after: a file that changed meanwhile leaves
+// the record uncached. A record is the same whatever else the run reads
+// (Reader), so a warm run sends what a cold one sends, byte for byte.
+
+// EventCacheName is the store of the records.
+const EventCacheName = "otel-events"
+
+// EventCacheVersion names the records' format and what they depend on
+// besides the files (the caller adds the prices; lib/cache the build).
+const EventCacheVersion = "otel-events-1/claude-code-2.1.328"
+
+// record is what one session's transcripts give: its events in
+// transcript order (without event.sequence nor user.id: send sets them),
+// the warnings read with them, the fork copies it left to their owners
+// (API messages by key, prompts and tool calls counted by forkKinds[1:])
+// and the sessions its records name.
+type record struct {
+	events []Event
+	warns  []string
+	copied map[uint64]string
+	left   [len(forkKinds) - 1]map[string]int
+	seen   []string
+}
+
+// snapshot is the stamps of a session's files, taken before they are
+// read; cacheable is false once one could not be taken (or read).
+type snapshot struct {
+	main      cache.Stamp
+	dir       cache.Stamp
+	hasDir    bool
+	subs      []subStamp
+	cacheable bool
+}
+
+type subStamp struct {
+	path string
+	st   cache.Stamp
+}
+
+// subagentsDir stats a session's subagents dir: has is false when there
+// is none (as transcript.Subagents reads it); ok false when it cannot be
+// told.
+func subagentsDir(path string) (st cache.Stamp, has, ok bool) {
+	st, mode, err := cache.StatPath(layout.SubagentsDirOf(path))
+	switch {
+	case err == nil && mode == fs.ModeDir:
+		return st, true, true
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return cache.Stamp{}, false, true
+	}
+	return cache.Stamp{}, false, false
+}
+
+// snapshot stamps a session's main transcript and subagents dir.
+func (r *Reader) snapshot(path string) snapshot {
+	var s snapshot
+	if r.opts.Cache == nil {
+		return s
+	}
+	st, mode, err := cache.StatPath(path)
+	if err != nil || mode != 0 {
+		return s
+	}
+	s.main = st
+	s.dir, s.hasDir, s.cacheable = subagentsDir(path)
+	return s
+}
+
+// sub stamps a subagent transcript before it is read.
+func (s *snapshot) sub(path string) {
+	if !s.cacheable {
+		return
+	}
+	st, mode, err := cache.StatPath(path)
+	if err != nil || mode != 0 {
+		s.cacheable = false
+		return
+	}
+	s.subs = append(s.subs, subStamp{path, st})
+}
+
+// holds says the session's files are still as stamped.
+func (s *snapshot) holds(path string) bool {
+	if st, mode, err := cache.StatPath(path); err != nil || mode != 0 || st != s.main {
+		return false
+	}
+	if dir, has, ok := subagentsDir(path); !ok || has != s.hasDir || dir != s.dir {
+		return false
+	}
+	for _, sub := range s.subs {
+		if st, mode, err := cache.StatPath(sub.path); err != nil || mode != 0 || st != sub.st {
+			return false
+		}
+	}
+	return true
+}
+
+// store keeps a session's record under its main transcript's path, when
+// its files did not change while they were read, and the stamp of each
+// other file under its own (the subagents dir under its path and a
+// slash), which a lookup checks and counts (--cache-stats).
+func (r *Reader) store(path string, s *snapshot, rec *record) {
+	if !s.holds(path) {
+		return
+	}
+	c := r.opts.Cache
+	c.Put(path, &cache.Entry{Stamp: s.main, Offset: s.main.Size, Data: rec.encode(s)})
+	if s.hasDir {
+		c.Put(dirKey(path), &cache.Entry{Stamp: s.dir, Offset: s.dir.Size})
+	}
+	for _, sub := range s.subs {
+		c.Put(sub.path, &cache.Entry{Stamp: sub.st, Offset: sub.st.Size})
+	}
+}
+
+// dirKey is the key of a session's subagents dir: never a transcript's.
+func dirKey(path string) string {
+	return layout.SubagentsDirOf(path) + string(filepath.Separator)
+}
+
+// cached is the record of the session at path when none of its files
+// changed since it was stored: each is looked up in the store (a stat,
+// no file opened), the main transcript first.
+func (r *Reader) cached(path string) (*record, bool) {
+	c := r.opts.Cache
+	if c == nil {
+		return nil, false
+	}
+	st, mode, err := cache.StatPath(path)
+	if err != nil || mode != 0 {
+		return nil, false
+	}
+	e, ok := c.Unchanged(path, st)
+	if !ok {
+		return nil, false
+	}
+	rec := &r.replay
+	s, ok := rec.decode(e.Data, &r.replayBuf)
+	if !ok {
+		return nil, false
+	}
+	dir, has, ok := subagentsDir(path)
+	if !ok || has != s.hasDir {
+		return nil, false
+	}
+	if has {
+		if _, ok := c.Unchanged(dirKey(path), dir); !ok || dir != s.dir {
+			return nil, false
+		}
+	}
+	for _, sub := range s.subs {
+		st, mode, err := cache.StatPath(sub.path)
+		if err != nil || mode != 0 {
+			return nil, false
+		}
+		if _, ok := c.Unchanged(sub.path, st); !ok || st != sub.st {
+			return nil, false
+		}
+	}
+	return rec, true
+}
+
+// replayBuf is the memory a cached record is decoded into, kept from
+// session to session.
+type replayBuf struct {
+	attrs []Attr
+	apis  []APIRequest
+	subs  []subStamp
+}
+
+// encode writes the record and its snapshot: a table of the strings
+// that repeat (attribute keys, models, session ids, versions), then the
+// rest, which names them by index.
+func (rec *record) encode(s *snapshot) []byte {
+	var tab []string
+	idx := map[string]uint64{}
+	ref := func(b []byte, v string) []byte {
+		i, ok := idx[v]
+		if !ok {
+			i = uint64(len(tab))
+			idx[v] = i
+			tab = append(tab, v)
+		}
+		return cache.AppendUvarint(b, i)
+	}
+	b := cache.AppendBool(nil, s.hasDir)
+	if s.hasDir {
+		b = cache.AppendStamp(b, s.dir)
+	}
+	b = cache.AppendUvarint(b, uint64(len(s.subs)))
+	for _, sub := range s.subs {
+		b = cache.AppendStr(b, sub.path)
+		b = cache.AppendStamp(b, sub.st)
+	}
+	b = cache.AppendUvarint(b, uint64(len(rec.warns)))
+	for _, w := range rec.warns {
+		b = cache.AppendStr(b, w)
+	}
+	keys := make([]uint64, 0, len(rec.copied))
+	for k := range rec.copied {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = cache.AppendUvarint(b, uint64(len(keys)))
+	for _, k := range keys {
+		b = cache.AppendU64(b, k)
+		b = ref(b, rec.copied[k])
+	}
+	for _, m := range rec.left {
+		owners := make([]string, 0, len(m))
+		for o := range m {
+			owners = append(owners, o)
+		}
+		slices.Sort(owners)
+		b = cache.AppendUvarint(b, uint64(len(owners)))
+		for _, o := range owners {
+			b = ref(b, o)
+			b = cache.AppendVarint(b, int64(m[o]))
+		}
+	}
+	b = cache.AppendUvarint(b, uint64(len(rec.seen)))
+	for _, sid := range rec.seen {
+		b = ref(b, sid)
+	}
+	b = cache.AppendUvarint(b, uint64(len(rec.events)))
+	for i := range rec.events {
+		e := &rec.events[i]
+		b = ref(b, e.Name)
+		b = ref(b, e.SessionID)
+		b = cache.AppendStr(b, e.ID)
+		b = ref(b, e.Version)
+		b = cache.AppendVarint(b, e.Time.Unix())
+		b = cache.AppendVarint(b, int64(e.Time.Nanosecond()))
+		b = cache.AppendU64(b, e.msgKey)
+		b = cache.AppendUvarint(b, uint64(len(e.Attrs)))
+		for _, a := range e.Attrs {
+			b = ref(b, a.Key)
+			b = append(b, byte(a.Kind))
+			switch a.Kind {
+			case KindInt:
+				b = cache.AppendVarint(b, a.Int)
+			case KindFloat:
+				b = cache.AppendF64(b, a.Float)
+			default:
+				b = ref(b, a.Str)
+			}
+		}
+		b = cache.AppendBool(b, e.API != nil)
+		if a := e.API; a != nil {
+			b = ref(b, a.Model)
+			for _, v := range []int64{a.Input, a.Output, a.CacheRead, a.CacheCreation, a.CacheCreation5m, a.CacheCreation1h} {
+				b = cache.AppendVarint(b, v)
+			}
+			b = cache.AppendF64(b, a.CostUSD)
+			b = cache.AppendBool(b, a.Priced)
+			b = ref(b, a.QuerySource)
+			b = ref(b, a.Effort)
+		}
+	}
+	out := cache.AppendUvarint(nil, uint64(len(tab)))
+	for _, v := range tab {
+		out = cache.AppendStr(out, v)
+	}
+	return append(out, b...)
+}
+
+// decode reads what encode wrote into rec (its memory from buf, which
+// the next decode reuses), and the snapshot but for the main transcript's
+// stamp; false on anything else. Its strings share data's memory (an
+// entry's Data never changes).
+func (rec *record) decode(data []byte, buf *replayBuf) (snapshot, bool) {
+	d := cache.NewDecoder(data)
+	tab := make([]string, d.Count())
+	for i := range tab {
+		tab[i] = d.StrShared()
+	}
+	ref := func() string {
+		i := d.Uvarint()
+		if i >= uint64(len(tab)) {
+			d.Fail()
+			return ""
+		}
+		return tab[i]
+	}
+	s := snapshot{cacheable: true}
+	if s.hasDir = d.Bool(); s.hasDir {
+		s.dir = d.Stamp()
+	}
+	s.subs = buf.subs[:0]
+	for n := d.Count(); n > 0 && d.Err() == nil; n-- {
+		s.subs = append(s.subs, subStamp{d.StrShared(), d.Stamp()})
+	}
+	buf.subs = s.subs
+	rec.warns = rec.warns[:0]
+	for n := d.Count(); n > 0 && d.Err() == nil; n-- {
+		rec.warns = append(rec.warns, d.StrShared())
+	}
+	rec.copied = nil
+	if n := d.Count(); n > 0 {
+		rec.copied = make(map[uint64]string, n)
+		for ; n > 0 && d.Err() == nil; n-- {
+			k := d.U64()
+			rec.copied[k] = ref()
+		}
+	}
+	for i := range rec.left {
+		rec.left[i] = nil
+		n := d.Count()
+		if n > 0 {
+			rec.left[i] = make(map[string]int, n)
+		}
+		for ; n > 0 && d.Err() == nil; n-- {
+			o := ref()
+			rec.left[i][o] = int(d.Varint())
+		}
+	}
+	rec.seen = rec.seen[:0]
+	for n := d.Count(); n > 0 && d.Err() == nil; n-- {
+		rec.seen = append(rec.seen, ref())
+	}
+	n := d.Count()
+	rec.events = slices.Grow(rec.events[:0], n)
+	buf.attrs, buf.apis = buf.attrs[:0], buf.apis[:0]
+	for ; n > 0 && d.Err() == nil; n-- {
+		e := Event{Name: ref(), SessionID: ref(), ID: d.StrShared(), Version: ref()}
+		sec, nsec := d.Varint(), d.Varint()
+		e.Time = time.Unix(sec, nsec).UTC()
+		e.msgKey = d.U64()
+		start := len(buf.attrs)
+		for na := d.Count(); na > 0 && d.Err() == nil; na-- {
+			a := Attr{Key: ref()}
+			k := d.Uvarint() // (the byte, read as a varint below 128)
+			a.Kind = AttrKind(k)
+			switch a.Kind {
+			case KindInt:
+				a.Int = d.Varint()
+			case KindFloat:
+				a.Float = d.F64()
+			case KindStr:
+				a.Str = ref()
+			default:
+				d.Fail()
+			}
+			buf.attrs = append(buf.attrs, a)
+		}
+		e.Attrs = buf.attrs[start:len(buf.attrs):len(buf.attrs)]
+		if d.Bool() {
+			a := APIRequest{Model: ref(), Input: d.Varint(), Output: d.Varint(), CacheRead: d.Varint(), CacheCreation: d.Varint(),
+				CacheCreation5m: d.Varint(), CacheCreation1h: d.Varint(), CostUSD: d.F64(), Priced: d.Bool(),
+				QuerySource: ref(), Effort: ref()}
+			buf.apis = append(buf.apis, a)
+			e.API = &buf.apis[len(buf.apis)-1]
+		}
+		rec.events = append(rec.events, e)
+	}
+	if !d.Done() {
+		return s, false
+	}
+	return s, true
+}
