@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 )
 
 // MaxDepth bounds the nesting of arrays and objects Parse accepts, so a
@@ -454,22 +456,12 @@ func (p *parser) str() (s string, plain bool, esc []byte, err error) {
 		}
 		e := d[i+1]
 		i += 2
+		if b, ok := jsonscan.SimpleEscape(e); ok {
+			buf = append(buf, b)
+			canonical = canonical && e != '/' // JSON.stringify writes a bare /
+			continue
+		}
 		switch e {
-		case '"', '\\':
-			buf = append(buf, e)
-		case '/':
-			buf = append(buf, e)
-			canonical = false
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
 		case 'u':
 			u, ok := hex4(d, i)
 			if !ok {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 	"github.com/ccpipe/ccpipe/lib/secrets"
 )
 
@@ -374,7 +375,7 @@ func (v *Verifier) scanClean(r *RawStep, t int, user bool) bool {
 		if tok.esc {
 			// Only escapes without surrogates get here: decoded
 			// as JSON.parse does.
-			v.scratch, _ = secrets.Unquote(v.scratch[:0], body)
+			v.scratch, _ = jsonscan.AppendUnescaped(v.scratch[:0], body)
 			body = v.scratch
 		}
 		return v.stringClean(body, user)

@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -201,103 +200,6 @@ func (c *Cursor) String() ([]byte, error) {
 	return Unquote(c.b[q:c.i], body, esc), nil
 }
 
-// Unquote returns the decoded value of a scanned string: quoted is the
-// string with its quotes, body without them, esc whether it holds
-// escapes.
-func Unquote(quoted, body []byte, esc bool) []byte {
-	if !esc && isASCIIOrUTF8(body) {
-		return body
-	}
-	return unescape(body)
-}
-
-// unescape decodes a string body the scanner accepted, as encoding/json
-// does: escapes resolved, a lone or unpaired surrogate and each byte of
-// invalid UTF-8 replaced by U+FFFD.
-func unescape(b []byte) []byte {
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); {
-		// Copy the run of ASCII bytes up to the next escape or non-ASCII
-		// byte at once, finding its end eight bytes a step.
-		j := i
-		for j+8 <= len(b) {
-			x := binary.LittleEndian.Uint64(b[j : j+8 : j+8])
-			bs := x ^ (ones * '\\')
-			if m := ((bs - ones) | x) & highs; m != 0 {
-				j += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			j += 8
-		}
-		for j < len(b) && b[j] != '\\' && b[j] < utf8.RuneSelf {
-			j++
-		}
-		out = append(out, b[i:j]...)
-		if i = j; i >= len(b) {
-			break
-		}
-		if b[i] != '\\' {
-			r, size := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && size == 1 {
-				out = utf8.AppendRune(out, utf8.RuneError)
-			} else {
-				out = append(out, b[i:i+size]...)
-			}
-			i += size
-			continue
-		}
-		switch b[i+1] {
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r := hexRune(b[i+2 : i+6])
-			i += 6
-			if utf16.IsSurrogate(r) {
-				r2 := rune(-1)
-				if i+6 <= len(b) && b[i] == '\\' && b[i+1] == 'u' {
-					r2 = hexRune(b[i+2 : i+6])
-				}
-				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-					i += 6
-					r = dec
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			out = utf8.AppendRune(out, r)
-			continue
-		default: // '"', '\\', '/'
-			out = append(out, b[i+1])
-		}
-		i += 2
-	}
-	return out
-}
-
-func hexRune(h []byte) rune {
-	var r rune
-	for _, c := range h {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		default:
-			c = c - 'A' + 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
-}
-
 func isASCIIOrUTF8(b []byte) bool {
 	for i := 0; i+8 <= len(b); i += 8 {
 		if binary.LittleEndian.Uint64(b[i:])&highs != 0 {
@@ -317,7 +219,7 @@ func Key(key []byte, esc bool) string {
 	if !esc && isASCIIOrUTF8(key) {
 		return string(key)
 	}
-	return string(unescape(key))
+	return string(unescapeValid(key))
 }
 
 // Folds reports whether key (decoded) spells one of names in another
@@ -561,9 +463,18 @@ func special(x uint64) uint64 {
 	return ((q - ones) | (bs - ones) | (x - ones*0x20)) &^ x & highs
 }
 
-// escapes marks the bytes that may follow a backslash: 1 for a one-byte
-// escape, 'u' for \uXXXX.
-var escapes = [256]byte{'"': 1, '\\': 1, '/': 1, 'b': 1, 'f': 1, 'n': 1, 'r': 1, 't': 1, 'u': 'u'}
+// escapes is JSON's table of the bytes that may follow a backslash: for a
+// two-byte escape the byte it stands for, 'u' for \uXXXX (no two-byte
+// escape stands for a 'u'), 0 for none.
+var escapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'u': 'u'}
+
+// SimpleEscape returns the byte the two-byte escape \c stands for (\n: a
+// newline), and false for \u and for a byte that may not follow a
+// backslash.
+func SimpleEscape(c byte) (byte, bool) {
+	e := escapes[c]
+	return e, e != 0 && c != 'u'
+}
 
 // str scans a string at c.b[c.i] == '"' and returns the bounds of its
 // body and whether it holds escapes.
@@ -614,17 +525,17 @@ func (c *Cursor) str() (start, end int, esc bool, err error) {
 				return 0, 0, false, c.fail("unterminated string")
 			}
 			switch escapes[b[i+1]] {
-			case 1:
-				i += 2
 			case 'u':
 				if i+6 > len(b) || !hex4(b[i+2:i+6]) {
 					c.i = i
 					return 0, 0, false, c.fail("invalid \\u escape")
 				}
 				i += 6
-			default:
+			case 0:
 				c.i = i
 				return 0, 0, false, c.fail("invalid escape")
+			default:
+				i += 2
 			}
 		default: // a control character
 			c.i = i

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/extract"
+	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/secrets"
 	"github.com/ccpipe/ccpipe/lib/transcript"
@@ -297,7 +298,7 @@ func (r *fileRun) file(path, agentID string, depth int) error {
 	}
 	origin := extract.Origin{Path: path, SessionID: r.meta.SessionID, AgentID: agentID}
 	err := sub.read(path, origin)
-	if err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, errStop)) {
+	if _, stop := ndjson.Stopped(err); stop || errors.Is(err, context.Canceled) {
 		return err
 	}
 	if err != nil {
@@ -326,10 +327,6 @@ func (r *fileRun) file(path, agentID string, depth int) error {
 // maxFileWarnings is how many lines of one file a page's warnings name
 // (cc-extract's number); the rest are counted.
 const maxFileWarnings = 10
-
-// errStop wraps an error of the layout (a write), which ends the render,
-// as opposed to a transcript that cannot be read, which ends one file.
-var errStop = errors.New("render stopped")
 
 // read feeds each wanted line of a transcript to entry. Lines are read
 // with long strings cut (see MaxString); bad lines are reported and
@@ -390,7 +387,7 @@ func (r *fileRun) read(path string, origin extract.Origin) error {
 		}
 		origin.Line = lr.n
 		if err := r.entry(origin, e); err != nil {
-			return fmt.Errorf("%w: %w", errStop, err)
+			return ndjson.Stop(err) // a write: it ends the render, not one file
 		}
 	}
 }

@@ -25,8 +25,10 @@ func (s *Searcher) SetAnswerer(a Answerer) { s.answerer = a }
 // scan.
 func (sc *Scanner) answer(ctx context.Context, transcriptPath string) Result {
 	if a := sc.s.answerer; a != nil {
+		sc.startBad()
 		if r, ok := a.Answer(ctx, sc, transcriptPath); ok {
 			sc.s.Sessions.Add(1)
+			sc.takeBad(&r)
 			return r
 		}
 	}
@@ -55,12 +57,15 @@ func (sc *Scanner) RegionHolds(region []byte, kind string, ti int) bool {
 }
 
 // EachContent calls fn with every content string of one transcript line,
-// decoded, in the line's order (content.go says which strings count).
-func EachContent(line []byte, fn func(text []byte)) {
-	_, _ = walkContent(line, nil, func(_ *Place, text []byte) bool {
+// decoded, in the line's order (content.go says which strings count). A
+// line that does not decode is an error: an index keeps its raw bytes,
+// so that the verification sees it and counts it (Result.Undecodable).
+func EachContent(line []byte, fn func(text []byte)) error {
+	_, err := walkContent(line, nil, func(_ *Place, text []byte) bool {
 		fn(text)
 		return true
 	})
+	return err
 }
 
 // AppendFold appends the case folding of text that every term is

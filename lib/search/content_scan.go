@@ -136,7 +136,9 @@ func (sc *Scanner) contentFile(ctx context.Context, f File, res *Result) {
 		return
 	}
 	defer closer.Close()
+	sc.At(f.Path, from)
 	if err := sc.eachRegion(ctx, r, res, func(region []byte) bool {
+		defer func() { sc.bad.at.Offset += int64(len(region)) }()
 		if sc.s.opts.Matches {
 			sc.regionHits(region, st, res)
 			return false
@@ -317,10 +319,13 @@ func (sc *Scanner) regionHolds(region []byte, kind string, ti int, ts *textScrat
 	}
 	found := false
 	sc.eachCandidate(region, ti, func(line []byte) bool {
-		_, _ = walkContent(line, nil, func(_ *Place, text []byte) bool {
+		_, err := walkContent(line, nil, func(_ *Place, text []byte) bool {
 			found = s.tms[ti].contains(text, ts)
 			return !found
 		})
+		if err != nil {
+			sc.undecodable(region, line)
+		}
 		return !found
 	})
 	return found
@@ -402,11 +407,14 @@ func (sc *Scanner) regionHits(region []byte, st *fileState, res *Result) {
 		}
 		var places []*Place
 		var texts [][]byte
-		meta, _ := walkContent(line, st.names, func(p *Place, text []byte) bool {
+		meta, err := walkContent(line, st.names, func(p *Place, text []byte) bool {
 			places = append(places, p)
 			texts = append(texts, text)
 			return true
 		})
+		if err != nil {
+			sc.undecodable(region, line)
+		}
 		for i, text := range texts {
 			sc.textHits(text, meta, places[i], st, res)
 		}

@@ -105,6 +105,11 @@ type Result struct {
 	Hits  []Hit   // with Options.Matches, every occurrence in content, in file order
 	Bytes int64   // bytes searched (decompressed)
 	Errs  []error // files that could not be read to the end
+	// Undecodable counts the lines whose raw bytes may hold a term but
+	// which are not JSON records, so were skipped; UndecodableAt is the
+	// first of them.
+	Undecodable   int
+	UndecodableAt LineAt
 }
 
 // Scanner searches one session at a time with its own buffers. Use one
@@ -116,6 +121,7 @@ type Scanner struct {
 	pre     *Scanner    // the raw pass of the content search
 	lbuf    []byte      // the content search's line buffer, as big as the longest line
 	ts      textScratch // RegionHolds' folding buffers
+	bad     badLines    // the session's undecodable lines
 }
 
 // NewScanner returns a Scanner with its read buffer.
@@ -141,6 +147,7 @@ func (sc *Scanner) Session(ctx context.Context, transcriptPath string) Result {
 func (sc *Scanner) Files(ctx context.Context, files []File) Result {
 	s := sc.s
 	res := Result{Found: make([]bool, len(s.ms))}
+	sc.startBad()
 	switch {
 	case !s.opts.Raw:
 		sc.content(ctx, files, &res)
@@ -163,6 +170,7 @@ func (sc *Scanner) Files(ctx context.Context, files []File) Result {
 		sc.allTerms(ctx, files, &res)
 	}
 	res.Matched = s.Matched(res.Found)
+	sc.takeBad(&res)
 	s.Sessions.Add(1)
 	return res
 }

@@ -121,7 +121,11 @@ func (b *builder) index(r io.Reader, base int64, transcript, partial bool, count
 			}
 			line := lines[off:le]
 			if transcript {
-				search.EachContent(line, func(t []byte) { text += b.addText(t) })
+				if search.EachContent(line, func(t []byte) { text += b.addText(t) }) != nil {
+					// Not a record: its raw bytes, so that a term there
+					// is verified, and the line said to be skipped.
+					text += b.addText(line)
+				}
 			} else {
 				text += b.addText(line)
 			}

@@ -32,7 +32,7 @@ const Name = "grep-index"
 // formatVersion names what an index holds: the segment format, the
 // documents' cut and the content rules (with cache.Version, any other
 // build of ccpipe starts a new index).
-var formatVersion = "grep-index-1"
+var formatVersion = "grep-index-2"
 
 var (
 	// segTarget is how much folded content a segment holds before it is
@@ -462,6 +462,7 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span) (bool,
 			if head < n {
 				cut = int64(bytes.LastIndexByte(buf[:head], '\n') + 1)
 			}
+			sc.At(p.f.Path, d.start)
 			if cut > 0 && sc.RegionHolds(buf[:cut], p.f.Kind, ti) {
 				return true, nil
 			}
@@ -471,6 +472,7 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span) (bool,
 			if _, err := f.ReadAt(buf[head:], d.start+head); err != nil {
 				return false, err
 			}
+			sc.At(p.f.Path, d.start+cut)
 			if sc.RegionHolds(buf[cut:], p.f.Kind, ti) {
 				return true, nil
 			}
@@ -492,6 +494,7 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span) (bool,
 			return false, err
 		}
 		pos = d.end
+		sc.At(p.f.Path, d.start)
 		if sc.RegionHolds(buf, p.f.Kind, ti) {
 			return true, nil
 		}

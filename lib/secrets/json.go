@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/ccpipe/ccpipe/lib/bytescan"
 	"github.com/ccpipe/ccpipe/lib/jsonscan"
@@ -251,7 +249,7 @@ func (w *jsonWalker) checkString(start, end int, raw []byte, esc bool) error {
 	text := raw
 	if esc {
 		// The cursor has checked the escapes: decoding cannot fail.
-		w.buf, _ = unquote(w.buf[:0], raw, -1)
+		w.buf, _ = jsonscan.AppendUnescaped(w.buf[:0], raw)
 		text = w.buf
 	}
 	ms := w.set.Find(text)
@@ -288,7 +286,7 @@ func (w *jsonWalker) maybe(raw []byte, base int, hits []hit) bool {
 		if n%2 == 1 {
 			return true // the hit is inside an escape such as \n
 		}
-		text, err := unquote(w.buf[:0], raw[p:], s.keywords[h.kw].span)
+		text, err := jsonscan.AppendUnescapedPrefix(w.buf[:0], raw[p:], s.keywords[h.kw].span)
 		w.buf = text
 		if err != nil {
 			return true
@@ -329,7 +327,7 @@ func (w *jsonWalker) pathString() string {
 		}
 		key := e.key
 		if bytes.IndexByte(key, '\\') >= 0 {
-			if k, err := unquote(nil, key, -1); err == nil {
+			if k, err := jsonscan.AppendUnescaped(nil, key); err == nil {
 				key = k
 			}
 		}
@@ -359,95 +357,6 @@ func isIdent(k []byte) bool {
 		}
 	}
 	return true
-}
-
-// Unquote appends the decoded body of a JSON string literal (without its
-// quotes) to dst.
-func Unquote(dst, raw []byte) ([]byte, error) { return unquote(dst, raw, -1) }
-
-// unquote appends the decoded JSON string body raw (no quotes) to dst.
-// A lone surrogate becomes U+FFFD, as encoding/json does. With limit >= 0
-// it stops once limit bytes are decoded (at least), and an escape cut by
-// the end of raw is not an error then.
-func unquote(dst, raw []byte, limit int) ([]byte, error) {
-	n0 := len(dst)
-	for i := 0; i < len(raw); {
-		if limit >= 0 && len(dst)-n0 >= limit {
-			return dst, nil
-		}
-		k := bytes.IndexByte(raw[i:], '\\')
-		if k < 0 {
-			k = len(raw) - i
-		}
-		if limit >= 0 {
-			k = min(k, limit-(len(dst)-n0))
-		}
-		dst = append(dst, raw[i:i+k]...)
-		i += k
-		if i == len(raw) || raw[i] != '\\' {
-			continue
-		}
-		if i+1 >= len(raw) {
-			return dst, errors.New("bad escape")
-		}
-		c := raw[i+1]
-		i += 2
-		switch c {
-		case '"', '\\', '/':
-			dst = append(dst, c)
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r, ok := hex4(raw[i:])
-			if !ok {
-				return dst, errors.New("bad \\u escape")
-			}
-			i += 4
-			if utf16.IsSurrogate(r) {
-				r2, ok := rune(-1), false
-				if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-					r2, ok = hex4(raw[i+2:])
-				}
-				if d := utf16.DecodeRune(r, r2); ok && d != utf8.RuneError {
-					i += 6
-					r = d
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			dst = utf8.AppendRune(dst, r)
-		default:
-			return dst, fmt.Errorf("bad escape \\%c", c)
-		}
-	}
-	return dst, nil
-}
-
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= fold[c] && fold[c] <= 'f':
-			c = fold[c] - 'a' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }
 
 // appendQuoted appends text as a JSON string, with the matches replaced

@@ -98,6 +98,32 @@ type options struct {
 	noIndex   bool
 	sort      string             // "recent": newest activity first
 	ix        *searchindex.Index // nil: every session is scanned
+	// undecodable and firstBad: the lines that may hold a term but did
+	// not decode, skipped (search.Result.Undecodable), over the run.
+	undecodable int
+	firstBad    search.LineAt
+}
+
+// noteBad adds a session's undecodable lines to the run's.
+func (o *options) noteBad(r search.Result) {
+	if r.Undecodable > 0 && o.undecodable == 0 {
+		o.firstBad = r.UndecodableAt
+	}
+	o.undecodable += r.Undecodable
+}
+
+// warnBad says how many lines that may hold a term were skipped, not
+// being records, and where the first is: a "no match" is never silent
+// about a term it could not see.
+func (o *options) warnBad(env *cli.Env) {
+	if o.undecodable == 0 {
+		return
+	}
+	what := "1 line holding a term could not be decoded and was skipped"
+	if o.undecodable > 1 {
+		what = fmt.Sprintf("%d lines holding a term could not be decoded and were skipped", o.undecodable)
+	}
+	env.Warnf("%s (the first: %s:%d)", what, o.firstBad.Path, o.firstBad.Number())
 }
 
 // RunWith runs cc-grep in the given System.
@@ -174,6 +200,7 @@ func (o *options) run(env *cli.Env, terms []string) error {
 		matched, err = o.fromListing(env, s)
 	}
 	stopProgress()
+	o.warnBad(env)
 	if o.ix != nil && err == nil && matched == 0 && env.Ctx.Err() == nil {
 		o.suggest(env)
 	}
@@ -221,6 +248,7 @@ func (o *options) fromStdin(env *cli.Env, s *search.Searcher) (int, error) {
 	var held []heldMatch
 	p := s.Start(env.Ctx, o.workers, func(j search.Job, r search.Result) error {
 		warnErrs(env, r)
+		o.noteBad(r)
 		if !r.Matched {
 			return nil
 		}
@@ -263,7 +291,7 @@ func (o *options) fromStdin(env *cli.Env, s *search.Searcher) (int, error) {
 			job.last = lastActive(rec)
 		}
 		if err := p.Add(search.Job{TranscriptPath: path, Data: job}); err != nil {
-			return errStopped
+			return ndjson.Stop(err) // the pipeline stopped: Wait tells why
 		}
 		return nil
 	})
@@ -271,10 +299,11 @@ func (o *options) fromStdin(env *cli.Env, s *search.Searcher) (int, error) {
 	if noPath > 0 {
 		env.Warnf("%d input record(s) without a transcript_path skipped", noPath)
 	}
+	_, stopped := ndjson.Stopped(err)
 	switch {
 	case werr != nil && !errors.Is(werr, env.Ctx.Err()):
 		return matched, werr
-	case err != nil && !errors.Is(err, errStopped):
+	case err != nil && !stopped:
 		return matched, fmt.Errorf("reading stdin: %w", err)
 	}
 	return matched, o.emitRecent(env, held)
@@ -304,10 +333,6 @@ func (o *options) emitRecent(env *cli.Env, held []heldMatch) error {
 	}
 	return nil
 }
-
-// errStopped ends the input loop once the pipeline has stopped; Wait
-// tells why.
-var errStopped = errors.New("search stopped")
 
 // fromListing searches every session of the selected profiles. Only the
 // transcript files are listed up front; the matching sessions alone are
@@ -353,6 +378,7 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	byPath := map[string]search.Result{}
 	err = s.SearchAll(env.Ctx, o.workers, jobs, func(j search.Job, r search.Result) error {
 		warnErrs(env, r)
+		o.noteBad(r)
 		if r.Matched {
 			f := files[j.Data.(int)]
 			comp.Add(f)

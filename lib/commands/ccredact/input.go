@@ -32,16 +32,9 @@ func asSession(line []byte) (sessionRef, bool) {
 	return sessionRef{rec.TranscriptPath, rec.Session()}, true
 }
 
-// stopError carries an error that ends the run (the output went away, a
-// --jq failure, a signal), as opposed to a problem with one input.
-type stopError struct{ err error }
-
-func (e *stopError) Error() string { return e.err.Error() }
-func (e *stopError) Unwrap() error { return e.err }
-
 // eachLine calls fn for each non-blank line of in. Over-long lines are
 // reported through warn and skipped; fn's error stops the loop and is
-// returned, and so is a cancelled ctx (as a stopError); a read error is
+// returned, and so is a cancelled ctx (as an ndjson.Stop); a read error is
 // returned as it is. A big plain file (not
 // stdin, whose offset may not be 0) is read through memory maps.
 func eachLine(ctx context.Context, in io.Reader, warn func(n int, msg string), fn func(line []byte, n int, last bool) error) error {
@@ -53,11 +46,11 @@ func eachLine(ctx context.Context, in io.Reader, warn func(n int, msg string), f
 }
 
 // readLines is eachLine's loop; a cancelled ctx (an interrupt) stops it
-// with a stopError.
+// with an ndjson.Stop.
 func readLines(ctx context.Context, rd *ndjson.Reader, warn func(n int, msg string), fn func(line []byte, n int, last bool) error) error {
 	for {
 		if err := ctx.Err(); err != nil {
-			return &stopError{err}
+			return ndjson.Stop(err)
 		}
 		line, err := rd.Next()
 		if err == io.EOF {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -62,7 +63,7 @@ func (r *runner) redactStream(in io.Reader, name string, sessions bool) error {
 				}
 				r.seen[ref.path] = true
 				if err := r.redactFile(ref.path); err != nil {
-					return &stopError{err}
+					return ndjson.Stop(err)
 				}
 				return nil
 			}
@@ -81,13 +82,12 @@ func (r *runner) redactStream(in io.Reader, name string, sessions bool) error {
 			return nil
 		}
 		if err := r.env.Out.WriteJSON(out); err != nil {
-			return &stopError{err}
+			return ndjson.Stop(err)
 		}
 		return nil
 	})
-	var se *stopError
-	if errors.As(err, &se) {
-		return se.err
+	if cause, ok := ndjson.Stopped(err); ok {
+		return cause
 	}
 	if err != nil {
 		r.fail("%s: %v", name, err)

@@ -3,13 +3,13 @@ package ccredact
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
+	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/regular"
 	"github.com/ccpipe/ccpipe/lib/search"
@@ -113,10 +113,7 @@ func (r *runner) scan(args []string) error {
 	if werr := s.wait(); err == nil {
 		err = werr
 	}
-	var se *stopError
-	if errors.As(err, &se) {
-		err = se.err
-	}
+	err, _ = ndjson.Stopped(err)
 	if err != nil && r.env.Ctx.Err() != nil {
 		return nil // interrupted: what was found is printed
 	}
@@ -246,8 +243,7 @@ func (r *runner) scanRecords(path, id string) result {
 		}
 		return nil
 	})
-	var se *stopError
-	if err != nil && !errors.As(err, &se) {
+	if _, stop := ndjson.Stopped(err); err != nil && !stop {
 		res.warnf("%s: %v", path, err)
 	}
 	return res
@@ -262,7 +258,7 @@ func (r *runner) scanStdin(s *scanner, sessions bool) error {
 		if sessions {
 			if ref, ok := asSession(line); ok {
 				if err := r.scanSession(s, ref.path, ref.id); err != nil {
-					return &stopError{err}
+					return ndjson.Stop(err)
 				}
 				return nil
 			}
@@ -280,13 +276,12 @@ func (r *runner) scanStdin(s *scanner, sessions bool) error {
 			res.findings = append(res.findings, finding{SessionID: ptr(src.SessionID), Path: ptr(src.Path), Line: src.Line, Field: ptr(m.Path), Kind: m.Kind})
 		}
 		if err := s.add(func() result { return res }); err != nil {
-			return &stopError{err}
+			return ndjson.Stop(err)
 		}
 		return nil
 	})
-	var se *stopError
-	if errors.As(err, &se) {
-		return se.err
+	if cause, ok := ndjson.Stopped(err); ok {
+		return cause
 	}
 	if err != nil {
 		r.fail("<stdin>: %v", err)

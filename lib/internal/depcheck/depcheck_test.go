@@ -61,7 +61,7 @@ var arrows = map[string][]string{
 	"lib/secrets":       {"lib/bytescan", "lib/jsonscan"},
 	"lib/cassette":      {"lib/jsonscan", "lib/ndjson", "lib/quote", "lib/secrets"},
 	"lib/otel":          {"lib/atomicfile", "lib/cache", "lib/extract", "lib/layout", "lib/pricing", "lib/regular", "lib/transcript", "lib/usage"},
-	"lib/render":        {"lib/extract", "lib/numfmt", "lib/pricing", "lib/secrets", "lib/transcript", "lib/usage"},
+	"lib/render":        {"lib/extract", "lib/ndjson", "lib/numfmt", "lib/pricing", "lib/secrets", "lib/transcript", "lib/usage"},
 	"lib/hooks/link":    {"lib/hooks", "lib/profiles", "lib/sessions", "lib/transcript"},
 
 	"lib/cli": {"lib/jq", "lib/ndjson", "lib/numfmt", "lib/quote", "lib/regular", "lib/spell", "lib/syncwriter"},
