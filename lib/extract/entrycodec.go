@@ -126,17 +126,18 @@ type entryReader struct {
 	d *cache.Decoder
 }
 
-func (r entryReader) flags(n int) []bool {
+// flags reads what appendFlags wrote of n booleans: bit i is the i-th.
+func (r entryReader) flags(n int) flagBits {
 	v := r.d.Uvarint()
 	if v>>n != 0 {
 		r.d.Fail()
 	}
-	out := make([]bool, n)
-	for i := range out {
-		out[i] = v&(1<<i) != 0
-	}
-	return out
+	return flagBits(v)
 }
+
+type flagBits uint64
+
+func (f flagBits) at(i int) bool { return f&(1<<i) != 0 }
 
 func (r entryReader) raw() json.RawMessage {
 	n := r.d.Uvarint()
@@ -161,15 +162,15 @@ func (r entryReader) entry() *transcript.Entry {
 	r.strs(&e.Type, &e.UUID, &e.ParentUUID, &e.LogicalParentUUID, &e.SessionID, &e.AgentID,
 		&e.TimestampRaw, &e.Cwd, &e.Version, &e.GitBranch, &e.Entrypoint, &e.PromptID, &e.Slug)
 	f := r.flags(9)
-	e.IsSidechain, e.IsMeta = f[0], f[1]
-	if f[2] {
+	e.IsSidechain, e.IsMeta = f.at(0), f.at(1)
+	if f.at(2) {
 		t, err := time.Parse(time.RFC3339Nano, e.TimestampRaw)
 		if err != nil {
 			r.d.Fail()
 		}
 		e.Timestamp = t
 	}
-	if f[3] {
+	if f.at(3) {
 		e.Raw = r.raw()
 	}
 	if n := r.d.Count(); n > 0 {
@@ -179,13 +180,13 @@ func (r entryReader) entry() *transcript.Entry {
 		}
 	}
 	e.UnknownBlocks = int(r.d.Varint())
-	if f[4] {
+	if f.at(4) {
 		m := &transcript.Message{}
 		r.strs(&m.ID, &m.Type, &m.Role, &m.Model, &m.StopReason, &m.StopSequence)
 		mf := r.flags(2)
-		m.ContentIsString = mf[0]
+		m.ContentIsString = mf.at(0)
 		m.Content = r.blocks(0)
-		if mf[1] {
+		if mf.at(1) {
 			u := &transcript.Usage{}
 			for _, p := range []*int64{&u.InputTokens, &u.OutputTokens, &u.CacheCreationInputTokens, &u.CacheReadInputTokens} {
 				*p = r.d.Varint()
@@ -195,22 +196,22 @@ func (r entryReader) entry() *transcript.Entry {
 		}
 		e.Message = m
 	}
-	if f[5] {
+	if f.at(5) {
 		u := &transcript.User{}
 		r.strs(&u.PromptSource, &u.TurnOrigin, &u.PermissionMode, &u.OriginKind, &u.SourceToolAssistantUUID, &u.ToolDenialKind)
 		u.Origin, u.ToolUseResult, u.PermissionDecision = r.raw(), r.raw(), r.raw()
 		uf := r.flags(2)
-		u.IsCompactSummary, u.IsVisibleInTranscriptOnly = uf[0], uf[1]
+		u.IsCompactSummary, u.IsVisibleInTranscriptOnly = uf.at(0), uf.at(1)
 		e.User = u
 	}
-	if f[6] {
+	if f.at(6) {
 		a := &transcript.Assistant{}
 		r.strs(&a.RequestID, &a.RequestRef, &a.RequestSessionID, &a.Error)
 		a.APIBlockIndex = int(r.d.Varint())
-		a.IsAPIErrorMessage = r.flags(1)[0]
+		a.IsAPIErrorMessage = r.flags(1).at(0)
 		e.Assistant = a
 	}
-	if f[7] {
+	if f.at(7) {
 		s := &transcript.System{}
 		r.strs(&s.Subtype, &s.Content, &s.Level)
 		s.CompactMetadata, s.Error = r.raw(), r.raw()
@@ -220,7 +221,7 @@ func (r entryReader) entry() *transcript.Entry {
 		s.DurationMs = r.d.F64()
 		e.System = s
 	}
-	if f[8] {
+	if f.at(8) {
 		a := &transcript.Attachment{Type: r.d.StrShared()}
 		a.Raw = r.raw()
 		e.Attachment = a
@@ -246,7 +247,7 @@ func (r entryReader) blocks(depth int) []transcript.Block {
 		r.strs(&k.Type, &k.Text, &k.Thinking, &k.Signature, &k.Data, &k.ID, &k.Name, &k.ToolUseID, &k.MediaType, &k.ToolName)
 		k.Input, k.Source, k.Raw = r.raw(), r.raw(), r.raw()
 		bf := r.flags(2)
-		k.ContentIsString, k.IsError = bf[0], bf[1]
+		k.ContentIsString, k.IsError = bf.at(0), bf.at(1)
 		k.Content = r.blocks(depth + 1)
 		if r.d.Err() != nil {
 			return nil

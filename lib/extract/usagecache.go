@@ -184,17 +184,8 @@ func (s *usageScan) clone() usageScan {
 
 // encode writes the scan for the cache; sums: for --sum (UsageCacheName).
 func (s *usageScan) encode(sums bool) []byte {
-	var tab []string
-	idx := map[string]uint64{}
-	ref := func(b []byte, v string) []byte {
-		i, ok := idx[v]
-		if !ok {
-			i = uint64(len(tab))
-			idx[v] = i
-			tab = append(tab, v)
-		}
-		return cache.AppendUvarint(b, i)
-	}
+	var tab cache.StrTable
+	ref := tab.Ref
 	rec := func(b []byte, r *usageRec, sums bool) []byte {
 		if sums {
 			b = cache.AppendU64(b, r.Key)
@@ -269,11 +260,7 @@ func (s *usageScan) encode(sums bool) []byte {
 		body = rec(body, &s.recs[i], sums)
 	}
 
-	b := cache.AppendUvarint(nil, uint64(len(tab)))
-	for _, v := range tab {
-		b = cache.AppendStr(b, v)
-	}
-	return append(b, body...)
+	return append(tab.Append(nil), body...)
 }
 
 // usageFacts is a cached scan being read: its table, its marks (still
@@ -295,10 +282,7 @@ func openFacts(b []byte, sums bool, f *usageFacts, s *usageScan) bool {
 	*f = usageFacts{sums: sums}
 	d := &f.d
 	d.Reset(b)
-	f.tab = make([]string, d.Count())
-	for i := range f.tab {
-		f.tab[i] = d.StrShared()
-	}
+	f.tab = cache.ReadStrTable(d)
 	*s = usageScan{}
 	st := &s.st
 	ints := func() []int {
@@ -335,14 +319,7 @@ func openFacts(b []byte, sums bool, f *usageFacts, s *usageScan) bool {
 	return d.Err() == nil
 }
 
-func (f *usageFacts) ref(d *cache.Decoder) string {
-	i := d.Uvarint()
-	if i >= uint64(len(f.tab)) {
-		d.Fail()
-		return ""
-	}
-	return f.tab[i]
-}
+func (f *usageFacts) ref(d *cache.Decoder) string { return d.Ref(f.tab) }
 
 // rec reads a message into r (kept for --sum, or whole) and returns its
 // key.

@@ -193,17 +193,8 @@ type replayBuf struct {
 // that repeat (attribute keys, models, session ids, versions), then the
 // rest, which names them by index.
 func (rec *record) encode(s *snapshot) []byte {
-	var tab []string
-	idx := map[string]uint64{}
-	ref := func(b []byte, v string) []byte {
-		i, ok := idx[v]
-		if !ok {
-			i = uint64(len(tab))
-			idx[v] = i
-			tab = append(tab, v)
-		}
-		return cache.AppendUvarint(b, i)
-	}
+	var tab cache.StrTable
+	ref := tab.Ref
 	b := cache.AppendBool(nil, s.hasDir)
 	if s.hasDir {
 		b = cache.AppendStamp(b, s.dir)
@@ -278,11 +269,7 @@ func (rec *record) encode(s *snapshot) []byte {
 			b = ref(b, a.Effort)
 		}
 	}
-	out := cache.AppendUvarint(nil, uint64(len(tab)))
-	for _, v := range tab {
-		out = cache.AppendStr(out, v)
-	}
-	return append(out, b...)
+	return append(tab.Append(nil), b...)
 }
 
 // decode reads what encode wrote into rec (its memory from buf, which
@@ -291,18 +278,8 @@ func (rec *record) encode(s *snapshot) []byte {
 // entry's Data never changes).
 func (rec *record) decode(data []byte, buf *replayBuf) (snapshot, bool) {
 	d := cache.NewDecoder(data)
-	tab := make([]string, d.Count())
-	for i := range tab {
-		tab[i] = d.StrShared()
-	}
-	ref := func() string {
-		i := d.Uvarint()
-		if i >= uint64(len(tab)) {
-			d.Fail()
-			return ""
-		}
-		return tab[i]
-	}
+	tab := cache.ReadStrTable(d)
+	ref := func() string { return d.Ref(tab) }
 	s := snapshot{cacheable: true}
 	if s.hasDir = d.Bool(); s.hasDir {
 		s.dir = d.Stamp()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
@@ -51,6 +52,22 @@ type Exporter struct {
 	BatchSize int
 	b         *batch
 	keys      keyer
+	// out takes the requests built to a goroutine of their own, which
+	// sends them one at a time, in order, while the next is built: on
+	// two cores, building and sending (marshalling, the ledger) overlap.
+	out  chan exportRequest
+	done chan struct{}
+	mu   sync.Mutex
+	err  error // a delivery's error not returned yet
+}
+
+// exportRequest is one export request of a signal, built, with the keys
+// of its events.
+type exportRequest struct {
+	c      *Channel
+	keys   []Key
+	asJSON func() ([]byte, error)
+	send   func() (int64, error)
 }
 
 func (x *Exporter) batch() *batch {
@@ -106,17 +123,20 @@ func (x *Exporter) take(c *Channel, e *Event) bool {
 		c.taken = map[Key]struct{}{}
 	}
 	c.taken[k] = struct{}{}
-	if c.down != nil {
-		c.Stats.Waiting++
-		return false
-	}
 	c.keys = append(c.keys, k)
 	return true
 }
 
-// Close sends what is queued and compacts the ledgers.
+// Close sends what is queued, waits for every request to be delivered,
+// and compacts the ledgers.
 func (x *Exporter) Close(ctx context.Context) error {
 	err := errors.Join(x.flushLogs(ctx), x.flushMetrics(ctx))
+	if x.out != nil {
+		close(x.out)
+		<-x.done
+		x.out = nil
+	}
+	err = errors.Join(err, x.pending())
 	for _, c := range []*Channel{x.Logs, x.Metrics} {
 		if c != nil && c.Ledger != nil && x.DryRun == nil {
 			err = errors.Join(err, c.Ledger.Compact())
@@ -131,7 +151,7 @@ func (x *Exporter) flushLogs(ctx context.Context) error {
 	}
 	l := x.b.logs
 	x.b.resetLogs()
-	return x.deliver(x.Logs, func() ([]byte, error) { return plogotlp.NewExportRequestFromLogs(l).MarshalJSON() },
+	return x.queue(x.Logs, func() ([]byte, error) { return plogotlp.NewExportRequestFromLogs(l).MarshalJSON() },
 		func() (int64, error) { return x.Logs.Sender.Logs(ctx, l) })
 }
 
@@ -141,18 +161,53 @@ func (x *Exporter) flushMetrics(ctx context.Context) error {
 	}
 	m := x.b.metrics
 	x.b.resetMetrics()
-	return x.deliver(x.Metrics, func() ([]byte, error) { return pmetricotlp.NewExportRequestFromMetrics(m).MarshalJSON() },
+	return x.queue(x.Metrics, func() ([]byte, error) { return pmetricotlp.NewExportRequestFromMetrics(m).MarshalJSON() },
 		func() (int64, error) { return x.Metrics.Sender.Metrics(ctx, m) })
 }
 
-// deliver sends one request of c's signal (or prints it, dry) and marks
-// its keys once acknowledged. A refusal is no error of the run: the
-// signal is down, its events wait; an unwritable ledger is.
-func (x *Exporter) deliver(c *Channel, asJSON func() ([]byte, error), send func() (int64, error)) error {
+// queue hands a built request of c's signal to the delivering goroutine
+// (started on first use), and returns the error of one delivered before,
+// if any.
+func (x *Exporter) queue(c *Channel, asJSON func() ([]byte, error), send func() (int64, error)) error {
+	if x.out == nil {
+		x.out, x.done = make(chan exportRequest, 1), make(chan struct{})
+		go x.deliverAll()
+	}
 	keys := c.keys
 	c.keys = nil
+	x.out <- exportRequest{c: c, keys: keys, asJSON: asJSON, send: send}
+	return x.pending()
+}
+
+// pending returns (once) the error of a delivery.
+func (x *Exporter) pending() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	err := x.err
+	x.err = nil
+	return err
+}
+
+func (x *Exporter) deliverAll() {
+	defer close(x.done)
+	for r := range x.out {
+		if err := x.deliver(r); err != nil {
+			x.mu.Lock()
+			x.err = errors.Join(x.err, err)
+			x.mu.Unlock()
+		}
+	}
+}
+
+// deliver sends one request (or prints it, dry) and marks its keys once
+// acknowledged. A refusal is no error of the run: the signal is down, its
+// events wait (those of the requests after it too); an unwritable ledger
+// is. It runs on the delivering goroutine, which alone touches a
+// channel's down, Sent, Waiting, Rejected and Unmarked.
+func (x *Exporter) deliver(r exportRequest) error {
+	c, keys := r.c, r.keys
 	if x.DryRun != nil {
-		b, err := asJSON()
+		b, err := r.asJSON()
 		if err != nil {
 			return err
 		}
@@ -162,7 +217,11 @@ func (x *Exporter) deliver(c *Channel, asJSON func() ([]byte, error), send func(
 		c.Stats.Sent += len(keys)
 		return nil
 	}
-	rejected, err := send()
+	if c.down != nil {
+		c.Stats.Waiting += len(keys)
+		return nil
+	}
+	rejected, err := r.send()
 	if err != nil {
 		c.down = err
 		c.Stats.Waiting += len(keys)
@@ -177,5 +236,6 @@ func (x *Exporter) deliver(c *Channel, asJSON func() ([]byte, error), send func(
 	return nil
 }
 
-// Down is why c's signal stopped being sent (nil: it was not).
+// Down is why c's signal stopped being sent (nil: it was not); read it
+// after Close.
 func (c *Channel) Down() error { return c.down }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -70,7 +71,10 @@ func (kr *keyer) key(s Signal, e *Event) Key {
 
 // Ledger is the acknowledged keys of one destination.
 type Ledger struct {
-	dir  string
+	dir string
+	// mu guards keys: an export checks them while its delivering
+	// goroutine marks what was acknowledged.
+	mu   sync.Mutex
 	keys map[Key]struct{}
 	segs []string
 	lock *os.File
@@ -152,12 +156,18 @@ func (l *Ledger) takeLock(wait time.Duration) error {
 
 // Has says the destination acknowledged k.
 func (l *Ledger) Has(k Key) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	_, ok := l.keys[k]
 	return ok
 }
 
 // Len is the number of keys.
-func (l *Ledger) Len() int { return len(l.keys) }
+func (l *Ledger) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.keys)
+}
 
 // Mark records keys as acknowledged: one new segment, written whole.
 func (l *Ledger) Mark(keys []Key) error {
@@ -174,9 +184,11 @@ func (l *Ledger) Mark(keys []Key) error {
 	if err := atomicfile.WriteFile(p, b, 0o600); err != nil {
 		return fmt.Errorf("ledger: %w", err)
 	}
+	l.mu.Lock()
 	for _, k := range keys {
 		l.keys[k] = struct{}{}
 	}
+	l.mu.Unlock()
 	l.segs = append(l.segs, p)
 	return nil
 }
@@ -192,10 +204,12 @@ func (l *Ledger) Compact() error {
 	if l.lock == nil || len(l.segs) <= maxSegments {
 		return nil
 	}
+	l.mu.Lock()
 	keys := make([]Key, 0, len(l.keys))
 	for k := range l.keys {
 		keys = append(keys, k)
 	}
+	l.mu.Unlock()
 	old := l.segs
 	l.segs = nil
 	if err := l.Mark(keys); err != nil {

@@ -236,3 +236,42 @@ func appendFile(t *testing.T, path string, b []byte) {
 		t.Fatal(err)
 	}
 }
+
+// TestKindCacheSessionRecords: session records on stdin (cc-sessions |
+// cc-extract KIND) name transcripts, so the cache serves them: the warm
+// run looks every file up unchanged and prints what --no-cache prints.
+func TestKindCacheSessionRecords(t *testing.T) {
+	work := t.TempDir()
+	root := filepath.Join(work, "projects")
+	golden.CopyTree(t, "../../../testdata/corpus/claude/projects", root)
+	paths, _ := filepath.Glob(filepath.Join(root, "*", "*.jsonl"))
+	if len(paths) < 5 {
+		t.Fatalf("%d transcripts: the corpus moved?", len(paths))
+	}
+	var in strings.Builder
+	for _, p := range paths {
+		in.WriteString(`{"session_id":"` + strings.TrimSuffix(filepath.Base(p), ".jsonl") + `","transcript_path":"` + p + "\"}\n")
+	}
+	env := map[string]string{"XDG_CACHE_HOME": filepath.Join(work, "cache")}
+	sys := cli.System{Getenv: func(k string) string { return env[k] }, Now: func() time.Time { return time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC) }}
+	pipe := func(args ...string) (string, string) {
+		var out, errb bytes.Buffer
+		RunWith(sys, args, strings.NewReader(in.String()), &out, &errb)
+		return out.String(), errb.String()
+	}
+	for _, kind := range extract.Kinds {
+		want, _ := pipe(kind, "--no-cache")
+		if want == "" {
+			continue // nothing to compare (compactions of the main transcripts)
+		}
+		for _, pass := range []string{"cold", "warm"} {
+			out, errs := pipe(kind, "--cache-stats")
+			if out != want {
+				t.Fatalf("%s (%s): session records on stdin print otherwise than --no-cache:\n%s\nwant:\n%s", kind, pass, out, want)
+			}
+			if pass == "warm" && !strings.Contains(errs, " 0 grown, 0 read whole") {
+				t.Fatalf("%s: a warm run from session records read files: %s", kind, errs)
+			}
+		}
+	}
+}
