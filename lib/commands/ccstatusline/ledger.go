@@ -1,91 +1,23 @@
 package ccstatusline
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"math"
-	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/ccpipe/ccpipe/lib/atomicfile"
 	"github.com/ccpipe/ccpipe/lib/cli"
-	"github.com/ccpipe/ccpipe/lib/regular"
+	"github.com/ccpipe/ccpipe/lib/ratelimit"
 	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
-// ledgerName is the rate-limit ledger's file in the cache dir: one
-// NDJSON line per rate_limits sample that differs from the last one kept.
-const ledgerName = "ratelimits.ndjson"
-
-// limit is one window of a rate_limits sample: resets_at in Unix seconds
-// (Claude Code's own unit; an RFC 3339 string is read too).
-type limit struct {
-	UsedPercentage float64 `json:"used_percentage"`
-	ResetsAt       int64   `json:"resets_at"`
-}
-
-// sample is one ledger line: the payload's windows, when they were seen,
-// and the spend at that moment (null without a transcript).
-type sample struct {
-	Time           string   `json:"time"`
-	FiveHour       *limit   `json:"five_hour,omitempty"`
-	SevenDay       *limit   `json:"seven_day,omitempty"`
-	SessionCostUSD *float64 `json:"session_cost_usd"`
-	BlockUSD       *float64 `json:"block_usd"`
-	DayUSD         *float64 `json:"day_usd"`
-	MonthUSD       *float64 `json:"month_usd"`
-}
-
-// sampleOf reads the payload's rate_limits; ok is false without a window.
-func sampleOf(raw json.RawMessage) (sample, bool) {
-	var rl map[string]*struct {
-		UsedPercentage *float64 `json:"used_percentage"`
-		ResetsAt       any      `json:"resets_at"`
-	}
-	var s sample
-	if len(raw) == 0 || json.Unmarshal(raw, &rl) != nil {
-		return s, false
-	}
-	get := func(name string) *limit {
-		w := rl[name]
-		if w == nil || w.UsedPercentage == nil {
-			return nil
-		}
-		l := &limit{UsedPercentage: *w.UsedPercentage}
-		switch v := w.ResetsAt.(type) {
-		case float64:
-			l.ResetsAt = int64(v)
-		case string:
-			if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
-				l.ResetsAt = t.Unix()
-			}
-		}
-		return l
-	}
-	s.FiveHour, s.SevenDay = get("five_hour"), get("seven_day")
-	return s, s.FiveHour != nil || s.SevenDay != nil
-}
-
-func sameLimit(a, b *limit) bool {
-	return a == nil && b == nil || a != nil && b != nil && *a == *b
-}
-
-// keepSample appends the status's rate_limits sample to the ledger in
-// cacheDir, unless the ledger's last line has the same windows. An error
-// is for a note: the line is printed the same.
+// keepSample appends the status's rate_limits sample, with the spend at
+// now, to the ledger in cacheDir (lib/ratelimit). An error is for a note:
+// the line is printed the same.
 func keepSample(cacheDir string, st *Status, now time.Time) error {
-	s, ok := sampleOf(st.RateLimits)
+	s, ok := ratelimit.SampleOf(st.RateLimits)
 	if !ok {
-		return nil
-	}
-	path := filepath.Join(cacheDir, ledgerName)
-	if last, ok := lastSample(path); ok && sameLimit(last.FiveHour, s.FiveHour) && sameLimit(last.SevenDay, s.SevenDay) {
 		return nil
 	}
 	s.Time = now.UTC().Format(usage.BlockTimeLayout)
@@ -93,49 +25,7 @@ func keepSample(cacheDir string, st *Status, now time.Time) error {
 	if sp := st.Spend; sp != nil {
 		s.BlockUSD, s.DayUSD, s.MonthUSD = &sp.Block, &sp.Today, &sp.Month
 	}
-	line, _ := json.Marshal(s)
-	if err := os.MkdirAll(cacheDir, 0o700); err != nil {
-		return err
-	}
-	return atomicfile.AppendLineOwned(path, append(line, '\n'))
-}
-
-// lastSample reads the ledger's last whole line (from its last 4 KiB).
-func lastSample(path string) (sample, bool) {
-	var s sample
-	f, err := regular.OpenOwned(path)
-	if err != nil {
-		return s, false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || fi.Size() == 0 {
-		return s, false
-	}
-	off := max(fi.Size()-4096, 0)
-	buf := make([]byte, fi.Size()-off)
-	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
-		return s, false
-	}
-	buf = bytes.TrimRight(buf, "\n")
-	if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
-		buf = buf[i+1:]
-	}
-	return s, json.Unmarshal(buf, &s) == nil
-}
-
-// Window is one rate-limit window as the ledger saw it (--rate-limits).
-type Window struct {
-	Window          string   `json:"window"`
-	FirstSeen       string   `json:"first_seen"`
-	LastSeen        string   `json:"last_seen"`
-	ResetsAt        string   `json:"resets_at"`
-	FirstUsed       float64  `json:"first_used_percent"`
-	MaxUsedPercent  float64  `json:"max_used_percent"`
-	ResetAtObserved *string  `json:"reset_at_observed"`
-	Early           bool     `json:"early"`
-	SpendUSD        *float64 `json:"spend_usd"`
-	USDPerPercent   *float64 `json:"usd_per_percent"`
+	return ratelimit.Keep(cacheDir, s)
 }
 
 var windowLayout = cli.Layout{Columns: []cli.Column{
@@ -150,134 +40,29 @@ var windowLayout = cli.Layout{Columns: []cli.Column{
 	{Head: "$/%", Keys: []string{"usd_per_percent"}, Kind: cli.Dollars},
 }, Empty: "no rate-limit samples"}
 
-// lengths are the windows' lengths: a sample whose resets_at is half a
-// window past the current one's starts a new window.
-var lengths = map[string]time.Duration{"five_hour": 5 * time.Hour, "seven_day": 7 * 24 * time.Hour}
-
-// earlySlack is the clock skew forgiven before a reset counts as early.
-const earlySlack = time.Minute
-
 // printWindows prints the ledger in cacheDir as windows (--rate-limits).
 func printWindows(env *cli.Env, cacheDir string) error {
 	if cacheDir == "" {
 		return cli.Usagef("--rate-limits reads the ledger in the cache dir: not with --no-cache or CCPIPE_CACHE=off")
 	}
-	path := filepath.Join(cacheDir, ledgerName)
-	f, err := regular.OpenOwned(path)
+	path := filepath.Join(cacheDir, ratelimit.LedgerName)
+	samples, bad, err := ratelimit.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("no ledger at %s: cc-statusline keeps one when Claude Code's payload has rate_limits (a subscription, not an API key)", path)
 	}
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	var samples []sample
-	bad := 0
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		var s sample
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
-		if json.Unmarshal(sc.Bytes(), &s) != nil || s.Time == "" {
-			bad++
-			continue
-		}
-		samples = append(samples, s)
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %v", path, err)
-	}
 	if bad > 0 {
 		env.Warnf("%s: %d malformed lines skipped", path, bad)
 	}
 	env.Out.SetLayout(windowLayout)
-	for _, name := range []string{"five_hour", "seven_day"} {
-		for _, w := range windows(samples, name) {
+	for _, name := range ratelimit.Names {
+		for _, w := range ratelimit.Windows(samples, name) {
 			if err := env.Out.Write(w); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-// windows groups the samples of one window kind: a new window starts when
-// the used percentage drops, when a sample comes at or after the current
-// window's resets_at, or when resets_at moves half a window later; a
-// smaller move is the same window's drift (resets_at is then the last
-// announced). spend_usd is the month spend's growth from the window's
-// first sample to its last (a month's turn counted from the new month's
-// start); usd_per_percent divides it by the percent used meanwhile.
-func windows(samples []sample, name string) []Window {
-	pick := func(s *sample) *limit {
-		if name == "five_hour" {
-			return s.FiveHour
-		}
-		return s.SevenDay
-	}
-	stamp := func(sec int64) string { return time.Unix(sec, 0).UTC().Format(usage.BlockTimeLayout) }
-	var out []Window
-	var cur *Window
-	var curReset int64
-	var prevUsed float64
-	var spend float64
-	spendKnown := false
-	var prevMonth *float64
-	closeWin := func() {
-		if cur == nil {
-			return
-		}
-		if spendKnown {
-			v := math.Round(spend*1e6) / 1e6
-			cur.SpendUSD = &v
-			if d := cur.MaxUsedPercent - cur.FirstUsed; d > 0 {
-				p := math.Round(v/d*1e6) / 1e6
-				cur.USDPerPercent = &p
-			}
-		}
-		out = append(out, *cur)
-	}
-	for i := range samples {
-		s := &samples[i]
-		l := pick(s)
-		if l == nil {
-			continue
-		}
-		t, err := time.Parse(time.RFC3339Nano, s.Time)
-		if err != nil {
-			continue
-		}
-		newWin := cur == nil || l.UsedPercentage < prevUsed ||
-			curReset > 0 && t.Unix() >= curReset ||
-			time.Duration(l.ResetsAt-curReset)*time.Second >= lengths[name]/2
-		if newWin {
-			if cur != nil {
-				seen := s.Time
-				cur.ResetAtObserved = &seen
-				cur.Early = curReset > 0 && t.Add(earlySlack).Unix() < curReset
-			}
-			closeWin()
-			cur = &Window{Window: name, FirstSeen: s.Time, FirstUsed: l.UsedPercentage, MaxUsedPercent: l.UsedPercentage}
-			spend, spendKnown, prevMonth = 0, false, nil
-		}
-		cur.LastSeen = s.Time
-		prevUsed = l.UsedPercentage
-		cur.MaxUsedPercent = max(cur.MaxUsedPercent, l.UsedPercentage)
-		curReset = l.ResetsAt
-		cur.ResetsAt = stamp(l.ResetsAt)
-		if s.MonthUSD != nil {
-			if prevMonth != nil {
-				d := *s.MonthUSD - *prevMonth
-				if d < 0 {
-					d = *s.MonthUSD
-				}
-				spend += d
-			}
-			spendKnown, prevMonth = true, s.MonthUSD
-		}
-	}
-	closeWin()
-	return out
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/internal/fulldisk"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
+	"github.com/ccpipe/ccpipe/lib/ratelimit"
 )
 
 // limits is a payload's rate_limits as Claude Code builds them for a
@@ -62,11 +63,11 @@ func TestLedgerGolden(t *testing.T) {
 			t.Fatalf("%s: exit %d, %q, %s", s.now, code, out, errs)
 		}
 	}
-	ledger, err := os.ReadFile(filepath.Join(cache, ledgerName))
+	ledger, err := os.ReadFile(filepath.Join(cache, ratelimit.LedgerName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, _ := os.OpenFile(filepath.Join(cache, ledgerName), os.O_APPEND|os.O_WRONLY, 0)
+	f, _ := os.OpenFile(filepath.Join(cache, ratelimit.LedgerName), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("{\"time\":\"cut\n")
 	f.Close()
 	code, nd, errs := run(t, nil, "--cache-dir", cache, "--rate-limits")
@@ -74,9 +75,9 @@ func TestLedgerGolden(t *testing.T) {
 	got := "ledger:\n" + string(ledger) + "\n--rate-limits:\n" + golden.Output(code, errs, nd) + "\n--format table:\n" + table
 	golden.Check(t, filepath.Join("testdata", "ratelimits.golden"), strings.ReplaceAll(got, root, "$ROOT"))
 
-	var w []Window
+	var w []ratelimit.Window
 	for _, l := range strings.Split(strings.TrimSpace(nd), "\n") {
-		var x Window
+		var x ratelimit.Window
 		if err := json.Unmarshal([]byte(l), &x); err != nil {
 			t.Fatalf("%q: %v", l, err)
 		}
@@ -113,13 +114,13 @@ func TestLedgerConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	b, err := os.ReadFile(filepath.Join(cache, ledgerName))
+	b, err := os.ReadFile(filepath.Join(cache, ratelimit.LedgerName))
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := map[float64]int{}
 	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-		var s sample
+		var s ratelimit.Sample
 		if err := json.Unmarshal([]byte(l), &s); err != nil || s.FiveHour == nil {
 			t.Fatalf("torn line %q: %v", l, err)
 		}
@@ -137,7 +138,7 @@ func TestLedgerConcurrent(t *testing.T) {
 // once space is freed the next sample is a whole line of its own.
 func TestLedgerFullDisk(t *testing.T) {
 	dir := fulldisk.Mount(t, "16k")
-	path := filepath.Join(dir, ledgerName)
+	path := filepath.Join(dir, ratelimit.LedgerName)
 	// Fill the ledger's page to 4090 bytes: the next line crosses it.
 	pad := `{"time":"2026-05-02T10:00:00.000Z","five_hour":{"used_percentage":1,"resets_at":1777729560},"note":"` +
 		strings.Repeat("x", 4090-103) + "\"}\n"
@@ -162,7 +163,7 @@ func TestLedgerFullDisk(t *testing.T) {
 	run(t, p, "--cache-dir", dir, "--now", "2026-05-02T12:47:00Z")
 	b, _ := os.ReadFile(path)
 	rest := strings.TrimPrefix(string(b), pad)
-	var s sample
+	var s ratelimit.Sample
 	if strings.Count(rest, "\n") != 1 || json.Unmarshal([]byte(rest), &s) != nil || s.FiveHour.UsedPercentage != 41.6 {
 		t.Errorf("after space is freed: %q", rest)
 	}
@@ -175,7 +176,7 @@ func TestLedgerSymlink(t *testing.T) {
 	cache, elsewhere := t.TempDir(), t.TempDir()
 	target := filepath.Join(elsewhere, "notes.txt")
 	os.WriteFile(target, []byte("mine\n"), 0o600)
-	if err := os.Symlink(target, filepath.Join(cache, ledgerName)); err != nil {
+	if err := os.Symlink(target, filepath.Join(cache, ratelimit.LedgerName)); err != nil {
 		t.Fatal(err)
 	}
 	p := realPayload(t, "", limits(41.6, 7, "2026-05-02T15:00:00Z", "2026-05-07T00:00:00Z"))
@@ -191,7 +192,7 @@ func TestLedgerSymlink(t *testing.T) {
 	}
 	none := t.TempDir()
 	run(t, p, "--cache-dir", none, "--no-cache")
-	if _, err := os.Stat(filepath.Join(none, ledgerName)); err == nil {
+	if _, err := os.Stat(filepath.Join(none, ratelimit.LedgerName)); err == nil {
 		t.Error("--no-cache kept a ledger")
 	}
 }

@@ -61,6 +61,7 @@ var arrows = map[string][]string{
 	"lib/secrets":       {"lib/bytescan", "lib/jsonscan"},
 	"lib/cassette":      {"lib/jsonscan", "lib/ndjson", "lib/quote", "lib/secrets"},
 	"lib/otel":          {"lib/atomicfile", "lib/cache", "lib/extract", "lib/layout", "lib/pricing", "lib/regular", "lib/transcript", "lib/usage"},
+	"lib/ratelimit":     {"lib/atomicfile", "lib/regular", "lib/usage"},
 	"lib/render":        {"lib/extract", "lib/ndjson", "lib/numfmt", "lib/pricing", "lib/secrets", "lib/transcript", "lib/usage"},
 	"lib/hooks/link":    {"lib/hooks", "lib/profiles", "lib/sessions", "lib/transcript"},
 
@@ -109,7 +110,7 @@ var arrows = map[string][]string{
 	"cmd/cc-statusline":         {"lib/commands/ccstatusline"},
 	"lib/cassette/proxy":        {"lib/atomicfile", "lib/cassette", "lib/jq", "lib/secrets", "lib/syncwriter"},
 	"lib/commands/ccredact":     {"lib/cli", "lib/commands/internal/load", "lib/hooks", "lib/ndjson", "lib/records", "lib/regular", "lib/search", "lib/secrets", "lib/sequencer", "lib/sessions", "lib/transcript"},
-	"lib/commands/ccstatusline": {"lib/atomicfile", "lib/cli", "lib/commands/internal/load", "lib/commands/internal/warm", "lib/numfmt", "lib/regular", "lib/usage"},
+	"lib/commands/ccstatusline": {"lib/atomicfile", "lib/cli", "lib/commands/internal/load", "lib/commands/internal/warm", "lib/numfmt", "lib/ratelimit", "lib/usage"},
 	"lib/pricing":               nil,
 	"lib/regular":               nil,
 	"lib/layout":                nil,
