@@ -422,6 +422,10 @@ func (ix *Index) partDocs(p *part, ti int) ([]span, error) {
 	return out, nil
 }
 
+// verifyFirst is how much of a candidate document verify reads and
+// checks before the rest.
+var verifyFirst int64 = 8 << 10
+
 // verify reads the candidate documents of a part in order and asks the
 // scanner whether term ti lies in their content.
 func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span) (bool, error) {
@@ -439,12 +443,37 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span) (bool,
 		}
 		defer f.Close()
 		for _, d := range docs {
-			buf = slices.Grow(buf[:0], int(d.end-d.start))[:d.end-d.start]
-			if _, err := f.ReadAt(buf, d.start); err != nil {
+			// A common term is most often in the document's first lines:
+			// its first verifyFirst bytes, cut after the last whole line,
+			// are checked first, and the rest (whole lines too) only when
+			// they do not hold it.
+			n := d.end - d.start
+			buf = slices.Grow(buf[:0], int(n))[:n]
+			head := n
+			if p.f.Kind != search.KindToolResult {
+				// Transcript lines: no term spans two (a tool's output
+				// is read whole).
+				head = min(n, verifyFirst)
+			}
+			if _, err := f.ReadAt(buf[:head], d.start); err != nil {
 				return false, err
 			}
+			cut := head
+			if head < n {
+				cut = int64(bytes.LastIndexByte(buf[:head], '\n') + 1)
+			}
 			sc.At(p.f.Path, d.start)
-			if sc.RegionHolds(buf, p.f.Kind, ti) {
+			if cut > 0 && sc.RegionHolds(buf[:cut], p.f.Kind, ti) {
+				return true, nil
+			}
+			if cut == n {
+				continue
+			}
+			if _, err := f.ReadAt(buf[head:], d.start+head); err != nil {
+				return false, err
+			}
+			sc.At(p.f.Path, d.start+cut)
+			if sc.RegionHolds(buf[cut:], p.f.Kind, ti) {
 				return true, nil
 			}
 		}

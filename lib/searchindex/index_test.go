@@ -221,11 +221,13 @@ func checkSame(t *testing.T, cache string, paths []string, o search.Options) *In
 }
 
 // smallDocs makes documents and segments small, so that a small corpus
-// has many of each.
+// has many of each, and verify reads their first lines apart.
 func smallDocs(t *testing.T) {
-	dt, dr, st := docText, docRaw, segTarget
-	docText, docRaw, segTarget = 512, 4096, 64<<10
-	t.Cleanup(func() { docText, docRaw, segTarget = dt, dr, st })
+	dt, dr, st, vf := docText, docRaw, segTarget, verifyFirst
+	// verifyFirst below a document's size: the first lines are checked
+	// apart from the rest.
+	docText, docRaw, segTarget, verifyFirst = 512, 4096, 64<<10, 700
+	t.Cleanup(func() { docText, docRaw, segTarget, verifyFirst = dt, dr, st, vf })
 }
 
 // TestIndexEqualsScan: random terms (common, rare, short, non-ASCII, in
