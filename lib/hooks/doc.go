@@ -4,6 +4,9 @@
 // checked against the 2.1.328 reply schema before they are printed, and
 // runs handlers with a defined failure policy.
 //
+// ParseStatusLine reads the statusLine payload (the status line
+// command's stdin) as tolerantly, with DecodeLenient.
+//
 // Parsing is tolerant because the hooks reference grows every few releases:
 // unknown fields stay in Raw and are named in UnknownFields, and a field of
 // an unexpected JSON type reads as empty and is named in TypeMismatches.

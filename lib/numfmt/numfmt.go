@@ -3,6 +3,7 @@
 package numfmt
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -23,4 +24,13 @@ func Thousands(n int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// Minutes is a span of whole minutes for a person to read: 2h14m, or 42m
+// under an hour (the status line's time left and its "over in").
+func Minutes(m int64) string {
+	if m >= 60 {
+		return fmt.Sprintf("%dh%02dm", m/60, m%60)
+	}
+	return fmt.Sprintf("%dm", m)
 }

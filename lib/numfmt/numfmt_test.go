@@ -18,3 +18,16 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestMinutes(t *testing.T) {
+	for _, tt := range []struct {
+		m    int64
+		want string
+	}{
+		{0, "0m"}, {59, "59m"}, {60, "1h00m"}, {134, "2h14m"}, {300, "5h00m"}, {-5, "-5m"},
+	} {
+		if got := Minutes(tt.m); got != tt.want {
+			t.Errorf("Minutes(%d) = %q, want %q", tt.m, got, tt.want)
+		}
+	}
+}

@@ -247,3 +247,43 @@ func Windows(samples []Sample, name string) []Window {
 	closeWin()
 	return out
 }
+
+// FiveHourOf is the payload's five-hour window, the account's real one,
+// better than the block estimate: its used percentage and when it resets
+// (zero when resets_at is absent or unreadable; Unix seconds or RFC 3339,
+// read to the nanosecond). ok is false without the window.
+func FiveHourOf(raw json.RawMessage) (used *float64, resets time.Time, ok bool) {
+	var rl struct {
+		FiveHour *struct {
+			UsedPercentage *float64 `json:"used_percentage"`
+			ResetsAt       any      `json:"resets_at"`
+		} `json:"five_hour"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &rl) != nil || rl.FiveHour == nil {
+		return nil, resets, false
+	}
+	switch v := rl.FiveHour.ResetsAt.(type) {
+	case float64: // unix seconds
+		resets = time.Unix(int64(v), 0)
+	case string:
+		resets, _ = time.Parse(time.RFC3339Nano, v)
+	}
+	return rl.FiveHour.UsedPercentage, resets, true
+}
+
+// KeepPayload appends the payload's rate_limits sample (raw), seen at now,
+// with the session's cost and the spend then (nil without a transcript),
+// to the ledger in cacheDir; nothing without a window. An error is for a
+// note: the status line is printed the same.
+func KeepPayload(cacheDir string, raw json.RawMessage, now time.Time, sessionCost *float64, sp *usage.Spend) error {
+	s, ok := SampleOf(raw)
+	if !ok {
+		return nil
+	}
+	s.Time = now.UTC().Format(usage.BlockTimeLayout)
+	s.SessionCostUSD = sessionCost
+	if sp != nil {
+		s.BlockUSD, s.DayUSD, s.MonthUSD = &sp.Block, &sp.Today, &sp.Month
+	}
+	return Keep(cacheDir, s)
+}

@@ -27,7 +27,9 @@
 //     same over the messages since SpendWindow, from the warm cache.
 //   - Budgets: spend limits (a YAML "budgets:" section) and their states
 //     (ok, warn, over); ForecastOf: the running block's burn rate and
-//     projection.
+//     projection; Recent.Outlook: both for the status line, with the
+//     time to a budget at the block's pace; Recent.ContextUse: how full
+//     the session's context window is.
 //
 // It does not import lib/transcript (nor lib/extract): a status line and
 // a hook's budget check link it without the transcript readers and their

@@ -12,7 +12,6 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"text/template"
 	"time"
@@ -21,7 +20,9 @@ import (
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/commands/internal/warm"
+	"github.com/ccpipe/ccpipe/lib/hooks"
 	"github.com/ccpipe/ccpipe/lib/numfmt"
+	"github.com/ccpipe/ccpipe/lib/ratelimit"
 	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
@@ -190,11 +191,7 @@ var funcs = template.FuncMap{
 	},
 	"duration": func(v any) string {
 		f, _ := v.(float64)
-		m := int64(f)
-		if m >= 60 {
-			return fmt.Sprintf("%dh%02dm", m/60, m%60)
-		}
-		return fmt.Sprintf("%dm", m)
+		return numfmt.Minutes(int64(f))
 	},
 	"pct": func(v any) string {
 		f, _ := v.(float64)
@@ -266,15 +263,12 @@ func (o *options) run(env *cli.Env, args []string) error {
 			env.Warnf("--log: %v", err)
 		}
 	}
-	var p payload
-	if err := json.Unmarshal(raw, &p); err != nil {
-		// One field of another type must not cost the whole line: read
-		// field by field, the bad ones left empty.
-		var bad []string
-		if !lenient(reflect.ValueOf(&p).Elem(), raw, "", &bad) {
-			fmt.Fprintln(env.Stdout, "cc-statusline: unreadable payload")
-			return fmt.Errorf("payload: %v", err)
-		}
+	p, bad, err := hooks.ParseStatusLine(raw)
+	if err != nil {
+		fmt.Fprintln(env.Stdout, "cc-statusline: unreadable payload")
+		return fmt.Errorf("payload: %v", err)
+	}
+	if bad != nil {
 		env.Warnf("payload: fields of an unexpected type read as empty: %s", strings.Join(bad, ", "))
 	}
 	ro.CacheDir = o.cacheDir
@@ -284,7 +278,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		env.Warnf("%s", warn)
 	}
 	if o.cacheDir != "" {
-		if err := keepSample(o.cacheDir, rec, o.sys.Clock()); err != nil {
+		if err := ratelimit.KeepPayload(o.cacheDir, rec.RateLimits, o.sys.Clock(), rec.SessionCostUSD, rec.Spend); err != nil {
 			env.Warnf("rate-limit ledger: %v", err)
 		}
 	}
@@ -314,66 +308,6 @@ func appendLog(path string, raw []byte) error {
 	return atomicfile.AppendLine(path, buf.Bytes())
 }
 
-// lenient decodes the JSON object raw into the struct v field by field
-// (recursing into struct fields), leaving a field of another type empty
-// and naming it in bad. It returns false when raw is not an object.
-func lenient(v reflect.Value, raw []byte, path string, bad *[]string) bool {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil || obj == nil {
-		return false
-	}
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		fv, ok := obj[name]
-		if !ok || name == "" {
-			continue
-		}
-		f := v.Field(i)
-		if json.Unmarshal(fv, f.Addr().Interface()) == nil {
-			continue
-		}
-		f.Set(reflect.Zero(f.Type()))
-		st := f.Type()
-		if st.Kind() == reflect.Pointer {
-			st = st.Elem()
-		}
-		if st.Kind() == reflect.Struct {
-			nv := reflect.New(st).Elem()
-			if lenient(nv, fv, path+name+".", bad) {
-				if f.Kind() == reflect.Pointer {
-					p := reflect.New(st)
-					p.Elem().Set(nv)
-					f.Set(p)
-				} else {
-					f.Set(nv)
-				}
-				continue
-			}
-		}
-		*bad = append(*bad, path+name)
-	}
-	return true
-}
-
-// payload is the part of Claude Code's statusLine JSON cc-statusline reads.
-type payload struct {
-	SessionID      string `json:"session_id"`
-	TranscriptPath string `json:"transcript_path"`
-	Model          struct {
-		ID          string `json:"id"`
-		DisplayName string `json:"display_name"`
-	} `json:"model"`
-	Cost struct {
-		TotalCostUSD *float64 `json:"total_cost_usd"`
-	} `json:"cost"`
-	ContextWindow *struct {
-		UsedPercentage    *float64 `json:"used_percentage"`
-		ContextWindowSize *float64 `json:"context_window_size"`
-	} `json:"context_window"`
-	RateLimits json.RawMessage `json:"rate_limits"`
-}
-
 // Status is the record a template or --jq sees.
 type Status struct {
 	Model               string          `json:"model"`
@@ -396,33 +330,14 @@ type Status struct {
 	// and in the session (cc-hook's $spend); null without a transcript.
 	Spend *usage.Spend `json:"spend"`
 	// Budget is the spend against --budgets (null without).
-	Budget *Budget `json:"budget"`
+	Budget *usage.BudgetReport `json:"budget"`
 	// Forecast is the active block's pace (null without a rate).
-	Forecast *Forecast       `json:"forecast"`
-	Payload  json.RawMessage `json:"payload"`
-}
-
-// Budget is the spend against the budgets: the worst state, the line's
-// text for it, and every period with a limit.
-type Budget struct {
-	State   string              `json:"state"`
-	Text    string              `json:"text"`
-	Periods []usage.BudgetState `json:"periods"`
-}
-
-// Forecast is the active block's burn rate and projection (usage.ForecastOf),
-// and the time until a budget is reached at that pace.
-type Forecast struct {
-	TokensPerMinute float64  `json:"tokens_per_minute"`
-	USDPerHour      float64  `json:"usd_per_hour"`
-	ProjectedTokens int64    `json:"projected_tokens"`
-	ProjectedUSD    float64  `json:"projected_usd"`
-	MinutesToBudget *float64 `json:"minutes_to_budget"`
-	BudgetPeriod    *string  `json:"budget_period"`
+	Forecast *usage.BlockForecast `json:"forecast"`
+	Payload  json.RawMessage      `json:"payload"`
 }
 
 // status builds the record of a payload (ro: all but its transcript).
-func status(p *payload, raw []byte, ro usage.RecentOptions, budgets *usage.Budgets) (*Status, string) {
+func status(p *hooks.StatusLine, raw []byte, ro usage.RecentOptions, budgets *usage.Budgets) (*Status, string) {
 	s := &Status{Model: p.Model.DisplayName, ModelID: p.Model.ID, SessionID: p.SessionID,
 		SessionCostUSD: p.Cost.TotalCostUSD, RateLimits: p.RateLimits, Payload: raw}
 	if s.Model == "" {
@@ -438,10 +353,22 @@ func status(p *payload, raw []byte, ro usage.RecentOptions, budgets *usage.Budge
 		blockOf(s, &r.Block, ro.Now)
 		s.BlockPartial = r.Partial
 		s.Spend = &r.Spend
-		s.Forecast, s.Budget = forecastOf(&r, ro.Now, budgets)
+		s.Forecast, s.Budget = r.Outlook(ro.Now, budgets)
 	}
-	rateLimits(s, p.RateLimits, ro.Now)
-	contextOf(s, p, &r)
+	if used, reset, ok := ratelimit.FiveHourOf(p.RateLimits); ok {
+		s.FiveHourUsedPercent = used
+		if !reset.IsZero() && reset.After(ro.Now) {
+			left := math.Floor(reset.Sub(ro.Now).Minutes())
+			e := reset.UTC().Format(usage.BlockTimeLayout)
+			s.BlockMinutesLeft, s.BlockEnd, s.BlockActive = &left, &e, true
+		}
+	}
+	var used, size *float64
+	if cw := p.ContextWindow; cw != nil {
+		used, size = cw.UsedPercentage, cw.ContextWindowSize
+	}
+	c := r.ContextUse(p.Model.ID, used, size)
+	s.ContextTokens, s.ContextWindow, s.ContextPercent = c.Tokens, c.Window, c.Percent
 	return s, strings.Join(r.Warnings, "; ")
 }
 
@@ -461,57 +388,6 @@ func blockOf(s *Status, b *usage.Block, now time.Time) {
 	s.BlockCostUSD, s.BlockStart, s.BlockEnd, s.BlockMinutesLeft = &b.USD, &startS, &endS, &left
 }
 
-// forecastOf is the block's forecast and the spend against the budgets.
-func forecastOf(r *usage.Recent, now time.Time, budgets *usage.Budgets) (*Forecast, *Budget) {
-	var fc *Forecast
-	f, ok := r.Block.Forecast(now)
-	if ok {
-		fc = &Forecast{TokensPerMinute: f.TokensPerMinute, USDPerHour: f.USDPerHour,
-			ProjectedTokens: f.ProjectedTokens, ProjectedUSD: f.ProjectedUSD}
-	}
-	if budgets == nil {
-		return fc, nil
-	}
-	b := &Budget{Periods: budgets.Check(r.Spend)}
-	b.State = usage.Worst(b.Periods)
-	var until map[string]time.Duration
-	if ok {
-		until = map[string]time.Duration{}
-		for _, st := range b.Periods {
-			d, reached := f.Until(st.Spent, st.Limit)
-			if !reached || st.State == usage.BudgetOver || st.Period == "block" && d.Minutes() > f.RemainingMinutes {
-				continue // never at this pace, already, or not before the block ends
-			}
-			until[st.Period] = d
-			if m := math.Floor(d.Minutes()); fc.MinutesToBudget == nil || m < *fc.MinutesToBudget {
-				p := st.Period
-				fc.MinutesToBudget, fc.BudgetPeriod = &m, &p
-			}
-		}
-	}
-	for _, st := range b.Periods {
-		if st.State != b.State {
-			continue
-		}
-		b.Text = st.String()
-		if r.Partial {
-			b.Text += "+"
-		}
-		if st.State == usage.BudgetOver {
-			b.Text = "OVER " + b.Text
-			break
-		}
-		if st.State == usage.BudgetWarn {
-			b.Text = "warn " + b.Text
-			if d, ok := until[st.Period]; ok {
-				b.Text += ", over in " + funcs["duration"].(func(any) string)(math.Floor(d.Minutes()))
-			}
-		}
-		break
-	}
-	return fc, b
-}
-
 // painter colours a budget state's text: yellow for warn, red for over,
 // when color; else the text alone (it says the state itself).
 func painter(color bool) func(state, text string) string {
@@ -522,54 +398,6 @@ func painter(color bool) func(state, text string) string {
 		}
 		return "\x1b[" + code + "m" + text + "\x1b[0m"
 	}
-}
-
-// rateLimits takes the payload's five-hour window when it has one: it is
-// the account's real window, better than the block estimate.
-func rateLimits(s *Status, raw json.RawMessage, now time.Time) {
-	var rl struct {
-		FiveHour *struct {
-			UsedPercentage *float64 `json:"used_percentage"`
-			ResetsAt       any      `json:"resets_at"`
-		} `json:"five_hour"`
-	}
-	if len(raw) == 0 || json.Unmarshal(raw, &rl) != nil || rl.FiveHour == nil {
-		return
-	}
-	s.FiveHourUsedPercent = rl.FiveHour.UsedPercentage
-	var reset time.Time
-	switch v := rl.FiveHour.ResetsAt.(type) {
-	case float64: // unix seconds
-		reset = time.Unix(int64(v), 0)
-	case string:
-		reset, _ = time.Parse(time.RFC3339Nano, v)
-	}
-	if !reset.IsZero() && reset.After(now) {
-		left := math.Floor(reset.Sub(now).Minutes())
-		e := reset.UTC().Format(usage.BlockTimeLayout)
-		s.BlockMinutesLeft, s.BlockEnd, s.BlockActive = &left, &e, true
-	}
-}
-
-func contextOf(s *Status, p *payload, own *usage.Recent) {
-	if cw := p.ContextWindow; cw != nil && cw.UsedPercentage != nil {
-		s.ContextPercent = cw.UsedPercentage
-		if cw.ContextWindowSize != nil {
-			n := int64(*cw.ContextWindowSize)
-			s.ContextWindow = &n
-		}
-		return
-	}
-	if own.Context == 0 {
-		return
-	}
-	window := usage.ContextWindow(own.Context, own.ContextModel, p.Model.ID)
-	if cw := p.ContextWindow; cw != nil && cw.ContextWindowSize != nil && *cw.ContextWindowSize > 0 {
-		window = int64(*cw.ContextWindowSize)
-	}
-	tokens := own.Context
-	pct := math.Round(float64(tokens)*1000/float64(window)) / 10
-	s.ContextTokens, s.ContextWindow, s.ContextPercent = &tokens, &window, &pct
 }
 
 // printSettings prints the statusLine object that runs this binary with

@@ -5,28 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/ratelimit"
-	"github.com/ccpipe/ccpipe/lib/usage"
 )
-
-// keepSample appends the status's rate_limits sample, with the spend at
-// now, to the ledger in cacheDir (lib/ratelimit). An error is for a note:
-// the line is printed the same.
-func keepSample(cacheDir string, st *Status, now time.Time) error {
-	s, ok := ratelimit.SampleOf(st.RateLimits)
-	if !ok {
-		return nil
-	}
-	s.Time = now.UTC().Format(usage.BlockTimeLayout)
-	s.SessionCostUSD = st.SessionCostUSD
-	if sp := st.Spend; sp != nil {
-		s.BlockUSD, s.DayUSD, s.MonthUSD = &sp.Block, &sp.Today, &sp.Month
-	}
-	return ratelimit.Keep(cacheDir, s)
-}
 
 var windowLayout = cli.Layout{Columns: []cli.Column{
 	{Head: "Window", Keys: []string{"window"}},
