@@ -20,7 +20,9 @@ func TestParseStatusLine(t *testing.T) {
 		{name: "top-level mismatch", in: `{"session_id":7,"transcript_path":"/t.jsonl"}`, bad: []string{"session_id"},
 			check: func(p StatusLine) bool { return p.SessionID == "" && p.TranscriptPath == "/t.jsonl" }},
 		{name: "nested mismatch keeps siblings", in: `{"model":{"id":"m","display_name":5},"cost":{"total_cost_usd":1}}`, bad: []string{"model.display_name"},
-			check: func(p StatusLine) bool { return p.Model.ID == "m" && p.Model.DisplayName == "" && *p.Cost.TotalCostUSD == 1 }},
+			check: func(p StatusLine) bool {
+				return p.Model.ID == "m" && p.Model.DisplayName == "" && *p.Cost.TotalCostUSD == 1
+			}},
 		{name: "pointer struct salvaged", in: `{"context_window":{"used_percentage":"x","context_window_size":200000}}`, bad: []string{"context_window.used_percentage"},
 			check: func(p StatusLine) bool {
 				cw := p.ContextWindow
