@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
+	"time"
 
 	"github.com/ccpipe/ccpipe/lib/jq"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
@@ -118,9 +119,14 @@ func (o *Output) apply(v any) error {
 	return err
 }
 
-// SetJQBudget bounds each record's --jq run (jq.DefaultBudget when not
-// set): cc-statusline's --budget covers its --jq too.
-func (o *Output) SetJQBudget(b jq.Budget) { o.guard = &jq.Guard{Budget: b} }
+// SetJQTimeout bounds each record's --jq run to d (jq.DefaultBudget's
+// time when not set; its memory bound stays): cc-statusline's --budget
+// covers its --jq too.
+func (o *Output) SetJQTimeout(d time.Duration) {
+	b := jq.DefaultBudget
+	b.Timeout = d
+	o.guard = &jq.Guard{Budget: b}
+}
 
 // stopJQ ends the --jq budget's watch.
 func (o *Output) stopJQ() {
