@@ -51,7 +51,7 @@ func newFlags(name, noJQ string) *Flags {
 	f.fs.SetOutput(io.Discard)
 	f.fs.Usage = func() {}
 	if noJQ == "" {
-		f.StringVarP(&f.JQ, "jq", "q", "", "jq `EXPR` applied to each output record (gojq)")
+		f.StringVarP(&f.JQ, "jq", "q", "", "jq `EXPR` applied to each output record (gojq; each within 10 s and 1 GiB)")
 		f.BoolVarP(&f.Raw, "raw-output", "r", false, "with --jq, print string results without quotes")
 		f.BoolVarP(&f.compact, "compact-output", "c", false, "accepted as jq's -c: the output is always compact")
 	}

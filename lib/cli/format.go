@@ -113,6 +113,7 @@ func (o *Output) SetLayout(l Layout) {
 // finish writes a held table out (what was gathered, also after a
 // failure) and flushes.
 func (o *Output) finish() error {
+	o.stopJQ()
 	if o.tab != nil && len(o.tab.rows) > 0 {
 		if err := o.check(o.tab.write()); err != nil {
 			return err

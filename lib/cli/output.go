@@ -3,7 +3,9 @@ package cli
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"syscall"
+	"time"
 
 	"github.com/ccpipe/ccpipe/lib/jq"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
@@ -32,6 +34,8 @@ type Output struct {
 	empty string
 	// notes are said on stderr after the records, on a terminal (Note).
 	notes []string
+	// guard bounds each record's --jq run in time and memory.
+	guard *jq.Guard
 }
 
 // Note adds a line said on stderr after the records when stdout is a
@@ -84,7 +88,10 @@ func (o *Output) WriteJSON(line []byte) error {
 
 func (o *Output) apply(v any) error {
 	o.in++
-	err := o.filter.Run(v, func(r any) error {
+	if o.guard == nil {
+		o.guard = &jq.Guard{Budget: jq.DefaultBudget}
+	}
+	err := o.guard.Run(o.filter, v, func(r any) error {
 		o.n++
 		if s, ok := r.(string); ok && o.raw && o.tab == nil {
 			return o.check(o.w.WriteLine([]byte(s)))
@@ -98,6 +105,9 @@ func (o *Output) apply(v any) error {
 	if errors.Is(err, jq.ErrHalt) {
 		return errQuiet
 	}
+	if errors.Is(err, jq.ErrBudget) {
+		return fmt.Errorf("--jq: record %d: %w", o.in, err)
+	}
 	var re *jq.RuntimeError
 	if errors.As(err, &re) {
 		o.failed++
@@ -107,6 +117,22 @@ func (o *Output) apply(v any) error {
 		return nil
 	}
 	return err
+}
+
+// SetJQTimeout bounds each record's --jq run to d (jq.DefaultBudget's
+// time when not set; its memory bound stays): cc-statusline's --budget
+// covers its --jq too.
+func (o *Output) SetJQTimeout(d time.Duration) {
+	b := jq.DefaultBudget
+	b.Timeout = d
+	o.guard = &jq.Guard{Budget: b}
+}
+
+// stopJQ ends the --jq budget's watch.
+func (o *Output) stopJQ() {
+	if o.guard != nil {
+		o.guard.Stop()
+	}
 }
 
 // errJQFailed ends a run in which some records failed the --jq filter;

@@ -54,20 +54,28 @@ func (b Budget) Watch(ctx context.Context) (context.Context, func()) {
 				return
 			case <-t.C:
 			}
-			metrics.Read(sample)
-			if heap := sample[0].Value.Uint64(); b.MaxHeap > 0 && heap > b.MaxHeap {
-				cancel(fmt.Errorf("%w: used more than %d MiB of memory", ErrBudget, b.MaxHeap>>20))
+			if err := b.overMemory(sample, limitAS); err != nil {
+				cancel(err)
 				return
-			}
-			// The runtime reserves address space in large steps: stop
-			// while a quarter of the limit is still free.
-			if limitAS > 0 {
-				if vm := addressSpace(); vm > 0 && vm > limitAS-limitAS/4 {
-					cancel(fmt.Errorf("%w: near the address-space limit (ulimit -v) of %d MiB", ErrBudget, limitAS>>20))
-					return
-				}
 			}
 		}
 	}()
 	return ctx, func() { close(done); cancel(nil) }
+}
+
+// overMemory is the memory half of a budget, looked at once: the live
+// heap over MaxHeap, or the address space near its limit (limitAS, 0 for
+// none). The runtime reserves address space in large steps: it stops
+// while a quarter of the limit is still free.
+func (b Budget) overMemory(sample []metrics.Sample, limitAS uint64) error {
+	metrics.Read(sample)
+	if heap := sample[0].Value.Uint64(); b.MaxHeap > 0 && heap > b.MaxHeap {
+		return fmt.Errorf("%w: used more than %d MiB of memory", ErrBudget, b.MaxHeap>>20)
+	}
+	if limitAS > 0 {
+		if vm := addressSpace(); vm > 0 && vm > limitAS-limitAS/4 {
+			return fmt.Errorf("%w: near the address-space limit (ulimit -v) of %d MiB", ErrBudget, limitAS>>20)
+		}
+	}
+	return nil
 }

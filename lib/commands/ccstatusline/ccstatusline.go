@@ -219,6 +219,8 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	// (Prices nil: the built-in table, loaded only if a line is priced.)
 	ro := usage.RecentOptions{Now: o.sys.Clock(), Recheck: o.recheck, Deadline: start.Add(o.budget)}
+	// --budget covers --jq too: a line that hangs is no status line.
+	env.Out.SetJQTimeout(max(o.budget, 50*time.Millisecond))
 	// --cache-dir given beats CCPIPE_CACHE=off: a flag beats the environment.
 	switch {
 	case o.noCache || (o.cacheDir == "" && o.sys.Env("CCPIPE_CACHE") == "off"):
