@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 func unix(s string) int64 {
@@ -87,5 +89,55 @@ func TestKeep(t *testing.T) {
 	got, bad, err := Read(path)
 	if err != nil || bad != 1 || len(got) != 2 || got[0].Time != "2026-05-01T10:00:00Z" || got[1].FiveHour.UsedPercentage != 13 {
 		t.Errorf("Read: %+v, %d bad, %v; want the 10:00 and 10:10 samples, 1 bad", got, bad, err)
+	}
+}
+
+func TestFiveHourOf(t *testing.T) {
+	for _, tt := range []struct {
+		name, raw string
+		used      *float64
+		resets    time.Time
+		ok        bool
+	}{
+		{"unix seconds", `{"five_hour":{"used_percentage":42,"resets_at":1777777777}}`, money(42), time.Unix(1777777777, 0), true},
+		{"RFC 3339 to the nanosecond", `{"five_hour":{"used_percentage":1,"resets_at":"2026-05-01T15:00:00.5Z"}}`, money(1),
+			time.Date(2026, 5, 1, 15, 0, 0, 5e8, time.UTC), true},
+		{"no used_percentage: still the reset", `{"five_hour":{"resets_at":1777777777}}`, nil, time.Unix(1777777777, 0), true},
+		{"unreadable resets_at", `{"five_hour":{"used_percentage":5,"resets_at":"soon"}}`, money(5), time.Time{}, true},
+		{"seven_day only", `{"seven_day":{"used_percentage":3}}`, nil, time.Time{}, false},
+		{"null", `null`, nil, time.Time{}, false},
+		{"empty", ``, nil, time.Time{}, false},
+		{"not an object", `[1]`, nil, time.Time{}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			used, resets, ok := FiveHourOf(json.RawMessage(tt.raw))
+			if ok != tt.ok || !resets.Equal(tt.resets) || (used == nil) != (tt.used == nil) || used != nil && *used != *tt.used {
+				t.Errorf("FiveHourOf = %v, %v, %v; want %v, %v, %v", used, resets, ok, tt.used, tt.resets, tt.ok)
+			}
+		})
+	}
+}
+
+func TestKeepPayload(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	if err := KeepPayload(dir, json.RawMessage(`null`), now, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, LedgerName)); !os.IsNotExist(err) {
+		t.Fatalf("a payload without rate_limits made a ledger: %v", err)
+	}
+	raw := json.RawMessage(`{"five_hour":{"used_percentage":12,"resets_at":1777777777}}`)
+	if err := KeepPayload(dir, raw, now, money(0.42), &usage.Spend{Today: 2, Month: 9, Block: 1}); err != nil {
+		t.Fatal(err)
+	}
+	got, bad, err := Read(filepath.Join(dir, LedgerName))
+	if err != nil || bad != 0 || len(got) != 1 {
+		t.Fatalf("Read: %+v, %d bad, %v", got, bad, err)
+	}
+	s := got[0]
+	if s.Time != "2026-05-01T10:00:00.000Z" || s.FiveHour.UsedPercentage != 12 || *s.SessionCostUSD != 0.42 ||
+		*s.BlockUSD != 1 || *s.DayUSD != 2 || *s.MonthUSD != 9 {
+		t.Errorf("kept %+v", s)
 	}
 }
