@@ -65,7 +65,7 @@ func TestBombRefusalRemembered(t *testing.T) {
 	profs := []profiles.Profile{{Name: "bomb", ConfigDir: cfg}}
 	dir := filepath.Join(work, "cache")
 
-	list := func(stage string, useCache bool) (Session, error, int64) {
+	list := func(stage string, useCache bool) (Session, int64, error) {
 		t.Helper()
 		var c *cache.Store
 		if useCache {
@@ -81,19 +81,19 @@ func TestBombRefusalRemembered(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		return l[0], errs[0], opened.Load() - before
+		return l[0], opened.Load() - before, errs[0]
 	}
 
-	first, w1, n := list("first", true)
+	first, n, w1 := list("first", true)
 	if n != 1 || first.FirstPrompt != "first" || strings.Contains(w1.Error(), "skipped") {
 		t.Fatalf("first listing: decompressed %d times, prompt %q, warning %v", n, first.FirstPrompt, w1)
 	}
-	second, w2, n := list("second", true)
+	second, n, w2 := list("second", true)
 	var re *RefusedError
 	if n != 0 || !errors.As(w2, &re) || re.Path != bomb || second.FirstPrompt != "first" {
 		t.Fatalf("second listing: decompressed %d times, prompt %q, warning %v", n, second.FirstPrompt, w2)
 	}
-	if _, _, n := list("no cache", false); n != 1 {
+	if _, n, _ := list("no cache", false); n != 1 {
 		t.Fatalf("without the cache: decompressed %d times", n)
 	}
 
@@ -104,11 +104,11 @@ func TestBombRefusalRemembered(t *testing.T) {
 	if err := os.Chtimes(bomb, later, later); err != nil {
 		t.Fatal(err)
 	}
-	third, w3, n := list("rewritten", true)
+	third, n, w3 := list("rewritten", true)
 	if n != 1 || third.FirstPrompt != "again" || errors.As(w3, &re) {
 		t.Fatalf("rewritten: decompressed %d times, prompt %q, warning %v", n, third.FirstPrompt, w3)
 	}
-	if _, w4, n := list("rewritten, again", true); n != 0 || !errors.As(w4, &re) {
+	if _, n, w4 := list("rewritten, again", true); n != 0 || !errors.As(w4, &re) {
 		t.Fatalf("rewritten, listed again: decompressed %d times, warning %v", n, w4)
 	}
 }
