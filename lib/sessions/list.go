@@ -67,8 +67,9 @@ type ListOptions struct {
 	Getenv func(string) string
 	// NoActive skips the registries: Active stays nil everywhere.
 	NoActive bool
-	// Cache, when set, keeps each plain transcript's summary
-	// (SummaryCacheName): an unchanged transcript is not read again.
+	// Cache, when set, keeps each plain transcript's summary, and the
+	// refusal of each compressed one that is a bomb (SummaryCacheName):
+	// an unchanged transcript is not read again.
 	Cache *cache.Store
 	// ModifiedSince, when set, leaves unread each transcript written
 	// before it (Session.WrittenBefore): its session has the file's
@@ -431,8 +432,8 @@ func Summarize(ctx context.Context, list []Session, opt ListOptions) []error {
 func summarizeOne(s *Session, opt ListOptions) error {
 	var sum summary
 	var err error
-	if opt.Cache != nil && !s.Compressed && opt.HeadBytes == 0 && opt.TailBytes == 0 {
-		sum, err = cachedSummary(opt.Cache, s.TranscriptPath, s.SizeBytes, opt.HeadBytes, opt.TailBytes)
+	if opt.Cache != nil && opt.HeadBytes == 0 && opt.TailBytes == 0 {
+		sum, err = cachedSummary(opt.Cache, s.TranscriptPath, s.SizeBytes, s.Compressed, opt.HeadBytes, opt.TailBytes)
 	} else {
 		sum, err = readSummary(s.TranscriptPath, s.SizeBytes, s.Compressed, opt.HeadBytes, opt.TailBytes)
 	}

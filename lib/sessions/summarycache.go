@@ -1,11 +1,25 @@
 package sessions
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/regular"
+	"github.com/ccpipe/ccpipe/lib/transcript"
 )
+
+// RefusedError is a listing's note that a compressed transcript refused
+// before (it decompresses past its bound) was skipped unread: the cache
+// remembers the refusal for this exact file. It wraps transcript.ErrBomb.
+type RefusedError struct{ Path string }
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("%s: skipped: refused before, %v (judged again when the file changes, or with --no-cache)", e.Path, transcript.ErrBomb)
+}
+
+func (e *RefusedError) Unwrap() error { return transcript.ErrBomb }
 
 // The listing's cache keeps each plain transcript's summary (cwd, first
 // prompt, times, titles) for the exact file it was read from: an unchanged
@@ -14,15 +28,22 @@ import (
 // summary depends on the whole file through its windows, so a grown file
 // is read again (a bounded read), and the summary is cached only when the
 // file did not change while it was read.
+//
+// A compressed transcript is not cached (its summary needs a read to its
+// end) except when it was refused as a compression bomb
+// (transcript.ErrBomb): the refusal is kept for the exact file (the
+// identity of cache.Judge), so the next listing warns it in a short form
+// without decompressing it again, and a file replaced or rewritten since
+// is judged again.
 
 // SummaryCacheName and SummaryCacheVersion name the listing's store.
 const (
 	SummaryCacheName    = "sessions"
-	SummaryCacheVersion = "summary-1"
+	SummaryCacheVersion = "summary-2"
 )
 
 // cachedSummary is readSummary through c.
-func cachedSummary(c *cache.Store, path string, size int64, head, tail int64) (summary, error) {
+func cachedSummary(c *cache.Store, path string, size int64, compressed bool, head, tail int64) (summary, error) {
 	f, err := regular.Open(path)
 	if err != nil {
 		return summary{}, err
@@ -36,27 +57,33 @@ func cachedSummary(c *cache.Store, path string, size int64, head, tail int64) (s
 	if stamp.Size == size {
 		if e, state := c.Lookup(path, stamp, f); state == cache.Fresh {
 			var s summary
-			if s.decode(e.Data) {
+			if refused, ok := s.decode(e.Data); ok && refused == compressed {
 				s.bytesRead = min(size, 256) // what the lookup read
+				if refused {
+					return s, &RefusedError{Path: path}
+				}
 				return s, nil
 			}
 		}
 	}
-	s, err := readSummary(path, size, false, head, tail)
-	if err != nil || stamp.Size != size {
+	s, err := readSummary(path, size, compressed, head, tail)
+	refused := compressed && errors.Is(err, transcript.ErrBomb)
+	if (err != nil && !refused) || (compressed && !refused) || stamp.Size != size {
 		return s, err
 	}
 	// Cached only if the file is still the one read.
 	if fi, err := f.Stat(); err == nil && cache.StampOf(fi) == stamp {
 		if h, err := cache.TailHash(f, size); err == nil {
-			c.Put(path, &cache.Entry{Stamp: stamp, Offset: size, Tail: h, Data: s.encode()})
+			c.Put(path, &cache.Entry{Stamp: stamp, Offset: size, Tail: h, Data: s.encode(refused)})
 		}
 	}
-	return s, nil
+	return s, err
 }
 
-func (s *summary) encode() []byte {
-	var b []byte
+// encode is the summary as cached, with refused: the file was refused
+// as a compression bomb (what was read before the bound is kept too).
+func (s *summary) encode(refused bool) []byte {
+	b := cache.AppendBool(nil, refused)
 	for _, v := range []string{s.cwd, s.firstPrompt, s.customTitle, s.headCustom, s.aiTitle} {
 		b = cache.AppendStr(b, v)
 	}
@@ -67,15 +94,16 @@ func (s *summary) encode() []byte {
 	return b
 }
 
-func (s *summary) decode(b []byte) bool {
+func (s *summary) decode(b []byte) (refused, ok bool) {
 	d := cache.NewDecoder(b)
+	refused = d.Bool()
 	for _, v := range []*string{&s.cwd, &s.firstPrompt, &s.customTitle, &s.headCustom, &s.aiTitle} {
 		*v = d.Str()
 	}
 	for _, t := range []*time.Time{&s.started, &s.last} {
 		if err := t.UnmarshalBinary([]byte(d.Str())); err != nil {
-			return false
+			return false, false
 		}
 	}
-	return d.Done()
+	return refused, d.Done()
 }
