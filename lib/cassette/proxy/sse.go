@@ -59,13 +59,21 @@ func (p *sseParser) Write(b []byte) (int, error) {
 		if v, ok := strings.CutPrefix(line, "data:"); ok {
 			p.data = append(p.data, strings.TrimPrefix(v, " "))
 			p.size += len(v) + 1
+			if p.size > MaxEvent {
+				return p.refuse()
+			}
 		}
 	}
 	if p.size+len(p.buf) > MaxEvent {
-		p.err, p.buf, p.data = errEventTooLarge, nil, nil
-		return 0, p.err
+		return p.refuse()
 	}
 	return len(b), nil
+}
+
+// refuse drops the event over MaxEvent and fails this and every later Write.
+func (p *sseParser) refuse() (int, error) {
+	p.err, p.buf, p.data, p.size = errEventTooLarge, nil, nil, 0
+	return 0, p.err
 }
 
 // close dispatches a last event that had no trailing blank line.
