@@ -84,7 +84,9 @@ func (s *Session) forward(a *api, r *http.Request, body []byte, recorded bool) (
 }
 
 // copyResponse copies status, headers and body to the client, flushing
-// as data arrives (SSE), and tees the body into tee when given.
+// as data arrives (SSE), and tees the body into tee when given. A tee's
+// write error stops the copy and is returned (the client's stream is left
+// short).
 func copyResponse(w http.ResponseWriter, resp *http.Response, tee io.Writer) error {
 	h := w.Header()
 	for k, vs := range resp.Header {
@@ -110,7 +112,9 @@ func copyResponse(w http.ResponseWriter, resp *http.Response, tee io.Writer) err
 				f.Flush()
 			}
 			if tee != nil {
-				_, _ = tee.Write(buf[:n])
+				if _, terr := tee.Write(buf[:n]); terr != nil {
+					return terr
+				}
 			}
 		}
 		if err == io.EOF {

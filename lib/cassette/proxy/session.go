@@ -454,6 +454,15 @@ func (s *Session) forwardModel(a *api, w http.ResponseWriter, r *http.Request, b
 			return map[string]any{"eventsBefore": seen}
 		}
 		if err := copyResponse(w, resp, p); err != nil {
+			if errors.Is(err, errEventTooLarge) {
+				// Not the upstream's failure but the cassette's: the
+				// session fails (nothing is recorded wrong) and the
+				// client sees the stream cut.
+				s.mu.Lock()
+				s.fail(fmt.Errorf("model response: %w", err))
+				s.mu.Unlock()
+				panic(http.ErrAbortHandler)
+			}
 			s.upstreamFailed(a, main, resp.StatusCode, "cut", err.Error(), started())
 			passCut(err)
 			return nil, false

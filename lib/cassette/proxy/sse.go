@@ -8,17 +8,32 @@ import (
 	"strings"
 )
 
+// MaxEvent bounds one server-sent event (its data lines, or a line not
+// yet ended): the proxy holds an event whole to record it, so a larger one
+// is refused (the stream is cut and the session fails) rather than held
+// in memory several times over. Real Messages API events are kilobytes.
+const MaxEvent = 16 << 20
+
+// errEventTooLarge is an event over MaxEvent.
+var errEventTooLarge = fmt.Errorf("a stream event over %d MiB: refused (the answer is not recorded)", MaxEvent>>20)
+
 // sseParser splits a server-sent event stream written to it into events
 // and hands each event's data to onData. It is an io.Writer so that the
-// proxy can tee the upstream stream through it while forwarding.
+// proxy can tee the upstream stream through it while forwarding. Its
+// Write fails only with errEventTooLarge; an error of onData is kept for
+// close, and the rest of the stream is passed on unparsed.
 type sseParser struct {
 	buf    []byte
 	data   []string
+	size   int // bytes of data in the event so far
 	onData func(data string) error
 	err    error
 }
 
 func (p *sseParser) Write(b []byte) (int, error) {
+	if p.err == errEventTooLarge {
+		return 0, p.err
+	}
 	if p.err != nil {
 		return len(b), nil
 	}
@@ -33,7 +48,7 @@ func (p *sseParser) Write(b []byte) (int, error) {
 		if line == "" {
 			if len(p.data) > 0 {
 				d := strings.Join(p.data, "\n")
-				p.data = p.data[:0]
+				p.data, p.size = p.data[:0], 0
 				if err := p.onData(d); err != nil {
 					p.err = err
 					return len(b), nil
@@ -43,7 +58,12 @@ func (p *sseParser) Write(b []byte) (int, error) {
 		}
 		if v, ok := strings.CutPrefix(line, "data:"); ok {
 			p.data = append(p.data, strings.TrimPrefix(v, " "))
+			p.size += len(v) + 1
 		}
+	}
+	if p.size+len(p.buf) > MaxEvent {
+		p.err, p.buf, p.data = errEventTooLarge, nil, nil
+		return 0, p.err
 	}
 	return len(b), nil
 }

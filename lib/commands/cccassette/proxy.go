@@ -80,8 +80,13 @@ conversation starts with another first message, and its requests are
 kept as side calls. Thinking blocks are not stored (as in Blackbox), so
 a replayed or forked history carries none; a live upstream that demands
 them (extended thinking) may refuse a fork --live. Images and documents
-in requests are refused (the cassette is not written). SIGINT is not
-passed on (the terminal sends it to the whole process group); SIGTERM
+in requests are refused (the cassette is not written). So is a streamed
+event over 16 MiB (its data lines; the Messages API sends kilobytes), as
+the proxy holds one event whole to record it: the client's stream is cut
+there, stderr says "cc-cassette: model response: a stream event over 16
+MiB: refused", later model requests get a 400, cc-cassette exits 1 and
+writes no cassette; memory stays bounded whatever the event's size.
+SIGINT is not passed on (the terminal sends it to the whole process group); SIGTERM
 is.
 
 Exit status: the command's exit code (128+N when signal N ended it),
