@@ -3,6 +3,8 @@ package sessions
 import (
 	"fmt"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
+
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -30,6 +32,13 @@ func (e *CopyKeptError) Error() string { return e.msg }
 // a rewrite put there) are not read, and the user is told which file
 // was.
 func ReadOnce(files []Session) (kept []Session, notes []error) {
+	return readOnce(files, nil)
+}
+
+// readOnce is ReadOnce; a copy that decompresses past its bound is
+// dropped with a note, and remembered in c (nil: none) so that the next
+// listing does not decompress it again (copyLength).
+func readOnce(files []Session, c *cache.Store) (kept []Session, notes []error) {
 	live := map[string]int{} // session id -> index of its live file
 	archived := map[string]bool{}
 	for i, s := range files {
@@ -57,7 +66,11 @@ func ReadOnce(files []Session) (kept []Session, notes []error) {
 		if !ok {
 			continue
 		}
-		live, held := liveSize(files[j]), transcript.ArchivedLength(s.TranscriptPath)
+		held, err := copyLength(c, s.TranscriptPath)
+		if err != nil {
+			notes = append(notes, err)
+		}
+		live := liveSize(files[j])
 		if live >= held {
 			drop[i] = true
 			continue

@@ -112,3 +112,52 @@ func TestBombRefusalRemembered(t *testing.T) {
 		t.Fatalf("rewritten, listed again: decompressed %d times, warning %v", n, w4)
 	}
 }
+
+// An archive copy that is a bomb, beside the live transcript of its
+// session: ReadOnce's measure of the copy decompresses it on the first
+// cached listing only, which warns the refusal; the next one warns it
+// short without decompressing, and lists the live file both times.
+func TestBombCopyRemembered(t *testing.T) {
+	var opened atomic.Int64
+	archivedLength = func(p string) (int64, error) {
+		opened.Add(1)
+		return transcript.ArchivedLengthErr(p)
+	}
+	t.Cleanup(func() { archivedLength = transcript.ArchivedLengthErr })
+
+	work := t.TempDir()
+	id := "0b0b0b0b-0000-4000-8000-000000000002"
+	cfg, arc := filepath.Join(work, "claude"), filepath.Join(work, "arc")
+	for _, d := range []string{filepath.Join(cfg, "projects", "-w"), filepath.Join(arc, "-w")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	live := filepath.Join(cfg, "projects", "-w", id+".jsonl")
+	if err := os.WriteFile(live, []byte(`{"type":"user","timestamp":"2026-01-02T03:04:05Z","cwd":"/w","message":{"role":"user","content":"live"}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeBomb(t, filepath.Join(arc, "-w", id+".jsonl.zst"), "copy")
+	profs := []profiles.Profile{{Name: "p", ConfigDir: cfg}, {Name: "a", ProjectsDir: arc, Source: profiles.SourceArchive}}
+	dir := filepath.Join(work, "cache")
+	list := func() (int64, error) {
+		t.Helper()
+		c := cache.Open(dir, SummaryCacheName, SummaryCacheVersion)
+		before := opened.Load()
+		l, errs := List(context.Background(), profs, ListOptions{NoActive: true, Cache: c})
+		if len(l) != 1 || l[0].TranscriptPath != live || len(errs) != 1 || !errors.Is(errs[0], transcript.ErrBomb) {
+			t.Fatalf("%d sessions (%+v), warnings %v", len(l), l, errs)
+		}
+		if err := c.Save(); err != nil {
+			t.Fatal(err)
+		}
+		return opened.Load() - before, errs[0]
+	}
+	var re *RefusedError
+	if n, w := list(); n != 1 || errors.As(w, &re) {
+		t.Fatalf("first listing: measured the copy %d times, warning %v", n, w)
+	}
+	if n, w := list(); n != 0 || !errors.As(w, &re) {
+		t.Fatalf("second listing: measured the copy %d times, warning %v", n, w)
+	}
+}

@@ -84,6 +84,12 @@ type ListOptions struct {
 // profiles, size, compressed, mtime). An unreadable dir is reported and
 // skipped.
 func Files(ctx context.Context, dirs []ProjectsDir, cwdWithin []string) ([]Session, []error) {
+	return files(ctx, dirs, cwdWithin, nil)
+}
+
+// files is Files, with c (nil: none) remembering the archive copies that
+// ReadOnce refused as compression bombs.
+func files(ctx context.Context, dirs []ProjectsDir, cwdWithin []string, c *cache.Store) ([]Session, []error) {
 	var m *withinMatcher
 	if len(cwdWithin) > 0 {
 		m = newWithinMatcher(cwdWithin)
@@ -120,7 +126,7 @@ func Files(ctx context.Context, dirs []ProjectsDir, cwdWithin []string) ([]Sessi
 			out = append(out, found...)
 		}
 	}
-	kept, notes := ReadOnce(out)
+	kept, notes := readOnce(out, c)
 	return kept, append(errs, notes...)
 }
 
@@ -180,8 +186,8 @@ func projectFiles(projectDir string, profs []string) ([]Session, []error) {
 // is sorted newest activity first. Problems that did not stop the listing
 // come back as errors.
 func List(ctx context.Context, profs []profiles.Profile, opt ListOptions) ([]Session, []error) {
-	files, errs := Files(ctx, ProjectsDirs(profs), opt.CwdWithin)
-	out, cerrs := complete(ctx, profs, files, opt, true)
+	found, errs := files(ctx, ProjectsDirs(profs), opt.CwdWithin, opt.Cache)
+	out, cerrs := complete(ctx, profs, found, opt, true)
 	return out, append(errs, cerrs...)
 }
 

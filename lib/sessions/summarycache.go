@@ -3,6 +3,7 @@ package sessions
 import (
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
@@ -55,15 +56,12 @@ func cachedSummary(c *cache.Store, path string, size int64, compressed bool, hea
 	}
 	stamp := cache.StampOf(fi)
 	if stamp.Size == size {
-		if e, state := c.Lookup(path, stamp, f); state == cache.Fresh {
-			var s summary
-			if refused, ok := s.decode(e.Data); ok && refused == compressed {
-				s.bytesRead = min(size, 256) // what the lookup read
-				if refused {
-					return s, &RefusedError{Path: path}
-				}
-				return s, nil
+		if s, refused, ok := lookupSummary(c, path, stamp, f); ok && refused == compressed {
+			s.bytesRead = min(size, 256) // what the lookup read
+			if refused {
+				return s, &RefusedError{Path: path}
 			}
+			return s, nil
 		}
 	}
 	s, err := readSummary(path, size, compressed, head, tail)
@@ -71,13 +69,68 @@ func cachedSummary(c *cache.Store, path string, size int64, compressed bool, hea
 	if (err != nil && !refused) || (compressed && !refused) || stamp.Size != size {
 		return s, err
 	}
-	// Cached only if the file is still the one read.
-	if fi, err := f.Stat(); err == nil && cache.StampOf(fi) == stamp {
-		if h, err := cache.TailHash(f, size); err == nil {
-			c.Put(path, &cache.Entry{Stamp: stamp, Offset: size, Tail: h, Data: s.encode(refused)})
+	putSummary(c, path, stamp, f, s, refused)
+	return s, err
+}
+
+// lookupSummary is the cached summary of the file f at path, whose
+// stamp is st, and whether it was refused; ok is false without a fresh
+// entry.
+func lookupSummary(c *cache.Store, path string, st cache.Stamp, f *os.File) (s summary, refused, ok bool) {
+	e, state := c.Lookup(path, st, f)
+	if state != cache.Fresh {
+		return s, false, false
+	}
+	refused, ok = s.decode(e.Data)
+	return s, refused, ok
+}
+
+// putSummary caches s for the file f at path read at stamp st, only if
+// the file is still the one read.
+func putSummary(c *cache.Store, path string, st cache.Stamp, f *os.File, s summary, refused bool) {
+	if fi, err := f.Stat(); err == nil && cache.StampOf(fi) == st {
+		if h, err := cache.TailHash(f, st.Size); err == nil {
+			c.Put(path, &cache.Entry{Stamp: st, Offset: st.Size, Tail: h, Data: s.encode(refused)})
 		}
 	}
-	return s, err
+}
+
+// archivedLength measures an archive copy for copyLength (a variable so
+// that a test counts the decompressions).
+var archivedLength = transcript.ArchivedLengthErr
+
+// copyLength is the content length of the archive copy at path for
+// ReadOnce (transcript.ArchivedLength). A copy refused as a compression
+// bomb is -1 with its error; with c, the refusal is remembered for that
+// exact file, and the next call answers -1 with a RefusedError without
+// decompressing it.
+func copyLength(c *cache.Store, path string) (int64, error) {
+	if c == nil {
+		n, err := archivedLength(path)
+		if !errors.Is(err, transcript.ErrBomb) {
+			err = nil
+		}
+		return n, err
+	}
+	f, err := regular.Open(path)
+	if err != nil {
+		return -1, nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return -1, nil
+	}
+	stamp := cache.StampOf(fi)
+	if _, refused, ok := lookupSummary(c, path, stamp, f); ok && refused {
+		return -1, &RefusedError{Path: path}
+	}
+	n, err := archivedLength(path)
+	if !errors.Is(err, transcript.ErrBomb) {
+		return n, nil
+	}
+	putSummary(c, path, stamp, f, summary{}, true)
+	return -1, err
 }
 
 // encode is the summary as cached, with refused: the file was refused

@@ -101,19 +101,26 @@ const maxCompared = 4 << 20
 // (an archive copy): from its sidecar when that matches the copy, else by
 // decompressing it; -1 when it cannot be read.
 func ArchivedLength(path string) int64 {
+	n, _ := ArchivedLengthErr(path)
+	return n
+}
+
+// ArchivedLengthErr is ArchivedLength with the reason of a -1 (ErrBomb
+// wrapped for a copy that decompresses past its bound).
+func ArchivedLengthErr(path string) (int64, error) {
 	if ix, ok := readIndex(path); ok && ix.Length >= 0 {
-		return ix.Length
+		return ix.Length, nil
 	}
 	r, err := Open(path)
 	if err != nil {
-		return -1
+		return -1, err
 	}
 	defer r.Close()
 	n, err := io.Copy(io.Discard, r)
 	if err != nil {
-		return -1
+		return -1, err
 	}
-	return n
+	return n, nil
 }
 
 // archiveFile brings one copy up to date. A plain source archived as
