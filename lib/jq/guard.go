@@ -44,10 +44,11 @@ func (g *Guard) Run(f *Filter, v any, emit func(any) error) error {
 func (g *Guard) start() {
 	g.ctx, g.cancel = context.WithCancelCause(context.Background())
 	g.done = make(chan struct{})
-	go g.watch(g.Budget, addressSpaceLimit())
+	go g.watch(g.done, g.Budget, addressSpaceLimit())
 }
 
-func (g *Guard) watch(b Budget, limitAS uint64) {
+// watch is given done: Stop clears the field while it runs.
+func (g *Guard) watch(done <-chan struct{}, b Budget, limitAS uint64) {
 	t := time.NewTicker(guardPoll)
 	defer t.Stop()
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
@@ -55,7 +56,7 @@ func (g *Guard) watch(b Budget, limitAS uint64) {
 	var since time.Time
 	for {
 		select {
-		case <-g.done:
+		case <-done:
 			return
 		case now := <-t.C:
 			if !g.running.Load() {
