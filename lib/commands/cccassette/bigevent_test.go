@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -37,7 +38,9 @@ func TestRecordBigEventBounded(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	var size int
+	// size is the event's length; the first case's handler may still be
+	// writing when the second sets it.
+	var size atomic.Int64
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		ev := func(name, data string) error {
@@ -50,7 +53,7 @@ func TestRecordBigEventBounded(t *testing.T) {
 			return
 		}
 		chunk := []byte(strings.Repeat("a", 1<<20))
-		for n := 0; n < size; n += len(chunk) {
+		for n, end := 0, int(size.Load()); n < end; n += len(chunk) {
 			if _, err := w.Write(chunk); err != nil {
 				return // the proxy cut the stream
 			}
@@ -65,7 +68,7 @@ func TestRecordBigEventBounded(t *testing.T) {
 	// A main-loop request (it offers a tool) that streams.
 	req := `{"model":"m","max_tokens":10,"stream":true,"tools":[{"name":"Bash","description":"run","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"hi"}]}`
 	record := func(t *testing.T, mb int) (int, string, string) {
-		size = mb << 20
+		size.Store(int64(mb) << 20)
 		out := filepath.Join(t.TempDir(), "run.ndjson")
 		client := `curl -sS -N -o /dev/null -X POST "$ANTHROPIC_BASE_URL/v1/messages" -H 'content-type: application/json' -H 'anthropic-version: 2023-06-01' -d '` + req + `'`
 		// 2 GB of address space: this Go runtime takes about 1.5 GB of it
