@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 // TestRenderLongLineBounded is issue 36's bounded memory for cc-render:
@@ -20,17 +22,10 @@ func TestRenderLongLineBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds cc-render and reads a 300 MB line under ulimit -d")
 	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("needs the go command to build cc-render")
-	}
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("needs sh")
 	}
-	bin := t.TempDir()
-	if out, err := exec.Command(gobin, "build", "-o", bin, "../../cmd/cc-render").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := golden.Build(t, "cc-render")
 	tr := filepath.Join(t.TempDir(), "11111111-2222-4333-8444-555555555555.jsonl")
 	head := `{"type":"user","uuid":"a","timestamp":"2026-05-02T10:00:00.000Z","sessionId":"11111111-2222-4333-8444-555555555555","message":{"role":"user","content":"before the long line"}}` + "\n"
 	tail := "\n" + `{"type":"user","uuid":"b","timestamp":"2026-05-02T10:01:00.000Z","sessionId":"11111111-2222-4333-8444-555555555555","message":{"role":"user","content":"after the long line"}}` + "\n"

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 // TestRecordBigEventBounded is issue 36's "a 300 MB SSE event takes 2.3 GB
@@ -25,19 +27,13 @@ func TestRecordBigEventBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("streams 300 MB through cc-cassette under ulimit -v")
 	}
-	for _, tool := range []string{"bash", "curl", "go"} {
+	for _, tool := range []string{"bash", "curl"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skip("needs " + tool)
 		}
 	}
-	// The real binary without cgo: a cgo binary's threads each reserve an
-	// 8 MB stack and fail under ulimit -v.
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", bin, "../../../cmd/cc-cassette")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	// The real binary without cgo (see golden.Build).
+	bin := golden.Build(t, "cc-cassette", "CGO_ENABLED=0")
 	// size is the event's length; the first case's handler may still be
 	// writing when the second sets it.
 	var size atomic.Int64

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -132,4 +133,24 @@ func CopyTree(t testing.TB, from, to string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Build builds the command cmd/name into a temporary directory and
+// returns the directory, for a test that runs the real binary in a
+// subprocess (under a ulimit). env is added to the build's environment
+// (CGO_ENABLED=0: a cgo binary's threads each reserve an 8 MB stack and
+// fail under ulimit -v). Without the go command the test is skipped.
+func Build(t testing.TB, name string, env ...string) string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("needs the go command to build " + name)
+	}
+	dir := t.TempDir()
+	build := exec.Command(gobin, "build", "-o", dir, "github.com/ccpipe/ccpipe/cmd/"+name)
+	build.Env = append(os.Environ(), env...)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", name, err, out)
+	}
+	return dir
 }
