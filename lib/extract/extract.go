@@ -154,6 +154,10 @@ type Extractor struct {
 	// wants is Wants' line filter (filter of h), made at its first call.
 	wants    func(line []byte) bool
 	wantsSet bool
+	// listed, when set, is told each dir a handler lists besides the
+	// transcript (a session's subagents): the cache keeps the file's
+	// facts only as long as those dirs are as they were (kindcache.go).
+	listed func(dir string)
 }
 
 // recordTypes are the record types each kind reads; lines of other types
@@ -212,7 +216,7 @@ func New(opts Options, emit func(any) error) (*Extractor, error) {
 		// Claude Code's own figure and its compactions (usage.Recorded).
 		x.types = append(slices.Clip(x.types), "cost-state", "system")
 	}
-	x.emit = x.windowed(emit)
+	x.emit = x.windowed(encodedOut(emit))
 	// The quoted name alone, not `"type":"T"`: entries re-encoded with a
 	// space after the colon must still pass (the type is confirmed on
 	// decode), as they do through transcript.Options.Types.

@@ -149,9 +149,6 @@ type joiner struct {
 	// copies counts the calls a fork copied, left to the session that
 	// made them (copied.go): not queued, their ids ignored.
 	copies *copies
-	// note, when set, is told each id the line filter adds to seen (the
-	// kinds' cache keeps them: kindcache.go).
-	note func(id string)
 }
 
 func newJoiner(c *copies, done func(*call) error, want func(string) bool) *joiner {
@@ -252,12 +249,16 @@ func (j *joiner) flush() error {
 // was written, which a moved config dir or an archive no longer matches.
 // It is the session dir's tool-results/<name> (or <name>.zst, as
 // cc-entries --archive stores it), or nil when no such file exists.
-func (r *result) localPersistedPath() *string {
-	rec := r.persistedPath()
-	if rec == nil || r.path == "" {
+func (r *result) localPersistedPath() *string { return localPersisted(r.path, r.persistedPath()) }
+
+// localPersisted is the file beside the transcript at path that the
+// recorded path rec names, or nil (the cache asks it again of a cached
+// fact: kindcache.go).
+func localPersisted(path string, rec *string) *string {
+	if rec == nil || path == "" {
 		return nil
 	}
-	dir := layout.OwnerDir(r.path) // a subagent's results are its session's
+	dir := layout.OwnerDir(path) // a subagent's results are its session's
 	local := filepath.Join(dir, "tool-results", filepath.Base(*rec))
 	for _, p := range []string{local, local + ".zst"} {
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {

@@ -1,317 +1,365 @@
 package extract
 
 import (
-	"encoding/binary"
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
-	"os"
+	"io/fs"
+	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
-	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
-// The cache of every kind but usage keeps, per transcript file, what the
-// kind's reader handed its handler from the file's complete lines: each
-// entry as decoded (entrycodec.go), each skipped line's warning, and the
-// call ids the line filter noted, in file order (an entry log), with how
-// many lines that was and what the read counted. A warm run replays the
-// log into the same handler a cold run feeds from the file, then reads
-// the lines appended since: one join (a tool_use and its result, a
-// failure and its hook, a fork's copies), whichever side of the cache's
-// offset the records are on. What the facts depend on besides the
-// transcript (a tool result's file beside it, the --since window) is
-// looked at by the join, as on a cold run.
+// The cache of every kind but usage keeps, per transcript file, the facts
+// the kind's reader gave of it: each fact as the line of JSON it prints
+// (with its timestamp, which --since and --until read), each warning, in
+// the order they came, and what the file's read added to the counts kept
+// across files (the calls a fork copied). A warm run hands those on for
+// an unchanged file without opening it: no decode, no join, no encode.
+// Anything else (new, grown, rewritten, shrunk, replaced) is read from
+// the start and its facts kept again: a kind's joins (a tool_use and its
+// result, a failure and its hook) hold state that only a read of the
+// whole file rebuilds.
+//
+// What a file's facts depend on besides its bytes is kept with them and
+// looked at again: the origin it was read under (a subagent's transcript
+// read through its session names that session), a tool result's file
+// beside it (tool-results/, whose presence a Tool or Shell fact says), and
+// the subagent listing of the session (the subagents kind's ids and
+// .meta.json fields). A flag that changes which facts a file gives
+// (--errors, --all, --thinking) names the store (CacheName); the flags
+// that act on the facts after (--since, --until, --unique, --jq, the
+// output format) act on the cached ones as on fresh ones.
 
-// CacheVersion names the cached facts' format of kind: a change to what
-// the kinds' readers hand on, or to the codec, changes it.
+// CacheVersion names the cached facts' format of kind: a change to the
+// facts a kind gives, or to this format, changes it.
 func CacheVersion(kind string) string {
 	if kind == "usage" {
 		return UsageCacheVersion
 	}
-	return "entry-log-1"
+	return "facts-1"
 }
 
 // CacheName is the store name of opts' facts: one per kind, and per
-// switch that changes the lines a kind's reader hands on (texts and
-// conversation read thinking blocks only with Thinking).
+// switch that changes the facts a kind's reader gives.
 func CacheName(opts Options) string {
 	if opts.Kind == "usage" {
 		return UsageCacheName(opts.Prices != nil, opts.Sum != "")
 	}
 	name := "extract-" + opts.Kind
-	if opts.Thinking {
-		name += "-thinking"
+	for _, s := range []struct {
+		on   bool
+		name string
+	}{{opts.Thinking, "thinking"}, {opts.All, "all"}, {opts.Errors, "errors"}, {opts.KeepCopies, "copies"}} {
+		if s.on {
+			name += "-" + s.name
+		}
 	}
 	return name
 }
 
-// keepsRaw says whether the kind's handler reads Entry.Raw (the whole
-// line), which its entry log then keeps.
-func (x *Extractor) keepsRaw() bool { return x.opts.Kind == "failures" }
+// encodedFact is a fact as its line of JSON, with the timestamp of its
+// entry (a Base's: stamped reads it); v is the fact itself when it was
+// just made (nil when it came from the cache).
+type encodedFact struct {
+	line []byte
+	ts   string
+	v    any
+}
 
-// The events of an entry log.
+func (f *encodedFact) stamp() *string { return &f.ts }
+
+// plainFact is a fact without a timestamp, as its line of JSON.
+type plainFact []byte
+
+// encodedOut hands a cached or recorded fact to emit as the JSON it is
+// (cli.Output prints a json.RawMessage untouched, and runs --jq on it as
+// on the encoded fact).
+func encodedOut(emit func(any) error) func(any) error {
+	return func(v any) error {
+		switch f := v.(type) {
+		case *encodedFact:
+			return emit(json.RawMessage(f.line))
+		case plainFact:
+			return emit(json.RawMessage(f))
+		}
+		return emit(v)
+	}
+}
+
+// fileOf is the File a files fact stands for (--unique sums them).
+func fileOf(v any) (File, bool) {
+	switch f := v.(type) {
+	case File:
+		return f, true
+	case *encodedFact:
+		if fv, ok := f.v.(File); ok {
+			return fv, true
+		}
+		if f.v != nil {
+			return File{}, false
+		}
+		var fv File
+		if json.Unmarshal(f.line, &fv) == nil && fv.Path != "" {
+			return fv, true
+		}
+	}
+	return File{}, false
+}
+
+// The events of a file's record.
 const (
-	evWarn     = 1 // a skipped line: line, message
-	evEntry    = 2 // a line's entry: line, entry
-	evDecodeEr = 3 // a line its decode refused: line, message
-	evSeen     = 4 // a call id the line filter noted: id
+	evFact  = 1 // a stamped fact: its timestamp, its line
+	evPlain = 2 // a fact without a timestamp: its line
+	evWarn  = 3 // a warning
 )
 
-// logTrailer ends an entry log: lines, records without a "type",
-// malformed lines (8 bytes each), then a byte of flags (1: a line looked
-// like an entry; 2: read whole, compressed: never read on from).
-const logTrailer = 3*8 + 1
+// The dependencies of a file's record.
+const (
+	depResult = 1 // a tool result's file: the recorded path, the local one found ("" none)
+	depDir    = 2 // a dir listed: its path, whether it was there, its stamp
+)
 
-// entryLog is an entry log being written.
-type entryLog struct {
-	b   []byte
-	raw bool
+// factLog is a file's record being written, as its read gives facts.
+type factLog struct {
+	b    []byte // the events
+	deps []byte
+	path string
+	enc  *json.Encoder
+	buf  bytes.Buffer
+	ndep int
+	dirs map[string]bool
 }
 
-func (l *entryLog) warning(line int, err error) {
+func newFactLog(path string) *factLog {
+	l := &factLog{path: path}
+	l.enc = json.NewEncoder(&l.buf)
+	l.enc.SetEscapeHTML(false) // as ndjson.Writer encodes
+	return l
+}
+
+// fact records v and returns what stands for it: its line of JSON, a
+// slice of the record (bytes written are never changed).
+func (l *factLog) fact(v any) (any, error) {
+	l.buf.Reset()
+	if err := l.enc.Encode(v); err != nil {
+		return nil, err
+	}
+	line := bytes.TrimSuffix(l.buf.Bytes(), []byte("\n"))
+	s, ok := v.(stamped)
+	if ok {
+		l.b = cache.AppendUvarint(l.b, evFact)
+		l.b = cache.AppendStr(l.b, deref(s.stamp()))
+	} else {
+		l.b = cache.AppendUvarint(l.b, evPlain)
+	}
+	l.b = cache.AppendUvarint(l.b, uint64(len(line)))
+	start := len(l.b)
+	l.b = append(l.b, line...)
+	kept := l.b[start:len(l.b):len(l.b)]
+	switch f := v.(type) {
+	case Tool:
+		l.result(f.PersistedOutputPath, f.PersistedOutputLocalPath)
+	case Shell:
+		l.result(f.PersistedOutputPath, f.PersistedOutputLocalPath)
+	}
+	if !ok {
+		return plainFact(kept), nil
+	}
+	return &encodedFact{line: kept, ts: deref(s.stamp()), v: v}, nil
+}
+
+func (l *factLog) warn(msg string) {
 	l.b = cache.AppendUvarint(l.b, evWarn)
-	l.b = cache.AppendVarint(l.b, int64(line))
-	l.b = cache.AppendStr(l.b, err.Error())
+	l.b = cache.AppendStr(l.b, msg)
 }
 
-func (l *entryLog) line(line int, e *transcript.Entry, derr error) {
-	if derr != nil {
-		l.b = cache.AppendUvarint(l.b, evDecodeEr)
-		l.b = cache.AppendVarint(l.b, int64(line))
-		l.b = cache.AppendStr(l.b, derr.Error())
+// result notes that a fact says whether a tool result's file is beside
+// the transcript.
+func (l *factLog) result(rec, local *string) {
+	if rec == nil {
 		return
 	}
-	l.b = cache.AppendUvarint(l.b, evEntry)
-	l.b = cache.AppendVarint(l.b, int64(line))
-	l.b = appendEntry(l.b, e, l.raw)
+	l.deps = cache.AppendUvarint(l.deps, depResult)
+	l.deps = cache.AppendStr(l.deps, *rec)
+	l.deps = cache.AppendStr(l.deps, deref(local))
+	l.ndep++
 }
 
-func (l *entryLog) seen(id string) {
-	l.b = cache.AppendUvarint(l.b, evSeen)
-	l.b = cache.AppendStr(l.b, id)
+// listed notes a dir the read listed (a session's subagents).
+func (l *factLog) listed(dir string) {
+	if l.dirs[dir] {
+		return
+	}
+	if l.dirs == nil {
+		l.dirs = map[string]bool{}
+	}
+	l.dirs[dir] = true
+	st, _, err := cache.StatPath(dir)
+	l.deps = cache.AppendUvarint(l.deps, depDir)
+	l.deps = cache.AppendStr(l.deps, dir)
+	l.deps = cache.AppendBool(l.deps, err == nil)
+	if err != nil {
+		st = cache.Stamp{}
+	}
+	l.deps = cache.AppendStamp(l.deps, st)
+	l.ndep++
 }
 
-// data is the log with its trailer: an Entry's Data.
-func (l *entryLog) data(d readDiag, whole bool) []byte {
-	b := make([]byte, 0, len(l.b)+logTrailer)
-	b = append(b, l.b...)
-	for _, v := range []int{d.lines, d.notEntries, d.malformed} {
-		b = cache.AppendU64(b, uint64(v))
+// data is the record: the origin the file was read under, the counts its
+// read added, its dependencies, then its events.
+func (l *factLog) data(o Origin, cp *copies) []byte {
+	b := make([]byte, 0, len(l.b)+len(l.deps)+64)
+	b = cache.AppendStr(b, o.SessionID)
+	b = cache.AppendStr(b, o.AgentID)
+	b = cache.AppendUvarint(b, uint64(len(cp.left)))
+	for owner, n := range cp.left {
+		b = cache.AppendStr(b, owner)
+		b = cache.AppendUvarint(b, uint64(n))
 	}
-	flags := byte(0)
-	if d.sawEntry {
-		flags |= 1
+	b = cache.AppendUvarint(b, uint64(len(cp.read)))
+	for sid := range cp.read {
+		b = cache.AppendStr(b, sid)
 	}
-	if whole {
-		flags |= 2
-	}
-	return append(b, flags)
+	b = cache.AppendUvarint(b, uint64(l.ndep))
+	b = append(b, l.deps...)
+	return append(b, l.b...)
 }
 
-// splitLog is data's events and trailer; ok is false when data is not
-// what entryLog.data wrote.
-func splitLog(data []byte) (events []byte, d readDiag, whole, ok bool) {
-	if len(data) < logTrailer {
-		return nil, d, false, false
-	}
-	events, t := data[:len(data)-logTrailer], data[len(data)-logTrailer:]
-	n := func(i int) int { return int(binary.LittleEndian.Uint64(t[8*i:])) }
-	d = readDiag{lines: n(0), notEntries: n(1), malformed: n(2), sawEntry: t[24]&1 != 0}
-	if t[24]&^3 != 0 || d.lines < 0 || d.notEntries < 0 || d.malformed < 0 {
-		return nil, d, false, false
-	}
-	return events, d, t[24]&2 != 0, true
+// record is a file's record read back: its events still to hand on.
+type record struct {
+	copies copies
+	events *cache.Decoder
 }
 
-// joined is a handler whose line filter notes call ids in its joiner.
-type joined interface{ joinerOf() *joiner }
-
-func (h *toolsKind) joinerOf() *joiner { return h.j }
-func (h *subagents) joinerOf() *joiner { return h.j }
-
-// errLogCorrupt: an entry log that is not what was written (the store's
-// checksum makes that all but impossible).
-var errLogCorrupt = errors.New("the cache's entry is not what was written; dropped: run again (or with --no-cache)")
-
-// replay hands the handler what a log's events say, as the lines did.
-func (r *fileRead) replay(events []byte) error {
-	d := cache.NewDecoder(events)
-	er := entryReader{d: d}
-	for d.Left() > 0 && d.Err() == nil {
-		switch tag := d.Uvarint(); tag {
-		case evWarn:
-			line := int(d.Varint())
-			msg := d.StrShared()
-			if d.Err() == nil {
-				r.warn(line, errors.New(msg))
+// openRecord reads a record's head and checks what it depends on; ok is
+// false when the record is not what was written or no longer holds.
+func openRecord(data []byte, f file) (rec record, ok bool) {
+	d := cache.NewDecoder(data)
+	if d.StrShared() != f.origin.SessionID || d.StrShared() != f.origin.AgentID {
+		return rec, false
+	}
+	for n := d.Count(); n > 0 && d.Err() == nil; n-- {
+		if rec.copies.left == nil {
+			rec.copies.left = map[string]int{}
+		}
+		owner := d.Str()
+		rec.copies.left[owner] = int(d.Uvarint())
+	}
+	for n := d.Count(); n > 0 && d.Err() == nil; n-- {
+		rec.copies.sawSession(d.Str())
+	}
+	for n := d.Count(); n > 0 && d.Err() == nil; n-- {
+		switch d.Uvarint() {
+		case depResult:
+			rec, local := d.Str(), d.StrShared()
+			if d.Err() == nil && deref(localPersisted(f.path, &rec)) != local {
+				return record{}, false
 			}
-		case evEntry, evDecodeEr:
-			line := int(d.Varint())
-			var e *transcript.Entry
-			var derr error
-			if tag == evEntry {
-				e = er.entry()
-			} else {
-				derr = errors.New(d.StrShared())
+		case depDir:
+			dir, there, st := d.Str(), d.Bool(), d.Stamp()
+			now, _, err := cache.StatPath(dir)
+			if d.Err() == nil && (there != (err == nil) || (err == nil && now != st) || (err != nil && !errors.Is(err, fs.ErrNotExist))) {
+				return record{}, false
 			}
-			if d.Err() != nil {
-				break
-			}
-			if err := r.take(line, e, derr); err != nil {
-				return err
-			}
-		case evSeen:
-			id := d.Str()
-			h, ok := r.x.h.(joined)
-			if !ok {
-				d.Fail()
-				break
-			}
-			h.joinerOf().seen[id] = struct{}{}
 		default:
 			d.Fail()
 		}
 	}
 	if d.Err() != nil {
-		return errLogCorrupt
+		return record{}, false
 	}
+	rec.events = d
+	return rec, true
+}
+
+// replay hands on a record's events as the read gave them.
+func (x *Extractor) replay(ctx context.Context, rec record) error {
+	d := rec.events
+	for n := 0; d.Left() > 0 && d.Err() == nil; n++ {
+		if n%1024 == 1023 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var err error
+		switch d.Uvarint() {
+		case evFact:
+			ts := d.StrShared()
+			line := d.Bytes()
+			if d.Err() == nil {
+				err = x.emit(&encodedFact{line: line, ts: ts})
+			}
+		case evPlain:
+			line := d.Bytes()
+			if d.Err() == nil {
+				err = x.emit(plainFact(line))
+			}
+		case evWarn:
+			msg := d.StrShared()
+			if d.Err() == nil {
+				x.opts.Warn(strings.Clone(msg))
+			}
+		default:
+			d.Fail()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if d.Err() != nil {
+		return errRecordCorrupt
+	}
+	x.copies = rec.copies
 	return nil
 }
 
-// cached reads r's file through the cache: an unchanged file from its
-// log alone, unopened; a grown one from its log and then the lines
-// appended; any other (new, rewritten, shrunk, replaced, compressed) from
-// the start, its log kept for the next run. A line still being written
-// is read but not kept.
-func (r *fileRead) cached(c *cache.Store) (readDiag, error) {
-	f := r.f
-	if e, ok := unchangedEntry(c, f); ok {
-		if events, d, _, ok := splitLog(e.Data); ok {
-			return d, r.corrupt(c, r.replay(events))
-		}
-	}
-	fi, _ := os.Stat(f.path) // nil when it fails: the open says why
-	rc, err := openTranscript(f.path)
-	if err != nil {
-		return readDiag{}, err
-	}
-	fh, ok := rc.(*os.File)
-	if !ok {
-		rc.Close()
-		return r.whole(c, fi)
-	}
-	defer fh.Close()
-	if fi, err = fh.Stat(); err != nil {
-		return readDiag{}, err
-	}
-	stamp := cache.StampOf(fi)
-	e, state := c.Lookup(f.path, stamp, fh)
-	var events []byte
-	var d readDiag
-	if state != cache.Miss {
-		var whole, ok bool
-		if events, d, whole, ok = splitLog(e.Data); !ok || whole {
-			events, d, state = nil, readDiag{}, cache.Miss
-		}
-	}
-	from := int64(0)
-	if state != cache.Miss {
-		from = e.Offset
-	}
-	end, err := completeEnd(fh, from, stamp.Size)
-	if err != nil {
-		return d, fmt.Errorf("reading %s: %w", f.path, err)
-	}
-	if err := r.corrupt(c, r.replay(events)); err != nil {
-		return d, err
-	}
-	if end > from {
-		log := &entryLog{b: append(make([]byte, 0, len(events)+int(end-from)/4), events...), raw: r.x.keepsRaw()}
-		td, err := r.section(fh, from, end, d, log)
-		if err != nil || r.ferr != nil {
-			return d, err
-		}
-		d = d.add(td)
-		if tail, err := cache.TailHash(fh, end); err == nil {
-			c.Put(f.path, &cache.Entry{Stamp: stamp, Offset: end, Tail: tail, Data: log.data(d, false)})
-		}
-	}
-	if end < stamp.Size {
-		// The last line, not ended yet: read, not kept.
-		td, err := r.section(fh, end, stamp.Size, d, nil)
-		if err != nil || r.ferr != nil {
-			return d, err
-		}
-		d = d.add(td)
-	}
-	// A file cut below what was read: what was read is not the file. (An
-	// unchanged file was not read: the lookup's check is enough.)
-	if end != from || end != stamp.Size {
-		if fi, err := fh.Stat(); err == nil && fi.Size() < stamp.Size {
-			err = fmt.Errorf("%w (%d bytes read, %d left)", errShrank, stamp.Size, fi.Size())
-			return d, fmt.Errorf("reading %s: %w", f.path, err)
-		}
-	}
-	return d, nil
-}
+// errRecordCorrupt: a record that is not what was written, found while
+// its facts were handed on (the store's checksum makes that all but
+// impossible): the facts before it are out, so the run fails.
+var errRecordCorrupt = errors.New("the cache's record is not what was written; dropped: run again (or with --no-cache)")
 
-// corrupt drops the file's entry when err says it did not replay.
-func (r *fileRead) corrupt(c *cache.Store, err error) error {
-	if errors.Is(err, errLogCorrupt) {
-		c.Delete(r.f.path)
-		return fmt.Errorf("%s: %w", r.f.path, err)
-	}
-	return err
-}
-
-// section reads the lines of fh in [from, to), which follow d's, with
-// their events given to log when it is set.
-func (r *fileRead) section(fh *os.File, from, to int64, d readDiag, log *entryLog) (readDiag, error) {
-	x := r.x
-	if log != nil {
-		if h, ok := x.h.(joined); ok {
-			j := h.joinerOf()
-			j.note = log.seen
-			defer func() { j.note = nil }()
+// readCached reads f through the cache c: an unchanged file's facts from
+// its record, the file unopened; any other file read whole, its facts
+// recorded as they are handed on and kept when the read was clean and
+// the file did not change under it.
+func (x *Extractor) readCached(ctx context.Context, f file, c *cache.Store) error {
+	st, mode, serr := cache.StatPath(f.path)
+	plain := serr == nil && mode.IsRegular()
+	if plain {
+		if e, ok := c.Unchanged(f.path, st); ok {
+			if rec, ok := openRecord(e.Data, f); ok {
+				err := x.replay(ctx, rec)
+				if errors.Is(err, errRecordCorrupt) {
+					c.Delete(f.path)
+					x.unreadable++
+					x.opts.Warn(f.path + ": " + err.Error())
+					return nil
+				}
+				return err
+			}
 		}
 	}
-	rd := transcript.NewReader(io.NewSectionReader(fh, from, to-from), r.options(d.lines, d.sawEntry, log))
-	err := rd.Each(func(l *transcript.Line) error {
-		e, derr := x.decode(l)
-		n := l.Number + d.lines
-		if log != nil {
-			log.line(n, e, derr)
+	l := newFactLog(f.path)
+	emit, warn := x.emit, x.opts.Warn
+	x.emit = func(v any) error {
+		fv, err := l.fact(v)
+		if err != nil {
+			return err
 		}
-		return r.take(n, e, derr)
-	})
-	if re := (*transcript.ReadError)(nil); errors.As(err, &re) {
-		err = fmt.Errorf("reading %s: %w", r.f.path, re.Err)
+		return emit(fv)
 	}
-	return diagOf(rd.Diagnostics()), err
-}
-
-// whole reads a compressed transcript from its start, its log kept for
-// that exact file (which only an unchanged lookup then takes); fi is its
-// stat before the read.
-func (r *fileRead) whole(c *cache.Store, fi os.FileInfo) (readDiag, error) {
-	x := r.x
-	log := &entryLog{raw: x.keepsRaw()}
-	if h, ok := x.h.(joined); ok {
-		j := h.joinerOf()
-		j.note = log.seen
-		defer func() { j.note = nil }()
+	x.opts.Warn = func(msg string) {
+		l.warn(msg)
+		warn(msg)
 	}
-	td, err := transcript.ReadFile(r.f.path, r.options(0, false, log), func(l *transcript.Line) error {
-		e, derr := x.decode(l)
-		log.line(l.Number, e, derr)
-		return r.take(l.Number, e, derr)
-	})
-	d := diagOf(td)
-	if err == nil && r.ferr == nil && fi != nil {
-		if after, serr := os.Stat(r.f.path); serr == nil && cache.StampOf(after) == cache.StampOf(fi) {
-			c.Put(r.f.path, &cache.Entry{Stamp: cache.StampOf(fi), Offset: fi.Size(), Data: log.data(d, true)})
-		}
+	x.listed = l.listed
+	defer func() { x.emit, x.opts.Warn, x.listed = emit, warn, nil }()
+	err := x.readPlain(ctx, f)
+	if err != nil || ctx.Err() != nil || x.unreadable > 0 || !plain {
+		return err
 	}
-	return d, err
+	if after, _, err := cache.StatPath(f.path); err == nil && after == st {
+		c.Put(f.path, &cache.Entry{Stamp: st, Offset: st.Size, Data: l.data(f.origin, &x.copies)})
+	}
+	return nil
 }

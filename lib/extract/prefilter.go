@@ -200,9 +200,6 @@ func (j *joiner) noteIDs(line []byte) bool {
 	}
 	for _, id := range ids {
 		j.seen[string(id)] = struct{}{}
-		if j.note != nil {
-			j.note(string(id))
-		}
 	}
 	return true
 }

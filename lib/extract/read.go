@@ -605,10 +605,12 @@ func (x *Extractor) fork(emit func(any) error, warn func(string)) *Extractor {
 
 // give hands on a fact a file's handler emitted, in input order.
 func (x *Extractor) give(v any) error {
-	if f, ok := v.(File); ok && x.opts.Unique {
+	if x.opts.Unique {
 		if h, ok := x.h.(*toolsKind); ok && h.unique != nil {
-			h.summarize(f)
-			return nil
+			if f, ok := fileOf(v); ok {
+				h.summarize(f)
+				return nil
+			}
 		}
 	}
 	return x.emit(v)
@@ -637,6 +639,10 @@ func factSize(v any) int {
 		return head + len(f.Message)
 	case *Compaction:
 		return head + lenp(f.Summary)
+	case *encodedFact:
+		return head + len(f.line)
+	case plainFact:
+		return head + len(f)
 	}
 	return head
 }
@@ -653,19 +659,20 @@ func lenp(s *string) int {
 // since: kindcache.go). A file that cannot be read is reported and
 // counted, not fatal.
 func (x *Extractor) readFile(ctx context.Context, f file) error {
-	r := x.newFileRead(ctx, f)
-	var d readDiag
-	var err error
 	if c := x.opts.Cache; c != nil && !x.noPrefilter {
-		d, err = r.cached(c)
-	} else {
-		var td transcript.Diagnostics
-		td, err = transcript.ReadFile(f.path, r.options(0, false, nil), func(l *transcript.Line) error {
-			e, derr := x.decode(l)
-			return r.take(l.Number, e, derr)
-		})
-		d = diagOf(td)
+		return x.readCached(ctx, f, c)
 	}
+	return x.readPlain(ctx, f)
+}
+
+// readPlain reads one transcript through the typed entry reader.
+func (x *Extractor) readPlain(ctx context.Context, f file) error {
+	r := x.newFileRead(ctx, f)
+	td, err := transcript.ReadFile(f.path, r.options(), func(l *transcript.Line) error {
+		e, derr := x.decode(l)
+		return r.take(l.Number, e, derr)
+	})
+	d := diagOf(td)
 	if r.ferr != nil {
 		return r.ferr
 	}
@@ -765,22 +772,10 @@ func (r *fileRead) take(line int, e *transcript.Entry, derr error) error {
 }
 
 // options are the reader's: the kind's types, filter and lazy reads,
-// warnings given to r with line numbers after base (a read resumed
-// there; sawEntry: a line before looked like an entry), each also given
-// to log when it is set.
-func (r *fileRead) options(base int, sawEntry bool, log *entryLog) transcript.Options {
+// warnings given to r.
+func (r *fileRead) options() transcript.Options {
 	x := r.x
-	warn := r.warn
-	if base > 0 || log != nil {
-		warn = func(line int, err error) {
-			line += base
-			if log != nil {
-				log.warning(line, err)
-			}
-			r.warn(line, err)
-		}
-	}
-	return transcript.Options{Types: x.types, Warn: warn, Filter: x.filter(x.h), Tools: x.lazy(), SawEntry: sawEntry}
+	return transcript.Options{Types: x.types, Warn: r.warn, Filter: x.filter(x.h), Tools: x.lazy()}
 }
 
 // sayAll passes on warnings held back.

@@ -231,6 +231,9 @@ func (h *subagents) addMeta(o *Origin, s *Subagent) {
 	}
 	if dir != h.metaDir {
 		h.metaDir, h.metas = dir, map[string]transcript.Subagent{}
+		if h.x.listed != nil {
+			h.x.listed(layout.SubagentsDirOf(dir + ".jsonl"))
+		}
 		list, err := transcript.Subagents(dir + ".jsonl")
 		if err != nil {
 			h.x.opts.Warn("listing subagents of " + dir + ": " + err.Error())

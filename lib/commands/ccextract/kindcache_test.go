@@ -176,20 +176,84 @@ func TestKindCacheByteIdentical(t *testing.T) {
 
 	// One more line on the grown transcript (after the line cut mid-write:
 	// the two are one malformed line) and one new transcript: a warm run
-	// reads the tail of the one and the other whole, and nothing else.
+	// reads those two and nothing else (usage the tail of the one; every
+	// other kind both whole, its joins' state being the whole file's).
 	appendFile(t, grown, rest[last:])
 	writeFile(t, heldBack, heldBytes)
 	for _, kind := range extract.Kinds {
-		if s := stats(kind); !strings.Contains(s, " 1 grown, 1 read whole") {
+		want := " 0 grown, 2 read whole"
+		if kind == "usage" {
+			want = " 1 grown, 1 read whole"
+		}
+		if s := stats(kind); !strings.Contains(s, want) {
 			t.Fatalf("%s: after one grown and one new transcript: %s", kind, s)
 		}
 	}
 	check("grown again")
+
+	dependencies(t, root, check)
 	for _, kind := range extract.Kinds {
 		if !printed[kind] {
 			t.Errorf("%s printed nothing in any form: the comparison proves nothing", kind)
 		}
 	}
+}
+
+// dependencies changes what the facts depend on besides the
+// transcripts under root (a tool result's file beside one, a subagent's
+// .meta.json) and checks the output at each step.
+func dependencies(t *testing.T, root string, check func(stage string)) {
+	// What the facts depend on besides the transcript: a tool result's
+	// file appears beside it, and a subagent's .meta.json and transcript
+	// appear in its session's dir; the cached facts that named neither
+	// are not printed again.
+	results := slices.DeleteFunc(globAll(t, root, "tool-results"), func(p string) bool { return !strings.HasSuffix(filepath.Dir(p), "tool-results") })
+	if len(results) == 0 {
+		t.Fatal("no tool-results file in the corpora: the dependency case proves nothing")
+	}
+	for _, p := range results {
+		b := readFile(t, p)
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		defer writeFile(t, p, b)
+	}
+	check("results gone")
+	for _, p := range results {
+		writeFile(t, p, []byte("back\n"))
+	}
+	metas := globAll(t, root, ".meta.json")
+	if len(metas) == 0 {
+		t.Fatal("no subagent .meta.json in the corpora: the dependency case proves nothing")
+	}
+	for _, p := range metas {
+		if err := os.Rename(p, p+".away"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("metas gone")
+	for _, p := range metas {
+		if err := os.Rename(p+".away", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("metas back")
+}
+
+// globAll lists the files under root whose path holds part.
+func globAll(t *testing.T, root, part string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.Contains(p, part) {
+			out = append(out, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // cutAfterToolUse is the end of the first line holding a tool_use whose
