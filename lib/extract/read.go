@@ -705,12 +705,6 @@ func diagOf(d transcript.Diagnostics) readDiag {
 	return readDiag{lines: d.Lines, notEntries: d.NotEntries(), malformed: d.Malformed, sawEntry: d.SawEntry()}
 }
 
-// add is d and then o, read on after it.
-func (d readDiag) add(o readDiag) readDiag {
-	return readDiag{lines: d.lines + o.lines, notEntries: d.notEntries + o.notEntries,
-		malformed: d.malformed + o.malformed, sawEntry: d.sawEntry || o.sawEntry}
-}
-
 // fileRead is one transcript being read: what its lines do to the kind's
 // handler and to the warnings, whether they come from the file or from
 // the cache (one path for both: take and warn).
