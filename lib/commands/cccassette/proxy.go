@@ -80,12 +80,21 @@ conversation starts with another first message, and its requests are
 kept as side calls. Thinking blocks are not stored (as in Blackbox), so
 a replayed or forked history carries none; a live upstream that demands
 them (extended thinking) may refuse a fork --live. Images and documents
-in requests are refused (the cassette is not written). So is a streamed
-event over 16 MiB (its data lines; the Messages API sends kilobytes), as
-the proxy holds one event whole to record it: the client's stream is cut
-there, stderr says "cc-cassette: model response: a stream event over 16
-MiB: refused", later model requests get a 400, cc-cassette exits 1 and
-writes no cassette; memory stays bounded whatever the event's size.
+in requests are refused (the cassette is not written).
+
+Bounds: the proxy passes every answer to the client as it arrives and
+keeps of it only what it records, up to 64 MiB per request or answer
+body (a whole event stream, a JSON answer; the API takes requests up to
+32 MB and answers in megabytes at most), 16 MiB per stream event, and
+the first MiB of an error answer (for its message). A model request or
+answer over a bound is passed on whole, as it comes, and not recorded:
+stderr says "cc-cassette: model response: an answer over 64 MiB: not
+recorded, passed on whole; the recording stops there", later model
+requests are passed on unrecorded, the cassette holds the steps before
+it and ends with {"event":"run_failed","status":"error","reason":
+"not_recorded","message","exitCode"}, and record exits 1. Replay and
+fork refuse a request over 64 MiB (nothing to answer it from). Memory
+stays bounded (about 200 MB at most) whatever the sizes.
 SIGINT is not passed on (the terminal sends it to the whole process group); SIGTERM
 is.
 
@@ -93,8 +102,8 @@ Exit status: the command's exit code (128+N when signal N ended it),
 or 1 when cc-cassette failed (a divergence, a request or response the
 cassette format cannot hold, a cassette that would not verify) or, for
 record, when the command exited 0 but the run ended on an upstream
-failure it did not recover from, or recorded no model call (the
-cassette is written and stderr says why), 2 on a usage error.`
+failure it did not recover from, stopped recording at a bound, or
+recorded no model call (the cassette is written and stderr says why), 2 on a usage error.`
 
 // proxyShort is the one-line summary of each proxy subcommand.
 var proxyShort = map[proxy.Mode]string{
