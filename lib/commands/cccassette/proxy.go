@@ -82,19 +82,11 @@ a replayed or forked history carries none; a live upstream that demands
 them (extended thinking) may refuse a fork --live. Images and documents
 in requests are refused (the cassette is not written).
 
-Bounds: the proxy passes every answer to the client as it arrives and
-keeps of it only what it records, up to 64 MiB per request or answer
-body (a whole event stream, a JSON answer; the API takes requests up to
-32 MB and answers in megabytes at most), 16 MiB per stream event, and
-the first MiB of an error answer (for its message). A model request or
-answer over a bound is passed on whole, as it comes, and not recorded:
-stderr says "cc-cassette: model response: an answer over 64 MiB: not
-recorded, passed on whole; the recording stops there", later model
-requests are passed on unrecorded, the cassette holds the steps before
-it and ends with {"event":"run_failed","status":"error","reason":
-"not_recorded","message","exitCode"}, and record exits 1. Replay and
-fork refuse a request over 64 MiB (nothing to answer it from). Memory
-stays bounded (about 200 MB at most) whatever the sizes.
+Bounds: answers reach the client as they arrive; the proxy keeps at
+most 64 MiB of a request or answer and 16 MiB of a stream event. One
+over a bound is passed on whole, not recorded: the recording stops there
+("...: not recorded, passed on whole; the recording stops there" on
+stderr), the cassette ends with run_failed/not_recorded, record exits 1.
 SIGINT is not passed on (the terminal sends it to the whole process group); SIGTERM
 is.
 
