@@ -43,6 +43,7 @@ var clockUses = map[string]struct {
 	"lib/render/lines.go":                       {1, "a unique reference for spilled lines"},
 	"lib/otel/ledger.go":                        {3, "the deadline of the wait for the ledger lock (2), and a segment file's unique name"},
 	"lib/commands/ccgrep/progress.go":           {1, "elapsed time before progress is shown"},
+	"lib/searchindex/dirs.go":                   {1, "the moment a directory is read, recorded with its listing: kept only when the directory changed 2 s before"},
 	"lib/commands/ccstatusline/ccstatusline.go": {1, "the start of the --budget deadline"},
 	"lib/usage/ledger.go":                       {1, "cc-statusline's --budget deadline (RecentOptions.Deadline)"},
 	"lib/usage/recent.go":                       {1, "cc-statusline's --budget deadline (RecentOptions.Deadline)"},
