@@ -27,11 +27,10 @@ func TestJQBudget(t *testing.T) {
 		c2, _ := testCommand(func(env *Env, args []string) error {
 			return env.Out.Write(map[string]any{"a": 1})
 		})
-		start := time.Now()
+		// No wall-clock bound here: under -race on a loaded machine the
+		// memory case takes many seconds to reach 64 MiB; a hang is the
+		// test binary's timeout.
 		code, out, errs := call(c2, nil, "--jq", c.expr)
-		if took := time.Since(start); took > 20*time.Second {
-			t.Errorf("%s: took %v", c.expr, took)
-		}
 		if code != 1 || out != "" || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
 			t.Errorf("--jq %q: exit %d, stdout %q, stderr %q; want 1, nothing, %q", c.expr, code, out, errs, c.want)
 		}

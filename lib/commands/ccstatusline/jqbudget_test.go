@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // --budget covers --jq: a --jq that never ends stops at the budget with
@@ -16,11 +15,9 @@ func TestBudgetCoversJQ(t *testing.T) {
 	os.MkdirAll(filepath.Dir(tr), 0o755)
 	os.WriteFile(tr, []byte(assistant("m1", "2026-05-02T10:30:00.000Z", "claude-opus-4-6", 250000)), 0o644)
 	p := realPayload(t, tr, nil)
-	start := time.Now()
+	// The stderr below proves the budget stopped it; a hang is the test
+	// binary's timeout (a wall-clock bound here flakes under -race and load).
 	code, out, errs := run(t, p, "--cache-dir", filepath.Join(root, "c"), "--budget", "200ms", "--jq", "def f: f; f")
-	if took := time.Since(start); took > 10*time.Second {
-		t.Errorf("took %v", took)
-	}
 	if code != 1 || out != "" || !strings.Contains(errs, "cc-statusline: --jq: record 1: stopped: still running after 200ms") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
