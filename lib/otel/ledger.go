@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -87,11 +86,13 @@ type Ledger struct {
 	added map[Key]struct{}
 	segs  []string
 	lock  *os.File
-	// seg is this run's segment, made on the first Mark; synced is when
-	// it was last synced to disk, dirty that a write came since.
-	seg    *os.File
-	synced time.Time
-	dirty  bool
+	// seg is this run's segment, made on the first Mark, segSize what
+	// was written to it; synced is when it was last synced to disk, dirty
+	// that a write came since.
+	seg     *os.File
+	segSize int64
+	synced  time.Time
+	dirty   bool
 }
 
 // syncEvery is how long a run's acknowledgements may sit in the kernel
@@ -231,7 +232,7 @@ func (l *Ledger) appendKeys(b []byte) error {
 		if err != nil {
 			return err
 		}
-		l.seg, l.synced = f, time.Now()
+		l.seg, l.segSize, l.synced = f, 0, time.Now()
 		l.segs = append(l.segs, p)
 		// The new name itself survives a crash once the dir is synced.
 		if d, err := os.Open(l.dir); err == nil {
@@ -239,16 +240,14 @@ func (l *Ledger) appendKeys(b []byte) error {
 			d.Close()
 		}
 	}
-	end, err := l.seg.Seek(0, io.SeekEnd)
+	n, err := l.seg.Write(b)
 	if err != nil {
-		return err
-	}
-	if n, err := l.seg.Write(b); err != nil {
 		if n > 0 {
-			_ = l.seg.Truncate(end)
+			_ = l.seg.Truncate(l.segSize)
 		}
 		return err
 	}
+	l.segSize += int64(n)
 	l.dirty = true
 	return nil
 }
