@@ -87,8 +87,8 @@ type Ledger struct {
 	segs  []string
 	lock  *os.File
 	// seg is this run's segment, made on the first Mark, segSize what
-	// was written to it; synced is when it was last synced to disk, dirty
-	// that a write came since.
+	// was written to it; synced is when a Mark last synced it to disk
+	// (the first Mark does), dirty that a write came since the last sync.
 	seg     *os.File
 	segSize int64
 	synced  time.Time
@@ -216,7 +216,8 @@ func (l *Ledger) Mark(keys []Key) error {
 		}
 	}
 	l.mu.Unlock()
-	if time.Since(l.synced) >= syncEvery {
+	if now := time.Now(); now.Sub(l.synced) >= syncEvery {
+		l.synced = now
 		return l.sync()
 	}
 	return nil
@@ -226,13 +227,12 @@ func (l *Ledger) Mark(keys []Key) error {
 // short one is cut back off, leaving the segment as it was.
 func (l *Ledger) appendKeys(b []byte) error {
 	if l.seg == nil {
-		name := fmt.Sprintf("%020d-%d%s", time.Now().UnixNano(), os.Getpid(), ledgerSuffix)
-		p := filepath.Join(l.dir, name)
+		p := filepath.Join(l.dir, segmentName(""))
 		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 		if err != nil {
 			return err
 		}
-		l.seg, l.segSize, l.synced = f, 0, time.Now()
+		l.seg, l.segSize = f, 0
 		l.segs = append(l.segs, p)
 		// The new name itself survives a crash once the dir is synced.
 		if d, err := os.Open(l.dir); err == nil {
@@ -252,12 +252,17 @@ func (l *Ledger) appendKeys(b []byte) error {
 	return nil
 }
 
+// segmentName is a new segment's file name: the time, the process and tag.
+func segmentName(tag string) string {
+	return fmt.Sprintf("%020d-%d%s%s", time.Now().UnixNano(), os.Getpid(), tag, ledgerSuffix)
+}
+
 // sync puts what this run's segment was written to disk.
 func (l *Ledger) sync() error {
 	if l.seg == nil || !l.dirty {
 		return nil
 	}
-	l.synced, l.dirty = time.Now(), false
+	l.dirty = false
 	if err := l.seg.Sync(); err != nil {
 		return fmt.Errorf("ledger: %w", err)
 	}
@@ -296,8 +301,7 @@ func (l *Ledger) Compact() error {
 		}
 	}
 	l.mu.Unlock()
-	name := fmt.Sprintf("%020d-%d-all%s", time.Now().UnixNano(), os.Getpid(), ledgerSuffix)
-	p := filepath.Join(l.dir, name)
+	p := filepath.Join(l.dir, segmentName("-all"))
 	if err := atomicfile.WriteFileOwned(p, b, 0o600); err != nil {
 		return fmt.Errorf("ledger: %w", err)
 	}
