@@ -2,8 +2,11 @@ package extract
 
 import (
 	"bytes"
+	"slices"
+	"unicode/utf8"
 
 	"github.com/ccpipe/ccpipe/lib/bytescan"
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -171,29 +174,16 @@ func joinWants(line []byte, j *joiner, names [][]byte) bool {
 }
 
 // noteIDs adds the ids of line's tool_use blocks to j.seen, and reports
-// false when it cannot be sure to have found them all: every
-// `"tool_use"` in line must open `"type":"tool_use","id":"<id>"`, as
-// Claude Code writes a block.
+// false when it cannot be sure to have found them all. They are found by
+// their bytes when every `"tool_use"` in line opens
+// `"type":"tool_use","id":"<id>"`, as Claude Code writes a block, else by
+// a walk of the line's message content (blockIDs).
 func (j *joiner) noteIDs(line []byte) bool {
-	const pre, post = `"type":`, `,"id":"`
-	var ids [][]byte
-	for s, off := line, 0; ; {
-		i := indexNeedle(s, toolUseNeedle)
-		if i < 0 {
-			break
-		}
-		at := off + i
-		end := at + len(toolUseNeedle)
-		k := at - len(pre)
-		if k < 0 || string(line[k:at]) != pre || (k > 0 && line[k-1] == '\\') || !bytes.HasPrefix(line[end:], []byte(post)) {
+	ids, ok := plainBlockIDs(line)
+	if !ok {
+		if ids, ok = blockIDs(line); !ok {
 			return false
 		}
-		id, ok := plainString(line[end+len(post):])
-		if !ok {
-			return false
-		}
-		ids = append(ids, id)
-		s, off = s[i+1:], at+1
 	}
 	if len(j.seen)+len(ids) > maxSeen {
 		return false
@@ -205,6 +195,131 @@ func (j *joiner) noteIDs(line []byte) bool {
 		}
 	}
 	return true
+}
+
+// plainBlockIDs is noteIDs' byte search: the ids of the tool_use blocks
+// when every `"tool_use"` in line opens `"type":"tool_use","id":"<id>"`.
+func plainBlockIDs(line []byte) (ids [][]byte, ok bool) {
+	const pre, post = `"type":`, `,"id":"`
+	for s, off := line, 0; ; {
+		i := indexNeedle(s, toolUseNeedle)
+		if i < 0 {
+			return ids, true
+		}
+		at := off + i
+		end := at + len(toolUseNeedle)
+		k := at - len(pre)
+		if k < 0 || string(line[k:at]) != pre || (k > 0 && line[k-1] == '\\') || !bytes.HasPrefix(line[end:], []byte(post)) {
+			return nil, false
+		}
+		id, ok := plainString(line[end+len(post):])
+		if !ok {
+			return nil, false
+		}
+		ids = append(ids, id)
+		s, off = s[i+1:], at+1
+	}
+}
+
+// blockIDs is noteIDs' walk, for blocks whose members come in another
+// order (`{"id":…,"input":…,"name":…,"type":"tool_use"}`): the ids of
+// the tool_use blocks of an assistant record's message.content, as the
+// decoder reads them (none for another record). It gives up (false) on anything the decoder might read
+// otherwise: a key written with an escape, in another case or twice, a
+// message or block that is not an object, a type or id that is not a
+// plain string, or a line that is not one valid object.
+func blockIDs(line []byte) (ids [][]byte, ok bool) {
+	c := jsonscan.New(line)
+	if c.Peek() != '{' || c.Enter() != nil {
+		return nil, false
+	}
+	assistant := false
+	ok = members(&c, []string{"message", "type"}, func(i int) bool {
+		if i == 1 {
+			t, esc, err := c.RawString()
+			assistant = string(t) == "assistant"
+			return err == nil && !esc
+		}
+		if c.Peek() != '{' || c.Enter() != nil {
+			return false
+		}
+		return members(&c, []string{"content"}, func(int) bool {
+			if c.Peek() != '[' {
+				return c.Skip() == nil // a string: no blocks
+			}
+			if c.EnterArray() != nil {
+				return false
+			}
+			for {
+				more, err := c.Elem()
+				if err != nil {
+					return false
+				}
+				if !more {
+					return true
+				}
+				if c.Peek() != '{' || c.Enter() != nil {
+					return false
+				}
+				var typ, id []byte
+				if !members(&c, []string{"type", "id"}, func(i int) bool {
+					v, esc, err := c.RawString()
+					if err != nil || esc || !utf8.Valid(v) {
+						return false
+					}
+					if i == 0 {
+						typ = v
+					} else {
+						id = v
+					}
+					return true
+				}) {
+					return false
+				}
+				if string(typ) == "tool_use" {
+					if id == nil {
+						return false
+					}
+					ids = append(ids, id)
+				}
+			}
+		})
+	})
+	if !ok || c.End() != nil {
+		return nil, false
+	}
+	if !assistant {
+		return nil, true // the joiner reads the calls of assistant records only
+	}
+	return ids, true
+}
+
+// members reads the members of the object just entered: read reads the
+// value of names[i] (and reports false to give up), the others are
+// skipped. It gives up on a key written with an escape or in another
+// case than one of names, or on one of names written twice.
+func members(c *jsonscan.Cursor, names []string, read func(i int) bool) bool {
+	var seen uint64
+	for {
+		k, esc, more, err := c.Member()
+		if err != nil || esc {
+			return false
+		}
+		if !more {
+			return true
+		}
+		i := slices.Index(names, string(k))
+		if i < 0 {
+			if jsonscan.Folds(k, names...) || c.Skip() != nil {
+				return false
+			}
+			continue
+		}
+		if seen&(1<<i) != 0 || !read(i) {
+			return false
+		}
+		seen |= 1 << i
+	}
 }
 
 // plainString returns the body of the string b starts in, up to its

@@ -162,6 +162,15 @@ func genTranscript(r *rand.Rand, n int) string {
 			calls++
 			in := pick(`{"command":"ls","description":"d"}`, `{"file_path":"/f"}`, `{"prompt":"p","subagent_type":"x","run_in_background":true}`, `{}`)
 			block := `{"type":"tool_use","id":"` + id(calls) + `","name":"` + name + `","input":` + in + `}`
+			switch r.IntN(4) {
+			case 0: // members in the generated corpus's order (blockIDs)
+				block = `{"id":"` + id(calls) + `","input":` + in + `,"name":"` + name + `","type":"tool_use"}`
+			case 1: // and odd ones: a key twice or in another case, an input holding an id
+				block = pick(`{"id":"`+id(calls)+`","input":{"id":"x","type":"tool_use"},"name":"`+name+`","type":"tool_use"}`,
+					`{"id":"`+id(calls)+`","name":"`+name+`","ID":"zz","type":"tool_use","input":{}}`,
+					`{"id":"`+id(calls)+`","name":"`+name+`","type":"tool_use","type":"text","input":{}}`,
+					`{"input":{},"name":"`+name+`","type":"tool_use"},{"type":"text","text":"`+id(calls)+`"}`)
+			}
 			if r.IntN(4) == 0 {
 				calls++
 				block += `,{"type": "tool_use", "id": "` + id(calls) + `", "name": "` + pick("Bash", "Agent", "Read") + `", "input": {}}`
@@ -412,5 +421,82 @@ func TestIndexNeedle(t *testing.T) {
 		if got, want := countNeedle(s, n), bytes.Count(s, n); got != want {
 			t.Fatalf("countNeedle(%q, %q) = %d, want %d", s, n, got, want)
 		}
+	}
+}
+
+// TestBlockIDs: where blockIDs finds a line's tool_use ids, they are
+// those of the decoded entry's tool_use blocks, in order; it gives up on
+// what it cannot be sure of.
+func TestBlockIDs(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		ok   bool
+	}{
+		{`{"message":{"content":[{"id":"t1","input":{"id":"x","type":"tool_use"},"name":"Bash","type":"tool_use"},{"type":"text","text":"tool_use"}]},"type":"assistant"}`, true},
+		{`{"type":"assistant","message":{"content":"\"tool_use\""}}`, true},
+		{`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1"},{"id":"t2","type":"tool_use"}]}}`, true},
+		{`{"type":"assistant","message":{"content":[{"type":"tool_use","input":{}}]}}`, false},
+		{`{"type":"assistant","message":{"content":[{"Type":"tool_use","id":"t1"}]}}`, false},
+		{`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","id":"t2"}]}}`, false},
+		{`{"type":"assistant","Message":{"content":[{"type":"tool_use","id":"t1"}]}}`, false},
+		{`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t\u0031"}]}}`, false},
+		{`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1"}]},"message":{}}`, false},
+		{`{"type":"assistant","message":{"content":[{"type":"tool_use","id":1}]}}`, false},
+		{`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1"}]}} x`, false},
+		{`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1"}`, false},
+	} {
+		ids, ok := blockIDs([]byte(tt.line))
+		if ok != tt.ok {
+			t.Errorf("%s: ok %v, want %v", tt.line, ok, tt.ok)
+			continue
+		}
+		if ok {
+			checkBlockIDs(t, tt.line, ids)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	found := 0
+	for range 3000 {
+		for _, l := range strings.Split(genTranscript(r, 10), "\n") {
+			if !strings.Contains(l, `"tool_use"`) {
+				continue
+			}
+			b := []byte(l)
+			if r.IntN(3) == 0 {
+				b[r.IntN(len(b))] = byte(r.IntN(256))
+			}
+			if ids, ok := blockIDs(b); ok {
+				found++
+				checkBlockIDs(t, string(b), ids)
+			}
+		}
+	}
+	if found < 1000 {
+		t.Fatalf("blockIDs found the ids of %d generated lines only", found)
+	}
+}
+
+// checkBlockIDs is blockIDs' slow twin: the decoded entry's tool_use ids.
+func checkBlockIDs(t *testing.T, line string, ids [][]byte) {
+	t.Helper()
+	e, err := transcript.Decode([]byte(line))
+	if err != nil {
+		t.Errorf("%s: blockIDs read a line that does not decode: %v", line, err)
+		return
+	}
+	var want []string
+	if e.Type == "assistant" && e.Message != nil {
+		for _, b := range e.Message.Content {
+			if b.Type == transcript.BlockToolUse {
+				want = append(want, b.ID)
+			}
+		}
+	}
+	got := make([]string, len(ids))
+	for i, id := range ids {
+		got[i] = string(id)
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("%s: blockIDs %q, decoded %q", line, got, want)
 	}
 }

@@ -12,4 +12,6 @@ func mapWindow(uintptr, int64, int, bool) ([]byte, error) { return nil, errors.E
 
 func unmapWindow([]byte) {}
 
+func dropPages([]byte) {}
+
 func (*Windows) holds(uintptr) bool { return false }

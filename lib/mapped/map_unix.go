@@ -6,6 +6,8 @@ import (
 	"os"
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 var pageSize = int64(os.Getpagesize())
@@ -22,11 +24,19 @@ func mapWindow(fd uintptr, off int64, length int, populate bool) ([]byte, error)
 
 func unmapWindow(b []byte) { _ = syscall.Munmap(b) }
 
-// holds reports whether addr lies in the current mapping.
+// dropPages takes the mapped pages of b (page-aligned) out of the
+// process's memory; read again, they map back from the page cache.
+func dropPages(b []byte) { _ = unix.Madvise(b, unix.MADV_DONTNEED) }
+
+// holds reports whether addr lies in the current mapping or the range.
 func (w *Windows) holds(addr uintptr) bool {
-	if len(w.mem) == 0 {
+	return inside(w.mem, addr) || inside(w.rng, addr)
+}
+
+func inside(mem []byte, addr uintptr) bool {
+	if len(mem) == 0 {
 		return false
 	}
-	base := uintptr(unsafe.Pointer(&w.mem[0]))
-	return addr >= base && addr < base+uintptr(len(w.mem))
+	base := uintptr(unsafe.Pointer(&mem[0]))
+	return addr >= base && addr < base+uintptr(len(mem))
 }

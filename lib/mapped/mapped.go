@@ -42,6 +42,10 @@ type Windows struct {
 	opts Options
 	pos  int64  // where the next window's new bytes start
 	mem  []byte // the current mapping, from a page boundary
+	// rng is the mapping of Range, from a page boundary, and skip the
+	// bytes before the range in it.
+	rng  []byte
+	skip int
 }
 
 // New returns the windows of the first size bytes (its size when
@@ -81,10 +85,48 @@ func (w *Windows) Next() (b []byte, head int, err error) {
 // handed on as new yet: where reading goes on after Next fails.
 func (w *Windows) Pos() int64 { return w.pos }
 
-// Close unmaps the current window.
+// Close unmaps the current window and the range.
 func (w *Windows) Close() error {
 	w.unmap()
+	w.Unrange()
 	return nil
+}
+
+// Range maps the n bytes at off in place (populated), apart from the
+// windows: a long line seen across several windows, handed on whole
+// without a copy. They stay valid until Unrange or Close (Next leaves
+// them); a range past the size given to New is refused.
+func (w *Windows) Range(off, n int64) ([]byte, error) {
+	w.Unrange()
+	if off < 0 || n <= 0 || off+n > w.size {
+		return nil, errOutside
+	}
+	start := off &^ (pageSize - 1)
+	mem, err := mapWindow(w.fd, start, int(off+n-start), true)
+	if err != nil {
+		return nil, err
+	}
+	w.rng, w.skip = mem, int(off-start)
+	return mem[w.skip:], nil
+}
+
+var errOutside = errors.New("range outside the mapped size")
+
+// Drop tells that the range's first n bytes are no longer read: their
+// whole pages leave the process's memory (the page cache keeps them), so
+// that copying a range out costs its size once, not twice.
+func (w *Windows) Drop(n int) {
+	if end := (w.skip + n) &^ int(pageSize-1); w.rng != nil && end > 0 {
+		dropPages(w.rng[:min(end, len(w.rng))])
+	}
+}
+
+// Unrange unmaps the range.
+func (w *Windows) Unrange() {
+	if w.rng != nil {
+		unmapWindow(w.rng)
+		w.rng, w.skip = nil, 0
+	}
 }
 
 func (w *Windows) unmap() {

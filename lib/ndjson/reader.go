@@ -90,6 +90,15 @@ type Reader struct {
 	// MaxLine bounds one line (without its newline); a longer one is
 	// skipped and reported.
 	MaxLine int
+
+	// InPlaceMin, when set and the window source is a RangeSource, makes
+	// a line of at least that many bytes that does not fit the buffer
+	// come out in place (InPlace) instead of read back: a caller that
+	// skips it after a look never copies it. A caller that keeps it calls
+	// Own. The read back is the slow twin (InPlaceMin 0).
+	InPlaceMin int
+	ranges     RangeSource
+	inPlace    bool
 }
 
 // WindowSource hands out the input's bytes in place, window after window (a
@@ -102,6 +111,18 @@ type WindowSource interface {
 	// (bytes appended to a file after it was mapped are read so). Any
 	// other error is the Reader's read error.
 	Next() ([]byte, error)
+}
+
+// RangeSource is a WindowSource that can also hand out any stretch of the
+// input in place (a mapped file maps it).
+type RangeSource interface {
+	WindowSource
+	// Range returns the n bytes at off, valid until Unrange; an error
+	// when it cannot (the line is then read back).
+	Range(off, n int64) ([]byte, error)
+	// Drop tells that the range's first n bytes are no longer read.
+	Drop(n int)
+	Unrange()
 }
 
 // NewReader returns a Reader over r with a 1 MiB read buffer when r is an
@@ -152,6 +173,7 @@ func NewReaderSize(r io.Reader, size int) *Reader {
 func (r *Reader) UseWindowSource(w WindowSource) {
 	if r.line == 0 && r.start == r.end {
 		r.win = w
+		r.ranges, _ = w.(RangeSource)
 		r.buf, r.start, r.end = nil, 0, 0
 	}
 }
@@ -173,6 +195,10 @@ func (r *Reader) UseReaderAt(ra io.ReaderAt) {
 // true afterwards. A read error is returned once, after the complete
 // lines before it; the line it cut is dropped.
 func (r *Reader) Next() ([]byte, error) {
+	if r.inPlace {
+		r.inPlace = false
+		r.ranges.Unrange()
+	}
 	if cap(r.long) > smallLine {
 		r.long = nil // do not keep a huge line's memory for the next one
 	}
@@ -374,6 +400,12 @@ func (r *Reader) longLineAt() ([]byte, error) {
 			if !found {
 				return trimCR(r.head[:min(len(r.head), int(size))]), ErrSkipped
 			}
+			if r.ranges != nil && r.InPlaceMin > 0 && size >= int64(r.InPlaceMin) {
+				if b, err := r.ranges.Range(from, size); err == nil {
+					r.inPlace = true
+					return r.finish(trimCR(b))
+				}
+			}
 			if cap(r.long) < int(size) {
 				r.long = makeLong(int(size))
 			}
@@ -392,6 +424,34 @@ func (r *Reader) longLineAt() ([]byte, error) {
 		r.start, r.end = 0, 0
 		r.fill()
 	}
+}
+
+// InPlace reports whether the line Next returned last is in place in the
+// input (see InPlaceMin): valid until the next call, and not the caller's.
+func (r *Reader) InPlace() bool { return r.inPlace }
+
+// Own returns line, the line Next returned last, as a line read back is:
+// copied out of the input when it was in place (into memory Owned then
+// tells about, as if read back), else as it is.
+func (r *Reader) Own(line []byte) []byte {
+	if !r.inPlace {
+		return line
+	}
+	size := len(line)
+	if cap(r.long) < size {
+		r.long = makeLong(size)
+	}
+	own := r.long[:size]
+	// A piece at a time, each dropped from the range once copied: the
+	// line's memory is its size once at the peak, not twice.
+	for i := 0; i < size; i += blockSize {
+		n := copy(own[i:], line[i:min(size, i+blockSize)])
+		r.ranges.Drop(i + n)
+	}
+	r.owned = cap(r.long) > smallLine
+	r.inPlace = false
+	r.ranges.Unrange()
+	return own
 }
 
 // keep stores a piece of the current long line.

@@ -198,3 +198,64 @@ func TestMappedFileShrinks(t *testing.T) {
 		t.Fatalf("after %d lines: got %v, want a read error", n, err)
 	}
 }
+
+// TestInPlaceAgreesWithReadBack reads a file whose long lines cross
+// one-page windows, with the filter and the types skipping some: looked
+// at in place (inPlaceMin) or read back at their size (0, the slow twin),
+// the lines handed on, their owned flags and the diagnostics are the
+// same, and the long lines were looked at in place.
+func TestInPlaceAgreesWithReadBack(t *testing.T) {
+	smallWindows(t)
+	page := os.Getpagesize()
+	var b strings.Builder
+	for i := range 40 {
+		typ := []string{"user", "assistant", "system"}[i%3]
+		pad := strings.Repeat("x", (i%7)*page+i)
+		mark := []string{"keep", "skip"}[i%2]
+		fmt.Fprintf(&b, `{"type":"%s","n":%d,"mark":"%s","pad":"%s"}`, typ, i, mark, pad)
+		if i%5 == 0 {
+			b.WriteString("\r")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(`{"type":"user","mark":"keep","pad":"` + strings.Repeat("y", 3*page) + `"`) // cut mid-write
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read := func(min int) (lines []string, d Diagnostics, inPlace int) {
+		saved := inPlaceMin
+		inPlaceMin = min
+		defer func() { inPlaceMin = saved }()
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		var rd *Reader
+		opts := Options{Types: []string{"user", "assistant"}, Filter: func(line []byte) bool {
+			if rd.lr.InPlace() {
+				inPlace++
+			}
+			return !bytes.Contains(line, []byte(`"skip"`))
+		}}
+		rd = NewReader(f, opts)
+		err = rd.eachMapped(f, func(l *Line) error {
+			lines = append(lines, fmt.Sprintf("%d %t %q", l.Number, l.Owned, l.Bytes))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lines, rd.Diagnostics(), inPlace
+	}
+	want, wd, _ := read(0)
+	got, gd, inPlace := read(page)
+	sameEvents(t, "in place", got, want)
+	if fmt.Sprint(gd) != fmt.Sprint(wd) {
+		t.Fatalf("diagnostics in place %+v, read back %+v", gd, wd)
+	}
+	if inPlace < 10 || len(want) < 10 {
+		t.Fatalf("%d lines looked at in place, %d handed on", inPlace, len(want))
+	}
+}
