@@ -30,14 +30,42 @@ type File struct {
 // A missing session dir is normal (a session without subagents); another
 // error reading it is returned with the files found so far.
 func SessionFiles(transcriptPath string) ([]File, error) {
+	return SessionFilesFrom(transcriptPath, os.ReadDir)
+}
+
+// SessionFilesFrom is SessionFiles with the directories read by readDir
+// (os.ReadDir, or a listing kept by an index): the session dir first,
+// then each of its subagents and tool-results dirs that it names. When
+// the session dir names neither, nothing more is read; when it cannot be
+// read for another reason than its absence, both are read as if it named
+// them (the dir may be searchable but not readable).
+func SessionFilesFrom(transcriptPath string, readDir func(string) ([]fs.DirEntry, error)) ([]File, error) {
 	files := []File{{Path: transcriptPath, Kind: KindTranscript}}
 	dir := layout.SessionDir(transcriptPath)
 	if dir == transcriptPath {
 		return files, nil
 	}
+	top, err := readDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return files, nil
+	}
+	named := func(sub string) bool {
+		if err != nil {
+			return true
+		}
+		for _, e := range top {
+			if e.Name() == sub {
+				return true
+			}
+		}
+		return false
+	}
 	var errs []error
 	add := func(sub, kind string, keep func(string) bool) {
-		entries, err := os.ReadDir(filepath.Join(dir, sub))
+		if !named(sub) {
+			return
+		}
+		entries, err := readDir(filepath.Join(dir, sub))
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, err)

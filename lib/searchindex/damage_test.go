@@ -41,9 +41,12 @@ func damaged(t *testing.T, fn func(t *testing.T, cache string)) (cache string, p
 // manifest is the index's store file in the cache dir.
 func manifest(dir string) string { return cache.File(dir, Name, ".cache") }
 
+// segDir is the index's segments dir in the cache dir.
+func segDir(dir string) string { return cache.File(dir, Name, "") }
+
 func segments(t *testing.T, cache string) []string {
 	t.Helper()
-	m, err := filepath.Glob(filepath.Join(cache, Name, "*.trgm"))
+	m, err := filepath.Glob(filepath.Join(segDir(cache), "*.trgm"))
 	if err != nil || len(m) == 0 {
 		t.Fatalf("no segment in %s (%v)", cache, err)
 	}
@@ -168,4 +171,28 @@ func TestIndexUnwritable(t *testing.T) {
 		t.Fatalf("full disk: saved (%v), %d answered", ix.saveErr, ix.Answered.Load())
 	}
 	checkSame(t, full, paths, search.Options{Terms: []string{"Straße"}})
+}
+
+// TestIndexDirListingsDamaged: the kept directory listings flipped in
+// the middle, then cut short: the store is not used, the dirs are read.
+func TestIndexDirListingsDamaged(t *testing.T) {
+	for _, cut := range []bool{false, true} {
+		damaged(t, func(t *testing.T, dir string) {
+			p := cache.File(dir, dirsName, ".cache")
+			b, err := os.ReadFile(p)
+			if err != nil || len(b) < 64 {
+				t.Fatalf("no kept listings to damage: %v (%d bytes)", err, len(b))
+			}
+			if cut {
+				b = b[:len(b)/2]
+			} else {
+				for i := len(b) / 2; i < len(b)/2+8; i++ {
+					b[i] ^= 0x5a
+				}
+			}
+			if err := os.WriteFile(p, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }

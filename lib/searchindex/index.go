@@ -56,6 +56,7 @@ var (
 type Index struct {
 	dir     string // the segments
 	store   *cache.Store
+	dirs    *cache.Store // the directory listings (dirs.go)
 	version uint64
 	q       *query
 	first   bool
@@ -129,8 +130,12 @@ func Open(cacheDir string, s *search.Searcher) *Index {
 	h := fnv.New64a()
 	h.Write([]byte(cache.Version(formatVersion)))
 	ix := &Index{
-		dir:     filepath.Join(cacheDir, Name),
+		// The segments' dir is named as the manifest is (cache.File): a
+		// build that keeps files of its own never deletes another's
+		// segments as unnamed.
+		dir:     cache.File(cacheDir, Name, ""),
 		store:   cache.Open(cacheDir, Name, formatVersion),
+		dirs:    cache.Open(cacheDir, dirsName, formatVersion),
 		version: h.Sum64(),
 		segs:    map[uint64]*segState{},
 		q:       &query{s: s},
@@ -314,7 +319,7 @@ func (ix *Index) Answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 }
 
 func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath string) (search.Result, bool) {
-	files, err := search.SessionFiles(transcriptPath)
+	files, err := search.SessionFilesFrom(transcriptPath, ix.readDir)
 	if err != nil {
 		return search.Result{}, false
 	}
@@ -681,6 +686,9 @@ func (ix *Index) Close() error {
 	ix.compact()
 	if ix.saveErr == nil && ix.writable.Load() {
 		ix.saveErr = ix.store.Save()
+	}
+	if ix.saveErr == nil && ix.writable.Load() {
+		ix.saveErr = ix.dirs.Save()
 	}
 	if ix.saveErr == nil {
 		ix.gc()

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ccpipe/ccpipe/lib/search"
 )
@@ -223,11 +224,13 @@ func checkSame(t *testing.T, cache string, paths []string, o search.Options) *In
 // smallDocs makes documents and segments small, so that a small corpus
 // has many of each, and verify reads their first lines apart.
 func smallDocs(t *testing.T) {
-	dt, dr, st, vf := docText, docRaw, segTarget, verifyFirst
+	dt, dr, st, vf, rd := docText, docRaw, segTarget, verifyFirst, racyDir
 	// verifyFirst below a document's size: the first lines are checked
-	// apart from the rest.
-	docText, docRaw, segTarget, verifyFirst = 512, 4096, 64<<10, 700
-	t.Cleanup(func() { docText, docRaw, segTarget, verifyFirst = dt, dr, st, vf })
+	// apart from the rest. Every directory listing is kept, however
+	// young the directory (the tests change them between queries, and
+	// pause past a clock tick first).
+	docText, docRaw, segTarget, verifyFirst, racyDir = 512, 4096, 64<<10, 700, -time.Hour
+	t.Cleanup(func() { docText, docRaw, segTarget, verifyFirst, racyDir = dt, dr, st, vf, rd })
 }
 
 // TestIndexEqualsScan: random terms (common, rare, short, non-ASCII, in
@@ -245,7 +248,9 @@ func TestIndexEqualsScan(t *testing.T) {
 	}
 	for i := range n {
 		if i%50 == 49 {
-			// Grow a transcript, rewrite another, add a session.
+			// Grow a transcript, rewrite another, add a session; change
+			// the kept listings of session dirs (dirs.go).
+			changeDirs(t, r, paths)
 			f, err := os.OpenFile(paths[r.IntN(len(paths))], os.O_APPEND|os.O_WRONLY, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -259,6 +264,47 @@ func TestIndexEqualsScan(t *testing.T) {
 	}
 	if answered < int64(n*len(paths)/4) {
 		t.Fatalf("the index answered for %d sessions in %d queries: not used", answered, n)
+	}
+}
+
+// changeDirs changes the session dirs whose listings the index keeps: a
+// subagent transcript added to a session that has one, a stored tool
+// result removed, a session dir made for a session without one, each
+// dir's mtime then set back to what it was (only its ctime tells).
+func changeDirs(t *testing.T, r *rand.Rand, paths []string) {
+	t.Helper()
+	time.Sleep(20 * time.Millisecond) // past the clock tick of the last listing
+	for range 3 {
+		p := paths[r.IntN(len(paths))]
+		sess := strings.TrimSuffix(p, ".jsonl")
+		var dir string
+		switch r.IntN(3) {
+		case 0:
+			dir = filepath.Join(sess, "subagents")
+		case 1:
+			dir = filepath.Join(sess, "tool-results")
+		default:
+			dir = sess
+		}
+		fi, statErr := os.Stat(dir)
+		switch {
+		case dir == sess && statErr != nil: // a session dir appears
+			writeLines(t, filepath.Join(sess, "subagents", "agent-new.jsonl"), r, 3, false)
+		case filepath.Base(dir) == "subagents":
+			writeLines(t, filepath.Join(dir, fmt.Sprintf("agent-n%d.jsonl", r.IntN(1000))), r, 3, false)
+		case filepath.Base(dir) == "tool-results" && statErr == nil:
+			ents, _ := os.ReadDir(dir)
+			if len(ents) > 0 {
+				os.Remove(filepath.Join(dir, ents[0].Name()))
+			}
+		default:
+			write(t, filepath.Join(dir, "r9.txt"), sentence(r, 50))
+		}
+		if statErr == nil {
+			if err := os.Chtimes(dir, fi.ModTime(), fi.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
 
@@ -362,7 +408,7 @@ func TestCompact(t *testing.T) {
 		paths = append(paths, corpus(t, r, filepath.Join(dir, fmt.Sprint(i)), 1)...)
 		checkSame(t, cache, paths, search.Options{Terms: []string{"error"}})
 	}
-	segs, _ := filepath.Glob(filepath.Join(cache, Name, "*.trgm"))
+	segs, _ := filepath.Glob(filepath.Join(segDir(cache), "*.trgm"))
 	s, _ := search.New(search.Options{Terms: []string{"x"}})
 	ix := Open(cache, s)
 	st := ix.Stat()

@@ -130,6 +130,11 @@ type Result struct {
 	Unrecovered    string
 	UpstreamErrors int
 	ModelCalls     int // record, fork: model_output steps recorded live
+	// Stopped is why the recording stopped early (a request or answer
+	// over MaxBody or MaxEvent), "" when it did not; AfterStop counts the
+	// model requests passed on unrecorded after it.
+	Stopped   string
+	AfterStop int
 }
 
 // Finish ends the session after the child exited with exitCode: record
@@ -175,17 +180,30 @@ func (s *Session) Finish(exitCode int) (Result, error) {
 	}
 	steps := s.steps
 	res.Unrecovered, res.UpstreamErrors = s.unrecovered, s.upstreamErrs
+	res.Stopped, res.AfterStop = s.stopped, s.afterStop
+	if s.stopped != "" {
+		// A side call may have ended after the stop: the recording is
+		// what came before it.
+		steps = steps[:s.stopAt:s.stopAt]
+	}
 	for _, st := range steps {
 		if st.Type == "model_output" {
 			res.ModelCalls++
 		}
 	}
-	if exitCode != 0 {
-		steps = append(steps, Step{"metadata", time.Now().UnixMilli(), map[string]any{"event": "run_failed", "status": "error", "reason": "process_exit", "exitCode": exitCode}})
-	} else if s.unrecovered != "" {
-		steps = append(steps, Step{"metadata", time.Now().UnixMilli(), map[string]any{"event": "run_failed", "status": "error", "reason": "upstream_error", "error": s.unrecovered}})
-	} else if last := lastOutput(steps); last != nil && last["type"] == "final_answer" {
-		steps = append(steps, Step{"metadata", time.Now().UnixMilli(), map[string]any{"event": "run_completed", "status": "success", "result": last["text"]}})
+	var end map[string]any
+	switch last := lastOutput(steps); {
+	case s.stopped != "":
+		end = map[string]any{"event": "run_failed", "status": "error", "reason": "not_recorded", "message": s.stopped, "exitCode": exitCode}
+	case exitCode != 0:
+		end = map[string]any{"event": "run_failed", "status": "error", "reason": "process_exit", "exitCode": exitCode}
+	case s.unrecovered != "":
+		end = map[string]any{"event": "run_failed", "status": "error", "reason": "upstream_error", "error": s.unrecovered}
+	case last != nil && last["type"] == "final_answer":
+		end = map[string]any{"event": "run_completed", "status": "success", "result": last["text"]}
+	}
+	if end != nil {
+		steps = append(steps, Step{"metadata", time.Now().UnixMilli(), end})
 	}
 	res.Steps = steps
 	return res, nil

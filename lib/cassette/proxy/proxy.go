@@ -54,9 +54,10 @@ var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Pro
 	"Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
 // forward sends the request upstream with its headers (credentials
-// included: they are passed on, never stored). For recorded calls the
-// transport negotiates compression itself, so the proxy reads plain bytes.
-func (s *Session) forward(a *api, r *http.Request, body []byte, recorded bool) (*http.Response, error) {
+// included: they are passed on, never stored) and body, of length n (-1:
+// unknown, sent chunked). For recorded calls the transport negotiates
+// compression itself, so the proxy reads plain bytes.
+func (s *Session) forward(a *api, r *http.Request, body io.Reader, n int64, recorded bool) (*http.Response, error) {
 	base := s.opt.Upstream
 	if a == openaiAPI {
 		base = s.opt.OpenAI
@@ -68,7 +69,7 @@ func (s *Session) forward(a *api, r *http.Request, body []byte, recorded bool) (
 	u.Path = strings.TrimSuffix(u.Path, "/") + a.upstreamPath(r.URL.Path)
 	u.RawPath = ""
 	u.RawQuery = r.URL.RawQuery
-	out, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), bytes.NewReader(body))
+	out, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -79,15 +80,28 @@ func (s *Session) forward(a *api, r *http.Request, body []byte, recorded bool) (
 	if recorded {
 		out.Header.Del("Accept-Encoding")
 	}
-	out.ContentLength = int64(len(body))
+	out.ContentLength = n
+	if n == 0 {
+		out.Body = http.NoBody
+	}
 	return s.client.Do(out)
 }
 
-// copyResponse copies status, headers and body to the client, flushing
-// as data arrives (SSE), and tees the body into tee when given. A tee's
-// write error stops the copy and is returned (the client's stream is left
-// short).
-func copyResponse(w http.ResponseWriter, resp *http.Response, tee io.Writer) error {
+// requestBody is a request's body for forward: what the proxy read of it,
+// then (when it stopped reading at MaxBody) the rest, as it comes.
+func requestBody(r *http.Request, read []byte, whole bool) (io.Reader, int64) {
+	if whole {
+		return bytes.NewReader(read), int64(len(read))
+	}
+	return io.MultiReader(bytes.NewReader(read), r.Body), r.ContentLength
+}
+
+// copyResponse copies status, headers and body to the client as they
+// arrive, flushing each read (SSE), and tees the body into tee when
+// given. A tee's write error (a body over what the proxy keeps) stops the
+// tee, not the copy: the client gets the whole body, and the tee's error
+// is returned as teeErr. err is a cut upstream answer or the client gone.
+func copyResponse(w http.ResponseWriter, resp *http.Response, tee io.Writer) (teeErr, err error) {
 	h := w.Header()
 	for k, vs := range resp.Header {
 		h[k] = vs
@@ -106,22 +120,22 @@ func copyResponse(w http.ResponseWriter, resp *http.Response, tee io.Writer) err
 		n, err := resp.Body.Read(buf)
 		if n > 0 {
 			if _, werr := w.Write(buf[:n]); werr != nil {
-				return werr
+				return teeErr, werr
 			}
 			if f != nil {
 				f.Flush()
 			}
 			if tee != nil {
-				if _, terr := tee.Write(buf[:n]); terr != nil {
-					return terr
+				if _, teeErr = tee.Write(buf[:n]); teeErr != nil {
+					tee = nil
 				}
 			}
 		}
 		if err == io.EOF {
-			return nil
+			return teeErr, nil
 		}
 		if err != nil {
-			return &cutError{err}
+			return teeErr, &cutError{err}
 		}
 	}
 }

@@ -125,6 +125,8 @@ func (r *Run) Exec() (int, error) {
 	}
 	fmt.Fprintf(r.Stderr, "cc-cassette: %s %s (%d steps)\n", verb, r.Out, len(c.Steps))
 	switch {
+	case res.Stopped != "":
+		fmt.Fprintf(r.Stderr, "cc-cassette: the recording is incomplete: it stops at %s (%d later model request(s) passed on unrecorded)\n", res.Stopped, res.AfterStop)
 	case res.Unrecovered != "":
 		fmt.Fprintf(r.Stderr, "cc-cassette: the run ended on an upstream failure it did not recover from: %s\n", res.Unrecovered)
 	case res.ModelCalls == 0 && r.Mode == Record:

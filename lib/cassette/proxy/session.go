@@ -77,6 +77,9 @@ type Session struct {
 	upstreamErrs  int    // model calls that failed upstream
 	unrecovered   string // the last one, until a main-loop call succeeds
 	passed        int    // requests passed through unrecorded
+	stopped       string // why the recording stopped (a body over MaxBody), or ""
+	stopAt        int    // len(steps) then: later steps are dropped
+	afterStop     int    // model requests passed on unrecorded after it
 }
 
 // NewSession checks the options and makes a session.
@@ -177,19 +180,98 @@ func (s *Session) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.inflight.Add(1)
 	defer s.inflight.Done()
 	s.noteKeys(r.Header)
-	body, err := io.ReadAll(r.Body)
+	a := apiFor(r)
+	count := a == nil && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages/count_tokens")
+	if a == nil && !count {
+		s.other(w, r)
+		return
+	}
+	// What is recorded is read whole, up to MaxBody; a larger request is
+	// passed on as it comes and stops the recording.
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
 	if err != nil {
 		http.Error(w, "cc-cassette: reading the request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	switch a := apiFor(r); {
-	case a != nil:
-		s.model(a, w, r, body)
-	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages/count_tokens"):
+	if a == nil {
+		a = anthropicAPI
+	}
+	switch {
+	case len(body) > MaxBody:
+		s.bigRequest(a, w, r, body)
+	case count:
 		s.countTokens(w, r, body)
 	default:
-		s.other(w, r, body)
+		s.model(a, w, r, body)
 	}
+}
+
+// bigRequest is a model or count_tokens request over MaxBody: passed on
+// upstream as it comes and not recorded (the recording stops there), or
+// refused offline, where there is nothing to answer it from.
+func (s *Session) bigRequest(a *api, w http.ResponseWriter, r *http.Request, read []byte) {
+	s.mu.Lock()
+	off := s.offline()
+	if off {
+		s.fail(fmt.Errorf("model request: %w", errRequestTooLarge))
+	} else {
+		s.stopRecording("model request", errRequestTooLarge)
+		s.afterStop++
+	}
+	s.mu.Unlock()
+	if off {
+		s.refuse(a, w)
+		return
+	}
+	body, n := requestBody(r, read, false)
+	s.passOn(a, w, r, body, n)
+}
+
+// stopRecording ends the recording at a request or answer the cassette
+// cannot hold (over MaxBody or MaxEvent). The client still gets every
+// byte, of this answer and of the later ones, which are passed on
+// unrecorded; the cassette keeps the steps before it and ends with
+// {"event":"run_failed","reason":"not_recorded"}, and record exits 1.
+// Called with s.mu held.
+func (s *Session) stopRecording(what string, err error) {
+	if s.stopped != "" {
+		return
+	}
+	s.stopped, s.stopAt = what+": "+err.Error(), len(s.steps)
+	fmt.Fprintf(s.opt.Stderr, "cc-cassette: %s, passed on whole; the recording stops there (later model calls are passed on unrecorded)\n", s.stopped)
+}
+
+// stopLocked is stopRecording taking s.mu itself.
+func (s *Session) stopLocked(what string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopRecording(what, err)
+}
+
+// passOn forwards a request and copies the answer back, recording nothing.
+func (s *Session) passOn(a *api, w http.ResponseWriter, r *http.Request, body io.Reader, n int64) {
+	resp, err := s.forward(a, r, body, n, false)
+	if err != nil {
+		writeError(w, a, http.StatusBadGateway, "api_error", "[cc-cassette] upstream: "+err.Error())
+		return
+	}
+	defer resp.Body.Close()
+	_, err = copyResponse(w, resp, nil)
+	passCut(err)
+}
+
+// passStopped passes a model request on unrecorded once the recording
+// stopped (live modes only). Called with s.mu held; unlocks it when it
+// takes the request.
+func (s *Session) passStopped(a *api, w http.ResponseWriter, r *http.Request, body []byte) bool {
+	if s.stopped == "" || s.offline() {
+		return false
+	}
+	s.afterStop++
+	s.mu.Unlock()
+	b, n := requestBody(r, body, true)
+	s.passOn(a, w, r, b, n)
+	return true
 }
 
 func (s *Session) noteKeys(h http.Header) {
@@ -219,7 +301,9 @@ func (s *Session) offline() bool {
 	return false
 }
 
-func (s *Session) other(w http.ResponseWriter, r *http.Request, body []byte) {
+// other passes a request to another path on, body and answer as they
+// come (live), or answers 404 (offline).
+func (s *Session) other(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	off := s.offline()
 	s.passed++
@@ -228,13 +312,7 @@ func (s *Session) other(w http.ResponseWriter, r *http.Request, body []byte) {
 		writeError(w, anthropicAPI, http.StatusNotFound, "not_found_error", "[cc-cassette] "+r.URL.Path+" is not served in replay")
 		return
 	}
-	resp, err := s.forward(anthropicAPI, r, body, false)
-	if err != nil {
-		writeError(w, anthropicAPI, http.StatusBadGateway, "api_error", "[cc-cassette] upstream: "+err.Error())
-		return
-	}
-	defer resp.Body.Close()
-	passCut(copyResponse(w, resp, nil))
+	s.passOn(anthropicAPI, w, r, r.Body, r.ContentLength)
 }
 
 // model handles a model request: POST /v1/messages or /v1/chat/completions.
@@ -287,6 +365,9 @@ func (s *Session) mainCall(a *api, w http.ResponseWriter, r *http.Request, req m
 	if s.err != nil {
 		s.mu.Unlock()
 		s.refuse(a, w)
+		return
+	}
+	if s.passStopped(a, w, r, body) {
 		return
 	}
 	switch {
@@ -350,7 +431,7 @@ func (s *Session) mainCall(a *api, w http.ResponseWriter, r *http.Request, req m
 // append and unlock; nil when there is nothing to record (a non-2xx
 // answer, or a failure, which is recorded in the session).
 func (s *Session) forwardOutput(a *api, w http.ResponseWriter, r *http.Request, body []byte, stream bool, inErr error, what string) map[string]any {
-	msg, ok := s.forwardModel(a, w, r, body, stream, what == "model")
+	msg, ok := s.forwardModel(a, w, r, body, stream, what)
 	if !ok {
 		return nil
 	}
@@ -418,8 +499,9 @@ func (s *Session) appendResults(in map[string]any, t0 int64) {
 // (a cut as a cut), recorded as a metadata step {event:"upstream_error"},
 // and remembered until a later main-loop call succeeds: a run that ends
 // on one did not recover, and record says so and exits 1.
-func (s *Session) forwardModel(a *api, w http.ResponseWriter, r *http.Request, body []byte, stream, main bool) (map[string]any, bool) {
-	resp, err := s.forward(a, r, body, true)
+func (s *Session) forwardModel(a *api, w http.ResponseWriter, r *http.Request, body []byte, stream bool, what string) (map[string]any, bool) {
+	main := what == "model"
+	resp, err := s.forward(a, r, bytes.NewReader(body), int64(len(body)), true)
 	if err != nil {
 		s.upstreamFailed(a, main, 0, "unreachable", "unreachable: "+err.Error(), nil)
 		writeError(w, a, http.StatusBadGateway, "api_error", "[cc-cassette] upstream: "+err.Error())
@@ -428,11 +510,17 @@ func (s *Session) forwardModel(a *api, w http.ResponseWriter, r *http.Request, b
 	defer resp.Body.Close()
 	ok2xx := resp.StatusCode >= 200 && resp.StatusCode < 300
 	if !ok2xx {
-		var buf jsonBuffer
-		err := copyResponse(w, resp, &buf)
+		// Only the message of the body is used: the client gets the body
+		// whole, the proxy keeps its first MiB.
+		buf := &boundedBuffer{max: maxErrorBody, over: errAnswerTooLarge}
+		big, err := copyResponse(w, resp, buf)
+		what := fmt.Sprintf("HTTP %d", resp.StatusCode)
+		if big != nil {
+			what += fmt.Sprintf(" (a body over %d MiB, not read for its message)", maxErrorBody>>20)
+		}
 		// An error status is the API's ordinary answer the client retries:
 		// not a step (as before), but the run's failure until a retry works.
-		s.upstreamFailed(a, main, resp.StatusCode, "status", errorOf(buf.b, fmt.Sprintf("HTTP %d", resp.StatusCode)), nil)
+		s.upstreamFailed(a, main, resp.StatusCode, "status", errorOf(buf.b, what), nil)
 		passCut(err)
 		return nil, false
 	}
@@ -453,16 +541,15 @@ func (s *Session) forwardModel(a *api, w http.ResponseWriter, r *http.Request, b
 			}
 			return map[string]any{"eventsBefore": seen}
 		}
-		if err := copyResponse(w, resp, p); err != nil {
-			if errors.Is(err, errEventTooLarge) {
-				// Not the upstream's failure but the cassette's: the
-				// session fails (nothing is recorded wrong) and the
-				// client sees the stream cut.
-				s.mu.Lock()
-				s.fail(fmt.Errorf("model response: %w", err))
-				s.mu.Unlock()
-				panic(http.ErrAbortHandler)
-			}
+		big, err := copyResponse(w, resp, p)
+		if big != nil {
+			// Not the upstream's failure but the cassette's: the client
+			// got the stream as it came, the recording stops there.
+			s.stopLocked(what+" response", big)
+			passCut(err)
+			return nil, false
+		}
+		if err != nil {
 			s.upstreamFailed(a, main, resp.StatusCode, "cut", err.Error(), started())
 			passCut(err)
 			return nil, false
@@ -486,14 +573,20 @@ func (s *Session) forwardModel(a *api, w http.ResponseWriter, r *http.Request, b
 		}
 		return msg, true
 	}
-	var buf bytes.Buffer
-	if err := copyResponse(w, resp, &buf); err != nil {
+	buf := &boundedBuffer{max: MaxBody, over: errAnswerTooLarge}
+	big, err := copyResponse(w, resp, buf)
+	if big != nil {
+		s.stopLocked(what+" response", big)
+		passCut(err)
+		return nil, false
+	}
+	if err != nil {
 		s.upstreamFailed(a, main, resp.StatusCode, "cut", err.Error(), nil)
 		passCut(err)
 		return nil, false
 	}
 	var msg map[string]any
-	if err := json.Unmarshal(buf.Bytes(), &msg); err != nil {
+	if err := json.Unmarshal(buf.b, &msg); err != nil {
 		s.upstreamFailed(a, main, resp.StatusCode, "cut", "the answer is not JSON", nil)
 		return nil, false
 	}

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -25,6 +26,9 @@ func (s *Session) sideCall(a *api, w http.ResponseWriter, r *http.Request, req m
 	if s.err != nil {
 		s.mu.Unlock()
 		s.refuse(a, w)
+		return
+	}
+	if s.passStopped(a, w, r, body) {
 		return
 	}
 	in, inErr := a.input(req, s.ids)
@@ -78,6 +82,9 @@ func (s *Session) countTokens(w http.ResponseWriter, r *http.Request, body []byt
 	_ = json.Unmarshal(body, &req)
 	key := hashHex(mustMarshal(Normalize(req)))
 	s.mu.Lock()
+	if s.passStopped(anthropicAPI, w, r, body) {
+		return
+	}
 	off := s.offline()
 	s.mu.Unlock()
 	if off {
@@ -97,14 +104,18 @@ func (s *Session) countTokens(w http.ResponseWriter, r *http.Request, body []byt
 		_, _ = w.Write(b)
 		return
 	}
-	resp, err := s.forward(anthropicAPI, r, body, true)
+	resp, err := s.forward(anthropicAPI, r, bytes.NewReader(body), int64(len(body)), true)
 	if err != nil {
 		writeError(w, anthropicAPI, http.StatusBadGateway, "api_error", "[cc-cassette] upstream: "+err.Error())
 		return
 	}
 	defer resp.Body.Close()
-	var buf jsonBuffer
-	if err := copyResponse(w, resp, &buf); err != nil || resp.StatusCode/100 != 2 {
+	buf := &boundedBuffer{max: MaxBody, over: errAnswerTooLarge}
+	big, err := copyResponse(w, resp, buf)
+	if big != nil && resp.StatusCode/100 == 2 {
+		s.stopLocked("count_tokens response", big)
+	}
+	if big != nil || err != nil || resp.StatusCode/100 != 2 {
 		passCut(err)
 		return
 	}
@@ -118,10 +129,6 @@ func (s *Session) countTokens(w http.ResponseWriter, r *http.Request, body []byt
 	s.steps = append(s.steps, Step{"metadata", time.Now().UnixMilli(), map[string]any{"event": "side_call", "api": "count_tokens", "key": key, "inputTokens": *out.InputTokens}})
 	s.mu.Unlock()
 }
-
-type jsonBuffer struct{ b []byte }
-
-func (j *jsonBuffer) Write(p []byte) (int, error) { j.b = append(j.b, p...); return len(p), nil }
 
 func mustMarshal(v any) []byte {
 	b, _ := marshal(v)

@@ -9,33 +9,77 @@ import (
 )
 
 // MaxEvent bounds one server-sent event (its data lines, or a line not
-// yet ended): the proxy holds an event whole to record it, so a larger one
-// is refused (the stream is cut and the session fails) rather than held
-// in memory several times over. Real Messages API events are kilobytes.
+// yet ended): the proxy holds an event whole to record it. Real Messages
+// API events are kilobytes.
 const MaxEvent = 16 << 20
 
-// errEventTooLarge is an event over MaxEvent.
-var errEventTooLarge = fmt.Errorf("a stream event over %d MiB: refused (the answer is not recorded)", MaxEvent>>20)
+// MaxBody bounds what the proxy keeps of one request or answer to record
+// it: the bytes of a request body, of a JSON answer, of a whole event
+// stream. The API takes requests up to 32 MB and its answers are
+// megabytes at most. A larger body (or event) is passed on whole, as it
+// comes, and not recorded: the recording stops there (see
+// Session.stopRecording).
+const MaxBody = 64 << 20
+
+// maxErrorBody is what the proxy keeps of an error answer (it reads
+// only its message; the client gets it whole).
+const maxErrorBody = 1 << 20
+
+// overLimit is a body or event over its bound: passed on, not recorded.
+type overLimit struct{ what string }
+
+func (e *overLimit) Error() string { return e.what + ": not recorded" }
+
+// The bounds a body can cross.
+var (
+	errEventTooLarge   = &overLimit{fmt.Sprintf("a stream event over %d MiB", MaxEvent>>20)}
+	errAnswerTooLarge  = &overLimit{fmt.Sprintf("an answer over %d MiB", MaxBody>>20)}
+	errRequestTooLarge = &overLimit{fmt.Sprintf("a request over %d MiB", MaxBody>>20)}
+)
+
+// boundedBuffer keeps what is written to it up to max bytes. Past that it
+// lets go of what it held and fails every write with over (copyResponse
+// then stops teeing and passes the rest on).
+type boundedBuffer struct {
+	b    []byte
+	max  int
+	over error
+	full bool
+}
+
+func (j *boundedBuffer) Write(p []byte) (int, error) {
+	if j.full || len(j.b)+len(p) > j.max {
+		j.full, j.b = true, nil
+		return 0, j.over
+	}
+	j.b = append(j.b, p...)
+	return len(p), nil
+}
 
 // sseParser splits a server-sent event stream written to it into events
 // and hands each event's data to onData. It is an io.Writer so that the
 // proxy can tee the upstream stream through it while forwarding. Its
-// Write fails only with errEventTooLarge; an error of onData is kept for
-// close, and the rest of the stream is passed on unparsed.
+// Write fails only with errEventTooLarge or errAnswerTooLarge (a stream
+// over MaxBody); an error of onData is kept for close, and the rest of
+// the stream is passed on unparsed.
 type sseParser struct {
 	buf    []byte
 	data   []string
 	size   int // bytes of data in the event so far
+	total  int // bytes of the stream so far
 	onData func(data string) error
 	err    error
 }
 
 func (p *sseParser) Write(b []byte) (int, error) {
-	if p.err == errEventTooLarge {
+	if _, over := p.err.(*overLimit); over {
 		return 0, p.err
 	}
 	if p.err != nil {
 		return len(b), nil
+	}
+	if p.total += len(b); p.total > MaxBody {
+		return p.refuse(errAnswerTooLarge)
 	}
 	p.buf = append(p.buf, b...)
 	for {
@@ -60,19 +104,19 @@ func (p *sseParser) Write(b []byte) (int, error) {
 			p.data = append(p.data, strings.TrimPrefix(v, " "))
 			p.size += len(v) + 1
 			if p.size > MaxEvent {
-				return p.refuse()
+				return p.refuse(errEventTooLarge)
 			}
 		}
 	}
 	if p.size+len(p.buf) > MaxEvent {
-		return p.refuse()
+		return p.refuse(errEventTooLarge)
 	}
 	return len(b), nil
 }
 
-// refuse drops the event over MaxEvent and fails this and every later Write.
-func (p *sseParser) refuse() (int, error) {
-	p.err, p.buf, p.data, p.size = errEventTooLarge, nil, nil, 0
+// refuse drops the event and fails this and every later Write with err.
+func (p *sseParser) refuse(err error) (int, error) {
+	p.err, p.buf, p.data, p.size = err, nil, nil, 0
 	return 0, p.err
 }
 
@@ -88,16 +132,45 @@ func (p *sseParser) close() error {
 
 // anthropicStream rebuilds the final message from Messages API events.
 type anthropicStream struct {
-	msg     map[string]any
-	blocks  map[int]map[string]any
-	partial map[int]*strings.Builder
+	msg    map[string]any
+	blocks map[int]map[string]any
+	// partial holds a block's deltas per field (text, thinking,
+	// signature, partial_json) until the block is used: appending to the
+	// block's string at each delta copied the whole text every time.
+	partial map[deltaField]*strings.Builder
 	order   []int
 	done    bool
 	seen    []string // the first event types, for replaying a broken stream's start
 }
 
 func newAnthropicStream() *anthropicStream {
-	return &anthropicStream{blocks: map[int]map[string]any{}, partial: map[int]*strings.Builder{}}
+	return &anthropicStream{blocks: map[int]map[string]any{}, partial: map[deltaField]*strings.Builder{}}
+}
+
+// deltaField is a block's field that deltas add to.
+type deltaField struct {
+	idx   int
+	field string
+}
+
+// add appends a delta to a block's field.
+func (s *anthropicStream) add(idx int, field, text string) {
+	k := deltaField{idx, field}
+	if s.partial[k] == nil {
+		s.partial[k] = &strings.Builder{}
+	}
+	s.partial[k].WriteString(text)
+}
+
+// take is the text the deltas added to a block's field, and forgets it.
+func (s *anthropicStream) take(idx int, field string) (string, bool) {
+	k := deltaField{idx, field}
+	b, ok := s.partial[k]
+	if !ok {
+		return "", false
+	}
+	delete(s.partial, k)
+	return b.String(), true
 }
 
 func (s *anthropicStream) event(data string) error {
@@ -133,25 +206,22 @@ func (s *anthropicStream) event(data string) error {
 		}
 		switch d["type"] {
 		case "text_delta":
-			b["text"] = str(b["text"]) + str(d["text"])
+			s.add(idx, "text", str(d["text"]))
 		case "thinking_delta":
-			b["thinking"] = str(b["thinking"]) + str(d["thinking"])
+			s.add(idx, "thinking", str(d["thinking"]))
 		case "signature_delta":
-			b["signature"] = str(b["signature"]) + str(d["signature"])
+			s.add(idx, "signature", str(d["signature"]))
 		case "input_json_delta":
-			if s.partial[idx] == nil {
-				s.partial[idx] = &strings.Builder{}
-			}
-			s.partial[idx].WriteString(str(d["partial_json"]))
+			s.add(idx, "partial_json", str(d["partial_json"]))
 		case "citations_delta":
 			c, _ := b["citations"].([]any)
 			b["citations"] = append(c, d["citation"])
 		}
 	case "content_block_stop":
-		if pj := s.partial[idx]; pj != nil && s.blocks[idx] != nil {
+		if pj, ok := s.take(idx, "partial_json"); ok && s.blocks[idx] != nil {
 			var in any = map[string]any{}
-			if pj.Len() > 0 {
-				if err := json.Unmarshal([]byte(pj.String()), &in); err != nil {
+			if pj != "" {
+				if err := json.Unmarshal([]byte(pj), &in); err != nil {
 					return fmt.Errorf("tool input of block %d is not JSON: %w", idx, err)
 				}
 			}
@@ -193,7 +263,13 @@ func (s *anthropicStream) message() (map[string]any, error) {
 	}
 	content := make([]any, 0, len(s.order))
 	for _, i := range s.order {
-		content = append(content, s.blocks[i])
+		b := s.blocks[i]
+		for _, f := range []string{"text", "thinking", "signature"} {
+			if t, ok := s.take(i, f); ok {
+				b[f] = str(b[f]) + t
+			}
+		}
+		content = append(content, b)
 	}
 	s.msg["content"] = content
 	return s.msg, nil

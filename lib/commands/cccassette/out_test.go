@@ -96,3 +96,30 @@ func TestImportMaxBytes(t *testing.T) {
 		t.Errorf("--max-bytes -1: exit %d %q", code, errs)
 	}
 }
+
+// record --out into a directory that cannot take the cassette (missing,
+// a file, read-only) fails before the command starts: the run's work is
+// not done for a recording that would be lost at its end (issue 36).
+func TestRecordOutCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
+	os.WriteFile(filepath.Join(dir, "file"), nil, 0o600)
+	outs := []string{filepath.Join(dir, "missing", "run.ndjson"), filepath.Join(dir, "file", "run.ndjson")}
+	ro := fulldisk.Mount(t, "16k")
+	if out, err := exec.Command("mount", "-o", "remount,ro", ro).CombinedOutput(); err == nil {
+		outs = append(outs, filepath.Join(ro, "run.ndjson"))
+	} else {
+		t.Logf("no read-only case: cannot remount read-only: %v %s", err, out)
+	}
+	for _, out := range outs {
+		marker := filepath.Join(dir, "ran")
+		code, _, errs := run(t, "", "record", "--out", out, "--", "sh", "-c", "touch "+marker)
+		if code != 1 || !strings.Contains(errs, "cc-cassette: writing "+out) {
+			t.Errorf("%s: exit %d, stderr %q", out, code, errs)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Errorf("%s: the command ran", out)
+			os.Remove(marker)
+		}
+	}
+}

@@ -80,12 +80,13 @@ conversation starts with another first message, and its requests are
 kept as side calls. Thinking blocks are not stored (as in Blackbox), so
 a replayed or forked history carries none; a live upstream that demands
 them (extended thinking) may refuse a fork --live. Images and documents
-in requests are refused (the cassette is not written). So is a streamed
-event over 16 MiB (its data lines; the Messages API sends kilobytes), as
-the proxy holds one event whole to record it: the client's stream is cut
-there, stderr says "cc-cassette: model response: a stream event over 16
-MiB: refused", later model requests get a 400, cc-cassette exits 1 and
-writes no cassette; memory stays bounded whatever the event's size.
+in requests are refused (the cassette is not written).
+
+Bounds: answers reach the client as they arrive; the proxy keeps at
+most 64 MiB of a request or answer and 16 MiB of a stream event. One
+over a bound is passed on whole, not recorded: the recording stops there
+("...: not recorded, passed on whole; the recording stops there" on
+stderr), the cassette ends with run_failed/not_recorded, record exits 1.
 SIGINT is not passed on (the terminal sends it to the whole process group); SIGTERM
 is.
 
@@ -93,8 +94,8 @@ Exit status: the command's exit code (128+N when signal N ended it),
 or 1 when cc-cassette failed (a divergence, a request or response the
 cassette format cannot hold, a cassette that would not verify) or, for
 record, when the command exited 0 but the run ended on an upstream
-failure it did not recover from, or recorded no model call (the
-cassette is written and stderr says why), 2 on a usage error.`
+failure it did not recover from, stopped recording at a bound, or
+recorded no model call (the cassette is written and stderr says why), 2 on a usage error.`
 
 // proxyShort is the one-line summary of each proxy subcommand.
 var proxyShort = map[proxy.Mode]string{

@@ -58,7 +58,7 @@ func TestIndexCLI(t *testing.T) {
 			t.Fatalf("cc-grep %q\nscan:\n%s\nfirst run:\n%s\nfrom the index:\n%s", tt.args, want, cold, warm)
 		}
 	}
-	segs, _ := filepath.Glob(filepath.Join(home, ".cache", "ccpipe", "grep-index", "*.trgm"))
+	segs, _ := filepath.Glob(filepath.Join(home, ".cache", "ccpipe", "grep-index*", "*.trgm"))
 	if len(segs) == 0 {
 		t.Fatal("no index was written")
 	}

@@ -32,7 +32,7 @@ var clockUses = map[string]struct {
 }{
 	"lib/cache/cache.go":                        {1, "an entry's last use, recorded (the oldest go first when the store is over its bound)"},
 	"lib/cassette/proxy/api.go":                 {1, "the moment a proxied model call is recorded"},
-	"lib/cassette/proxy/fork.go":                {3, "the moment a fork's run ends (completed, failed by exit or by the upstream), recorded"},
+	"lib/cassette/proxy/fork.go":                {1, "the moment a fork's run ends (completed, failed by exit, by the upstream or at a bound), recorded"},
 	"lib/cassette/proxy/run.go":                 {1, "the cassette's createdAt: when the recording starts"},
 	"lib/cassette/proxy/session.go":             {3, "the moments a model call starts and ends, and an upstream failure, recorded"},
 	"lib/cassette/proxy/side.go":                {2, "the moments a side call starts and ends, recorded"},
@@ -43,6 +43,7 @@ var clockUses = map[string]struct {
 	"lib/render/lines.go":                       {1, "a unique reference for spilled lines"},
 	"lib/otel/ledger.go":                        {4, "the deadline of the wait for the ledger lock (2), a segment file's unique name, and how long since the ledger was last synced to disk"},
 	"lib/commands/ccgrep/progress.go":           {1, "elapsed time before progress is shown"},
+	"lib/searchindex/dirs.go":                   {1, "the moment a directory is read, recorded with its listing: kept only when the directory changed 2 s before"},
 	"lib/commands/ccstatusline/ccstatusline.go": {1, "the start of the --budget deadline"},
 	"lib/usage/ledger.go":                       {1, "cc-statusline's --budget deadline (RecentOptions.Deadline)"},
 	"lib/usage/recent.go":                       {1, "cc-statusline's --budget deadline (RecentOptions.Deadline)"},

@@ -1,0 +1,89 @@
+package searchindex
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ccpipe/ccpipe/lib/cache"
+)
+
+// dirsName is the store of the directory listings the index keeps: a
+// session dir's, and its subagents and tool-results dirs', each under
+// the directory's stamp (device, inode, size, mtime and ctime), so that
+// an unchanged directory costs a stat instead of open, getdents, close.
+// A directory's mtime and ctime move when an entry is added, removed or
+// renamed in it; a listing is kept only when both are older than
+// racyDir before it was read, so that a change made in the same clock
+// tick as the one the stamp holds (coarse timestamps) is never hidden.
+const dirsName = Name + "-dirs"
+
+// racyDir is how old a directory's mtime and ctime must be, when it is
+// read, for its listing to be kept.
+var racyDir = 2 * time.Second
+
+// osReadDir reads a directory the listings do not hold (a test counts).
+var osReadDir = os.ReadDir
+
+// dirent is a kept listing's entry: what search.SessionFilesFrom asks of
+// one (its name and type bits).
+type dirent struct {
+	dir, name string
+	typ       fs.FileMode
+}
+
+func (d dirent) Name() string               { return d.name }
+func (d dirent) IsDir() bool                { return d.typ.IsDir() }
+func (d dirent) Type() fs.FileMode          { return d.typ }
+func (d dirent) Info() (fs.FileInfo, error) { return os.Lstat(filepath.Join(d.dir, d.name)) }
+
+// readDir is os.ReadDir through the kept listings: an unchanged
+// directory is not read. Errors are os.ReadDir's (a missing directory:
+// a stat's ENOENT, which SessionFilesFrom takes as os.ReadDir's).
+func (ix *Index) readDir(dir string) ([]fs.DirEntry, error) {
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return os.ReadDir(dir) // os.ReadDir's own error
+	}
+	st := cache.StampOf(fi)
+	if e, ok := ix.dirs.Unchanged(dir, st); ok {
+		if ents, ok := decodeDir(dir, e.Data); ok {
+			return ents, nil
+		}
+	}
+	start := time.Now()
+	ents, err := osReadDir(dir)
+	if err != nil || !ix.writable.Load() {
+		return ents, err
+	}
+	old := start.Add(-racyDir).UnixNano()
+	if st.MtimeNS < old && st.CtimeNS < old {
+		ix.dirs.Put(dir, &cache.Entry{Stamp: st, Offset: st.Size, Data: encodeDir(ents)})
+	}
+	return ents, nil
+}
+
+func encodeDir(ents []fs.DirEntry) []byte {
+	b := cache.AppendUvarint(nil, uint64(len(ents)))
+	for _, e := range ents {
+		b = cache.AppendStr(b, e.Name())
+		b = cache.AppendUvarint(b, uint64(e.Type()))
+	}
+	return b
+}
+
+func decodeDir(dir string, b []byte) ([]fs.DirEntry, bool) {
+	d := cache.NewDecoder(b)
+	n := d.Count()
+	ents := make([]fs.DirEntry, 0, n)
+	for i := 0; i < n; i++ {
+		name := d.Str()
+		typ := fs.FileMode(d.Uvarint())
+		if name == "" || name == "." || name == ".." || filepath.Base(name) != name || typ&^fs.ModeType != 0 {
+			d.Fail()
+		}
+		ents = append(ents, dirent{dir: dir, name: name, typ: typ})
+	}
+	return ents, d.Done()
+}
