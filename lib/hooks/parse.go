@@ -40,7 +40,13 @@ var ErrNotPayload = errors.New("not a hook payload")
 // or has no string hook_event_name; anything else (unknown events, unknown
 // fields, fields of the wrong type) is kept and reported on the event's
 // Base.
-func Parse(data []byte) (Event, error) {
+func Parse(data []byte) (Event, error) { return ParseOwned(bytes.Clone(data)) }
+
+// ParseOwned is Parse for a caller that hands data over: the event's raw
+// values (Raw, and fields such as tool_response) are slices of data, not
+// copies, so data must not change after. cc-redact --hook parses a
+// payload of hundreds of MB this way, holding it once.
+func ParseOwned(data []byte) (Event, error) {
 	obj, err := parseObject(data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotPayload, err)
@@ -65,9 +71,8 @@ func Parse(data []byte) (Event, error) {
 }
 
 // parseObject splits a JSON object into its fields, in order, without
-// decoding the values. The values share one copy of data.
+// decoding the values. The values are slices of data.
 func parseObject(data []byte) (RawObject, error) {
-	data = bytes.Clone(data)
 	var obj RawObject
 	err := jsonscan.Members(data, func(m *jsonscan.Member) error {
 		obj = append(obj, RawField{Name: m.Name(), Value: m.Value})
@@ -119,6 +124,12 @@ func decodeFields(v reflect.Value, obj RawObject, prefix string) (mismatches, un
 			continue
 		}
 		fv := v.FieldByIndex(idx)
+		if fv.Type() == rawMessageType {
+			// Passed on as sent (jsonscan has checked it): a slice of the
+			// payload, not a copy, and no second scan of a large output.
+			fv.SetBytes(f.Value)
+			continue
+		}
 		if err := json.Unmarshal(f.Value, fv.Addr().Interface()); err != nil {
 			fv.SetZero()
 			path := prefix + f.Name

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -16,18 +17,19 @@ import (
 // Build one with a per-event constructor, Decide, SystemMessage or
 // RawReply: each checks it against Claude Code's reply schema first.
 type Reply struct {
-	event  string // "" = fits any event
-	body   []byte // a JSON object, printed with exit 0
-	text   string // plain stdout, exit 0
-	exit   int
-	stderr string
+	event   string     // "" = fits any event
+	body    []byte     // a JSON object, printed with exit 0
+	streams []Streamed // written at body's streamMarks, in order
+	text    string     // plain stdout, exit 0
+	exit    int
+	stderr  string
 }
 
 // Event is the event the reply answers, or "" when it fits any.
 func (r *Reply) Event() string { return r.event }
 
 // JSON is the reply's JSON object, or nil for a plain-text or exit-code
-// reply.
+// reply. A Streamed value is its mark there; Write prints the value.
 func (r *Reply) JSON() []byte { return r.body }
 
 // ExitCode is the exit code the hook must end with: 0, or 2 for a block
@@ -40,12 +42,76 @@ func (r *Reply) Write(stdout, stderr io.Writer) (int, error) {
 	switch {
 	case r.exit != 0:
 		_, err = fmt.Fprintln(stderr, r.stderr)
+	case r.streams != nil:
+		err = r.writeStreamed(stdout)
 	case r.body != nil:
 		_, err = stdout.Write(append(slices.Clip(r.body), '\n'))
 	case r.text != "":
 		_, err = fmt.Fprintln(stdout, r.text)
 	}
 	return r.exit, err
+}
+
+// Streamed is a reply value too large to hold twice (cc-redact --hook's
+// masked copy of a tool's output): a function that writes one JSON value,
+// called when the reply is printed. The reply is built and checked with a
+// mark in its place (an object {"\u0000stream":N}, which no string in
+// the reply can hold: a quote inside a JSON string is escaped), and Write
+// prints the reply around it. The function is trusted to write valid
+// JSON; Write cannot check it without holding it.
+type Streamed func(w io.Writer) error
+
+func streamMark(n int) []byte { return fmt.Appendf(nil, `{"\u0000stream":%d}`, n) }
+
+// writeStreamed prints a reply with streamed values, buffered.
+func (r *Reply) writeStreamed(stdout io.Writer) error {
+	w := bufio.NewWriterSize(stdout, 64<<10)
+	rest := r.body
+	for n, fn := range r.streams {
+		mark := streamMark(n)
+		i := bytes.Index(rest, mark)
+		if i < 0 {
+			return fmt.Errorf("reply: streamed value %d has no mark", n)
+		}
+		w.Write(rest[:i])
+		if err := fn(&compactWriter{w: w}); err != nil {
+			return err
+		}
+		rest = rest[i+len(mark):]
+	}
+	w.Write(rest)
+	w.WriteByte('\n')
+	return w.Flush()
+}
+
+// compactWriter drops the white space between a JSON value's tokens as
+// it passes, so that a streamed value prints as a built one does (the
+// encoder compacts a json.RawMessage).
+type compactWriter struct {
+	w          *bufio.Writer
+	inStr, esc bool
+}
+
+func (c *compactWriter) Write(b []byte) (int, error) {
+	start := 0
+	for i, ch := range b {
+		switch {
+		case c.esc:
+			c.esc = false
+		case c.inStr:
+			c.esc = ch == '\\'
+			c.inStr = ch != '"'
+		case ch == '"':
+			c.inStr = true
+		case ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r':
+			c.w.Write(b[start:i])
+			start = i + 1
+		}
+	}
+	if _, err := c.w.Write(b[start:]); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 // Decisions, as Claude Code spells them.
@@ -157,6 +223,13 @@ func (e *ReplyError) Error() string {
 // build assembles the JSON reply for event and checks it against the
 // schema.
 func build(event string, c Common, top object, specific object) (*Reply, error) {
+	var streams []Streamed
+	for i := range specific {
+		if fn, ok := specific[i].v.(Streamed); ok {
+			specific[i].v = json.RawMessage(streamMark(len(streams)))
+			streams = append(streams, fn)
+		}
+	}
 	var o object
 	if c.StopClaude {
 		// set drops false values; "continue": false is the one that counts.
@@ -180,7 +253,7 @@ func build(event string, c Common, top object, specific object) (*Reply, error) 
 	if ps := Check(event, body); len(ps) > 0 {
 		return nil, &ReplyError{Event: event, Problems: ps}
 	}
-	return &Reply{event: event, body: body}, nil
+	return &Reply{event: event, body: body, streams: streams}, nil
 }
 
 // SystemMessage is a reply for any event that shows msg to the user and

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 )
@@ -145,7 +146,7 @@ func ParseToolInput(tool string, input json.RawMessage) (any, []string) {
 	if !ok {
 		return nil, nil
 	}
-	obj, err := parseObject(input)
+	obj, err := parseObject(bytes.Clone(input))
 	if err != nil {
 		return nil, []string{"tool_input"}
 	}

@@ -1,6 +1,9 @@
 package secrets
 
-import "bytes"
+import (
+	"bytes"
+	"sort"
+)
 
 // Terminal colour and invisible characters: a key copied from a terminal
 // (`grep --color=always sk-ant .env` wraps the match in SGR sequences) or
@@ -121,23 +124,49 @@ func csiBody(b []byte) int {
 }
 
 // visible returns b without its escape sequences and invisible
-// characters (from first, invisibleAt's answer), and at: at[k] is the
-// offset in b of the k-th byte kept, at[len] is len(b).
-func visible(b []byte, first int) ([]byte, []int32) {
-	out := make([]byte, 0, len(b))
-	at := make([]int32, 0, len(b)+1)
-	out = append(out, b[:first]...)
-	for k := range first {
-		at = append(at, int32(k))
+// characters (from first, invisibleAt's answer), and the map from an
+// offset in it back to one in b. The map holds one entry per run of
+// bytes left out, not one per byte: a 200 MB tool output with colour in
+// it costs one more copy of itself, not five. With inPlace the text is
+// written over b (each kept byte moves down, never up) and costs nothing.
+func visible(b []byte, first int, inPlace bool) ([]byte, gaps) {
+	out := b[:first]
+	if !inPlace {
+		out = append(make([]byte, 0, len(b)), b[:first]...)
 	}
+	var g gaps
 	for i := first; i < len(b); {
-		if n := invisibleLen(b, i); n > 0 {
-			i += n
+		n := invisibleLen(b, i)
+		if n == 0 {
+			out = append(out, b[i])
+			i++
 			continue
 		}
-		out = append(out, b[i])
-		at = append(at, int32(i))
-		i++
+		i += n
+		for i < len(b) {
+			if n = invisibleLen(b, i); n == 0 {
+				break
+			}
+			i += n
+		}
+		g = append(g, gap{kept: len(out), at: i})
 	}
-	return out, append(at, int32(len(b)))
+	return out, g
+}
+
+// gaps maps offsets in visible's text back to b: each entry says that the
+// kept byte kept (and those after it, up to the next entry) came from
+// at, at+1, ... in b.
+type gaps []gap
+
+type gap struct{ kept, at int }
+
+// orig is the offset in b of the k-th byte kept.
+func (g gaps) orig(k int) int {
+	// The last entry at or before k.
+	i := sort.Search(len(g), func(i int) bool { return g[i].kept > k }) - 1
+	if i < 0 {
+		return k
+	}
+	return g[i].at + k - g[i].kept
 }

@@ -1,7 +1,9 @@
 package secrets
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -55,12 +57,13 @@ func FuzzVisible(f *testing.F) {
 		if first < 0 {
 			return
 		}
-		text, at := visible(b, first)
-		if len(at) != len(text)+1 || int(at[len(text)]) != len(b) {
-			t.Fatalf("map of %d for %d bytes", len(at), len(text))
+		text, at := visible(b, first, false)
+		owned := bytes.Clone(b)
+		if inPlace, at2 := visible(owned, first, true); !bytes.Equal(inPlace, text) || fmt.Sprint(at2) != fmt.Sprint(at) {
+			t.Fatalf("in place: %q %v, copied: %q %v", inPlace, at2, text, at)
 		}
 		for k := range text {
-			if b[at[k]] != text[k] || k > 0 && at[k] <= at[k-1] {
+			if b[at.orig(k)] != text[k] || k > 0 && at.orig(k) <= at.orig(k-1) {
 				t.Fatalf("byte %d mapped wrong", k)
 			}
 		}

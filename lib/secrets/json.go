@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,6 +43,26 @@ func (s *Set) RedactJSON(dst, line []byte) ([]byte, []JSONMatch, error) {
 	var found []JSONMatch
 	out, err := s.redactJSON(dst, line, &found, true)
 	return out, found, err
+}
+
+// RedactJSONTo is RedactJSON writing to out as it goes instead of
+// building the result: it holds no copy of line, only of the string it is
+// masking (a tool output of 200 MB costs the line and one string, not the
+// line four times). A line that does not parse is an error, and out may
+// then hold part of it: a caller that cannot take that checks the line
+// first with ScanJSON, which fails on the same lines.
+func (s *Set) RedactJSONTo(out io.Writer, line []byte) ([]JSONMatch, error) {
+	s = s.ready()
+	var found []JSONMatch
+	w := walkers.Get().(*jsonWalker)
+	defer w.release()
+	s.rawHits(line, w)
+	w.set, w.line, w.found, w.write, w.out = s, line, &found, true, out
+	w.all = w.all || len(s.unkeyed) > 0
+	if err := w.run(); err != nil {
+		return found, fmt.Errorf("%w: %s", ErrNotJSON, strings.TrimPrefix(err.Error(), jsonscan.ErrSyntax.Error()+": "))
+	}
+	return found, w.werr
 }
 
 // ErrNotJSON wraps the parse errors of ScanJSON and RedactJSON (those of
@@ -135,7 +156,9 @@ type jsonWalker struct {
 	found *[]JSONMatch
 	write bool
 	dst   []byte
-	last  int // line bytes before this are in dst
+	out   io.Writer // RedactJSONTo's: dst is then a small buffer, flushed to out
+	werr  error     // the first error writing to out
+	last  int       // line bytes before this are in dst
 	buf   []byte
 }
 
@@ -152,11 +175,53 @@ func (w *jsonWalker) run() error {
 	if err := w.c.End(); err != nil {
 		return err
 	}
-	if w.write {
+	switch {
+	case w.out != nil:
+		w.flush(w.line[w.last:])
+	case w.write:
 		w.dst = append(w.dst, w.line[w.last:]...)
 	}
 	return nil
 }
+
+// flush writes b to out (RedactJSONTo), keeping the first error.
+func (w *jsonWalker) flush(b []byte) {
+	if w.werr == nil && len(b) > 0 {
+		_, w.werr = w.out.Write(b)
+	}
+}
+
+// writeQuoted is appendQuoted for RedactJSONTo: text as a JSON string
+// with the matches replaced, escaped and written in pieces of at most
+// flushAt bytes.
+func (w *jsonWalker) writeQuoted(text []byte, ms []Match) {
+	w.dst = append(w.dst[:0], '"')
+	plain := func(b []byte) {
+		for len(b) > 0 {
+			n := min(len(b), flushAt)
+			w.dst = jsonscan.AppendEscaped(w.dst, b[:n])
+			b = b[n:]
+			if len(w.dst) >= flushAt {
+				w.flush(w.dst)
+				w.dst = w.dst[:0]
+			}
+		}
+	}
+	last := 0
+	for _, m := range ms {
+		plain(text[last:m.Start])
+		w.dst = append(w.dst, "[REDACTED:"...)
+		w.dst = jsonscan.AppendEscaped(w.dst, []byte(m.Kind))
+		w.dst = append(w.dst, ']')
+		last = m.End
+	}
+	plain(text[last:])
+	w.dst = append(w.dst, '"')
+	w.flush(w.dst)
+	w.dst = w.dst[:0]
+}
+
+const flushAt = 64 << 10
 
 // value walks one value: objects and arrays member by member, strings
 // checked, the rest skipped (the cursor checks the grammar and bounds
@@ -248,11 +313,27 @@ func (w *jsonWalker) checkString(start, end int, raw []byte, esc bool) error {
 	}
 	text := raw
 	if esc {
+		if cap(w.buf) < len(raw) {
+			// Decoding never lengthens: one allocation, not a growing
+			// buffer's garbage (for a string of 200 MB, 250 MB more).
+			w.buf = make([]byte, 0, len(raw))
+		}
 		// The cursor has checked the escapes: decoding cannot fail.
 		w.buf, _ = jsonscan.AppendUnescaped(w.buf[:0], raw)
 		text = w.buf
 	}
-	ms := w.set.Find(text)
+	var ms []Match
+	if esc && (w.out != nil || !w.write) {
+		// text is ours (w.buf): searched in place, and decoded again
+		// below if it is written.
+		ms = w.set.findOwned(text)
+		if len(ms) > 0 && w.out != nil {
+			w.buf, _ = jsonscan.AppendUnescaped(w.buf[:0], raw)
+			text = w.buf
+		}
+	} else {
+		ms = w.set.Find(text)
+	}
 	if len(ms) == 0 {
 		return nil
 	}
@@ -260,7 +341,12 @@ func (w *jsonWalker) checkString(start, end int, raw []byte, esc bool) error {
 	for _, m := range ms {
 		*w.found = append(*w.found, JSONMatch{Path: path, Match: m})
 	}
-	if w.write {
+	switch {
+	case w.out != nil:
+		w.flush(w.line[w.last:start])
+		w.writeQuoted(text, ms)
+		w.last = end
+	case w.write:
 		w.dst = append(w.dst, w.line[w.last:start]...)
 		w.dst = appendQuoted(w.dst, text, ms)
 		w.last = end

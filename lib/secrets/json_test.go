@@ -87,7 +87,44 @@ func TestRedactJSON(t *testing.T) {
 		if err != nil || fmt.Sprint(scan) != fmt.Sprint(found) {
 			t.Errorf("%s: ScanJSON %v %v, RedactJSON %v", c.name, scan, err, found)
 		}
+		sameStreamed(t, c.name, c.in, out, found)
 	}
+}
+
+// sameStreamed checks that RedactJSONTo, the streaming twin of
+// RedactJSON (cc-redact --hook's), writes what RedactJSON returns.
+func sameStreamed(t *testing.T, name, in string, out []byte, found []JSONMatch) {
+	t.Helper()
+	var buf bytes.Buffer
+	found2, err := Default.RedactJSONTo(&buf, []byte(in))
+	if err != nil || !bytes.Equal(buf.Bytes(), out) || fmt.Sprint(found2) != fmt.Sprint(found) {
+		t.Errorf("%s: RedactJSONTo wrote %.300q (%v, %v), RedactJSON %.300q (%v)", name, buf.Bytes(), found2, err, out, found)
+	}
+}
+
+// A string longer than RedactJSONTo's pieces, with escapes, colour inside
+// a key and a secret near each end, comes out the same streamed.
+func TestRedactJSONToLongString(t *testing.T) {
+	key := "sk-ant-api03-" + strings.Repeat("A1b2C3d4E5", 9) + "-AAAAAA"
+	coloured := `\u001b[01;31m\u001b[K` + key[:20] + `\u001b[m` + key[20:]
+	body := "KEY=" + key + `\n` + strings.Repeat(`plain line \\ with \"quotes\" and \u00e9\n`, 20000) + coloured + `\n`
+	in := `{"stdout":"` + body + `","stderr":"","n":[1,2,{"k":"` + key + `"}]}`
+	out, found, err := Default.RedactJSON(nil, []byte(in))
+	if err != nil || len(found) != 3 || bytes.Contains(out, []byte(key[20:])) {
+		t.Fatalf("RedactJSON: %v %v", found, err)
+	}
+	sameStreamed(t, "long string", in, out, found)
+	var w failWriter
+	if _, err := Default.RedactJSONTo(&w, []byte(in)); err == nil || w.n != 1 {
+		t.Errorf("a failed write: %v after %d writes, want its error after one", err, w.n)
+	}
+}
+
+type failWriter struct{ n int }
+
+func (w *failWriter) Write([]byte) (int, error) {
+	w.n++
+	return 0, errors.New("disk full")
 }
 
 func TestRedactJSONMalformed(t *testing.T) {
@@ -181,6 +218,7 @@ func FuzzRedactJSON(f *testing.F) {
 		if flat, _ := json.Marshal(v); bytes.Contains(flat, []byte(p.secret)) {
 			t.Fatalf("planted %s survives in %q", p.kind, out)
 		}
+		sameStreamed(t, "fuzz", rec, out, found)
 		again, found2, err := Default.RedactJSON(nil, out)
 		if err != nil || len(found2) != 0 || !bytes.Equal(again, out) {
 			t.Fatalf("second pass changed %q: %v %v", out, found2, err)

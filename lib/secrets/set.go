@@ -298,8 +298,17 @@ func (s *Set) Find(b []byte) []Match {
 	return pick(cs)
 }
 
+// findOwned is Find for a b the caller gives up: it may be overwritten
+// (with the text the rules see when escapes or invisible characters are
+// in it), which spares a copy of a string of hundreds of MB.
+func (s *Set) findOwned(b []byte) []Match {
+	var cs []candidate
+	s.findIn(b, true, func(c candidate) { cs = append(cs, c) })
+	return pick(cs)
+}
+
 // FindString is Find for a string.
-func (s *Set) FindString(str string) []Match { return s.Find([]byte(str)) }
+func (s *Set) FindString(str string) []Match { return s.ready().findOwned([]byte(str)) }
 
 // Kinds returns the kinds found in b, each once, in the order of the
 // set's rules (Blackbox reports its labels that way).
@@ -363,7 +372,10 @@ func (s *Set) ReplaceString(str string) (out string, ms []Match) {
 // invisible characters (invisible.go): the rules see the text without
 // them as well as b, and each match's offsets are those of b, spanning
 // whatever was inside the secret.
-func (s *Set) find(b []byte, emit func(candidate)) {
+func (s *Set) find(b []byte, emit func(candidate)) { s.findIn(b, false, emit) }
+
+// findIn is find, over b itself when inPlace (see findOwned).
+func (s *Set) findIn(b []byte, inPlace bool, emit func(candidate)) {
 	first := invisibleAt(b)
 	if first < 0 {
 		s.findVisible(b, emit)
@@ -372,9 +384,9 @@ func (s *Set) find(b []byte, emit func(candidate)) {
 	// The bytes as they are too: an escape that swallows a byte of a key
 	// (a lone ESC before it) must not hide the key.
 	s.findVisible(b, emit)
-	text, at := visible(b, first)
+	text, at := visible(b, first, inPlace)
 	s.findVisible(text, func(c candidate) {
-		c.Start, c.End = int(at[c.Start]), int(at[c.End-1])+1
+		c.Start, c.End = at.orig(c.Start), at.orig(c.End-1)+1
 		emit(c)
 	})
 }
