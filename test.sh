@@ -10,7 +10,7 @@
 # and building the collector is minutes of CPU.
 set -euo pipefail
 cd "$(dirname "$0")"
-go test -race -count=1 ./...
+go test -race -count=1 -timeout 30m ./...
 collector_log=$(mktemp)
 trap 'rm -f "$collector_log"' EXIT
 (cd lib/internal/collectortest && go vet ./... && go test -count=1 -timeout 10m ./...) >"$collector_log" 2>&1 &

@@ -186,7 +186,16 @@ func TestActiveLayout(t *testing.T) {
 		`{"address":"default/app-3c","profile":"default","pid":4242,"session_id":"11111111-2222-4333-8444-555555555555","status":"busy","cwd":"/home/dev/app","started_at":"2026-11-30T09:00:00.000Z","updated_at":"2026-11-30T10:47:16.987Z","raw":{"x":1}}`,
 		`{"address":"work/beta","profile":"work","pid":77,"session_id":"22222222-2222-4333-8444-555555555555","status":null,"cwd":"/home/dev/beta","started_at":"2026-11-30T08:00:00.000Z","updated_at":null}`,
 	}
-	_, out, _ := table(t, term(100, "NO_COLOR", "1"), &ActiveLayout, recs)
+	// cc-sessions --active's layout (lib/commands/internal/load).
+	active := Layout{Columns: []Column{
+		{Head: "Address", Keys: []string{"address"}},
+		{Head: "PID", Keys: []string{"pid"}},
+		{Head: "Status", Keys: []string{"status"}},
+		{Head: "Updated", Keys: []string{"updated_at", "started_at"}, Kind: Time},
+		{Head: "Session", Keys: []string{"session_id"}, Kind: IDPrefix},
+		{Head: "Project", Keys: []string{"cwd"}, Kind: Path},
+	}}
+	_, out, _ := table(t, term(100, "NO_COLOR", "1"), &active, recs)
 	want := "Address         PID   Status  Updated           Session   Project\n" +
 		"default/app-3c  4242  busy    2026-11-30 10:47  11111111  /home/dev/app\n" +
 		"work/beta       77            2026-11-30 08:00  22222222  /home/dev/beta\n"

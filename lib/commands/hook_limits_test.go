@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 // TestHookNeverExits2ByAccident is issue 13 item 2: under an address-space
@@ -27,7 +29,6 @@ func TestHookNeverExits2ByAccident(t *testing.T) {
 	// reserve an 8 MB stack and, under ulimit -v, pthread_create fails
 	// with SIGABRT (status 2). cc-hook must stay free of cgo (no net, no
 	// os/user), which the build below checks.
-	bin := t.TempDir()
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("needs the go command to build cc-hook")
@@ -41,9 +42,7 @@ func TestHookNeverExits2ByAccident(t *testing.T) {
 			t.Errorf("cc-hook depends on %s: it needs cgo or threads that fail under ulimit -v", d)
 		}
 	}
-	if out, err := exec.Command(gobin, "build", "-o", bin, "../../cmd/cc-hook").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := golden.Build(t, "cc-hook")
 	dir := t.TempDir()
 	write := func(name, s string) string {
 		p := filepath.Join(dir, name)

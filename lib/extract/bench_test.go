@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ccpipe/ccpipe/bench/corpus"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // BenchmarkUsageSumDay measures `cc-extract usage --sum day --subagents`
@@ -44,7 +45,7 @@ func BenchmarkUsageSumDay(b *testing.B) {
 	for b.Loop() {
 		var got corpus.Tokens
 		x, _ := New(Options{Kind: "usage", Sum: "day", Subagents: true}, func(v any) error {
-			s := v.(*UsageSum)
+			s := v.(*usage.Sum)
 			got.Add(corpus.Tokens{InputTokens: s.InputTokens, OutputTokens: s.OutputTokens, CacheReadInputTokens: s.CacheReadInputTokens,
 				CacheCreationInputTokens: s.CacheCreationInputTokens, TotalTokens: s.TotalTokens, Messages: s.Messages})
 			return nil

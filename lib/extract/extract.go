@@ -43,10 +43,6 @@ func SubagentsByDefault(kind string) bool {
 	return false
 }
 
-// SumBy lists the groupings usage --sum knows alone (see SumKeys and
-// ParseSum for several at once).
-var SumBy = append(append([]string(nil), SumKeys...), "block")
-
 // Options select a kind and its switches.
 type Options struct {
 	Kind string
@@ -188,7 +184,7 @@ func New(opts Options, emit func(any) error) (*Extractor, error) {
 		return nil, fmt.Errorf("unknown kind %q (want one of %s)", opts.Kind, strings.Join(Kinds, ", "))
 	}
 	if opts.Sum != "" {
-		if _, err := ParseSum(opts.Sum); err != nil {
+		if _, err := usage.ParseSum(opts.Sum); err != nil {
 			return nil, err
 		}
 	}

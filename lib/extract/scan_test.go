@@ -13,11 +13,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/ccpipe/ccpipe/lib/usage"
 	"testing/iotest"
 
 	"github.com/ccpipe/ccpipe/lib/transcript"
+	"github.com/ccpipe/ccpipe/lib/usage"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
@@ -308,7 +307,7 @@ func TestUsageNumbersOutOfRange(t *testing.T) {
 	if err != nil || len(facts) != 1 {
 		t.Fatalf("%d sums, %v", len(facts), err)
 	}
-	s := facts[0].(*UsageSum)
+	s := facts[0].(*usage.Sum)
 	if s.InputTokens != math.MaxInt64 || s.TotalTokens != math.MaxInt64 || s.OutputTokens != 2 || s.CacheCreationInputTokens != 0 {
 		t.Errorf("sum %+v", s)
 	}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // genMessage is one API message of a generated transcript: the ground
@@ -129,7 +131,7 @@ func TestUsageTotalsProperty(t *testing.T) {
 		for group := range want {
 			got := map[string][5]int64{}
 			x, err := New(Options{Kind: "usage", Sum: group}, func(v any) error {
-				s := v.(*UsageSum)
+				s := v.(*usage.Sum)
 				key := deref(s.SessionID) + deref(s.Model) + deref(s.Date)
 				got[key] = [5]int64{s.InputTokens, s.OutputTokens, s.CacheReadInputTokens, s.CacheCreationInputTokens, s.Messages}
 				if s.TotalTokens != s.InputTokens+s.OutputTokens+s.CacheReadInputTokens+s.CacheCreationInputTokens {

@@ -190,7 +190,7 @@ func (s *usageScan) encode(sums bool) []byte {
 		if sums {
 			b = cache.AppendU64(b, r.Key)
 			// The ids only where a sum names them in a warning.
-			ids := sumNamesIDs(r)
+			ids := usage.SumNamesIDs(r)
 			b = cache.AppendBool(b, ids)
 			if ids {
 				b = cache.AppendStr(b, r.MessageID)

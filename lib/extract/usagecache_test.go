@@ -9,11 +9,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-
-	"github.com/ccpipe/ccpipe/lib/usage"
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // checkCached reads the file through the cache c and without one, and
@@ -108,7 +107,7 @@ func checkCached(t *testing.T, c *cache.Store, f file, step string) {
 func sumView(recs []usageRec) []usageRec {
 	var out []usageRec
 	for _, r := range recs {
-		if !sumNamesIDs(&r) {
+		if !usage.SumNamesIDs(&r) {
 			r.MessageID, r.UUID = "", ""
 		}
 		r.RequestID, r.RequestRef = "", ""
@@ -327,7 +326,7 @@ func TestUsageCacheBadEntry(t *testing.T) {
 	sum := func(c *cache.Store) []string {
 		var out []string
 		x, err := New(Options{Kind: "usage", Sum: "day", Cache: c, Warn: func(m string) { out = append(out, "warn: "+m) }}, func(v any) error {
-			s := v.(*UsageSum)
+			s := v.(*usage.Sum)
 			out = append(out, fmt.Sprintf("%v %d %d", deref(s.Date), s.Messages, s.TotalTokens))
 			return nil
 		})

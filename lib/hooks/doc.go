@@ -5,7 +5,7 @@
 // runs handlers with a defined failure policy.
 //
 // ParseStatusLine reads the statusLine payload (the status line
-// command's stdin) as tolerantly, with DecodeLenient.
+// command's stdin) as tolerantly, with the same decoder.
 //
 // Parsing is tolerant because the hooks reference grows every few releases:
 // unknown fields stay in Raw and are named in UnknownFields, and a field of

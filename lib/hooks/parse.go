@@ -112,9 +112,14 @@ func fieldTable(t reflect.Type) map[string][]int {
 	return m
 }
 
-// decodeFields fills the struct v from obj. A value of the wrong JSON type
-// leaves its field empty and is named in mismatches; a name v does not
-// model is named in unknown.
+// decodeFields is the one tolerant decoder of lib/hooks: it fills the
+// struct v from obj field by field. A value of the wrong JSON type leaves
+// its field empty and is named in mismatches (its dotted path under
+// prefix), except that an object given for a struct field is read the
+// same way, field by field, so one bad member costs only itself (its
+// siblings are kept and it alone is named). A name v does not model is
+// named in unknown (at the top level; a nested struct's are ignored, as a
+// whole decode ignores them).
 func decodeFields(v reflect.Value, obj RawObject, prefix string) (mismatches, unknown []string) {
 	table := fieldTable(v.Type())
 	for _, f := range obj {
@@ -130,17 +135,55 @@ func decodeFields(v reflect.Value, obj RawObject, prefix string) (mismatches, un
 			fv.SetBytes(f.Value)
 			continue
 		}
-		if err := json.Unmarshal(f.Value, fv.Addr().Interface()); err != nil {
-			fv.SetZero()
-			path := prefix + f.Name
-			var te *json.UnmarshalTypeError
-			if errors.As(err, &te) && te.Field != "" && te.Field != f.Name {
-				path += "." + strings.TrimPrefix(te.Field, f.Name+".")
-			}
-			mismatches = append(mismatches, path)
+		err := json.Unmarshal(f.Value, fv.Addr().Interface())
+		if err == nil {
+			continue
 		}
+		fv.SetZero()
+		path := prefix + f.Name
+		if bad, ok := salvage(fv, f.Value, path+"."); ok {
+			mismatches = append(mismatches, bad...)
+			continue
+		}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" && te.Field != f.Name {
+			path += "." + strings.TrimPrefix(te.Field, f.Name+".")
+		}
+		mismatches = append(mismatches, path)
 	}
 	return mismatches, unknown
+}
+
+var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// salvage reads raw, an object, into fv, a struct field (or a pointer to
+// one) whose whole decode failed, with decodeFields; false (fv left
+// empty) when fv is not a plain struct, raw not an object, or no member
+// is to blame.
+func salvage(fv reflect.Value, raw json.RawMessage, prefix string) ([]string, bool) {
+	st := fv.Type()
+	ptr := st.Kind() == reflect.Pointer
+	if ptr {
+		st = st.Elem()
+	}
+	if st.Kind() != reflect.Struct || reflect.PointerTo(st).Implements(unmarshaler) {
+		return nil, false
+	}
+	obj, err := parseObject(raw)
+	if err != nil {
+		return nil, false
+	}
+	nv := reflect.New(st)
+	bad, _ := decodeFields(nv.Elem(), obj, prefix)
+	if len(bad) == 0 {
+		return nil, false
+	}
+	if ptr {
+		fv.Set(nv)
+	} else {
+		fv.Set(nv.Elem())
+	}
+	return bad, true
 }
 
 // Record is the normalised NDJSON record of a parsed payload: "event"

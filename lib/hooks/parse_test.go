@@ -237,3 +237,28 @@ func TestMatcher(t *testing.T) {
 		t.Error("Record of a bare event")
 	}
 }
+
+// TestParseSalvagesNested: a hook payload and a status line are read by
+// one decoder: an object given for a struct field with one bad member
+// keeps its siblings and names that member alone; the record still
+// prints the whole field as null.
+func TestParseSalvagesNested(t *testing.T) {
+	ev, err := Parse([]byte(`{"hook_event_name":"PreToolUse","tool_name":"mcp__x__y","tool_input":{},"mcp_server":{"name":7,"source":"plugin"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := ev.(*PreToolUseEvent)
+	if e.MCPServer == nil || e.MCPServer.Source != "plugin" || e.MCPServer.Name != "" {
+		t.Errorf("mcp_server %+v", e.MCPServer)
+	}
+	if got := e.TypeMismatches; len(got) != 1 || got[0] != "mcp_server.name" {
+		t.Errorf("mismatches %q", got)
+	}
+	if rec := string(Record(ev)); !strings.Contains(rec, `"mcp_server":null`) {
+		t.Errorf("record %s", rec)
+	}
+	p, bad, err := ParseStatusLine([]byte(`{"model":{"id":"m","display_name":5}}`))
+	if err != nil || len(bad) != 1 || bad[0] != "model.display_name" || p.Model.ID != "m" {
+		t.Errorf("status line %+v %q %v", p, bad, err)
+	}
+}

@@ -618,3 +618,17 @@ func Members(b []byte, fn func(m *Member) error) error {
 func (c *Cursor) keyQuote(key []byte) int {
 	return cap(c.b) - cap(key) - 1
 }
+
+// StringOf is the text of v, a JSON string value; "" for any other value
+// (or a malformed string).
+func StringOf(v []byte) string {
+	c := New(v)
+	if c.Peek() != '"' {
+		return ""
+	}
+	s, err := c.String()
+	if err != nil {
+		return ""
+	}
+	return string(s)
+}

@@ -48,29 +48,53 @@ type Sample struct {
 	MonthUSD       *float64 `json:"month_usd"`
 }
 
-// SampleOf reads the payload's rate_limits; ok is false without a window.
-func SampleOf(raw json.RawMessage) (Sample, bool) {
-	var rl map[string]*struct {
+// Reading is one window of the payload's rate_limits as read: its used
+// percentage (nil when absent) and when it resets (zero when resets_at is
+// absent or unreadable; Unix seconds or RFC 3339, read to the
+// nanosecond).
+type Reading struct {
+	Used   *float64
+	Resets time.Time
+}
+
+// WindowOf is the one reader of the payload's rate_limits: the window
+// name (five_hour, seven_day), ok false without it. Each window is read on
+// its own, so a malformed one does not cost the other.
+func WindowOf(raw json.RawMessage, name string) (w Reading, ok bool) {
+	var rl map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &rl) != nil || rl[name] == nil {
+		return w, false
+	}
+	var v struct {
 		UsedPercentage *float64 `json:"used_percentage"`
 		ResetsAt       any      `json:"resets_at"`
 	}
-	var s Sample
-	if len(raw) == 0 || json.Unmarshal(raw, &rl) != nil {
-		return s, false
+	if json.Unmarshal(rl[name], &v) != nil || string(rl[name]) == "null" {
+		return w, false
 	}
+	w.Used = v.UsedPercentage
+	switch r := v.ResetsAt.(type) {
+	case float64: // Unix seconds, Claude Code's unit
+		w.Resets = time.Unix(int64(r), 0)
+	case string:
+		w.Resets, _ = time.Parse(time.RFC3339Nano, r)
+	}
+	return w, true
+}
+
+// SampleOf reads the payload's rate_limits (WindowOf) as a ledger sample,
+// a window's reset in Unix seconds; a window without a used percentage is
+// left out. ok is false without a window.
+func SampleOf(raw json.RawMessage) (Sample, bool) {
+	var s Sample
 	get := func(name string) *Limit {
-		w := rl[name]
-		if w == nil || w.UsedPercentage == nil {
+		w, ok := WindowOf(raw, name)
+		if !ok || w.Used == nil {
 			return nil
 		}
-		l := &Limit{UsedPercentage: *w.UsedPercentage}
-		switch v := w.ResetsAt.(type) {
-		case float64:
-			l.ResetsAt = int64(v)
-		case string:
-			if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
-				l.ResetsAt = t.Unix()
-			}
+		l := &Limit{UsedPercentage: *w.Used}
+		if !w.Resets.IsZero() {
+			l.ResetsAt = w.Resets.Unix()
 		}
 		return l
 	}
@@ -248,27 +272,12 @@ func Windows(samples []Sample, name string) []Window {
 	return out
 }
 
-// FiveHourOf is the payload's five-hour window, the account's real one,
-// better than the block estimate: its used percentage and when it resets
-// (zero when resets_at is absent or unreadable; Unix seconds or RFC 3339,
-// read to the nanosecond). ok is false without the window.
+// FiveHourOf is the payload's five-hour window (WindowOf), the account's
+// real one, better than the block estimate: its used percentage and when
+// it resets. ok is false without the window.
 func FiveHourOf(raw json.RawMessage) (used *float64, resets time.Time, ok bool) {
-	var rl struct {
-		FiveHour *struct {
-			UsedPercentage *float64 `json:"used_percentage"`
-			ResetsAt       any      `json:"resets_at"`
-		} `json:"five_hour"`
-	}
-	if len(raw) == 0 || json.Unmarshal(raw, &rl) != nil || rl.FiveHour == nil {
-		return nil, resets, false
-	}
-	switch v := rl.FiveHour.ResetsAt.(type) {
-	case float64: // unix seconds
-		resets = time.Unix(int64(v), 0)
-	case string:
-		resets, _ = time.Parse(time.RFC3339Nano, v)
-	}
-	return rl.FiveHour.UsedPercentage, resets, true
+	w, ok := WindowOf(raw, "five_hour")
+	return w.Used, w.Resets, ok
 }
 
 // KeepPayload appends the payload's rate_limits sample (raw), seen at now,

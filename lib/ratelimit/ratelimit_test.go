@@ -141,3 +141,30 @@ func TestKeepPayload(t *testing.T) {
 		t.Errorf("kept %+v", s)
 	}
 }
+
+// TestSampleIsFiveHour: the ledger's sample and the status line's
+// five-hour window are one reading (WindowOf): the same window, its reset
+// the same second; a malformed seven_day does not cost the five-hour
+// window of either.
+func TestSampleIsFiveHour(t *testing.T) {
+	for _, raw := range []string{
+		`{"five_hour":{"used_percentage":42,"resets_at":1777777777}}`,
+		`{"five_hour":{"used_percentage":1,"resets_at":"2026-05-01T15:00:00.5Z"},"seven_day":{"used_percentage":3,"resets_at":1}}`,
+		`{"five_hour":{"used_percentage":7,"resets_at":1777777777},"seven_day":5}`,
+		`{"five_hour":{"used_percentage":9}}`,
+	} {
+		s, sok := SampleOf(json.RawMessage(raw))
+		used, resets, fok := FiveHourOf(json.RawMessage(raw))
+		if !sok || !fok || s.FiveHour == nil || used == nil || s.FiveHour.UsedPercentage != *used {
+			t.Errorf("%s: sample %+v %v, five-hour %v %v", raw, s.FiveHour, sok, used, fok)
+			continue
+		}
+		want := int64(0)
+		if !resets.IsZero() {
+			want = resets.Unix()
+		}
+		if s.FiveHour.ResetsAt != want {
+			t.Errorf("%s: sample resets %d, five-hour %d", raw, s.FiveHour.ResetsAt, want)
+		}
+	}
+}

@@ -129,7 +129,7 @@ func Classify(line []byte) (Record, error) {
 		switch m.Name() {
 		case "cc_source":
 			f.source = true
-			if s, ok := sourceFrom(m.Value); ok {
+			if s, ok := SourceValue(m.Value); ok {
 				r.Source = &s
 				f.sourcePath, f.sourceSession = s.Path, s.SessionID
 			}
@@ -144,42 +144,42 @@ func Classify(line []byte) (Record, error) {
 		case "uuid":
 			f.uuid = true
 		case "transcript_path":
-			f.path, f.hasPath = str(m.Value), true
+			f.path, f.hasPath = jsonscan.StringOf(m.Value), true
 		case "socket_path":
 			f.socket = true
 		case "history_path":
 			f.history = true
 		case "session_id":
-			f.session, f.hasSession = str(m.Value), true
+			f.session, f.hasSession = jsonscan.StringOf(m.Value), true
 		case "sessionId":
-			f.camelSession = str(m.Value)
+			f.camelSession = jsonscan.StringOf(m.Value)
 		case "agentId":
-			f.camelAgent = str(m.Value)
+			f.camelAgent = jsonscan.StringOf(m.Value)
 		case "config_dir":
 			f.configDir = true
 		case "cwd":
-			r.Cwd = str(m.Value)
+			r.Cwd = jsonscan.StringOf(m.Value)
 		case "profile":
-			r.Profile = str(m.Value)
+			r.Profile = jsonscan.StringOf(m.Value)
 		case "profiles":
 			r.Profiles = strs(m.Value)
 		case "started_at":
-			r.StartedAt = str(m.Value)
+			r.StartedAt = jsonscan.StringOf(m.Value)
 		case "last_activity_at":
-			r.LastActivityAt = str(m.Value)
+			r.LastActivityAt = jsonscan.StringOf(m.Value)
 		case "updated_at":
-			r.UpdatedAt = str(m.Value)
+			r.UpdatedAt = jsonscan.StringOf(m.Value)
 		case "active":
 			if len(m.Value) > 0 && m.Value[0] == '{' {
 				f.active = true
 				_ = jsonscan.Members(m.Value, func(a *jsonscan.Member) error {
 					switch a.Name() {
 					case "transcript_path":
-						f.activePath = str(a.Value)
+						f.activePath = jsonscan.StringOf(a.Value)
 					case "session_id":
-						f.activeSession = str(a.Value)
+						f.activeSession = jsonscan.StringOf(a.Value)
 					case "profile":
-						f.activeProfile = str(a.Value)
+						f.activeProfile = jsonscan.StringOf(a.Value)
 					}
 					return nil
 				})
@@ -228,19 +228,6 @@ type fields struct {
 	path, activePath, sourcePath                        string
 	session, activeSession, sourceSession, camelSession string
 	activeProfile, camelAgent                           string
-}
-
-// str is a JSON string's value; "" for any other value.
-func str(v []byte) string {
-	c := jsonscan.New(v)
-	if c.Peek() != '"' {
-		return ""
-	}
-	s, err := c.String()
-	if err != nil {
-		return ""
-	}
-	return string(s)
 }
 
 // strs is a JSON array's string elements; nil for any other value (an

@@ -31,7 +31,7 @@ func SourceOf(line []byte) (s Source, ok bool) {
 	if bytes.HasPrefix(line, sourceKey) {
 		c := jsonscan.New(line[len(sourceKey):])
 		if raw, err := c.Raw(); err == nil {
-			return sourceFrom(raw)
+			return SourceValue(raw)
 		}
 		return s, false
 	}
@@ -40,28 +40,28 @@ func SourceOf(line []byte) (s Source, ok bool) {
 	}
 	_ = jsonscan.Members(line, func(m *jsonscan.Member) error {
 		if m.Name() == "cc_source" {
-			s, ok = sourceFrom(m.Value)
+			s, ok = SourceValue(m.Value)
 		}
 		return nil
 	})
 	return s, ok
 }
 
-// sourceFrom reads a cc_source value; ok is false when it is not an
-// object.
-func sourceFrom(v []byte) (s Source, ok bool) {
+// SourceValue reads a cc_source value (the object itself); ok is false
+// when it is not an object.
+func SourceValue(v []byte) (s Source, ok bool) {
 	err := jsonscan.Members(v, func(m *jsonscan.Member) error {
 		switch m.Name() {
 		case "path":
-			s.Path = str(m.Value)
+			s.Path = jsonscan.StringOf(m.Value)
 		case "line":
 			s.Line, _ = strconv.Atoi(string(m.Value))
 		case "session_id":
-			s.SessionID = str(m.Value)
+			s.SessionID = jsonscan.StringOf(m.Value)
 		case "agent_id":
-			s.AgentID = str(m.Value)
+			s.AgentID = jsonscan.StringOf(m.Value)
 		case "tool_use_id":
-			s.ToolUseID = str(m.Value)
+			s.ToolUseID = jsonscan.StringOf(m.Value)
 		}
 		return nil
 	})

@@ -188,11 +188,11 @@ func walkContent(line []byte, names map[string]string, fn func(p *Place, text []
 		case "attachment":
 			attachment = m.Value
 		case "uuid":
-			meta.uuid = stringValue(m.Value)
+			meta.uuid = jsonscan.StringOf(m.Value)
 		case "timestamp":
-			meta.timestamp = stringValue(m.Value)
+			meta.timestamp = jsonscan.StringOf(m.Value)
 		case "agentId":
-			meta.agentID = stringValue(m.Value)
+			meta.agentID = jsonscan.StringOf(m.Value)
 		case "isMeta":
 			isMeta = string(m.Value) == "true"
 		case "isCompactSummary":
@@ -204,7 +204,7 @@ func walkContent(line []byte, names map[string]string, fn func(p *Place, text []
 		return meta, err
 	}
 	w := walker{fn: fn, names: names, summary: isSummary}
-	switch stringValue(typ) {
+	switch jsonscan.StringOf(typ) {
 	case "user":
 		w.user(message, isMeta)
 	case "assistant":
@@ -213,19 +213,6 @@ func walkContent(line []byte, names map[string]string, fn func(p *Place, text []
 		w.attachment(attachment)
 	}
 	return meta, nil
-}
-
-// stringValue decodes a JSON string value; anything else is "".
-func stringValue(raw []byte) string {
-	if len(raw) == 0 || raw[0] != '"' {
-		return ""
-	}
-	c := jsonscan.New(raw)
-	s, err := c.String()
-	if err != nil {
-		return ""
-	}
-	return string(s)
 }
 
 // walker hands content strings to fn until it returns false.
@@ -310,7 +297,7 @@ func elems(raw []byte, fn func(el []byte)) {
 func (w *walker) user(message []byte, isMeta bool) {
 	content := members(message, "content")[0]
 	if len(content) > 0 && content[0] == '"' {
-		if isMeta && strings.HasPrefix(stringValue(content), metaBoilerplate) {
+		if isMeta && strings.HasPrefix(jsonscan.StringOf(content), metaBoilerplate) {
 			return
 		}
 		w.emit(&Place{Where: WherePrompt, Field: "content"}, content)
@@ -318,18 +305,18 @@ func (w *walker) user(message []byte, isMeta bool) {
 	}
 	elems(content, func(el []byte) {
 		b := members(el, "type", "text", "content", "tool_use_id")
-		switch stringValue(b[0]) {
+		switch jsonscan.StringOf(b[0]) {
 		case "text":
 			w.emit(&Place{Where: WherePrompt, Field: "text"}, b[1])
 		case "tool_result":
-			p := &Place{Where: WhereToolResult, Tool: w.names[stringValue(b[3])], Field: "content"}
+			p := &Place{Where: WhereToolResult, Tool: w.names[jsonscan.StringOf(b[3])], Field: "content"}
 			if len(b[2]) > 0 && b[2][0] == '"' {
 				w.emit(p, b[2])
 				return
 			}
 			elems(b[2], func(inner []byte) {
 				ib := members(inner, "type", "text")
-				if stringValue(ib[0]) == "text" {
+				if jsonscan.StringOf(ib[0]) == "text" {
 					w.emit(&Place{Where: WhereToolResult, Tool: p.Tool, Field: "content.text"}, ib[1])
 				}
 			})
@@ -340,15 +327,15 @@ func (w *walker) user(message []byte, isMeta bool) {
 func (w *walker) assistant(message []byte) {
 	elems(members(message, "content")[0], func(el []byte) {
 		b := members(el, "type", "text", "thinking", "name", "input", "id")
-		switch stringValue(b[0]) {
+		switch jsonscan.StringOf(b[0]) {
 		case "text":
 			w.emit(&Place{Where: WhereText, Field: "text"}, b[1])
 		case "thinking":
 			w.emit(&Place{Where: WhereThinking, Field: "thinking"}, b[2])
 		case "tool_use":
-			name := stringValue(b[3])
+			name := jsonscan.StringOf(b[3])
 			if w.names != nil {
-				w.names[stringValue(b[5])] = name
+				w.names[jsonscan.StringOf(b[5])] = name
 			}
 			w.all(b[4], "input", func(field string) *Place {
 				return &Place{Where: WhereToolUse, Tool: name, Field: field}
@@ -377,7 +364,7 @@ func (w *walker) all(raw []byte, path string, place func(field string) *Place) {
 }
 
 func (w *walker) attachment(raw []byte) {
-	typ := stringValue(members(raw, "type")[0])
+	typ := jsonscan.StringOf(members(raw, "type")[0])
 	for _, path := range attachmentContent[typ] {
 		place := func(field string) *Place { return &Place{Where: WhereAttachment, Attachment: typ, Field: field} }
 		w.path(raw, path, "", place)

@@ -42,31 +42,26 @@ var ErrNoRef = errors.New("record has no transcript_path, session_id, socket_pat
 
 // refRecord is the union of the shapes FromRecord accepts.
 type refRecord struct {
-	SessionID      string      `json:"session_id"`
-	TranscriptPath string      `json:"transcript_path"`
-	SocketPath     string      `json:"socket_path"`
-	ConfigDir      string      `json:"config_dir"`
-	ProjectsDir    string      `json:"projects_dir"`
-	Cwd            string      `json:"cwd"`
-	Pid            json.Number `json:"pid"`
-	Name           string      `json:"name"`
-	Address        string      `json:"address"`
-	Profile        string      `json:"profile"`
-	Active         *refRecord  `json:"active"`
-	Source         *ccSource   `json:"cc_source"`
-	CamelSession   string      `json:"sessionId"`
-	CamelSocket    string      `json:"messagingSocketPath"`
-	Liveness       string      `json:"liveness"`
-	RecordPath     string      `json:"record_path"`
+	SessionID      string          `json:"session_id"`
+	TranscriptPath string          `json:"transcript_path"`
+	SocketPath     string          `json:"socket_path"`
+	ConfigDir      string          `json:"config_dir"`
+	ProjectsDir    string          `json:"projects_dir"`
+	Cwd            string          `json:"cwd"`
+	Pid            json.Number     `json:"pid"`
+	Name           string          `json:"name"`
+	Address        string          `json:"address"`
+	Profile        string          `json:"profile"`
+	Active         *refRecord      `json:"active"`
+	Source         *records.Source `json:"-"` // cc_source (records.SourceValue)
+	CamelSession   string          `json:"sessionId"`
+	CamelSocket    string          `json:"messagingSocketPath"`
+	Liveness       string          `json:"liveness"`
+	RecordPath     string          `json:"record_path"`
 	Compatibility  *struct {
 		Messaging *Feature `json:"messaging"`
 	} `json:"compatibility"`
 	Raw json.RawMessage `json:"raw"`
-}
-
-type ccSource struct {
-	Path      string `json:"path"`
-	SessionID string `json:"session_id"`
 }
 
 // FromRecord reads a Ref from one JSON record. Fields of an unexpected
@@ -170,8 +165,7 @@ func decodeLoose(m map[string]json.RawMessage, r *refRecord) {
 		}
 	}
 	if raw, ok := m["cc_source"]; ok {
-		var s ccSource
-		if json.Unmarshal(raw, &s) == nil {
+		if s, ok := records.SourceValue(raw); ok {
 			r.Source = &s
 		}
 	}

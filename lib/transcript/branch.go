@@ -105,9 +105,9 @@ func scanBranchFields(line []byte, n *branchNode) {
 	_ = jsonscan.Members(line, func(m *jsonscan.Member) error {
 		switch m.Name() {
 		case "subtype":
-			n.subtype = scanString(m.Value)
+			n.subtype = jsonscan.StringOf(m.Value)
 		case "sourceToolAssistantUUID":
-			n.source = scanString(m.Value)
+			n.source = jsonscan.StringOf(m.Value)
 		case "isSidechain":
 			n.sidechain = string(m.Value) == "true"
 		case "isMeta":
@@ -121,24 +121,12 @@ func scanBranchFields(line []byte, n *branchNode) {
 	})
 }
 
-func scanString(v []byte) string {
-	c := jsonscan.New(v)
-	if c.Peek() != '"' {
-		return ""
-	}
-	s, err := c.String()
-	if err != nil {
-		return ""
-	}
-	return string(s)
-}
-
 // scanBranchMessage reads message.id and the tool ids of its content.
 func scanBranchMessage(v []byte, n *branchNode) {
 	_ = jsonscan.Members(v, func(m *jsonscan.Member) error {
 		switch m.Name() {
 		case "id":
-			n.msgID = scanString(m.Value)
+			n.msgID = jsonscan.StringOf(m.Value)
 		case "content":
 			c := jsonscan.New(m.Value)
 			if c.Peek() != '[' || c.EnterArray() != nil {
@@ -157,11 +145,11 @@ func scanBranchMessage(v []byte, n *branchNode) {
 				_ = jsonscan.Members(b, func(m *jsonscan.Member) error {
 					switch m.Name() {
 					case "type":
-						typ = scanString(m.Value)
+						typ = jsonscan.StringOf(m.Value)
 					case "id":
-						id = scanString(m.Value)
+						id = jsonscan.StringOf(m.Value)
 					case "tool_use_id":
-						useID = scanString(m.Value)
+						useID = jsonscan.StringOf(m.Value)
 					}
 					return nil
 				})

@@ -145,7 +145,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 		Complete: func(_ context.Context, flag string, args []string) []string {
 			switch {
 			case flag == "sum":
-				return extract.SumBy
+				return usage.SumBy
 			case flag == "week-start":
 				return weekdays
 			case flag == "" && len(args) == 0:

@@ -7,8 +7,8 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
-	"github.com/ccpipe/ccpipe/lib/extract"
 	"github.com/ccpipe/ccpipe/lib/sessions"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // missing gathers, from the --sum records written, what their totals are
@@ -44,7 +44,7 @@ func (m *missing) missingSessions(env *cli.Env, sys cli.System, w *cli.Window) {
 
 // see looks at one record on its way out.
 func (m *missing) see(v any) {
-	s, ok := v.(*extract.UsageSum)
+	s, ok := v.(*usage.Sum)
 	if !ok {
 		return
 	}

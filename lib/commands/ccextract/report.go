@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
-	"github.com/ccpipe/ccpipe/lib/extract"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // weekdays are the values of --week-start.
@@ -27,11 +27,11 @@ func (o *options) calendar(env *cli.Env) error {
 	}
 	var keys []string
 	if o.sum != "" {
-		if keys, err = extract.ParseSum(o.sum); err != nil {
+		if keys, err = usage.ParseSum(o.sum); err != nil {
 			msg := err.Error()
 			for _, k := range strings.Split(o.sum, ",") {
-				if k = strings.TrimSpace(k); !slices.Contains(extract.SumBy, k) {
-					msg += cli.DidYouMean(k, extract.SumBy)
+				if k = strings.TrimSpace(k); !slices.Contains(usage.SumBy, k) {
+					msg += cli.DidYouMean(k, usage.SumBy)
 					break
 				}
 			}

@@ -173,7 +173,7 @@ func (o *options) run(env *cli.Env, terms []string) error {
 		return err
 	}
 	if !o.matches {
-		l := cli.SessionLayout
+		l := load.SessionLayout
 		l.Empty = "no session matched"
 		env.Out.SetLayout(l)
 	} else {

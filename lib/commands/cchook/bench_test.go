@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 // BenchmarkHookProcess measures what a hook costs Claude Code before every
@@ -22,11 +24,8 @@ func BenchmarkHookProcess(b *testing.B) {
 	if err != nil {
 		b.Skip("python3 not installed")
 	}
-	dir := b.TempDir()
+	dir := golden.Build(b, "cc-hook")
 	bin := filepath.Join(dir, "cc-hook")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../../cmd/cc-hook").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
 	var rules strings.Builder
 	rules.WriteString("rules:\n")
 	for i := range 20 {

@@ -176,11 +176,11 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	switch {
 	case o.active:
-		env.Out.SetLayout(cli.ActiveLayout)
+		env.Out.SetLayout(load.ActiveLayout)
 	case o.missing:
 		env.Out.SetLayout(missingLayout)
 	default:
-		env.Out.SetLayout(cli.SessionLayout)
+		env.Out.SetLayout(load.SessionLayout)
 	}
 	profs, err := o.loadProfiles(env)
 	if err != nil || profs == nil {

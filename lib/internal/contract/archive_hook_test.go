@@ -13,6 +13,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
 	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -26,10 +27,7 @@ import (
 func TestSessionEndHookArchives(t *testing.T) {
 	Require(t)
 	t.Parallel()
-	bin := filepath.Join(t.TempDir(), "cc-entries")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../../cmd/cc-entries").CombinedOutput(); err != nil {
-		t.Fatalf("go build cc-entries: %v\n%s", err, out)
-	}
+	bin := filepath.Join(golden.Build(t, "cc-entries"), "cc-entries")
 	e := claudetest.New(t, claudetest.Config{Script: &fakeapi.Script{Turns: []fakeapi.Turn{
 		{Blocks: []fakeapi.Block{fakeapi.Text("archive-marker")}},
 	}}})

@@ -17,6 +17,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/cassette/proxy"
 	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
 	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 // buildCassette builds cmd/cc-cassette once for the test binary.
@@ -25,11 +26,10 @@ var buildCassette = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	bin := filepath.Join(dir, "cc-cassette")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/ccpipe/ccpipe/cmd/cc-cassette").CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build cc-cassette: %v\n%s", err, out)
+	if err := golden.BuildTo(dir, "cc-cassette"); err != nil {
+		return "", err
 	}
-	return bin, nil
+	return filepath.Join(dir, "cc-cassette"), nil
 })
 
 // ccCassette runs the cc-cassette binary in dir with the test machine's

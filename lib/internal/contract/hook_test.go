@@ -3,7 +3,6 @@ package contract
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -13,16 +12,13 @@ import (
 	"github.com/ccpipe/ccpipe/lib/hooks/rules"
 	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
 	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 // buildCCHook builds the cc-hook binary the CLI will run as a hook.
 func buildCCHook(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "cc-hook")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../../cmd/cc-hook").CombinedOutput(); err != nil {
-		t.Fatalf("go build cc-hook: %v\n%s", err, out)
-	}
-	return bin
+	return filepath.Join(golden.Build(t, "cc-hook"), "cc-hook")
 }
 
 // ruleSettings is what `cc-hook settings RULES` prints, for bin.

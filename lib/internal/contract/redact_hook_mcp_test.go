@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
 	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 // An MCP tool's output (a stdio server, testdata/mcpvault, whose one tool
@@ -22,13 +22,8 @@ import (
 func TestRedactHookMasksMCPOutput(t *testing.T) {
 	Require(t)
 	t.Parallel()
-	tmp := t.TempDir()
-	redact, vault := filepath.Join(tmp, "cc-redact"), filepath.Join(tmp, "mcpvault")
-	for bin, pkg := range map[string]string{redact: "../../../cmd/cc-redact", vault: "./testdata/mcpvault"} {
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-		}
-	}
+	redact := filepath.Join(golden.Build(t, "cc-redact"), "cc-redact")
+	vault := filepath.Join(golden.Build(t, "./testdata/mcpvault"), "mcpvault")
 	token := "ghp_Mc9pVb2nQ4" + strings.Repeat("Rt5yUi7oP3", 3)[:26]
 	e := claudetest.New(t, claudetest.Config{
 		Env: []string{"MCPVAULT_TEXT=VAULT_TOKEN=" + token},

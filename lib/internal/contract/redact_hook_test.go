@@ -11,6 +11,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
 	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 // cc-redact --hook, installed with what `cc-redact --print-settings`
@@ -33,10 +34,7 @@ import (
 func TestRedactHookMasksToolOutput(t *testing.T) {
 	Require(t)
 	t.Parallel()
-	bin := filepath.Join(t.TempDir(), "cc-redact")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../../cmd/cc-redact").CombinedOutput(); err != nil {
-		t.Fatalf("go build cc-redact: %v\n%s", err, out)
-	}
+	bin := filepath.Join(golden.Build(t, "cc-redact"), "cc-redact")
 	const antTail = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefGHIJKLmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUV-abcdefAA"
 	ant := "sk-ant-api03-" + antTail
 	gh := "ghp_Ab3dEf7hK9" + strings.Repeat("Qz8xWv2uT5", 3)[:26]

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/commands/ccsessions"
 	"github.com/ccpipe/ccpipe/lib/internal/claudetest"
 	"github.com/ccpipe/ccpipe/lib/internal/fakeapi"
+	"github.com/ccpipe/ccpipe/lib/internal/golden"
 )
 
 // activeRecord is the part of a cc-sessions --active record checked here.
@@ -72,12 +72,7 @@ func waitActive(t *testing.T, e *claudetest.Env, pid int, what string, pred func
 // buildSessions builds cc-sessions into a fresh dir for the CLI's Bash tool.
 func buildSessions(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "cc-sessions"), "github.com/ccpipe/ccpipe/cmd/cc-sessions")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build cc-sessions: %v\n%s", err, out)
-	}
-	return dir
+	return golden.Build(t, "cc-sessions")
 }
 
 // An interactive session under tmux appears in --active with its name,

@@ -135,22 +135,36 @@ func CopyTree(t testing.TB, from, to string) {
 	}
 }
 
-// Build builds the command cmd/name into a temporary directory and
-// returns the directory, for a test that runs the real binary in a
-// subprocess (under a ulimit). env is added to the build's environment
-// (CGO_ENABLED=0: a cgo binary's threads each reserve an 8 MB stack and
-// fail under ulimit -v). Without the go command the test is skipped.
+// Build builds the command cmd/name (or, when name holds a slash, the
+// package of that import path or ./-relative directory) into a temporary
+// directory and returns the directory, for a test that runs the real
+// binary in a subprocess (under a ulimit). env is added to the build's
+// environment (CGO_ENABLED=0: a cgo binary's threads each reserve an 8 MB
+// stack and fail under ulimit -v). Without the go command the test is
+// skipped.
 func Build(t testing.TB, name string, env ...string) string {
 	t.Helper()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
+	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("needs the go command to build " + name)
 	}
 	dir := t.TempDir()
-	build := exec.Command(gobin, "build", "-o", dir, "github.com/ccpipe/ccpipe/cmd/"+name)
-	build.Env = append(os.Environ(), env...)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", name, err, out)
+	if err := BuildTo(dir, name, env...); err != nil {
+		t.Fatal(err)
 	}
 	return dir
+}
+
+// BuildTo is Build into dir, for a binary shared by several tests (built
+// once, outside any one test).
+func BuildTo(dir, name string, env ...string) error {
+	pkg := name
+	if !strings.Contains(name, "/") {
+		pkg = "github.com/ccpipe/ccpipe/cmd/" + name
+	}
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), pkg)
+	build.Env = append(os.Environ(), env...)
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", name, err, out)
+	}
+	return nil
 }

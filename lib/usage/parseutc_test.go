@@ -1,4 +1,4 @@
-package extract
+package usage
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// FuzzParseUTC holds parseUTC to time.Parse: where it reads a timestamp,
+// FuzzParseUTC holds ParseUTC to time.Parse: where it reads a timestamp,
 // time.Parse reads the same second; where it declines one of its own
 // form, time.Parse fails too (others go to time.Parse anyway).
 func FuzzParseUTC(f *testing.F) {
@@ -15,16 +15,16 @@ func FuzzParseUTC(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		sec, ok := parseUTC(s)
+		sec, ok := ParseUTC(s)
 		tm, err := time.Parse(time.RFC3339Nano, s)
 		if ok {
 			if err != nil || tm.Unix() != sec {
-				t.Fatalf("parseUTC(%q) = %d; time.Parse: %v %v", s, sec, tm.Unix(), err)
+				t.Fatalf("ParseUTC(%q) = %d; time.Parse: %v %v", s, sec, tm.Unix(), err)
 			}
 		} else if err == nil && len(s) >= 20 && len(s) <= 30 && s[len(s)-1] == 'Z' && tm.Location() == time.UTC && tm.Year() >= 0 {
 			// Declined a form time.Parse reads: allowed only outside ours.
 			if s[10] == 'T' && s[4] == '-' && strings.Count(s, ":") == 2 && (len(s) == 20 || s[19] == '.') {
-				t.Fatalf("parseUTC declined %q, which time.Parse reads as %v", s, tm)
+				t.Fatalf("ParseUTC declined %q, which time.Parse reads as %v", s, tm)
 			}
 		}
 	})

@@ -1,41 +1,10 @@
-package extract
+package usage
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/ccpipe/ccpipe/lib/quote"
-	"github.com/ccpipe/ccpipe/lib/usage"
 )
-
-// SumKeys are the keys usage --sum groups by, alone or several joined
-// with commas (day,model: one record per day and model); block, the
-// 5-hour windows, stands alone.
-var SumKeys = []string{"session", "model", "day", "week", "month", "project"}
-
-// ParseSum splits a --sum value into its keys, in the order given (which
-// is the order the records are sorted by).
-func ParseSum(s string) ([]string, error) {
-	if s == "block" {
-		return []string{"block"}, nil
-	}
-	var keys []string
-	for _, k := range strings.Split(s, ",") {
-		k = strings.TrimSpace(k)
-		switch {
-		case k == "block":
-			return nil, fmt.Errorf("--sum block stands alone (it cuts 5-hour windows, not groups)")
-		case !slices.Contains(SumKeys, k):
-			return nil, fmt.Errorf("unknown --sum %s (want one of %s, block, or several keys joined with commas such as day,model)", quote.Q(k), strings.Join(SumKeys, ", "))
-		case slices.Contains(keys, k):
-			return nil, fmt.Errorf("--sum %s names %s twice", quote.Q(s), k)
-		}
-		keys = append(keys, k)
-	}
-	return keys, nil
-}
 
 // groupKeys is the state of a --sum of keys: the calendar of day, week
 // and month, and each session's first message (the order of its groups).
@@ -51,7 +20,7 @@ type groupKeys struct {
 }
 
 func newGroupKeys(sum string, weekStart *time.Weekday) groupKeys {
-	keys, _ := ParseSum(sum) // New checked it
+	keys, _ := ParseSum(sum) // NewSummer's caller checked it
 	g := groupKeys{keys: keys, weekStart: time.Monday, weeks: map[string]string{}, sessionFirst: map[string]string{}}
 	if weekStart != nil {
 		g.weekStart = *weekStart
@@ -68,7 +37,7 @@ func newGroupKeys(sum string, weekStart *time.Weekday) groupKeys {
 func (g *groupKeys) has(k string) bool { return slices.Contains(g.keys, k) }
 
 // group is the key of r's group: its parts joined by NUL.
-func (u *usageState) group(r *usageRec) string {
+func (u *Summer) group(r *Message) string {
 	g := &u.groups
 	if len(g.keys) == 1 {
 		return u.part(g.keys[0], r) // most often: no slice, no join
@@ -81,7 +50,7 @@ func (u *usageState) group(r *usageRec) string {
 }
 
 // part is r's part of a group key for --sum key k.
-func (u *usageState) part(k string, r *usageRec) string {
+func (u *Summer) part(k string, r *Message) string {
 	g := &u.groups
 	switch k {
 	case "day", "week", "month":
@@ -115,7 +84,7 @@ func (u *usageState) part(k string, r *usageRec) string {
 
 // name fills a new group's key fields from its key. A session group also
 // names its project (the cwd of its first message).
-func (g *groupKeys) name(s *UsageSum, group, cwd string) {
+func (g *groupKeys) name(s *Sum, group, cwd string) {
 	parts := strings.Split(group, "\x00")
 	for i, k := range g.keys {
 		p := str(parts[i])
@@ -139,7 +108,7 @@ func (g *groupKeys) name(s *UsageSum, group, cwd string) {
 	}
 }
 
-// week is the date of the first day (Options.WeekStart, Monday by
+// week is the date of the first day (SumOptions.WeekStart, Monday by
 // default, as ISO 8601) of the week of date; "" for no date.
 func (g *groupKeys) week(date string) string {
 	if w, ok := g.weeks[date]; ok {
@@ -149,7 +118,7 @@ func (g *groupKeys) week(date string) string {
 	if err != nil {
 		return ""
 	}
-	w := usage.WeekOf(d, g.weekStart).Format(time.DateOnly)
+	w := WeekOf(d, g.weekStart).Format(time.DateOnly)
 	g.weeks[date] = w
 	return w
 }
@@ -180,36 +149,3 @@ func (g *groupKeys) less(a, b string) bool {
 
 // display names a group in a message: its parts joined by commas.
 func display(group string) string { return strings.ReplaceAll(group, "\x00", ",") }
-
-// inWindow reports whether a fact stamped ts is in [Since, Until]; with
-// no window, every fact is.
-func (x *Extractor) inWindow(ts string) bool {
-	if x.opts.Since.IsZero() && x.opts.Until.IsZero() {
-		return true
-	}
-	t, err := time.Parse(time.RFC3339Nano, ts)
-	if err != nil {
-		return false
-	}
-	return (x.opts.Since.IsZero() || !t.Before(x.opts.Since)) && (x.opts.Until.IsZero() || !t.After(x.opts.Until))
-}
-
-// windowed wraps emit to drop the facts stamped outside the window
-// (usage messages are dropped before they are summed, in take; a files
-// --unique summary is of in-window files only, see summarize).
-func (x *Extractor) windowed(emit func(any) error) func(any) error {
-	if x.opts.Since.IsZero() && x.opts.Until.IsZero() {
-		return emit
-	}
-	return func(v any) error {
-		if s, ok := v.(stamped); ok && !x.inWindow(deref(s.stamp())) {
-			return nil
-		}
-		return emit(v)
-	}
-}
-
-// stamped is a fact with a Base: its entry's timestamp.
-type stamped interface{ stamp() *string }
-
-func (b Base) stamp() *string { return b.Timestamp }

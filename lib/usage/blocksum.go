@@ -1,12 +1,12 @@
-package extract
+package usage
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/pricing"
-	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // --sum block cuts the messages into ccusage's 5-hour billing windows: a
@@ -14,11 +14,8 @@ import (
 // a message past the block's end, or more than 5 hours after the previous
 // message, starts the next block.
 
-// BlockDuration is the length of a billing window.
-const BlockDuration = usage.BlockDuration
-
-// UsageBlock is a usage --sum block fact.
-type UsageBlock struct {
+// BlockSum is a usage --sum block fact.
+type BlockSum struct {
 	BlockStart string `json:"block_start"`
 	BlockEnd   string `json:"block_end"`
 	// ActualEnd is the timestamp of the block's last message.
@@ -60,7 +57,7 @@ type Projection struct {
 // that the raw usage is not held until the end.
 type blockMsg struct {
 	t     time.Time
-	u     usage.Tokens
+	u     Tokens
 	model string
 	// With --cost: the charge, or unpriced with the model it was
 	// requested as; assumed lists the models priced as the default.
@@ -73,10 +70,10 @@ type blockMsg struct {
 // blockTime reads a message's timestamp for --sum block.
 func blockTime(ts string) (time.Time, error) { return time.Parse(time.RFC3339Nano, ts) }
 
-// sumNamesIDs says whether a --sum names the message's ids in a warning
+// SumNamesIDs says whether a --sum names the message's ids in a warning
 // (a negative token count, a timestamp --sum block cannot read): the
 // --sum cache keeps them only then.
-func sumNamesIDs(r *usageRec) bool {
+func SumNamesIDs(r *Message) bool {
 	if r.Tokens.InputTokens < 0 || r.Tokens.OutputTokens < 0 || r.Tokens.CacheReadInputTokens < 0 || r.Tokens.CacheCreationInputTokens < 0 {
 		return true
 	}
@@ -84,15 +81,15 @@ func sumNamesIDs(r *usageRec) bool {
 	return err != nil
 }
 
-func (u *usageState) addBlockMsg(r *usageRec) {
+func (u *Summer) addBlockMsg(r *Message) {
 	t, err := blockTime(r.Timestamp)
 	if err != nil {
 		u.badTime(r, "left out of --sum block")
 		return
 	}
 	m := blockMsg{t: t, u: r.Tokens, model: r.Model}
-	if u.x.opts.Prices != nil {
-		ch, model, err := u.costOf(r)
+	if u.o.Prices != nil {
+		ch, model, err := r.Price(u.o.Prices)
 		m.costModel = model
 		if err != nil {
 			m.unpriced = true
@@ -110,45 +107,37 @@ func (u *usageState) addBlockMsg(r *usageRec) {
 	u.blocks = append(u.blocks, m)
 }
 
-func (u *usageState) finishBlocks() error {
+func (u *Summer) finishBlocks(emit func(any) error) error {
 	msgs := u.blocks
 	u.blocks = nil
 	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].t.Before(msgs[j].t) })
-	now := u.x.opts.Now
+	now := u.o.Now
 	times := make([]time.Time, len(msgs))
 	for i := range msgs {
 		times[i] = msgs[i].t
 	}
 	spans := BlockSpans(times)
-	cur, future := usage.Current(spans, times, now)
+	cur, future := Current(spans, times, now)
 	if future > 0 {
-		u.x.opts.Warn("usage --sum block: " + usage.FutureNote(future))
+		u.o.Warn("usage --sum block: " + FutureNote(future))
 	}
 	for i, sp := range spans {
-		if err := u.x.emit(u.block(sp.Start, msgs[sp.From:sp.To], now, i == cur)); err != nil {
+		if err := emit(u.block(sp.Start, msgs[sp.From:sp.To], now, i == cur)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// BlockSpan is one billing window over sorted times (usage.BlockSpan).
-type BlockSpan = usage.BlockSpan
-
-// BlockSpans cuts sorted times into ccusage's 5-hour blocks.
-func BlockSpans(times []time.Time) []BlockSpan { return usage.BlockSpans(times) }
-
-const tsLayout = usage.BlockTimeLayout
-
 // block sums one block's messages; current: it is the current block
-// (usage.Current), which runs when usage.Active says so.
-func (u *usageState) block(start time.Time, msgs []blockMsg, now time.Time, current bool) *UsageBlock {
+// (Current), which runs when Active says so.
+func (u *Summer) block(start time.Time, msgs []blockMsg, now time.Time, current bool) *BlockSum {
 	end := start.Add(BlockDuration)
 	last := msgs[len(msgs)-1].t
-	b := &UsageBlock{BlockStart: start.Format(tsLayout), BlockEnd: end.Format(tsLayout),
-		ActualEnd: last.UTC().Format(tsLayout), Active: current && usage.Active(start, msgs[0].t, last, now), Models: []string{}}
-	s := &UsageSum{Messages: int64(len(msgs)), cost: &costSum{}}
-	cost := u.x.opts.Prices != nil
+	b := &BlockSum{BlockStart: start.Format(BlockTimeLayout), BlockEnd: end.Format(BlockTimeLayout),
+		ActualEnd: last.UTC().Format(BlockTimeLayout), Active: current && Active(start, msgs[0].t, last, now), Models: []string{}}
+	s := &Sum{Messages: int64(len(msgs)), cost: &costSum{}}
+	cost := u.o.Prices != nil
 	for i := range msgs {
 		m := &msgs[i]
 		b.InputTokens += m.u.InputTokens
@@ -158,7 +147,7 @@ func (u *usageState) block(start time.Time, msgs []blockMsg, now time.Time, curr
 		total, _ := m.u.Total()
 		b.TotalTokens += total
 		b.Messages++
-		if m.model != "" && !containsStr(b.Models, m.model) {
+		if m.model != "" && !slices.Contains(b.Models, m.model) {
 			b.Models = append(b.Models, m.model)
 		}
 		if !cost {
@@ -167,14 +156,14 @@ func (u *usageState) block(start time.Time, msgs []blockMsg, now time.Time, curr
 		cs := s.cost
 		if m.unpriced {
 			cs.unpricedMessages++
-			if !containsStr(cs.unpriced, m.costModel) {
+			if !slices.Contains(cs.unpriced, m.costModel) {
 				cs.unpriced = append(cs.unpriced, m.costModel)
 			}
 			continue
 		}
 		cs.total += m.usd
 		for _, a := range m.assumed {
-			if !containsStr(cs.assumed, a) {
+			if !slices.Contains(cs.assumed, a) {
 				cs.assumed = append(cs.assumed, a)
 			}
 		}
@@ -186,7 +175,7 @@ func (u *usageState) block(start time.Time, msgs []blockMsg, now time.Time, curr
 	if !b.Active {
 		return b
 	}
-	if f, ok := usage.ForecastOf(msgs[0].t, last, end, now, len(msgs), b.TotalTokens, s.cost.total); ok {
+	if f, ok := ForecastOf(msgs[0].t, last, end, now, len(msgs), b.TotalTokens, s.cost.total); ok {
 		br := &BurnRate{TokensPerMinute: f.TokensPerMinute}
 		p := &Projection{TotalTokens: f.ProjectedTokens, RemainingMinutes: int64(f.RemainingMinutes + 0.5)}
 		if cost {

@@ -1,4 +1,4 @@
-package extract
+package usage
 
 import (
 	"math"
@@ -9,11 +9,11 @@ import (
 // (json.Marshal refuses ±Inf and gave no bytes).
 func TestCostJSONNonFinite(t *testing.T) {
 	for _, v := range []float64{math.Inf(1), math.NaN()} {
-		if got := string(costJSON(v, false)); got != "null" {
-			t.Errorf("costJSON(%v) = %q", v, got)
+		if got := string(CostJSON(v, false)); got != "null" {
+			t.Errorf("CostJSON(%v) = %q", v, got)
 		}
 	}
-	if got := string(costJSON(1.5, false)); got != "1.5" {
-		t.Errorf("costJSON(1.5) = %q", got)
+	if got := string(CostJSON(1.5, false)); got != "1.5" {
+		t.Errorf("CostJSON(1.5) = %q", got)
 	}
 }
