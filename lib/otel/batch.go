@@ -20,8 +20,6 @@ type batch struct {
 	res     Resource
 	logs    plog.Logs
 	metrics pmetric.Metrics
-	nLogs   int // log records
-	nPoints int // events with metric points
 	// by Claude Code version: the scope of each signal
 	logScopes map[string]plog.ScopeLogs
 	metScopes map[string]*metricScope
@@ -130,7 +128,6 @@ func (b *batch) addLog(e *Event) {
 	m.PutStr("event.timestamp", e.Time.UTC().Format("2006-01-02T15:04:05.000Z"))
 	m.PutInt("event.sequence", e.Seq)
 	putAttrs(m, e.Attrs)
-	b.nLogs++
 }
 
 // eventBody is the body of an event: its name with the claude_code.
@@ -179,7 +176,6 @@ func (b *batch) addPoints(e *Event) {
 	ms := b.metricScope(e.Version)
 	if e.SessionStart() {
 		ms.point(&ms.session, MetricSessionCount, "", "Count of CLI sessions started", e, 1, nil)
-		b.nPoints++
 		return
 	}
 	a := e.API
@@ -197,15 +193,14 @@ func (b *batch) addPoints(e *Event) {
 	for i, n := range [...]int64{a.Input, a.Output, a.CacheRead, a.CacheCreation} {
 		ms.point(&ms.tokens, MetricTokenUsage, "tokens", "Number of tokens used", e, float64(n), append(attrs, S("type", tokenTypes[i])))
 	}
-	b.nPoints++
 }
 
 func (b *batch) resetLogs() {
-	b.logs, b.nLogs = plog.NewLogs(), 0
+	b.logs = plog.NewLogs()
 	clear(b.logScopes)
 }
 
 func (b *batch) resetMetrics() {
-	b.metrics, b.nPoints = pmetric.NewMetrics(), 0
+	b.metrics = pmetric.NewMetrics()
 	clear(b.metScopes)
 }

@@ -28,7 +28,7 @@ const EventCacheName = "otel-events"
 
 // EventCacheVersion names the records' format and what they depend on
 // besides the files (the caller adds the prices; lib/cache the build).
-const EventCacheVersion = "otel-events-1/claude-code-2.1.328"
+const EventCacheVersion = "otel-events-2/claude-code-2.1.328"
 
 // record is what one session's transcripts give: its events in
 // transcript order (without event.sequence nor user.id: send sets them),
@@ -155,8 +155,10 @@ func (r *Reader) cached(path string) (*record, bool) {
 	if !ok {
 		return nil, false
 	}
-	rec := &r.replay
-	s, ok := rec.decode(e.Data, &r.replayBuf)
+	// A record of its own: the exporter keeps its events until their
+	// requests are built.
+	rec := &record{}
+	s, ok := rec.decode(e.Data, &replayBuf{})
 	if !ok {
 		return nil, false
 	}
@@ -181,8 +183,7 @@ func (r *Reader) cached(path string) (*record, bool) {
 	return rec, true
 }
 
-// replayBuf is the memory a cached record is decoded into, kept from
-// session to session.
+// replayBuf is the memory a cached record is decoded into.
 type replayBuf struct {
 	attrs []Attr
 	apis  []APIRequest
@@ -234,6 +235,17 @@ func (rec *record) encode(s *snapshot) []byte {
 	for _, sid := range rec.seen {
 		b = ref(b, sid)
 	}
+	// The attributes and API requests of all events, counted first: a
+	// decode sizes its memory once.
+	nattrs, napis := 0, 0
+	for i := range rec.events {
+		nattrs += len(rec.events[i].Attrs)
+		if rec.events[i].API != nil {
+			napis++
+		}
+	}
+	b = cache.AppendUvarint(b, uint64(nattrs))
+	b = cache.AppendUvarint(b, uint64(napis))
 	b = cache.AppendUvarint(b, uint64(len(rec.events)))
 	for i := range rec.events {
 		e := &rec.events[i]
@@ -316,9 +328,9 @@ func (rec *record) decode(data []byte, buf *replayBuf) (snapshot, bool) {
 	for n := d.Count(); n > 0 && d.Err() == nil; n-- {
 		rec.seen = append(rec.seen, ref())
 	}
-	n := d.Count()
+	nattrs, napis, n := d.Count(), d.Count(), d.Count()
 	rec.events = slices.Grow(rec.events[:0], n)
-	buf.attrs, buf.apis = buf.attrs[:0], buf.apis[:0]
+	buf.attrs, buf.apis = slices.Grow(buf.attrs[:0], nattrs), slices.Grow(buf.apis[:0], napis)
 	for ; n > 0 && d.Err() == nil; n-- {
 		e := Event{Name: ref(), SessionID: ref(), ID: d.StrShared(), Version: ref()}
 		sec, nsec := d.Varint(), d.Varint()

@@ -54,24 +54,30 @@ type Exporter struct {
 	// ledgers are read, not written.
 	DryRun    io.Writer
 	BatchSize int
-	b         *batch
-	keys      keyer
-	// out takes the requests built to a goroutine of their own, which
-	// sends them one at a time, in order, while the next is built: on
-	// two cores, building and sending (marshalling, the ledger) overlap.
+	// logs and points are the events taken for the next request of each
+	// signal; the request is built from them on the delivering goroutine.
+	logs, points []*Event
+	keys         keyer
+	// out takes the requests' events to a goroutine of its own, which
+	// builds, sends and marks them one request at a time, in order, while
+	// the next is gathered: on two cores, taking events (the cache, the
+	// ledger's keys) and building and sending them (pdata, marshalling,
+	// the round trip, the ledger's writes) overlap.
 	out  chan exportRequest
 	done chan struct{}
-	mu   sync.Mutex
-	err  error // a delivery's error not returned yet
+	// b is the delivering goroutine's batch, which alone touches it.
+	b   *batch
+	mu  sync.Mutex
+	err error // a delivery's error not returned yet
 }
 
-// exportRequest is one export request of a signal, built, with the keys
-// of its events.
+// exportRequest is the events of one export request of a signal, with
+// their keys.
 type exportRequest struct {
 	c      *Channel
 	keys   []Key
-	asJSON func() ([]byte, error)
-	send   func() (int64, error)
+	events []*Event
+	ctx    context.Context
 }
 
 func (x *Exporter) batch() *batch {
@@ -88,25 +94,22 @@ func (x *Exporter) size() int {
 	return BatchSize
 }
 
-// Add queues an event; a full batch is sent.
+// Add queues an event; a full batch is sent. The exporter keeps e until
+// its request is built: the caller must not change it after.
 func (x *Exporter) Add(ctx context.Context, e *Event) error {
-	if c := x.Logs; c != nil && !e.SessionStart() {
-		if x.take(c, e) {
-			x.batch().addLog(e)
-			if x.b.nLogs >= x.size() {
-				if err := x.flushLogs(ctx); err != nil {
-					return err
-				}
+	if c := x.Logs; c != nil && !e.SessionStart() && x.take(c, e) {
+		x.logs = append(x.logs, e)
+		if len(x.logs) >= x.size() {
+			if err := x.flushLogs(ctx); err != nil {
+				return err
 			}
 		}
 	}
-	if c := x.Metrics; c != nil && hasPoints(e) {
-		if x.take(c, e) {
-			x.batch().addPoints(e)
-			if x.b.nPoints >= x.size() {
-				if err := x.flushMetrics(ctx); err != nil {
-					return err
-				}
+	if c := x.Metrics; c != nil && hasPoints(e) && x.take(c, e) {
+		x.points = append(x.points, e)
+		if len(x.points) >= x.size() {
+			if err := x.flushMetrics(ctx); err != nil {
+				return err
 			}
 		}
 	}
@@ -116,7 +119,7 @@ func (x *Exporter) Add(ctx context.Context, e *Event) error {
 // take says whether e goes into c's next request.
 func (x *Exporter) take(c *Channel, e *Event) bool {
 	k := x.keys.key(c.Signal, e)
-	if c.Ledger != nil && c.Ledger.Has(k) {
+	if c.Ledger != nil && c.Ledger.HadBefore(k) {
 		c.Stats.Already++
 		return false
 	}
@@ -132,7 +135,7 @@ func (x *Exporter) take(c *Channel, e *Event) bool {
 }
 
 // Close sends what is queued, waits for every request to be delivered,
-// and compacts the ledgers.
+// and syncs and compacts the ledgers.
 func (x *Exporter) Close(ctx context.Context) error {
 	err := errors.Join(x.flushLogs(ctx), x.flushMetrics(ctx))
 	if x.out != nil {
@@ -143,43 +146,41 @@ func (x *Exporter) Close(ctx context.Context) error {
 	err = errors.Join(err, x.pending())
 	for _, c := range []*Channel{x.Logs, x.Metrics} {
 		if c != nil && c.Ledger != nil && x.DryRun == nil {
-			err = errors.Join(err, c.Ledger.Compact())
+			err = errors.Join(err, c.Ledger.Finish())
 		}
 	}
 	return err
 }
 
 func (x *Exporter) flushLogs(ctx context.Context) error {
-	if x.b == nil || x.b.nLogs == 0 {
+	if len(x.logs) == 0 {
 		return nil
 	}
-	l := x.b.logs
-	x.b.resetLogs()
-	return x.queue(x.Logs, func() ([]byte, error) { return plogotlp.NewExportRequestFromLogs(l).MarshalJSON() },
-		func() (int64, error) { return x.Logs.Sender.Logs(ctx, l) })
+	evs := x.logs
+	x.logs = make([]*Event, 0, x.size())
+	return x.queue(ctx, x.Logs, evs)
 }
 
 func (x *Exporter) flushMetrics(ctx context.Context) error {
-	if x.b == nil || x.b.nPoints == 0 {
+	if len(x.points) == 0 {
 		return nil
 	}
-	m := x.b.metrics
-	x.b.resetMetrics()
-	return x.queue(x.Metrics, func() ([]byte, error) { return pmetricotlp.NewExportRequestFromMetrics(m).MarshalJSON() },
-		func() (int64, error) { return x.Metrics.Sender.Metrics(ctx, m) })
+	evs := x.points
+	x.points = make([]*Event, 0, x.size())
+	return x.queue(ctx, x.Metrics, evs)
 }
 
-// queue hands a built request of c's signal to the delivering goroutine
-// (started on first use), and returns the error of one delivered before,
-// if any.
-func (x *Exporter) queue(c *Channel, asJSON func() ([]byte, error), send func() (int64, error)) error {
+// queue hands the events of a request of c's signal to the delivering
+// goroutine (started on first use), and returns the error of one
+// delivered before, if any.
+func (x *Exporter) queue(ctx context.Context, c *Channel, events []*Event) error {
 	if x.out == nil {
 		x.out, x.done = make(chan exportRequest, 1), make(chan struct{})
 		go x.deliverAll()
 	}
 	keys := c.keys
 	c.keys = nil
-	x.out <- exportRequest{c: c, keys: keys, asJSON: asJSON, send: send}
+	x.out <- exportRequest{c: c, keys: keys, events: events, ctx: ctx}
 	return x.pending()
 }
 
@@ -203,15 +204,41 @@ func (x *Exporter) deliverAll() {
 	}
 }
 
-// deliver sends one request (or prints it, dry) and marks its keys once
-// acknowledged. A refusal is no error of the run: the signal is down, its
-// events wait (those of the requests after it too); an unwritable ledger
-// is. It runs on the delivering goroutine, which alone touches a
-// channel's down, Sent, Waiting, Rejected and Unmarked.
+// build makes the OTLP request of r's events: its JSON and its sending.
+func (x *Exporter) build(r exportRequest) (asJSON func() ([]byte, error), send func() (int64, error)) {
+	b := x.batch()
+	if r.c.Signal == Logs {
+		for _, e := range r.events {
+			b.addLog(e)
+		}
+		l := b.logs
+		b.resetLogs()
+		return func() ([]byte, error) { return plogotlp.NewExportRequestFromLogs(l).MarshalJSON() },
+			func() (int64, error) { return r.c.Sender.Logs(r.ctx, l) }
+	}
+	for _, e := range r.events {
+		b.addPoints(e)
+	}
+	m := b.metrics
+	b.resetMetrics()
+	return func() ([]byte, error) { return pmetricotlp.NewExportRequestFromMetrics(m).MarshalJSON() },
+		func() (int64, error) { return r.c.Sender.Metrics(r.ctx, m) }
+}
+
+// deliver builds and sends one request (or prints it, dry) and marks its
+// keys once acknowledged. A refusal is no error of the run: the signal is
+// down, its events wait (those of the requests after it too); an
+// unwritable ledger is. It runs on the delivering goroutine, which alone
+// touches a channel's down, Sent, Waiting, Rejected and Unmarked.
 func (x *Exporter) deliver(r exportRequest) error {
 	c, keys := r.c, r.keys
+	if x.DryRun == nil && c.down != nil {
+		c.Stats.Waiting += len(keys)
+		return nil
+	}
+	asJSON, send := x.build(r)
 	if x.DryRun != nil {
-		b, err := r.asJSON()
+		b, err := asJSON()
 		if err != nil {
 			return err
 		}
@@ -221,11 +248,7 @@ func (x *Exporter) deliver(r exportRequest) error {
 		c.Stats.Sent += len(keys)
 		return nil
 	}
-	if c.down != nil {
-		c.Stats.Waiting += len(keys)
-		return nil
-	}
-	rejected, err := r.send()
+	rejected, err := send()
 	if err != nil {
 		c.down = err
 		c.Stats.Waiting += len(keys)

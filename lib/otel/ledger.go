@@ -22,11 +22,16 @@ import (
 // The ledger: what a destination has acknowledged, so that each event is
 // sent to it once. It is a dir per destination (the signal's endpoint URL
 // and protocol, hashed) under the cache dir, holding segment files of
-// 16-byte keys; each acknowledged request adds one segment, written
-// through lib/atomicfile (whole or not at all) only after the collector
-// acknowledged it. A crash before that write leaves the request's events
-// unmarked: they are sent again by the next run (at least once, and once
-// when the collector's acknowledgement and the write both happened).
+// 16-byte keys. A run adds one segment, made new (never a file that was
+// there) and appended to with one write per acknowledged request, only
+// after the collector acknowledged it; a short write (a full disk) is cut
+// back off. A killed run keeps what it wrote (the kernel has it); it is
+// synced to disk at least once a second and at the end, so only a machine
+// that loses power can forget the last second's acknowledgements (those
+// events are sent again: at least once, never lost). A segment cut inside
+// a key (that power loss) is read up to its last whole key. A crash
+// between the acknowledgement and the write leaves the request's events
+// unmarked: they are sent again by the next run.
 // A lock file keeps two runs from sending the same events at once.
 
 // Key identifies one event of one signal.
@@ -72,14 +77,27 @@ func (kr *keyer) key(s Signal, e *Event) Key {
 // Ledger is the acknowledged keys of one destination.
 type Ledger struct {
 	dir string
-	// mu guards keys: an export checks them while its delivering
-	// goroutine marks what was acknowledged.
-	mu   sync.Mutex
-	keys map[Key]struct{}
-	segs []string
-	lock *os.File
-	seq  int
+	// keys is what was read when the ledger was opened, never changed
+	// after; added is what was marked since, guarded by mu: an export
+	// checks keys while its delivering goroutine marks what was
+	// acknowledged.
+	keys  map[Key]struct{}
+	mu    sync.Mutex
+	added map[Key]struct{}
+	segs  []string
+	lock  *os.File
+	// seg is this run's segment, made on the first Mark, segSize what
+	// was written to it; synced is when a Mark last synced it to disk
+	// (the first Mark does), dirty that a write came since the last sync.
+	seg     *os.File
+	segSize int64
+	synced  time.Time
+	dirty   bool
 }
+
+// syncEvery is how long a run's acknowledgements may sit in the kernel
+// before they are synced to disk.
+const syncEvery = time.Second
 
 // ledgerSuffix names a segment file.
 const ledgerSuffix = ".keys"
@@ -93,7 +111,7 @@ func DestinationID(t Target) string {
 // OpenLedger reads the ledger in dir (made if missing) and, unless
 // readOnly, takes its lock (waiting at most wait for another run).
 func OpenLedger(dir string, readOnly bool, wait time.Duration) (*Ledger, error) {
-	l := &Ledger{dir: dir, keys: map[Key]struct{}{}}
+	l := &Ledger{dir: dir, keys: map[Key]struct{}{}, added: map[Key]struct{}{}}
 	if !readOnly {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("ledger: %w", err)
@@ -117,12 +135,10 @@ func OpenLedger(dir string, readOnly bool, wait time.Duration) (*Ledger, error) 
 			l.Close()
 			return nil, fmt.Errorf("ledger: %w", err)
 		}
-		if len(b)%len(Key{}) != 0 {
-			// atomicfile writes whole segments; a cut one is not ours.
-			l.Close()
-			return nil, fmt.Errorf("ledger: %s is not a whole number of keys (%d bytes); move it away to send its events again", p, len(b))
-		}
-		for i := 0; i < len(b); i += len(Key{}) {
+		// A segment cut inside a key (a machine that lost power while
+		// it was appended to) is read to its last whole key; the events
+		// of the cut one are sent again.
+		for i := 0; i+len(Key{}) <= len(b); i += len(Key{}) {
 			l.keys[Key(b[i:i+len(Key{})])] = struct{}{}
 		}
 		l.segs = append(l.segs, p)
@@ -156,8 +172,19 @@ func (l *Ledger) takeLock(wait time.Duration) error {
 
 // Has says the destination acknowledged k.
 func (l *Ledger) Has(k Key) bool {
+	if _, ok := l.keys[k]; ok {
+		return true
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	_, ok := l.added[k]
+	return ok
+}
+
+// HadBefore says the destination had acknowledged k when the ledger was
+// opened (what this run marks is not asked: an export takes an event
+// once); it takes no lock.
+func (l *Ledger) HadBefore(k Key) bool {
 	_, ok := l.keys[k]
 	return ok
 }
@@ -166,10 +193,11 @@ func (l *Ledger) Has(k Key) bool {
 func (l *Ledger) Len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.keys)
+	return len(l.keys) + len(l.added)
 }
 
-// Mark records keys as acknowledged: one new segment, written whole.
+// Mark records keys as acknowledged: one write to this run's segment
+// (made on first use), synced when the last sync is syncEvery old.
 func (l *Ledger) Mark(keys []Key) error {
 	if len(keys) == 0 {
 		return nil
@@ -178,19 +206,76 @@ func (l *Ledger) Mark(keys []Key) error {
 	for _, k := range keys {
 		b = append(b, k[:]...)
 	}
-	l.seq++
-	name := fmt.Sprintf("%020d-%d-%06d%s", time.Now().UnixNano(), os.Getpid(), l.seq, ledgerSuffix)
-	p := filepath.Join(l.dir, name)
-	if err := atomicfile.WriteFile(p, b, 0o600); err != nil {
+	if err := l.appendKeys(b); err != nil {
 		return fmt.Errorf("ledger: %w", err)
 	}
 	l.mu.Lock()
 	for _, k := range keys {
-		l.keys[k] = struct{}{}
+		if _, ok := l.keys[k]; !ok {
+			l.added[k] = struct{}{}
+		}
 	}
 	l.mu.Unlock()
-	l.segs = append(l.segs, p)
+	if now := time.Now(); now.Sub(l.synced) >= syncEvery {
+		l.synced = now
+		return l.sync()
+	}
 	return nil
+}
+
+// appendKeys writes b to the end of this run's segment in one write; a
+// short one is cut back off, leaving the segment as it was.
+func (l *Ledger) appendKeys(b []byte) error {
+	if l.seg == nil {
+		p := filepath.Join(l.dir, segmentName(""))
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
+			return err
+		}
+		l.seg, l.segSize = f, 0
+		l.segs = append(l.segs, p)
+		// The new name itself survives a crash once the dir is synced.
+		if d, err := os.Open(l.dir); err == nil {
+			_ = d.Sync()
+			d.Close()
+		}
+	}
+	n, err := l.seg.Write(b)
+	if err != nil {
+		if n > 0 {
+			_ = l.seg.Truncate(l.segSize)
+		}
+		return err
+	}
+	l.segSize += int64(n)
+	l.dirty = true
+	return nil
+}
+
+// segmentName is a new segment's file name: the time, the process and tag.
+func segmentName(tag string) string {
+	return fmt.Sprintf("%020d-%d%s%s", time.Now().UnixNano(), os.Getpid(), tag, ledgerSuffix)
+}
+
+// sync puts what this run's segment was written to disk.
+func (l *Ledger) sync() error {
+	if l.seg == nil || !l.dirty {
+		return nil
+	}
+	l.dirty = false
+	if err := l.seg.Sync(); err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	return nil
+}
+
+// Finish syncs this run's segment and compacts the ledger: called once,
+// after the last Mark.
+func (l *Ledger) Finish() error {
+	if err := l.sync(); err != nil {
+		return err
+	}
+	return l.Compact()
 }
 
 // maxSegments is how many segments a ledger keeps before Compact merges
@@ -198,34 +283,54 @@ func (l *Ledger) Mark(keys []Key) error {
 const maxSegments = 16
 
 // Compact merges the segments into one when there are many: the merged
-// file is written whole first, then the old ones removed (a crash in
-// between leaves keys twice, which reads the same).
+// file is written whole first (lib/atomicfile), then the old ones removed
+// (a crash in between leaves keys twice, which reads the same). This
+// run's segment is closed first; a Mark after Compact makes a new one.
 func (l *Ledger) Compact() error {
 	if l.lock == nil || len(l.segs) <= maxSegments {
 		return nil
 	}
-	l.mu.Lock()
-	keys := make([]Key, 0, len(l.keys))
-	for k := range l.keys {
-		keys = append(keys, k)
-	}
-	l.mu.Unlock()
-	old := l.segs
-	l.segs = nil
-	if err := l.Mark(keys); err != nil {
-		l.segs = old
+	if err := l.closeSegment(); err != nil {
 		return err
 	}
-	for _, p := range old {
-		if err := os.Remove(p); err != nil {
+	l.mu.Lock()
+	b := make([]byte, 0, (len(l.keys)+len(l.added))*len(Key{}))
+	for _, m := range []map[Key]struct{}{l.keys, l.added} {
+		for k := range m {
+			b = append(b, k[:]...)
+		}
+	}
+	l.mu.Unlock()
+	p := filepath.Join(l.dir, segmentName("-all"))
+	if err := atomicfile.WriteFileOwned(p, b, 0o600); err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	old := l.segs
+	l.segs = []string{p}
+	for _, op := range old {
+		if err := os.Remove(op); err != nil {
 			return fmt.Errorf("ledger: %w", err)
 		}
 	}
 	return nil
 }
 
+// closeSegment syncs and closes this run's segment.
+func (l *Ledger) closeSegment() error {
+	if l.seg == nil {
+		return nil
+	}
+	err := l.sync()
+	if cerr := l.seg.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("ledger: %w", cerr)
+	}
+	l.seg = nil
+	return err
+}
+
 // Close lets the lock go.
 func (l *Ledger) Close() {
+	_ = l.closeSegment()
 	if l.lock != nil {
 		_ = l.lock.Close()
 		l.lock = nil

@@ -65,9 +65,6 @@ type Reader struct {
 	copied map[uint64]string
 	left   [len(forkKinds) - 1]map[string]int
 	read   map[string]struct{}
-	// replay is the record taken from the cache, decoded into replayBuf.
-	replay    record
-	replayBuf replayBuf
 }
 
 // forkKinds are the extractors' kinds, in the order Close notes them.
