@@ -47,15 +47,41 @@ type Stamp struct {
 	MtimeNS  int64
 	// CtimeNS is the status change time: set by the kernel on every
 	// write, it tells a rewrite that kept size and mtime (cp -p, touch -r).
+	// Negative when the stamp is racy (see settle): -1 - the ctime.
 	CtimeNS int64
 }
+
+// RacyWindow is how soon after a file's last change a stamp of it is
+// racy. The kernel stamps the ctime from a clock that moves in ticks (4
+// ms here; 10 ms at most on Linux): a stamp taken in the tick of the
+// last change may share its ctime with a change still to come in that
+// tick, which a same-size rewrite with its mtime set back would then
+// hide. Git meets the same race in its index ("racily clean" entries).
+const RacyWindow = 20 * time.Millisecond
+
+// settle marks s racy when it was taken within RacyWindow of the file's
+// ctime (or before it: a clock set back): Judge never calls a racy stamp
+// Fresh, so facts taken then are read again (whole at the same size,
+// from the offset when grown) once the tick is over. The cost is one
+// re-read of a file that changed in the last few milliseconds.
+func settle(s Stamp, now int64) Stamp {
+	if s.CtimeNS > 0 && now-s.CtimeNS < int64(RacyWindow) {
+		s.CtimeNS = -1 - s.CtimeNS
+	}
+	return s
+}
+
+// Racy says the stamp was taken within RacyWindow of the file's last
+// change: it is never Fresh, and a dir listing kept under it could miss
+// an entry added in the same tick.
+func (s Stamp) Racy() bool { return s.CtimeNS < 0 }
 
 // StampOf reads a stat result (Dev, Ino and CtimeNS are 0 where the
 // system has none; size and mtime still decide).
 func StampOf(fi os.FileInfo) Stamp {
 	s := Stamp{Size: fi.Size(), MtimeNS: fi.ModTime().UnixNano(), CtimeNS: ctimeOf(fi)}
 	s.Dev, s.Ino = devIno(fi)
-	return s
+	return settle(s, time.Now().UnixNano())
 }
 
 // Entry is what is cached of one file.
@@ -298,14 +324,15 @@ func (s *Store) Unchanged(path string, st Stamp) (*Entry, bool) {
 // past offset when old.Size is -1 (read partly: the caller goes on from
 // offset); a Miss otherwise: shrunk, replaced, or rewritten in place,
 // which a size kept and an mtime set back (cp -p, touch -r) cannot hide,
-// as the ctime moves on. Grown is only a candidate: the caller checks the
+// as the ctime moves on, or, within the ctime's tick, a racy stamp
+// (settle) was taken. Grown is only a candidate: the caller checks the
 // bytes before offset (TailHash) before reading on.
 func Judge(old Stamp, offset int64, now Stamp) State {
 	if old.Dev != now.Dev || old.Ino != now.Ino || offset < 0 || offset > now.Size {
 		return Miss
 	}
-	if old == now {
-		return Fresh
+	if old == now && old.CtimeNS >= 0 {
+		return Fresh // a racy stamp (settle) never is: the file may have changed in its ctime's tick
 	}
 	if old.Size != -1 && (now.Size <= old.Size || offset > old.Size) {
 		return Miss // the same size, another stamp: rewritten in place

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func stamp(t *testing.T, path string) Stamp {
@@ -25,6 +26,7 @@ func put(t *testing.T, s *Store, path, data string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	time.Sleep(RacyWindow) // a file written just now has a racy stamp, which is never Fresh
 	st := stamp(t, path)
 	h, err := TailHash(f, st.Size)
 	if err != nil {
@@ -275,5 +277,53 @@ func TestStatPath(t *testing.T) {
 	}
 	if _, _, err := StatPath(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// TestRacyStamp: a stamp taken within RacyWindow of the file's ctime is
+// never Fresh, even against itself: a same-size rewrite with its mtime set
+// back, landing in the ctime's tick, leaves stat unchanged, and only a
+// read can tell it (git's "racily clean" index entries). Once the window
+// is past, the same file is Fresh again.
+func TestRacyStamp(t *testing.T) {
+	now := time.Now().UnixNano()
+	young := settle(Stamp{Size: 4, MtimeNS: now - 5e9, CtimeNS: now - int64(time.Millisecond)}, now)
+	old := settle(Stamp{Size: 4, MtimeNS: now - 5e9, CtimeNS: now - int64(time.Second)}, now)
+	future := settle(Stamp{Size: 4, MtimeNS: now, CtimeNS: now + int64(time.Hour)}, now)
+	if !young.Racy() || old.Racy() || !future.Racy() {
+		t.Fatalf("racy: young %v, old %v, future (a clock set back) %v", young.Racy(), old.Racy(), future.Racy())
+	}
+	if got := Judge(young, young.Size, young); got == Fresh {
+		t.Errorf("a racy stamp against itself: %v, want not Fresh", got)
+	}
+	if got := Judge(old, old.Size, old); got != Fresh {
+		t.Errorf("a settled stamp against itself: %v, want Fresh", got)
+	}
+	settled := young
+	settled.CtimeNS = -1 - young.CtimeNS
+	if got := Judge(young, young.Size, settled); got != Miss {
+		t.Errorf("a racy stamp, the same file later: %v, want Miss (read again)", got)
+	}
+
+	// End to end: a file stamped in the tick it was written is read
+	// again by the next lookup; after that it is Fresh.
+	dir := t.TempDir()
+	p := filepath.Join(dir, "t.jsonl")
+	if err := os.WriteFile(p, []byte("a\nb\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := stamp(t, p)
+	if !st.Racy() {
+		t.Skip("the file's ctime is not within RacyWindow of its write (a coarse clock)")
+	}
+	s := Open(dir, "test", "v1")
+	s.Put(p, &Entry{Stamp: st, Offset: st.Size, Data: []byte("facts")})
+	time.Sleep(RacyWindow)
+	if _, got := lookup(t, s, p); got != Miss {
+		t.Fatalf("racy entry: %v, want Miss", got)
+	}
+	put(t, s, p, "facts")
+	if _, got := lookup(t, s, p); got != Fresh {
+		t.Fatalf("settled entry: %v, want Fresh", got)
 	}
 }

@@ -3,6 +3,7 @@ package cache
 import (
 	"io/fs"
 	"syscall"
+	"time"
 )
 
 // StatPath is os.Stat (symlinks followed) as a Stamp and the file's
@@ -26,6 +27,6 @@ func StatPath(path string) (Stamp, fs.FileMode, error) {
 	case syscall.S_IFDIR:
 		mode = fs.ModeDir
 	}
-	return Stamp{Dev: uint64(st.Dev), Ino: st.Ino, Size: st.Size, MtimeNS: st.Mtim.Sec*1e9 + st.Mtim.Nsec,
-		CtimeNS: st.Ctim.Sec*1e9 + st.Ctim.Nsec}, mode, nil //nolint:unconvert
+	return settle(Stamp{Dev: uint64(st.Dev), Ino: st.Ino, Size: st.Size, MtimeNS: st.Mtim.Sec*1e9 + st.Mtim.Nsec,
+		CtimeNS: st.Ctim.Sec*1e9 + st.Ctim.Nsec}, time.Now().UnixNano()), mode, nil //nolint:unconvert
 }

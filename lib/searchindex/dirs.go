@@ -58,7 +58,7 @@ func (ix *Index) readDir(dir string) ([]fs.DirEntry, error) {
 		return ents, err
 	}
 	old := start.Add(-racyDir).UnixNano()
-	if st.MtimeNS < old && st.CtimeNS < old {
+	if !st.Racy() && st.MtimeNS < old && st.CtimeNS < old {
 		ix.dirs.Put(dir, &cache.Entry{Stamp: st, Offset: st.Size, Data: encodeDir(ents)})
 	}
 	return ents, nil

@@ -157,6 +157,12 @@ func archiveFile(ctx context.Context, src, dst string) (ArchiveResult, error) {
 			h.Reset()
 		}
 	}
+	if status == "appended" && ix.Length == sfi.Size() {
+		// The bytes match the copy whole: the stat said otherwise only
+		// because the sidecar's stamp was racy (cache.RacyWindow). The
+		// copy stays; the sidecar takes the settled stamp.
+		return res, rewriteSidecar(dst, ix, sfi, &res)
+	}
 	err = writeAtomic(dst, func(w io.Writer) error {
 		w = ctxWriter{ctx, w}
 		if !indexed {
@@ -185,17 +191,32 @@ func archiveFile(ctx context.Context, src, dst string) (ArchiveResult, error) {
 			ix.SHA256 = hex.EncodeToString(h.Sum(nil))
 		}
 		ix.ArchiveBytes, ix.Source = dfi.Size(), cache.StampOf(sfi)
-		ix.Sum = ix.sum()
-		b, _ := json.Marshal(ix)
-		err := writeAtomic(dst+IndexSuffix, func(w io.Writer) error {
-			_, err := w.Write(append(b, '\n'))
-			return err
-		}, nil)
-		if err != nil {
+		if err := writeSidecar(dst, ix); err != nil {
 			return res, err
 		}
 	}
 	return res, nil
+}
+
+// rewriteSidecar keeps a copy that is up to date and gives its sidecar the
+// source's present stamp.
+func rewriteSidecar(dst string, ix archiveIndex, sfi os.FileInfo, res *ArchiveResult) error {
+	dfi, err := os.Lstat(dst)
+	if err != nil {
+		return err
+	}
+	ix.ArchiveBytes, ix.Source = dfi.Size(), cache.StampOf(sfi)
+	res.ArchiveBytes, res.Status = dfi.Size(), "up_to_date"
+	return writeSidecar(dst, ix)
+}
+
+func writeSidecar(dst string, ix archiveIndex) error {
+	ix.Sum = ix.sum()
+	b, _ := json.Marshal(ix)
+	return writeAtomic(dst+IndexSuffix, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	}, nil)
 }
 
 // hasMagic reports a compressed file without a compressed suffix.

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
@@ -184,6 +185,7 @@ func readOnlyFixture(t *testing.T) (cfg, session string) {
 
 func TestArchiveReadOnlyTree(t *testing.T) {
 	cfg, session := readOnlyFixture(t)
+	time.Sleep(cache.RacyWindow) // settled: a racy stamp is never up to date
 	before := snapshot(t, cfg)
 	out := filepath.Join(t.TempDir(), "archive")
 	var got []ArchiveResult

@@ -151,4 +151,5 @@ func gzipFile(t *testing.T, path string) {
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
+	golden.Settle() // a file written just now has a racy stamp, never Fresh
 }

@@ -94,7 +94,7 @@ var arrows = map[string][]string{
 
 	"lib/internal/depcheck":                 nil,
 	"lib/internal/gendocs":                  {"lib/cli", "lib/commands"},
-	"lib/internal/golden":                   nil,
+	"lib/internal/golden":                   {"lib/cache"},
 	"lib/internal/fulldisk":                 nil,
 	"lib/internal/fakeapi":                  nil,
 	"lib/internal/fakeapi/cmd/fakeapi":      {"lib/internal/fakeapi"},

@@ -30,7 +30,8 @@ var clockUses = map[string]struct {
 	n   int
 	why string
 }{
-	"lib/cache/cache.go":                        {1, "an entry's last use, recorded (the oldest go first when the store is over its bound)"},
+	"lib/cache/cache.go":                        {2, "an entry's last use, recorded (the oldest go first when the store is over its bound); the moment a stamp is taken, to tell a racy one (RacyWindow)"},
+	"lib/cache/statpath_linux.go":               {1, "the moment a stamp is taken, to tell a racy one (RacyWindow)"},
 	"lib/cassette/proxy/api.go":                 {1, "the moment a proxied model call is recorded"},
 	"lib/cassette/proxy/fork.go":                {1, "the moment a fork's run ends (completed, failed by exit, by the upstream or at a bound), recorded"},
 	"lib/cassette/proxy/run.go":                 {1, "the cassette's createdAt: when the recording starts"},

@@ -14,6 +14,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ccpipe/ccpipe/lib/cache"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files (and txtar scripts) instead of comparing with them")
@@ -111,9 +114,15 @@ func Corpus(s, dir string) string {
 	return corpusSizeRE.ReplaceAllString(s, `"size_bytes":$$SIZE`)
 }
 
+// Settle waits until files written just now are past lib/cache's
+// RacyWindow, so that a cache stamps them settled: a stamp taken in the
+// tick of a file's last change is never Fresh (it is read again), which a
+// test that counts unchanged files would otherwise see.
+func Settle() { time.Sleep(cache.RacyWindow) }
+
 // CopyTree copies the dir from (a corpus, say) to to, file by file, so
 // that a test can grow, rewrite or delete what it reads without touching
-// the repo's copy.
+// the repo's copy. The copy is settled (Settle) when it returns.
 func CopyTree(t testing.TB, from, to string) {
 	t.Helper()
 	err := filepath.WalkDir(from, func(p string, de os.DirEntry, err error) error {
@@ -133,6 +142,7 @@ func CopyTree(t testing.TB, from, to string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	Settle()
 }
 
 // Build builds the command cmd/name (or, when name holds a slash, the
