@@ -42,10 +42,15 @@ func (b Budget) Watch(ctx context.Context) (context.Context, func()) {
 		return ctx, func() { cancel(nil) }
 	}
 	done := make(chan struct{})
+	// The heap is the process's: an evaluation may use MaxHeap more than
+	// was held when it started (a backtest holds sessions; a test binary
+	// holds other tests' garbage), not MaxHeap in all.
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	base := sample[0].Value.Uint64()
 	go func() {
 		t := time.NewTicker(budgetPoll)
 		defer t.Stop()
-		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 		for {
 			select {
 			case <-done:
@@ -54,7 +59,7 @@ func (b Budget) Watch(ctx context.Context) (context.Context, func()) {
 				return
 			case <-t.C:
 			}
-			if err := b.overMemory(sample, limitAS); err != nil {
+			if err := b.overMemory(sample, base, limitAS); err != nil {
 				cancel(err)
 				return
 			}
@@ -64,12 +69,12 @@ func (b Budget) Watch(ctx context.Context) (context.Context, func()) {
 }
 
 // overMemory is the memory half of a budget, looked at once: the live
-// heap over MaxHeap, or the address space near its limit (limitAS, 0 for
+// heap grown past base by more than MaxHeap, or the address space near its limit (limitAS, 0 for
 // none). The runtime reserves address space in large steps: it stops
 // while a quarter of the limit is still free.
-func (b Budget) overMemory(sample []metrics.Sample, limitAS uint64) error {
+func (b Budget) overMemory(sample []metrics.Sample, base, limitAS uint64) error {
 	metrics.Read(sample)
-	if heap := sample[0].Value.Uint64(); b.MaxHeap > 0 && heap > b.MaxHeap {
+	if heap := sample[0].Value.Uint64(); b.MaxHeap > 0 && heap > base && heap-base > b.MaxHeap {
 		return fmt.Errorf("%w: used more than %d MiB of memory", ErrBudget, b.MaxHeap>>20)
 	}
 	if limitAS > 0 {

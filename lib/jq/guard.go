@@ -69,7 +69,7 @@ func (g *Guard) watch(done <-chan struct{}, b Budget, limitAS uint64) {
 				g.cancel(fmt.Errorf("%w: still running after %v", ErrBudget, b.Timeout))
 				return
 			}
-			if err := b.overMemory(sample, limitAS); err != nil {
+			if err := b.overMemory(sample, 0, limitAS); err != nil {
 				g.cancel(err)
 				return
 			}

@@ -125,7 +125,7 @@ func TestRecordBigAnswersBounded(t *testing.T) {
 		}
 		// What the proxy keeps is bounded by MaxAnswer (64 MiB), well
 		// under the 300 MB that went through.
-		if r.maxRSSKiB<<10 > 250*mb {
+		if r.maxRSSKiB<<10 > 400*mb { // it was 1.3-1.9 GB; 261 MiB seen under -race in CI
 			t.Errorf("peak RSS %d MiB for a 300 MB answer", r.maxRSSKiB>>10)
 		}
 	}
@@ -152,7 +152,7 @@ func TestRecordBigAnswersBounded(t *testing.T) {
 		if r.got != sent.Load() || r.got < 300*mb {
 			t.Errorf("the client got %d bytes of %d", r.got, sent.Load())
 		}
-		if r.maxRSSKiB<<10 > 250*mb {
+		if r.maxRSSKiB<<10 > 400*mb { // it was 1.3-1.9 GB; 261 MiB seen under -race in CI
 			t.Errorf("peak RSS %d MiB for a 300 MB error body", r.maxRSSKiB>>10)
 		}
 	})
@@ -170,7 +170,7 @@ func TestRecordBigAnswersBounded(t *testing.T) {
 		if r.got != sent.Load() || r.got == 0 {
 			t.Errorf("the client got %d bytes of %d", r.got, sent.Load())
 		}
-		if r.maxRSSKiB<<10 > 250*mb {
+		if r.maxRSSKiB<<10 > 400*mb { // it was 1.3-1.9 GB; 261 MiB seen under -race in CI
 			t.Errorf("peak RSS %d MiB for a 300 MB request", r.maxRSSKiB>>10)
 		}
 	})
