@@ -104,7 +104,7 @@ func TestListReadDirSame(t *testing.T) {
 			}
 		}
 	}
-	golden.Settle()
+	cache.Settle()
 	profs := []profiles.Profile{{Name: "corpus", ConfigDir: cfg}}
 	list := func(o ListOptions) []Session {
 		t.Helper()
