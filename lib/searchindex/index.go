@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -62,13 +63,18 @@ type Index struct {
 	first   bool
 
 	writable atomic.Bool
-	mu       sync.Mutex // segs, pending
+	wrote    atomic.Bool // a segment was written in this run
+	mu       sync.Mutex  // segs, pending
 	segs     map[uint64]*segState
 	pending  []*pendingPiece
 	pendText int64
 	flushMu  sync.Mutex
 	counts   []uint32
 	saveErr  error
+
+	// listed: what a file listing saw of each transcript (Listed), set
+	// before the search starts and only read while it runs.
+	listed map[string]listedSession
 
 	builders sync.Pool
 	bufs     sync.Pool // *[]byte: verify's read buffers
@@ -172,6 +178,26 @@ func probe(dir string) bool {
 	}
 	f.Close()
 	return os.Remove(f.Name()) == nil
+}
+
+// listedSession is what a listing saw of a session (Listed).
+type listedSession struct {
+	stamp cache.Stamp
+	noDir bool
+}
+
+// Listed hands the index what the file listing just saw of a session: its
+// transcript's stamp (a stat, symlinks followed, as prepare's own), and
+// that its project dir held nothing named as its session dir (so neither
+// it nor its subagents/ and tool-results/ exist). The index then takes
+// them from there instead of asking the system again: the same facts,
+// from a stat and a directory read made in this run. Call it before the
+// search starts.
+func (ix *Index) Listed(transcriptPath string, st cache.Stamp, noSessionDir bool) {
+	if ix.listed == nil {
+		ix.listed = map[string]listedSession{}
+	}
+	ix.listed[transcriptPath] = listedSession{st, noSessionDir}
 }
 
 // First reports that the index was empty: this run builds it.
@@ -319,13 +345,22 @@ func (ix *Index) Answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 }
 
 func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath string) (search.Result, bool) {
-	files, err := search.SessionFilesFrom(transcriptPath, ix.readDir)
+	ls, listed := ix.listed[transcriptPath]
+	readDir := ix.readDir
+	if listed && ls.noDir {
+		readDir = noSessionDir
+	}
+	files, err := search.SessionFilesFrom(transcriptPath, readDir)
 	if err != nil {
 		return search.Result{}, false
 	}
 	parts := make([]part, 0, len(files))
-	for _, f := range files {
-		p, ok := ix.prepare(f, sc)
+	for i, f := range files {
+		var known *cache.Stamp
+		if i == 0 && listed {
+			known = &ls.stamp // files[0] is the transcript
+		}
+		p, ok := ix.prepare(f, known, sc)
 		if !ok {
 			return search.Result{}, false
 		}
@@ -442,7 +477,7 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span) (bool,
 	buf := *bp
 	defer func() { *bp = buf }()
 	if !p.archive {
-		f, err := os.Open(p.f.Path)
+		f, err := search.OpenRegions(p.f.Path)
 		if err != nil {
 			return false, err
 		}
@@ -516,13 +551,18 @@ var (
 // not: the whole file when it is new, rewritten, shrunk or replaced, or
 // an archive that changed; only the appended lines of a transcript that
 // grew. An unchanged file is not opened.
-func (ix *Index) prepare(f search.File, sc *search.Scanner) (part, bool) {
+func (ix *Index) prepare(f search.File, known *cache.Stamp, sc *search.Scanner) (part, bool) {
 	p := part{f: f, restFrom: -1}
-	fi, err := os.Stat(f.Path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return p, false
+	var st cache.Stamp
+	if known != nil {
+		st = *known
+	} else {
+		var mode fs.FileMode
+		var err error
+		if st, mode, err = cache.StatPath(f.Path); err != nil || mode != 0 {
+			return p, false
+		}
 	}
-	st := cache.StampOf(fi)
 	p.archive = transcript.CompressionOf(f.Path) != transcript.Plain
 	if e, ok := ix.store.Unchanged(f.Path, st); ok {
 		if p.refs, ok = ix.liveRefs(e); ok {
@@ -670,6 +710,7 @@ func (ix *Index) flush() {
 		ix.writable.Store(false)
 		return
 	}
+	ix.wrote.Store(true)
 	n := uint32(0)
 	for _, pp := range pending {
 		refs := append(slices.Clip(pp.refs), ref{seg: id, lo: n, hi: n + uint32(len(pp.p.docs))})
@@ -683,15 +724,20 @@ func (ix *Index) flush() {
 // written (the answers were right all the same).
 func (ix *Index) Close() error {
 	ix.flush()
-	ix.compact()
+	wrote := ix.wrote.Load()
+	if wrote {
+		ix.compact() // the small segments are as many as the last run left
+	}
+	// A run that only looked up (a warm search) writes nothing: the
+	// entries of files gone since go with the next run that writes.
 	if ix.saveErr == nil && ix.writable.Load() {
-		ix.saveErr = ix.store.Save()
+		ix.saveErr = ix.store.SaveChanged()
 	}
 	if ix.saveErr == nil && ix.writable.Load() {
-		ix.saveErr = ix.dirs.Save()
+		ix.saveErr = ix.dirs.SaveChanged()
 	}
-	if ix.saveErr == nil {
-		ix.gc()
+	if ix.saveErr == nil && wrote {
+		ix.gc() // a run that wrote no segment left none unnamed
 	}
 	ix.mu.Lock()
 	for _, ss := range ix.segs {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/search"
+	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
 // vocab holds words of every kind the folding and the content rules
@@ -417,4 +418,78 @@ func TestCompact(t *testing.T) {
 		t.Fatalf("%d segments in use (%d files) after %d runs: not compacted", st.Segments, len(segs), maxSmall+3)
 	}
 	checkSame(t, cache, paths, search.Options{Terms: []string{"flakytest", "w1"}})
+}
+
+// TestListedEqualsScan: with what the listing saw of each session handed
+// over (Index.Listed: the transcript's stamp, a project dir that holds
+// nothing of the session dir's name), the index still gives the scan's
+// answer, over a corpus whose transcripts grow and are rewritten, whose
+// session dirs come and change between queries, each query listed anew.
+func TestListedEqualsScan(t *testing.T) {
+	smallDocs(t)
+	r := rand.New(rand.NewPCG(21, 22))
+	dir, cache := t.TempDir(), t.TempDir()
+	paths := corpus(t, r, dir, 40)
+	projects := []sessions.ProjectsDir{{Path: filepath.Join(dir, "projects")}}
+	var hinted, noDir int
+	for i := range 60 {
+		if i%15 == 14 {
+			changeDirs(t, r, paths)
+			f, err := os.OpenFile(paths[r.IntN(len(paths))], os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(f, record(r, 1000+i))
+			f.Close()
+			writeLines(t, paths[r.IntN(len(paths))], r, 3, false)
+			p := filepath.Join(dir, "projects", "-home-dev-p", fmt.Sprintf("%08d-0000-4000-8000-000000000001.jsonl", i))
+			writeLines(t, p, r, 1+r.IntN(20), false)
+			paths = append(paths, p)
+		}
+		o := search.Options{Terms: randomTerms(r), Any: r.IntN(2) == 0}
+		want := searchWith(t, "", paths, o)
+		files, errs := sessions.Files(context.Background(), projects, nil)
+		if len(errs) > 0 || len(files) != len(paths) {
+			t.Fatalf("listed %d of %d sessions: %v", len(files), len(paths), errs)
+		}
+		s, err := search.New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !Usable(o) {
+			continue
+		}
+		ix := Open(cache, s)
+		s.SetAnswerer(ix)
+		var jobs []search.Job
+		for _, f := range files {
+			st, nd, ok := f.Listed()
+			if !ok {
+				t.Fatalf("%s: not listed", f.TranscriptPath)
+			}
+			ix.Listed(f.TranscriptPath, st, nd)
+			hinted++
+			if nd {
+				noDir++
+			}
+			jobs = append(jobs, search.Job{TranscriptPath: f.TranscriptPath})
+		}
+		var got []string
+		if err := s.SearchAll(context.Background(), 2, jobs, func(j search.Job, r search.Result) error {
+			if r.Matched {
+				got = append(got, j.TranscriptPath)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		_ = ix.Close()
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("terms %q any=%v: index %q, scan %q", o.Terms, o.Any, got, want)
+		}
+	}
+	if hinted == 0 || noDir == 0 || noDir == hinted {
+		t.Fatalf("%d sessions handed over, %d without a session dir: the test does not test", hinted, noDir)
+	}
 }
