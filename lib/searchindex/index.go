@@ -354,7 +354,12 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 	if err != nil {
 		return search.Result{}, false
 	}
+	q := ix.q
+	nt := len(q.tris)
+	res := search.Result{Found: make([]bool, nt)}
 	parts := make([]part, 0, len(files))
+	// checked[ti]: term ti was verified in the parts before this many.
+	checked := make([]int, nt)
 	for i, f := range files {
 		var known *cache.Stamp
 		if i == 0 && listed {
@@ -365,16 +370,26 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 			return search.Result{}, false
 		}
 		parts = append(parts, p)
+		if i == 0 && len(files) > 1 && !q.sessionScan {
+			// A session its main transcript decides as matching is
+			// answered without a look at its other files, as the scan
+			// stops at the first file that decides it.
+			decided, err := ix.decideFirst(ctx, sc, &parts[0], &res, checked)
+			if err != nil {
+				return search.Result{}, false
+			}
+			if decided {
+				return res, true
+			}
+		}
 	}
-	q := ix.q
-	nt := len(q.tris)
-	res := search.Result{Found: make([]bool, nt)}
 	// Which terms may lie in the session at all.
 	may := make([]bool, nt)
 	cands := make([][][]span, nt) // per term, per part
 	for ti := range nt {
 		cands[ti] = make([][]span, len(parts))
-		for pi := range parts {
+		may[ti] = res.Found[ti]
+		for pi := checked[ti]; pi < len(parts); pi++ {
 			docs, err := ix.partDocs(&parts[pi], ti)
 			if err != nil {
 				return search.Result{}, false
@@ -401,15 +416,12 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return size[a] - size[b] })
 	for _, ti := range order {
-		for pi := range parts {
+		for pi := checked[ti]; pi < len(parts) && !res.Found[ti]; pi++ {
 			found, err := ix.verify(&parts[pi], sc, ti, cands[ti][pi])
 			if err != nil {
 				return search.Result{}, false
 			}
-			if found {
-				res.Found[ti] = true
-				break
-			}
+			res.Found[ti] = found
 		}
 		if res.Found[ti] == q.s.Opts().Any {
 			break // decided
@@ -420,6 +432,46 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 	}
 	res.Matched = q.s.Matched(res.Found)
 	return res, true
+}
+
+// decideFirst verifies the terms in a session's main transcript, the
+// term with the fewest candidates first, until the session is known to
+// match (every term found, or any with Any) or one term, needed, is not
+// there (the other files must then be looked at). checked records the
+// terms verified in it; res.Found those found.
+func (ix *Index) decideFirst(ctx context.Context, sc *search.Scanner, p *part, res *search.Result, checked []int) (bool, error) {
+	nt := len(ix.q.tris)
+	cands := make([][]span, nt)
+	order := make([]int, nt)
+	for ti := range nt {
+		docs, err := ix.partDocs(p, ti)
+		if err != nil {
+			return false, err
+		}
+		cands[ti], order[ti] = docs, ti
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return len(cands[a]) - len(cands[b]) })
+	anyTerm := ix.q.s.Opts().Any
+	for _, ti := range order {
+		if !anyTerm && len(cands[ti]) == 0 {
+			return false, nil // not here: the other files decide
+		}
+		found, err := ix.verify(p, sc, ti, cands[ti])
+		if err != nil {
+			return false, err
+		}
+		res.Found[ti], checked[ti] = found, 1
+		if found == anyTerm {
+			break
+		}
+		if ctx.Err() != nil {
+			return false, nil
+		}
+	}
+	if res.Matched = ix.q.s.Matched(res.Found); res.Matched {
+		return true, nil
+	}
+	return false, nil
 }
 
 // partDocs returns the documents of a part that may hold term ti, in

@@ -493,3 +493,40 @@ func TestListedEqualsScan(t *testing.T) {
 		t.Fatalf("%d sessions handed over, %d without a session dir: the test does not test", hinted, noDir)
 	}
 }
+
+// TestTranscriptDecides: a session whose main transcript holds the terms
+// is answered from the index without a look at its other files, as the
+// scan stops there: a subagent transcript that cannot even be stat'ed (a
+// dangling link) leaves it to the scan only when the transcript does not
+// decide.
+func TestTranscriptDecides(t *testing.T) {
+	dir, cache := t.TempDir(), t.TempDir()
+	proj := filepath.Join(dir, "projects", "p")
+	say := func(text string) string {
+		return mustJSON(map[string]any{"type": "user", "uuid": "u1", "message": map[string]any{"role": "user", "content": text}}) + "\n"
+	}
+	p := filepath.Join(proj, "00000001-0000-4000-8000-000000000000.jsonl")
+	write(t, p, say("the flaky login test"))
+	write(t, filepath.Join(proj, "00000001-0000-4000-8000-000000000000", "subagents", "agent-a1.jsonl"), say("a timeout"))
+	if err := os.Symlink(filepath.Join(dir, "gone"), filepath.Join(proj, "00000001-0000-4000-8000-000000000000", "subagents", "agent-a2.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		terms    []string
+		any      bool
+		answered int64
+	}{
+		{[]string{"flaky"}, false, 1},
+		{[]string{"flaky", "login"}, false, 1},
+		{[]string{"segfault", "flaky"}, true, 1},
+		{[]string{"flaky", "timeout"}, false, 0}, // the subagents decide: the scan
+		{[]string{"segfault"}, false, 0},
+	} {
+		o := search.Options{Terms: tt.terms, Any: tt.any}
+		want := searchWith(t, "", []string{p}, o)
+		got, ix := searchIndex(t, cache, []string{p}, o)
+		if !slices.Equal(got, want) || ix.Answered.Load() != tt.answered {
+			t.Errorf("%q any=%v: index %q (%d answered), scan %q, want %d answered", tt.terms, tt.any, got, ix.Answered.Load(), want, tt.answered)
+		}
+	}
+}

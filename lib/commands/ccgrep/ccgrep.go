@@ -407,7 +407,7 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 		return len(hits), o.hitsInOrder(env, hits)
 	}
 	for _, h := range hits {
-		line, err := ndjson.Marshal(h) // as cc-sessions prints it: <, > and & literal
+		line, err := h.MarshalJSON() // as cc-sessions prints it (ndjson.Marshal): <, > and & literal
 		if err != nil {
 			return 0, err
 		}
