@@ -19,7 +19,8 @@ import (
 // bare FlagSet it accepts flags after positional arguments
 // (`cc-extract shell --errors`) and stops only at `--`.
 type Flags struct {
-	fs *flag.FlagSet
+	fs  *flag.FlagSet
+	ids func(key string) bool // RecordFormats'
 
 	JQ         string
 	Raw        bool

@@ -18,8 +18,12 @@ var Formats = []string{"ndjson", "table", "csv", "tsv"}
 
 // RecordFormats registers --format on a command whose stdout is records.
 // The default is gh's: a table when stdout is a terminal, NDJSON
-// otherwise (and with --jq, jq's own output).
-func (f *Flags) RecordFormats() {
+// otherwise (and with --jq, jq's own output). ids says which fields of a
+// record shown without a layout (no Layout, or --jq's own records) are
+// ids, shown as their first 8 characters (nil: none): the command's
+// knowledge of its records, not lib/cli's.
+func (f *Flags) RecordFormats(ids func(key string) bool) {
+	f.ids = ids
 	f.fs.String("format", "", "print records as `FORMAT`: ndjson, table, csv or tsv (default: table on a terminal, else ndjson; with --jq, jq's output)")
 }
 
@@ -56,7 +60,7 @@ func (o *Output) setFormat(f *Flags, sys *System, stdout io.Writer) error {
 	o.tab = &recordTable{
 		out: stdout, format: format, chosen: chosen, width: width,
 		color: term && s.Env("NO_COLOR") == "" && s.Env("TERM") != "dumb",
-		loc:   loc, jq: f.JQ != "",
+		loc:   loc, jq: f.JQ != "", ids: f.ids,
 	}
 	return nil
 }

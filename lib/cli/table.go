@@ -31,7 +31,8 @@ type recordTable struct {
 	color  bool
 	loc    *time.Location
 	layout *Layout
-	jq     bool // the records are --jq's: the layout applies only to its own fields
+	jq     bool                  // the records are --jq's: the layout applies only to its own fields
+	ids    func(key string) bool // RecordFormats': a generic table's id fields
 
 	rows []record
 	keys []string // every key, in order of first appearance
@@ -244,7 +245,7 @@ func (t *recordTable) columns() []Column {
 		if !scalar {
 			continue // only nested values: not for a table
 		}
-		kind := genericKind(k, t.rows)
+		kind := genericKind(k, t.rows, t.ids)
 		if ints {
 			kind = Count
 		}
@@ -559,11 +560,11 @@ func cuttable(k CellKind) bool {
 	return false
 }
 
-// genericKind is how a generic record's field shows: a field whose every
-// value is an RFC 3339 time as a time, a session or entry id as its
-// prefix, else as text.
-func genericKind(k string, rows []record) CellKind {
-	if k == "session_id" || k == "uuid" || k == "agent_id" || strings.HasSuffix(k, "_uuid") {
+// genericKind is how a generic record's field shows: an id (the
+// command's ids rule) as its prefix, a field whose every value is an RFC
+// 3339 time as a time, else as text.
+func genericKind(k string, rows []record, ids func(string) bool) CellKind {
+	if ids != nil && ids(k) {
 		return IDPrefix
 	}
 	seen := false

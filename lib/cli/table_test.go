@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"io"
 	"strings"
 	"testing"
@@ -32,10 +33,13 @@ func TestCells(t *testing.T) {
 
 // table runs a command whose Run writes recs, with the given System and
 // args, and returns its stdout.
+// testIDs is the ids rule the commands give RecordFormats.
+var testIDs = records.IDField
+
 func table(t *testing.T, sys *System, layout *Layout, recs []string, args ...string) (int, string, string) {
 	t.Helper()
 	c := &Command{Name: "cc-test", Synopsis: "cc-test", Help: "usage: cc-test", Sys: sys,
-		SetFlags: func(f *Flags) { f.RecordFormats() },
+		SetFlags: func(f *Flags) { f.RecordFormats(testIDs) },
 		Run: func(env *Env, _ []string) error {
 			if layout != nil {
 				env.Out.SetLayout(*layout)
@@ -157,7 +161,7 @@ func TestFormatErrors(t *testing.T) {
 	// refuses one asked for.
 	endless := func(sys *System, args ...string) (int, string, string) {
 		c := &Command{Name: "cc-test", Synopsis: "cc-test", Help: "usage", Sys: sys,
-			SetFlags: func(f *Flags) { f.RecordFormats() },
+			SetFlags: func(f *Flags) { f.RecordFormats(testIDs) },
 			Run: func(env *Env, _ []string) error {
 				if err := env.Out.Endless("--follow"); err != nil {
 					return err
@@ -205,7 +209,7 @@ func TestActiveLayout(t *testing.T) {
 }
 
 func TestCompleteFormat(t *testing.T) {
-	c := &Command{Sys: &System{}, Name: "cc-test", SetFlags: func(f *Flags) { f.RecordFormats() }}
+	c := &Command{Sys: &System{}, Name: "cc-test", SetFlags: func(f *Flags) { f.RecordFormats(testIDs) }}
 	var out strings.Builder
 	c.Main([]string{completeArg, "--format", ""}, nil, &out, io.Discard)
 	if got := strings.Fields(out.String()); strings.Join(got, " ") != "ndjson table csv tsv" {

@@ -73,32 +73,43 @@ func TestSequencer(t *testing.T) {
 					break
 				}
 			}
-			err := s.Wait()
-			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
-				t.Errorf("Wait: %v, want %v", err, tt.wantErr)
-			}
-			if tt.wantErr != nil && !errors.Is(addErr, tt.wantErr) {
-				t.Errorf("Add after the stop: %v, want %v", addErr, tt.wantErr)
-			}
-			if len(got) != tt.wantEmitted {
-				t.Errorf("emitted %d, want %d", len(got), tt.wantEmitted)
-			}
-			for i, v := range got {
-				if v != i {
-					t.Fatalf("result %d is task %d: out of order", i, v)
-				}
-			}
+			checkRun(t, s.Wait(), addErr, tt.wantErr, got, tt.wantEmitted)
 			if limit := tt.wantRunsUnder; limit > 0 && runs.Load() >= int64(limit) {
 				t.Errorf("%d tasks run after the stop, want under %d", runs.Load(), limit)
 			}
-			// Every goroutine Start made has returned.
-			for i := 0; runtime.NumGoroutine() > before; i++ {
-				if i == 100 {
-					t.Fatalf("goroutines: %d after Wait, %d before", runtime.NumGoroutine(), before)
-				}
-				time.Sleep(time.Millisecond)
-			}
+			checkGoroutines(t, before)
 		})
+	}
+}
+
+// checkRun checks a run's end: Wait's error and the adding one are the
+// stop's, the results emitted are the first tasks', in order.
+func checkRun(t *testing.T, err, addErr, wantErr error, got []int, wantEmitted int) {
+	t.Helper()
+	if !errors.Is(err, wantErr) || (wantErr == nil) != (err == nil) {
+		t.Errorf("Wait: %v, want %v", err, wantErr)
+	}
+	if wantErr != nil && !errors.Is(addErr, wantErr) {
+		t.Errorf("adding after the stop: %v, want %v", addErr, wantErr)
+	}
+	if len(got) != wantEmitted {
+		t.Errorf("emitted %d, want %d", len(got), wantEmitted)
+	}
+	for i, v := range got {
+		if v != i {
+			t.Fatalf("result %d is task %d: out of order", i, v)
+		}
+	}
+}
+
+// checkGoroutines waits for every goroutine Start made to return.
+func checkGoroutines(t *testing.T, before int) {
+	t.Helper()
+	for i := 0; runtime.NumGoroutine() > before; i++ {
+		if i == 100 {
+			t.Fatalf("goroutines: %d after Wait, %d before", runtime.NumGoroutine(), before)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -232,30 +243,11 @@ func TestDoneAndStream(t *testing.T) {
 					break
 				}
 			}
-			err := s.Wait()
-			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
-				t.Errorf("Wait: %v, want %v", err, tt.wantErr)
-			}
-			if tt.wantErr != nil && !errors.Is(addErr, tt.wantErr) {
-				t.Errorf("adding after the stop: %v, want %v", addErr, tt.wantErr)
-			}
-			if len(got) != tt.wantEmitted {
-				t.Errorf("emitted %d, want %d", len(got), tt.wantEmitted)
-			}
-			for i, v := range got {
-				if v != i {
-					t.Fatalf("result %d is task %d: out of order", i, v)
-				}
-			}
+			checkRun(t, s.Wait(), addErr, tt.wantErr, got, tt.wantEmitted)
 			if runs.Load() != taken.Load() {
 				t.Errorf("%d Stream tasks taken, %d runs", taken.Load(), runs.Load())
 			}
-			for i := 0; runtime.NumGoroutine() > before; i++ {
-				if i == 100 {
-					t.Fatalf("goroutines: %d after Wait, %d before", runtime.NumGoroutine(), before)
-				}
-				time.Sleep(time.Millisecond)
-			}
+			checkGoroutines(t, before)
 		})
 	}
 }

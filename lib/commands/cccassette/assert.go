@@ -9,6 +9,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/cassette"
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/jq"
+	"github.com/ccpipe/ccpipe/lib/records"
 )
 
 const assertHelp = `usage: cc-cassette assert [flags] CASSETTE
@@ -98,7 +99,7 @@ func assertCommand() *cli.Command {
 		Synopsis: "cc-cassette assert CASSETTE [--expect-status S] [--expect-tools a,b] [--expect-tool-sequence a,b] ...",
 		Help:     assertHelp,
 		SetFlags: func(f *cli.Flags) {
-			f.RecordFormats()
+			f.RecordFormats(records.IDField)
 			f.Enum(&status, "expect-status", "", "expect the terminal `STATUS`", []string{cassette.StatusSuccess, cassette.StatusError, cassette.StatusIncomplete})
 			f.Func("expect-final-answer", "expect this final answer `TEXT` exactly", str(&e.finalAnswer))
 			f.Func("expect-failure-reason", "expect this failure `REASON` exactly", str(&e.failureReason))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cassette"
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/records"
 )
 
 const verifyHelp = `usage: cc-cassette verify [flags] [CASSETTE... | -]
@@ -58,7 +59,7 @@ func verifyCommand() *cli.Command {
 		Short:    "chain, schema, provider neutrality, secrets; exit 1 on failure",
 		Synopsis: "cc-cassette verify [CASSETTE... | -]",
 		Help:     verifyHelp,
-		SetFlags: func(f *cli.Flags) { f.RecordFormats() },
+		SetFlags: func(f *cli.Flags) { f.RecordFormats(records.IDField) },
 		Run: func(env *cli.Env, args []string) error {
 			env.Out.SetLayout(verifyLayout)
 			names, err := inputs(env, args, "cassette")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -129,7 +130,7 @@ func (o *options) command() *cli.Command {
 			f.BoolVar(&o.withSource, "with-source", false, `add "cc_source":{path,line,session_id,agent_id} as each record's first key`)
 			f.BoolVar(&o.subagents, "subagents", false, "also the sessions' subagent transcripts (implies --with-source)")
 			f.WindowVar(&o.window, "records")
-			f.RecordFormats()
+			f.RecordFormats(records.IDField)
 			f.IntVarP(&o.tail, "tail", "n", -1, "only the last `N` records of each transcript (with --follow, 0 prints only new records)")
 			f.StringVar(&o.archive, "archive", "", "write zstd copies of the transcripts (and their subagents, tool results) under `DIR`, print what was written")
 			f.BoolVar(&o.settings, "print-settings", false, "with --archive, print the settings.json object of a SessionEnd hook that archives each session as it ends (this binary's absolute path, DIR made absolute)")

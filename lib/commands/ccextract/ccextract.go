@@ -134,7 +134,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.StringVar(&o.tz, "tz", "", "usage --sum: the time `ZONE` of days, weeks and months, and of --since/--until dates (an IANA name; default the local zone, TZ)")
 			f.StringVar(&o.weekStart, "week-start", "monday", "usage --sum week: the first `DAY` of a week")
 			f.WindowVar(&o.window, "facts (and usage messages)")
-			f.RecordFormats()
+			f.RecordFormats(records.IDField)
 			f.BoolVar(&o.cost, "cost", false, "usage: price each message as Claude Code does")
 			f.StringVar(&o.prices, "prices", "", "usage: price the models named in `FILE` (JSON or YAML) at its rates; implies --cost")
 			f.StringVar(&o.budgets, "budgets", "", "usage: exit 1 when the spend read passes a limit of the budgets section of `FILE`; implies --cost")

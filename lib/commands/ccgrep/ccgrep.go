@@ -149,7 +149,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.Enum(&o.sort, "sort", "", "print the sessions in `ORDER`: recent is newest activity first (default: input order)", []string{"recent"})
 			f.BoolVar(&o.noIndex, "no-cache", false, "scan every session, neither using nor updating the search index (also CCPIPE_CACHE=off)")
 			f.WindowVar(&o.window, "sessions active")
-			f.RecordFormats()
+			f.RecordFormats(records.IDField)
 		},
 		Run: o.run,
 		Complete: func(_ context.Context, flag string, _ []string) []string {

@@ -14,6 +14,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/commands/internal/warm"
 	"github.com/ccpipe/ccpipe/lib/hooks"
 	"github.com/ccpipe/ccpipe/lib/hooks/rules"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
@@ -195,10 +196,10 @@ func (o *options) subcommands() []*cli.Command {
 	}
 	flags := map[string]func(*cli.Flags){
 		"run":  onError,
-		"lint": func(f *cli.Flags) { f.RecordFormats() },
+		"lint": func(f *cli.Flags) { f.RecordFormats(records.IDField) },
 		"test": func(f *cli.Flags) {
 			runUnless(f)
-			f.RecordFormats()
+			f.RecordFormats(records.IDField)
 		},
 		"reply": func(f *cli.Flags) {
 			f.StringVar(&o.reason, "reason", "", "the reason (deny, block, ask, decline) `TEXT`")
@@ -216,7 +217,7 @@ func (o *options) subcommands() []*cli.Command {
 		},
 		"backtest": func(f *cli.Flags) {
 			runUnless(f)
-			f.RecordFormats()
+			f.RecordFormats(records.IDField)
 			f.BoolVar(&o.all, "all", false, "also print the payloads no rule answered")
 		},
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/records"
 )
 
 const help = `usage: cc-profiles [flags]
@@ -66,7 +67,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 		Help:     help,
 		SetFlags: func(f *cli.Flags) {
 			f.StringVar(&o.profile, "profile", "", "list only the profile named `NAME`")
-			f.RecordFormats()
+			f.RecordFormats(records.IDField)
 			f.Func("archive", "add the archive `DIR` as a profile (repeatable; after $CCPIPE_ARCHIVE)", func(v string) error {
 				if v == "" {
 					return errors.New("an archive dir is needed")

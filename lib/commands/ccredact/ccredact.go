@@ -10,6 +10,7 @@ import (
 	"runtime"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/secrets"
 )
 
@@ -138,7 +139,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.AtLeast("workers", 1)
 			f.Exclusive("scan", "hook", "print-settings").Says("--scan, --hook and --print-settings are ways to run: give one")
 			f.Requires("profile", "scan").Says(profileScan)
-			f.RecordFormats()
+			f.RecordFormats(records.IDField)
 		},
 		Run: o.run,
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/peer"
 	"github.com/ccpipe/ccpipe/lib/profiles"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
@@ -138,7 +139,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.stamp, "stamp", false, "with --lines, prefix each line with [#<seq> <time>] so that repeats are not dropped")
 			f.BoolVar(&o.wait, "wait", false, "listen for the receipt of each message (held, delivered, dropped, denied, …)")
 			f.BoolVar(&o.waitIdle, "wait-idle", false, "return when the receiver's turn has ended (notify_when_idle)")
-			f.RecordFormats()
+			f.RecordFormats(records.IDField)
 			f.Requires("wait-timeout", "wait", "wait-idle")
 			f.Positive("timeout")
 			f.AtLeast("wait-timeout", 0)

@@ -125,7 +125,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.StringVar(&o.cwd, "cwd", "", "with --find: look in the project dirs of `DIR` first")
 			f.BoolVar(&o.current, "current", false, "the session this command runs inside")
 			f.WindowVar(&o.window, "sessions last active")
-			f.RecordFormats()
+			f.RecordFormats(records.IDField)
 			f.Exclusive("active", "find", "current", "swept", "missing")
 			f.Requires("cwd", "find")
 			// Silently ignoring them would answer another question than asked.

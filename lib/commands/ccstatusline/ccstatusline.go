@@ -23,6 +23,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/hooks"
 	"github.com/ccpipe/ccpipe/lib/numfmt"
 	"github.com/ccpipe/ccpipe/lib/ratelimit"
+	"github.com/ccpipe/ccpipe/lib/records"
 	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
@@ -171,7 +172,7 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.StringVar(&o.budgets, "budgets", "", "show warn and over states of the budgets section of `FILE` (a cc-hook rule file or its own)")
 			f.Enum(&o.color, "color", "auto", "colour the budget states: `WHEN` (auto: on a terminal, unless NO_COLOR)", []string{"auto", "always", "never"})
 			f.BoolVar(&o.limits, "rate-limits", false, "print the rate-limit windows the ledger in the cache dir kept, one record each, and exit")
-			f.RecordFormats()
+			f.RecordFormats(records.IDField)
 			f.BoolVar(&o.settings, "print-settings", false, "print the settings.json object that runs this binary (absolute path) for the status line")
 			f.Exclusive("template", "jq").Says("--template and --jq: give one")
 		},
