@@ -607,6 +607,13 @@ func (x *Extractor) readLogged(ctx context.Context, f file, c *cache.Store, st c
 			return nil
 		}
 	}
+	if from != nil && at != nil && at.off > 0 {
+		// The origin and the events before the checkpoint are the old
+		// record's: only the rest goes to the store's journal.
+		keep := len(cache.AppendStr(cache.AppendStr(nil, f.origin.SessionID), f.origin.AgentID)) + len(from.events)
+		c.Extend(f.path, e, keep)
+		return nil
+	}
 	c.Put(f.path, e)
 	return nil
 }
