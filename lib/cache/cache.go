@@ -82,6 +82,12 @@ func settle(s Stamp, now int64) Stamp {
 // an entry added in the same tick.
 func (s Stamp) Racy() bool { return s.CtimeNS < 0 }
 
+// Settle waits out RacyWindow: a file written before it returns has a
+// settled stamp from then on. It is for tests (and tools) that write a
+// file and expect the next read of a cache to find it unchanged; every
+// test waits this way, through this one function.
+func Settle() { time.Sleep(RacyWindow) }
+
 // StampOf reads a stat result (Dev, Ino and CtimeNS are 0 where the
 // system has none; size and mtime still decide).
 func StampOf(fi os.FileInfo) Stamp {
@@ -355,7 +361,7 @@ func Judge(old Stamp, offset int64, now Stamp) State {
 	if old.Dev != now.Dev || old.Ino != now.Ino || offset < 0 || offset > now.Size {
 		return Miss
 	}
-	if old == now && old.CtimeNS >= 0 {
+	if old == now && !old.Racy() {
 		return Fresh // a racy stamp (settle) never is: the file may have changed in its ctime's tick
 	}
 	if old.Size != -1 && (now.Size <= old.Size || offset > old.Size) {

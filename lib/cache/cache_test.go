@@ -26,7 +26,7 @@ func put(t *testing.T, s *Store, path, data string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	time.Sleep(RacyWindow) // a file written just now has a racy stamp, which is never Fresh
+	Settle() // a file written just now has a racy stamp, which is never Fresh
 	st := stamp(t, path)
 	h, err := TailHash(f, st.Size)
 	if err != nil {
@@ -318,7 +318,7 @@ func TestRacyStamp(t *testing.T) {
 	}
 	s := Open(dir, "test", "v1")
 	s.Put(p, &Entry{Stamp: st, Offset: st.Size, Data: []byte("facts")})
-	time.Sleep(RacyWindow)
+	Settle()
 	if _, got := lookup(t, s, p); got != Miss {
 		t.Fatalf("racy entry: %v, want Miss", got)
 	}

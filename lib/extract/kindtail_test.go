@@ -84,7 +84,7 @@ func TestKindCacheReadsOn(t *testing.T) {
 			if err := os.WriteFile(path, full[:cut], 0o600); err != nil {
 				t.Fatal(err)
 			}
-			golden.Settle() // else the first read's stamp is racy, and nothing is kept
+			cache.Settle() // else the first read's stamp is racy, and nothing is kept
 			store := filepath.Join(dir, "cache")
 			before := map[int]string{}
 			for i, opts := range tailForms {

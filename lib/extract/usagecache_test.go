@@ -249,7 +249,7 @@ func TestUsageCacheCorpus(t *testing.T) {
 			checkCached(t, c, fi, p+" half")
 			tick := time.Now()
 			grow(t, cp, half, b, &tick)
-			time.Sleep(cache.RacyWindow) // else the grown stamp is racy and the warm check reads it again
+			cache.Settle() // else the grown stamp is racy and the warm check reads it again
 			checkCached(t, c, fi, p+" grown")
 			checkCached(t, c, fi, p+" warm")
 		}
@@ -285,7 +285,7 @@ func TestUsageCacheRandom(t *testing.T) {
 // unreadable would not tell: the tests may run as root.)
 func TestUsageCacheWarmOpensNothing(t *testing.T) {
 	dir, path, b := betaCopy(t)
-	time.Sleep(cache.RacyWindow) // a stamp of a file written just now is racy: never Fresh
+	cache.Settle() // a stamp of a file written just now is racy: never Fresh
 	opens := 0
 	defer func(open func(string) (io.ReadCloser, error)) { openTranscript = open }(openTranscript)
 	open := openTranscript

@@ -42,12 +42,8 @@ func (b Budget) Watch(ctx context.Context) (context.Context, func()) {
 		return ctx, func() { cancel(nil) }
 	}
 	done := make(chan struct{})
-	// The heap is the process's: an evaluation may use MaxHeap more than
-	// was held when it started (a backtest holds sessions; a test binary
-	// holds other tests' garbage), not MaxHeap in all.
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(sample)
-	base := sample[0].Value.Uint64()
+	m := b.meter(limitAS)
+	m.mark()
 	go func() {
 		t := time.NewTicker(budgetPoll)
 		defer t.Stop()
@@ -59,7 +55,7 @@ func (b Budget) Watch(ctx context.Context) (context.Context, func()) {
 				return
 			case <-t.C:
 			}
-			if err := b.overMemory(sample, base, limitAS); err != nil {
+			if err := m.over(); err != nil {
 				cancel(err)
 				return
 			}
@@ -68,18 +64,41 @@ func (b Budget) Watch(ctx context.Context) (context.Context, func()) {
 	return ctx, func() { close(done); cancel(nil) }
 }
 
-// overMemory is the memory half of a budget, looked at once: the live
-// heap grown past base by more than MaxHeap, or the address space near its limit (limitAS, 0 for
-// none). The runtime reserves address space in large steps: it stops
-// while a quarter of the limit is still free.
-func (b Budget) overMemory(sample []metrics.Sample, base, limitAS uint64) error {
-	metrics.Read(sample)
-	if heap := sample[0].Value.Uint64(); b.MaxHeap > 0 && heap > base && heap-base > b.MaxHeap {
-		return fmt.Errorf("%w: used more than %d MiB of memory", ErrBudget, b.MaxHeap>>20)
+// meter is the memory half of a Budget, the one rule for an evaluation
+// (Watch) and for each input of a Guard: an evaluation may add MaxHeap to
+// the live heap it started with (mark), not hold MaxHeap in all, as the
+// heap is the process's (a backtest holds sessions, a command the records
+// it keeps, a test binary other tests' garbage); and the address space
+// must stay clear of its limit (limitAS, 0 for none). A meter is used by
+// one goroutine.
+type meter struct {
+	max, limitAS, base uint64
+	sample             []metrics.Sample
+}
+
+func (b Budget) meter(limitAS uint64) *meter {
+	return &meter{max: b.MaxHeap, limitAS: limitAS, sample: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}}
+}
+
+func (m *meter) heap() uint64 {
+	metrics.Read(m.sample)
+	return m.sample[0].Value.Uint64()
+}
+
+// mark takes the heap now as what an evaluation starts with.
+func (m *meter) mark() { m.base = m.heap() }
+
+// over looks once. The runtime reserves address space in large steps: it
+// stops while a quarter of the limit is still free.
+func (m *meter) over() error {
+	if m.max > 0 {
+		if heap := m.heap(); heap > m.base && heap-m.base > m.max {
+			return fmt.Errorf("%w: used more than %d MiB of memory", ErrBudget, m.max>>20)
+		}
 	}
-	if limitAS > 0 {
-		if vm := addressSpace(); vm > 0 && vm > limitAS-limitAS/4 {
-			return fmt.Errorf("%w: near the address-space limit (ulimit -v) of %d MiB", ErrBudget, limitAS>>20)
+	if m.limitAS > 0 {
+		if vm := addressSpace(); vm > 0 && vm > m.limitAS-m.limitAS/4 {
+			return fmt.Errorf("%w: near the address-space limit (ulimit -v) of %d MiB", ErrBudget, m.limitAS>>20)
 		}
 	}
 	return nil

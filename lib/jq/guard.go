@@ -3,14 +3,15 @@ package jq
 import (
 	"context"
 	"fmt"
-	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
 // Guard runs a filter over input after input (every command's --jq)
-// under one Budget: the time is each input's, the memory the heap's. One
+// under one Budget, each input held to it as Watch holds one evaluation:
+// its time, and what it adds to the heap (counted from the heap when the
+// watch first sees it running, at most a poll after it started). One
 // goroutine watches them all, started by the first Run and ended by
 // Stop, so an input costs two atomic stores. Past the budget the input
 // running is stopped, and so is every later one: the error wraps
@@ -26,7 +27,7 @@ type Guard struct {
 }
 
 // DefaultBudget is what one --jq input may take: 10 seconds and 1 GiB
-// of live heap (a command's own records included).
+// more live heap than it started with.
 var DefaultBudget = Budget{Timeout: 10 * time.Second, MaxHeap: 1 << 30}
 
 // guardPoll is how often a Guard looks.
@@ -51,7 +52,7 @@ func (g *Guard) start() {
 func (g *Guard) watch(done <-chan struct{}, b Budget, limitAS uint64) {
 	t := time.NewTicker(guardPoll)
 	defer t.Stop()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	m := b.meter(limitAS)
 	var last uint64
 	var since time.Time
 	for {
@@ -65,11 +66,12 @@ func (g *Guard) watch(done <-chan struct{}, b Budget, limitAS uint64) {
 			}
 			if s := g.seq.Load(); s != last {
 				last, since = s, now
+				m.mark()
 			} else if b.Timeout > 0 && now.Sub(since) > b.Timeout {
 				g.cancel(fmt.Errorf("%w: still running after %v", ErrBudget, b.Timeout))
 				return
 			}
-			if err := b.overMemory(sample, 0, limitAS); err != nil {
+			if err := m.over(); err != nil {
 				g.cancel(err)
 				return
 			}

@@ -3,6 +3,7 @@ package otel
 import (
 	"errors"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"slices"
 	"syscall"
@@ -28,19 +29,21 @@ const EventCacheName = "otel-events"
 
 // EventCacheVersion names the records' format and what they depend on
 // besides the files (the caller adds the prices; lib/cache the build).
-const EventCacheVersion = "otel-events-2/claude-code-2.1.328"
+const EventCacheVersion = "otel-events-3/claude-code-2.1.328"
 
 // record is what one session's transcripts give: its events in
 // transcript order (without event.sequence nor user.id: send sets them),
 // the warnings read with them, the fork copies it left to their owners
-// (API messages by key, prompts and tool calls counted by forkKinds[1:])
-// and the sessions its records name.
+// (API messages by key, prompts and tool calls counted by forkKinds[1:]),
+// the sessions its records name, and its events marshalled (pieces.go;
+// nil: not built).
 type record struct {
 	events []Event
 	warns  []string
 	copied map[uint64]string
 	left   [len(forkKinds) - 1]map[string]int
 	seen   []string
+	pieces *pieces
 }
 
 // snapshot is the stamps of a session's files, taken before they are
@@ -134,6 +137,13 @@ func (r *Reader) store(path string, s *snapshot, rec *record) {
 	}
 }
 
+// segmentOf is the segment an entry's pieces were written to ("" none).
+func segmentOf(data []byte) (string, bool) {
+	d := cache.NewDecoder(data)
+	seg := d.StrShared()
+	return seg, d.Err() == nil
+}
+
 // dirKey is the key of a session's subagents dir: never a transcript's.
 func dirKey(path string) string {
 	return layout.SubagentsDirOf(path) + string(filepath.Separator)
@@ -141,46 +151,68 @@ func dirKey(path string) string {
 
 // cached is the record of the session at path when none of its files
 // changed since it was stored: each is looked up in the store (a stat,
-// no file opened), the main transcript first.
-func (r *Reader) cached(path string) (*record, bool) {
+// no file opened), the main transcript first. The snapshot is the one
+// the record was stored with.
+func (r *Reader) cached(path string) (*record, snapshot, bool) {
 	c := r.opts.Cache
 	if c == nil {
-		return nil, false
+		return nil, snapshot{}, false
 	}
 	st, mode, err := cache.StatPath(path)
 	if err != nil || mode != 0 {
-		return nil, false
+		return nil, snapshot{}, false
 	}
 	e, ok := c.Unchanged(path, st)
 	if !ok {
-		return nil, false
+		return nil, snapshot{}, false
 	}
 	// A record of its own: the exporter keeps its events until their
 	// requests are built.
 	rec := &record{}
 	s, ok := rec.decode(e.Data, &replayBuf{})
 	if !ok {
-		return nil, false
+		return nil, snapshot{}, false
 	}
+	s.main = e.Stamp
 	dir, has, ok := subagentsDir(path)
 	if !ok || has != s.hasDir {
-		return nil, false
+		return nil, snapshot{}, false
 	}
 	if has {
 		if _, ok := c.Unchanged(dirKey(path), dir); !ok || dir != s.dir {
-			return nil, false
+			return nil, snapshot{}, false
 		}
 	}
 	for _, sub := range s.subs {
 		st, mode, err := cache.StatPath(sub.path)
 		if err != nil || mode != 0 {
-			return nil, false
+			return nil, snapshot{}, false
 		}
 		if _, ok := c.Unchanged(sub.path, st); !ok || st != sub.st {
-			return nil, false
+			return nil, snapshot{}, false
 		}
 	}
-	return rec, true
+	return rec, s, true
+}
+
+// withPieces gives a record read (or taken from the cache) the pieces of
+// this run's options, built now when it has none, others, or ones whose
+// segment is gone; stored says the record's cache entry is then written
+// again with them.
+func (r *Reader) withPieces(path string, s *snapshot, rec *record, uid string, stored bool) {
+	ps := r.opts.Pieces
+	if ps == nil || (rec.pieces.usable(ps, uid) && rec.pieces.locate(ps)) {
+		return
+	}
+	p, err := ps.build(rec.events, uid)
+	if err != nil {
+		rec.pieces = nil
+		return
+	}
+	rec.pieces = p
+	if stored && p.seg != "" {
+		r.opts.Cache.Put(path, &cache.Entry{Stamp: s.main, Offset: s.main.Size, Data: rec.encode(s)})
+	}
 }
 
 // replayBuf is the memory a cached record is decoded into.
@@ -281,7 +313,26 @@ func (rec *record) encode(s *snapshot) []byte {
 			b = ref(b, a.Effort)
 		}
 	}
-	return append(tab.Append(nil), b...)
+	// The pieces, when they were written: the segment's name goes first
+	// (segmentOf), the rest here.
+	p, seg := rec.pieces, ""
+	if p != nil && p.seg != "" {
+		seg = p.seg
+	}
+	b = cache.AppendBool(b, seg != "")
+	if seg != "" {
+		b = cache.AppendU64(b, p.fp)
+		b = cache.AppendUvarint(b, uint64(p.chunk))
+		b = cache.AppendVarint(b, p.base)
+		for _, chunks := range p.sig {
+			b = cache.AppendUvarint(b, uint64(len(chunks)))
+			for _, c := range chunks {
+				b = cache.AppendUvarint(b, uint64(c.n))
+				b = cache.AppendUvarint(b, uint64(c.crc))
+			}
+		}
+	}
+	return append(tab.Append(cache.AppendStr(nil, seg)), b...)
 }
 
 // decode reads what encode wrote into rec (its memory from buf, which
@@ -290,6 +341,7 @@ func (rec *record) encode(s *snapshot) []byte {
 // entry's Data never changes).
 func (rec *record) decode(data []byte, buf *replayBuf) (snapshot, bool) {
 	d := cache.NewDecoder(data)
+	seg := d.StrShared()
 	tab := cache.ReadStrTable(d)
 	ref := func() string { return d.Ref(tab) }
 	s := snapshot{cacheable: true}
@@ -362,6 +414,37 @@ func (rec *record) decode(data []byte, buf *replayBuf) (snapshot, bool) {
 			e.API = &buf.apis[len(buf.apis)-1]
 		}
 		rec.events = append(rec.events, e)
+	}
+	rec.pieces = nil
+	if d.Bool() {
+		// (Lengths in the segment, not in data: not Count, which bounds
+		// a count by the bytes left.)
+		p := &pieces{seg: seg, fp: d.U64(), chunk: int(min(d.Uvarint(), 1<<20)), base: d.Varint()}
+		for si, sig := range signals {
+			n := d.Count()
+			// As many chunks as the events make: anything else is not
+			// what encode wrote.
+			events := 0
+			for i := range rec.events {
+				if member(sig, &rec.events[i]) {
+					events++
+				}
+			}
+			if p.chunk < 1 || n != (events+p.chunk-1)/p.chunk || seg == "" || p.base < 0 {
+				d.Fail()
+			}
+			if n > 0 && d.Err() == nil {
+				p.sig[si] = make([]piece, 0, n)
+			}
+			for ; n > 0 && d.Err() == nil; n-- {
+				n, crc := d.Uvarint(), d.Uvarint()
+				if n > maxPiece || crc > math.MaxUint32 {
+					d.Fail()
+				}
+				p.sig[si] = append(p.sig[si], piece{n: int(n), crc: uint32(crc)})
+			}
+		}
+		rec.pieces = p
 	}
 	if !d.Done() {
 		return s, false

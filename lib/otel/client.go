@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -51,9 +53,57 @@ func NewSender(t Target) (Sender, error) {
 type httpSender struct {
 	t Target
 	c *http.Client
+	// readers, in a sendProto, counts its request bodies not closed.
+	readers *atomic.Int64
 }
 
 func (s *httpSender) Close() error { s.c.CloseIdleConnections(); return nil }
+
+// protoSender is a Sender that takes requests marshalled (protobuf), as
+// pieces make them (pieces.go), when sendsProto. It gives the body back
+// (free) when nothing reads it any more.
+type protoSender interface {
+	sendsProto() bool
+	sendProto(ctx context.Context, s Signal, body []byte) (rejected int64, free []byte, err error)
+}
+
+func (s *httpSender) sendsProto() bool { return !s.json() }
+
+func (s *httpSender) sendProto(ctx context.Context, sig Signal, body []byte) (int64, []byte, error) {
+	var readers atomic.Int64
+	s.readers = &readers
+	defer func() { s.readers = nil }()
+	raw := body
+	body, err := s.compress(body)
+	if err != nil {
+		return 0, nil, err
+	}
+	var rejected int64
+	if sig == Metrics {
+		rejected, err = s.postMetrics(ctx, body)
+	} else {
+		rejected, err = s.postLogs(ctx, body)
+	}
+	// The transport closes a request's body once it has written it (or
+	// given up), which may be after the answer came: the memory is given
+	// back only when every try's is closed.
+	if readers.Load() != 0 {
+		raw = nil
+	}
+	return rejected, raw[:0], err
+}
+
+// bodyReader is a request body that counts itself closed.
+type bodyReader struct {
+	*bytes.Reader
+	open *atomic.Int64
+	once sync.Once
+}
+
+func (b *bodyReader) Close() error {
+	b.once.Do(func() { b.open.Add(-1) })
+	return nil
+}
 
 func (s *httpSender) Logs(ctx context.Context, l plog.Logs) (int64, error) {
 	req := plogotlp.NewExportRequestFromLogs(l)
@@ -61,8 +111,12 @@ func (s *httpSender) Logs(ctx context.Context, l plog.Logs) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return s.postLogs(ctx, body)
+}
+
+func (s *httpSender) postLogs(ctx context.Context, body []byte) (int64, error) {
 	resp := plogotlp.NewExportResponse()
-	err = s.post(ctx, body, func(b []byte, json bool) error {
+	err := s.post(ctx, body, func(b []byte, json bool) error {
 		if json {
 			return resp.UnmarshalJSON(b)
 		}
@@ -77,8 +131,12 @@ func (s *httpSender) Metrics(ctx context.Context, m pmetric.Metrics) (int64, err
 	if err != nil {
 		return 0, err
 	}
+	return s.postMetrics(ctx, body)
+}
+
+func (s *httpSender) postMetrics(ctx context.Context, body []byte) (int64, error) {
 	resp := pmetricotlp.NewExportResponse()
-	err = s.post(ctx, body, func(b []byte, json bool) error {
+	err := s.post(ctx, body, func(b []byte, json bool) error {
 		if json {
 			return resp.UnmarshalJSON(b)
 		}
@@ -97,8 +155,16 @@ func (s *httpSender) marshal(proto, json func() ([]byte, error)) ([]byte, error)
 	} else {
 		b, err = proto()
 	}
-	if err != nil || s.t.Compression != "gzip" {
-		return b, err
+	if err != nil {
+		return nil, err
+	}
+	return s.compress(b)
+}
+
+// compress gzips b when the target asks for it.
+func (s *httpSender) compress(b []byte) ([]byte, error) {
+	if s.t.Compression != "gzip" {
+		return b, nil
 	}
 	var z bytes.Buffer
 	w := gzip.NewWriter(&z)
@@ -125,10 +191,16 @@ func (e *StatusError) Error() string {
 
 func (s *httpSender) post(ctx context.Context, body []byte, decode func([]byte, bool) error) error {
 	return retry(ctx, func() (bool, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.t.URL, bytes.NewReader(body))
+		var rd io.Reader = bytes.NewReader(body)
+		if s.readers != nil {
+			s.readers.Add(1)
+			rd = &bodyReader{Reader: bytes.NewReader(body), open: s.readers}
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.t.URL, rd)
 		if err != nil {
 			return false, err
 		}
+		req.ContentLength = int64(len(body))
 		ct := "application/x-protobuf"
 		if s.json() {
 			ct = "application/json"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
@@ -24,7 +25,6 @@ type Channel struct {
 	Signal Signal
 	Sender Sender
 	Ledger *Ledger
-	keys   []Key
 	// taken is every key queued in this run: an event met twice (a
 	// fork's copy of a prompt) is sent once.
 	taken map[Key]struct{}
@@ -54,10 +54,10 @@ type Exporter struct {
 	// ledgers are read, not written.
 	DryRun    io.Writer
 	BatchSize int
-	// logs and points are the events taken for the next request of each
-	// signal; the request is built from them on the delivering goroutine.
-	logs, points []*Event
-	keys         keyer
+	// req is the next request of each signal (logs, metrics): its
+	// events, built on the delivering goroutine.
+	req  [2]pending
+	keys keyer
 	// out takes the requests' events to a goroutine of its own, which
 	// builds, sends and marks them one request at a time, in order, while
 	// the next is gathered: on two cores, taking events (the cache, the
@@ -65,19 +65,38 @@ type Exporter struct {
 	// the round trip, the ledger's writes) overlap.
 	out  chan exportRequest
 	done chan struct{}
-	// b is the delivering goroutine's batch, which alone touches it.
-	b   *batch
-	mu  sync.Mutex
-	err error // a delivery's error not returned yet
+	// b is the delivering goroutine's batch, which alone touches it;
+	// free a request body the sender is done with, for the next.
+	b    *batch
+	free []byte
+	mu   sync.Mutex
+	err  error // a delivery's error not returned yet
+}
+
+// pending is what a request of a signal holds so far: its parts, their
+// keys and how many events they are.
+type pending struct {
+	parts []part
+	keys  []Key
+	n     int
+}
+
+// part is an event of a request, or a piece: a chunk of events
+// marshalled (pieces.go), with its events (built again should the piece
+// not read back).
+type part struct {
+	ev    *Event
+	piece *piece
+	evs   []*Event
 }
 
 // exportRequest is the events of one export request of a signal, with
 // their keys.
 type exportRequest struct {
-	c      *Channel
-	keys   []Key
-	events []*Event
-	ctx    context.Context
+	c     *Channel
+	keys  []Key
+	parts []part
+	ctx   context.Context
 }
 
 func (x *Exporter) batch() *batch {
@@ -94,50 +113,140 @@ func (x *Exporter) size() int {
 	return BatchSize
 }
 
+func (x *Exporter) channel(s Signal) *Channel {
+	if s == Metrics {
+		return x.Metrics
+	}
+	return x.Logs
+}
+
 // Add queues an event; a full batch is sent. The exporter keeps e until
 // its request is built: the caller must not change it after.
 func (x *Exporter) Add(ctx context.Context, e *Event) error {
-	if c := x.Logs; c != nil && !e.SessionStart() && x.take(c, e) {
-		x.logs = append(x.logs, e)
-		if len(x.logs) >= x.size() {
-			if err := x.flushLogs(ctx); err != nil {
-				return err
-			}
-		}
-	}
-	if c := x.Metrics; c != nil && hasPoints(e) && x.take(c, e) {
-		x.points = append(x.points, e)
-		if len(x.points) >= x.size() {
-			if err := x.flushMetrics(ctx); err != nil {
-				return err
+	for _, s := range signals {
+		if c := x.channel(s); c != nil && member(s, e) {
+			if k, ok := x.take(c, e); ok {
+				if err := x.place(ctx, s, part{ev: e}, k); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	return nil
 }
 
-// take says whether e goes into c's next request.
-func (x *Exporter) take(c *Channel, e *Event) bool {
+// AddSession queues a session's events, as Add each in turn would; with
+// pieces, each chunk whose events all go, into one request, goes as its
+// piece, when the signal is sent as http/protobuf.
+func (x *Exporter) AddSession(ctx context.Context, se *SessionEvents) error {
+	p := se.pieces
+	if p == nil || !(x.proto(x.Logs) || x.proto(x.Metrics)) {
+		for _, e := range se.Events {
+			if err := x.Add(ctx, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// Each signal's events of the session taken first: a chunk goes as
+	// its piece only when all its events do.
+	type plan struct {
+		c      *Channel
+		proto  bool
+		chunks []piece
+		evs    []*Event
+		taken  []bool
+		keys   []Key
+		n      int
+		piece  bool // the chunk of the event at n went as its piece
+	}
+	var plans [2]plan
+	for si, s := range signals {
+		c := x.channel(s)
+		if c == nil {
+			continue
+		}
+		pl := &plans[si]
+		pl.c, pl.proto, pl.chunks = c, x.proto(c), p.sig[si]
+		for _, e := range se.Events {
+			if member(s, e) {
+				k, ok := x.take(c, e)
+				pl.taken, pl.keys, pl.evs = append(pl.taken, ok), append(pl.keys, k), append(pl.evs, e)
+			}
+		}
+	}
+	for _, e := range se.Events {
+		for si, s := range signals {
+			pl := &plans[si]
+			if pl.c == nil || !member(s, e) {
+				continue
+			}
+			j := pl.n
+			pl.n++
+			if j%p.chunk == 0 {
+				end := min(j+p.chunk, len(pl.taken))
+				pl.piece = pl.proto && j/p.chunk < len(pl.chunks) && x.req[si].n+end-j <= x.size() &&
+					!slices.Contains(pl.taken[j:end], false)
+				if pl.piece {
+					if err := x.place(ctx, s, part{piece: &pl.chunks[j/p.chunk], evs: pl.evs[j:end]}, pl.keys[j:end]...); err != nil {
+						return err
+					}
+				}
+			}
+			if !pl.piece && pl.taken[j] {
+				if err := x.place(ctx, s, part{ev: e}, pl.keys[j]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// proto says c's requests are sent as protobuf bodies, which pieces can
+// make.
+func (x *Exporter) proto(c *Channel) bool {
+	if c == nil || x.DryRun != nil {
+		return false
+	}
+	ps, ok := c.Sender.(protoSender)
+	return ok && ps.sendsProto()
+}
+
+// place adds a part of keys' events to signal s's next request, and
+// sends it when full.
+func (x *Exporter) place(ctx context.Context, s Signal, p part, keys ...Key) error {
+	r := &x.req[sigIndex(s)]
+	r.parts = append(r.parts, p)
+	r.keys = append(r.keys, keys...)
+	r.n += len(keys)
+	if r.n >= x.size() {
+		return x.flush(ctx, s)
+	}
+	return nil
+}
+
+// take says whether e goes into c's next request, and its key.
+func (x *Exporter) take(c *Channel, e *Event) (Key, bool) {
 	k := x.keys.key(c.Signal, e)
 	if c.Ledger != nil && c.Ledger.HadBefore(k) {
 		c.Stats.Already++
-		return false
+		return k, false
 	}
 	if _, dup := c.taken[k]; dup {
-		return false
+		return k, false
 	}
 	if c.taken == nil {
 		c.taken = map[Key]struct{}{}
 	}
 	c.taken[k] = struct{}{}
-	c.keys = append(c.keys, k)
-	return true
+	return k, true
 }
 
 // Close sends what is queued, waits for every request to be delivered,
 // and syncs and compacts the ledgers.
 func (x *Exporter) Close(ctx context.Context) error {
-	err := errors.Join(x.flushLogs(ctx), x.flushMetrics(ctx))
+	err := errors.Join(x.flush(ctx, Logs), x.flush(ctx, Metrics))
 	if x.out != nil {
 		close(x.out)
 		<-x.done
@@ -152,35 +261,26 @@ func (x *Exporter) Close(ctx context.Context) error {
 	return err
 }
 
-func (x *Exporter) flushLogs(ctx context.Context) error {
-	if len(x.logs) == 0 {
+// flush queues signal s's request, if it has events.
+func (x *Exporter) flush(ctx context.Context, s Signal) error {
+	r := &x.req[sigIndex(s)]
+	if r.n == 0 {
 		return nil
 	}
-	evs := x.logs
-	x.logs = make([]*Event, 0, x.size())
-	return x.queue(ctx, x.Logs, evs)
+	q := *r
+	*r = pending{parts: make([]part, 0, len(q.parts))}
+	return x.queue(ctx, x.channel(s), q)
 }
 
-func (x *Exporter) flushMetrics(ctx context.Context) error {
-	if len(x.points) == 0 {
-		return nil
-	}
-	evs := x.points
-	x.points = make([]*Event, 0, x.size())
-	return x.queue(ctx, x.Metrics, evs)
-}
-
-// queue hands the events of a request of c's signal to the delivering
-// goroutine (started on first use), and returns the error of one
-// delivered before, if any.
-func (x *Exporter) queue(ctx context.Context, c *Channel, events []*Event) error {
+// queue hands a request of c's signal to the delivering goroutine
+// (started on first use), and returns the error of one delivered before,
+// if any.
+func (x *Exporter) queue(ctx context.Context, c *Channel, q pending) error {
 	if x.out == nil {
 		x.out, x.done = make(chan exportRequest, 1), make(chan struct{})
 		go x.deliverAll()
 	}
-	keys := c.keys
-	c.keys = nil
-	x.out <- exportRequest{c: c, keys: keys, events: events, ctx: ctx}
+	x.out <- exportRequest{c: c, keys: q.keys, parts: q.parts, ctx: ctx}
 	return x.pending()
 }
 
@@ -205,24 +305,74 @@ func (x *Exporter) deliverAll() {
 }
 
 // build makes the OTLP request of r's events: its JSON and its sending.
+// Sent as protobuf, the body is its parts' in turn: a piece as it is,
+// the events between pieces built (pdata) and marshalled as one request.
 func (x *Exporter) build(r exportRequest) (asJSON func() ([]byte, error), send func() (int64, error)) {
 	b := x.batch()
-	if r.c.Signal == Logs {
-		for _, e := range r.events {
-			b.addLog(e)
+	s := r.c.Signal
+	if x.proto(r.c) {
+		body, err := x.protoBody(r)
+		if err != nil {
+			return nil, func() (int64, error) { return 0, err }
 		}
+		return nil, func() (int64, error) {
+			rejected, free, err := r.c.Sender.(protoSender).sendProto(r.ctx, s, body)
+			x.free = free
+			return rejected, err
+		}
+	}
+	for _, p := range r.parts {
+		b.add(s, p.ev)
+	}
+	if s == Logs {
 		l := b.logs
 		b.resetLogs()
 		return func() ([]byte, error) { return plogotlp.NewExportRequestFromLogs(l).MarshalJSON() },
 			func() (int64, error) { return r.c.Sender.Logs(r.ctx, l) }
 	}
-	for _, e := range r.events {
-		b.addPoints(e)
-	}
 	m := b.metrics
 	b.resetMetrics()
 	return func() ([]byte, error) { return pmetricotlp.NewExportRequestFromMetrics(m).MarshalJSON() },
 		func() (int64, error) { return r.c.Sender.Metrics(r.ctx, m) }
+}
+
+// protoBody is the protobuf body of r: its parts' in turn, a piece as
+// it is, the events between pieces built (pdata) and marshalled as one
+// request; a piece that does not read back is built from its events. It
+// is made in the memory of the last body when the sender gave it back.
+func (x *Exporter) protoBody(r exportRequest) ([]byte, error) {
+	b, s := x.batch(), r.c.Signal
+	size := 0
+	for _, p := range r.parts {
+		if p.piece != nil {
+			size += p.piece.n
+		}
+	}
+	body := slices.Grow(x.free, size+size/8)
+	x.free = nil
+	n := 0
+	for i, p := range r.parts {
+		if p.piece != nil {
+			var ok bool
+			if body, ok = p.piece.appendTo(body); !ok {
+				for _, e := range p.evs {
+					b.add(s, e)
+				}
+				n++
+			}
+		} else {
+			b.add(s, p.ev)
+			n++
+		}
+		if n > 0 && (i == len(r.parts)-1 || r.parts[i+1].ev == nil) {
+			m, err := b.marshal(s)
+			if err != nil {
+				return nil, err
+			}
+			body, n = append(body, m...), 0
+		}
+	}
+	return body, nil
 }
 
 // deliver builds and sends one request (or prints it, dry) and marks its

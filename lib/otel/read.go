@@ -36,6 +36,16 @@ type ReadOptions struct {
 	Warn func(msg string)
 	// Cache keeps each session's events (cache.go); nil: none.
 	Cache *cache.Store
+	// Pieces, with a Cache, has each session's events kept marshalled
+	// too (pieces.go); nil: not.
+	Pieces *Pieces
+}
+
+// SessionEvents are the events of one session, in transcript order, as
+// the Reader hands them on, and (when they are all there) their pieces.
+type SessionEvents struct {
+	Events []*Event
+	pieces *pieces
 }
 
 // Reader turns the transcripts of sessions into events, in transcript
@@ -46,7 +56,7 @@ type ReadOptions struct {
 // session's record is the same whatever else the run reads.
 type Reader struct {
 	opts                  ReadOptions
-	emit                  func(*Event) error
+	emit                  func(*SessionEvents) error
 	usage, prompts, tools *extract.Extractor
 	types                 []string
 	f                     fileState
@@ -96,8 +106,8 @@ type request struct {
 	fast bool
 }
 
-// NewReader returns a Reader that hands each event to emit.
-func NewReader(opts ReadOptions, emit func(*Event) error) (*Reader, error) {
+// NewReader returns a Reader that hands each session's events to emit.
+func NewReader(opts ReadOptions, emit func(*SessionEvents) error) (*Reader, error) {
 	if opts.Prices == nil {
 		opts.Prices = pricing.Embedded()
 	}
@@ -155,12 +165,14 @@ func (r *Reader) Session(ctx context.Context, path string) error {
 		return err
 	}
 	uid := r.userID(path)
-	if rec, ok := r.cached(path); ok {
+	if rec, snap, ok := r.cached(path); ok {
+		r.withPieces(path, &snap, rec, uid, true)
 		return r.send(rec, uid)
 	}
 	snap := r.snapshot(path)
 	rec, err := r.readSession(ctx, path, &snap)
 	if err == nil && snap.cacheable {
+		r.withPieces(path, &snap, rec, uid, false)
 		r.store(path, &snap, rec)
 	}
 	if serr := r.send(rec, uid); err == nil {
@@ -232,7 +244,9 @@ func (r *Reader) saw(sid string) {
 }
 
 // send hands a session's events on: a message sent already in this run
-// is left out, the rest numbered (event.sequence) in transcript order.
+// is left out, the rest numbered (event.sequence) in transcript order;
+// the record's pieces go with them when none was left out and they were
+// built for uid.
 func (r *Reader) send(rec *record, uid string) error {
 	for _, w := range rec.warns {
 		r.opts.Warn(w)
@@ -248,7 +262,7 @@ func (r *Reader) send(rec *record, uid string) error {
 	for _, sid := range rec.seen {
 		r.read[sid] = struct{}{}
 	}
-	var seq int64
+	evs := make([]*Event, 0, len(rec.events))
 	for i := range rec.events {
 		ev := &rec.events[i]
 		if ev.Name == EventAPIRequest {
@@ -257,13 +271,17 @@ func (r *Reader) send(rec *record, uid string) error {
 			}
 			r.counted[ev.msgKey] = struct{}{}
 		}
-		ev.Seq, ev.UserID = seq, uid
-		seq++
-		if err := r.emit(ev); err != nil {
-			return err
-		}
+		ev.Seq, ev.UserID = int64(len(evs)), uid
+		evs = append(evs, ev)
 	}
-	return nil
+	if len(evs) == 0 {
+		return nil
+	}
+	se := &SessionEvents{Events: evs}
+	if len(evs) == len(rec.events) && rec.pieces.usable(r.opts.Pieces, uid) {
+		se.pieces = rec.pieces
+	}
+	return r.emit(se)
 }
 
 // endSession sends the session whose entries were being read.

@@ -39,7 +39,7 @@ func writeBomb(t *testing.T, path, prompt string) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(cache.RacyWindow) // settled: a racy stamp is never Fresh
+	cache.Settle() // settled: a racy stamp is never Fresh
 }
 
 // A compressed transcript refused as a bomb is decompressed by the first
@@ -105,7 +105,7 @@ func TestBombRefusalRemembered(t *testing.T) {
 	if err := os.Chtimes(bomb, later, later); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(cache.RacyWindow) // Chtimes moved the ctime
+	cache.Settle() // Chtimes moved the ctime
 	third, n, w3 := list("rewritten", true)
 	if n != 1 || third.FirstPrompt != "again" || errors.As(w3, &re) {
 		t.Fatalf("rewritten: decompressed %d times, prompt %q, warning %v", n, third.FirstPrompt, w3)

@@ -185,7 +185,7 @@ func readOnlyFixture(t *testing.T) (cfg, session string) {
 
 func TestArchiveReadOnlyTree(t *testing.T) {
 	cfg, session := readOnlyFixture(t)
-	time.Sleep(cache.RacyWindow) // settled: a racy stamp is never up to date
+	cache.Settle() // settled: a racy stamp is never up to date
 	before := snapshot(t, cfg)
 	out := filepath.Join(t.TempDir(), "archive")
 	var got []ArchiveResult

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/cli"
 
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
@@ -151,5 +152,5 @@ func gzipFile(t *testing.T, path string) {
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	golden.Settle() // a file written just now has a racy stamp, never Fresh
+	cache.Settle() // a file written just now has a racy stamp, never Fresh
 }

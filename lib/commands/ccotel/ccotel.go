@@ -189,7 +189,19 @@ func (o *options) run(env *cli.Env, paths []string) error {
 	if len(chans) == 0 {
 		return cli.Usagef("OTEL_LOGS_EXPORTER and OTEL_METRICS_EXPORTER turn both signals off: nothing to send")
 	}
-	r, err := otel.NewReader(ropts, func(e *otel.Event) error { return x.Add(env.Ctx, e) })
+	// An http/protobuf export sends each session's events from pieces
+	// the event cache keeps marshalled. Their segment is synced (Close)
+	// before the store that names it is saved (the deferred SaveReport).
+	if ropts.Cache != nil && !o.dryRun && ((x.Logs != nil && cfg.Logs.Protocol == "http/protobuf") ||
+		(x.Metrics != nil && cfg.Metrics.Protocol == "http/protobuf")) {
+		ropts.Pieces = otel.NewPieces(otel.PiecesDir(o.sys.CacheDir()), x.Resource, otel.ChunkFor(batchSize))
+		defer func() {
+			if err := ropts.Pieces.Close(ropts.Cache); err != nil && o.cacheStats {
+				env.Warnf("cache: pieces: %v", err)
+			}
+		}()
+	}
+	r, err := otel.NewReader(ropts, func(s *otel.SessionEvents) error { return x.AddSession(env.Ctx, s) })
 	if err != nil {
 		return err
 	}

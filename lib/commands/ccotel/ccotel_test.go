@@ -28,6 +28,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
 	"google.golang.org/grpc"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/commands/ccextract"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
@@ -657,6 +658,7 @@ func TestEventCacheIsFullRead(t *testing.T) {
 	m := newMachine(t, "http://127.0.0.1:1")
 	check := func(step string, changed bool) {
 		t.Helper()
+		cache.Settle() // a file changed just now has a racy stamp: the second run would read it again
 		code, want, stderr := m.run("--dry-run", "--no-cache", dir)
 		if code != 0 || !strings.Contains(want, "claude_code.api_request") {
 			t.Fatalf("%s: --no-cache: exit %d: %s", step, code, stderr)
@@ -699,4 +701,141 @@ func TestEventCacheIsFullRead(t *testing.T) {
 	check("main transcript rewritten in place", true)
 	write(other, full[other])
 	check("subagent transcript added", true)
+}
+
+// requestLog is a collector that keeps each request it takes: its path
+// and its records, each with its resource and scope, sorted (a request of
+// pieces groups them under more resources than one built whole), and how
+// many resources it had.
+type requestLog struct {
+	mu        sync.Mutex
+	requests  []string
+	resources int
+}
+
+func (rl *requestLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var lines []string
+	resources := 0
+	switch r.URL.Path {
+	case "/v1/logs":
+		req := plogotlp.NewExportRequest()
+		if err := req.UnmarshalProto(body); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		for _, rs := range req.Logs().ResourceLogs().All() {
+			resources++
+			for _, sl := range rs.ScopeLogs().All() {
+				for _, lr := range sl.LogRecords().All() {
+					lines = append(lines, fmt.Sprintf("%v %s %s %v %v %s %v", rs.Resource().Attributes().AsRaw(), sl.Scope().Name(),
+						sl.Scope().Version(), lr.Timestamp(), lr.ObservedTimestamp(), lr.Body().AsString(), lr.Attributes().AsRaw()))
+				}
+			}
+		}
+	case "/v1/metrics":
+		req := pmetricotlp.NewExportRequest()
+		if err := req.UnmarshalProto(body); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		for _, rs := range req.Metrics().ResourceMetrics().All() {
+			resources++
+			for _, sm := range rs.ScopeMetrics().All() {
+				for _, mt := range sm.Metrics().All() {
+					for _, p := range mt.Sum().DataPoints().All() {
+						lines = append(lines, fmt.Sprintf("%v %s %s %s %s %s %v %v %v %v %g %v", rs.Resource().Attributes().AsRaw(),
+							sm.Scope().Name(), sm.Scope().Version(), mt.Name(), mt.Unit(), mt.Description(), mt.Sum().AggregationTemporality(),
+							mt.Sum().IsMonotonic(), p.StartTimestamp(), p.Timestamp(), p.DoubleValue(), p.Attributes().AsRaw()))
+					}
+				}
+			}
+		}
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	sort.Strings(lines)
+	rl.mu.Lock()
+	rl.requests = append(rl.requests, r.URL.Path+"\n"+strings.Join(lines, "\n"))
+	rl.resources += resources
+	rl.mu.Unlock()
+	w.Header().Set("Content-Type", "application/x-protobuf")
+}
+
+// byPath is each path's requests in the order they came (the two
+// signals' requests interleave as their batches fill).
+func (rl *requestLog) byPath() string {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	var logs, metrics []string
+	for _, r := range rl.requests {
+		if strings.HasPrefix(r, "/v1/logs") {
+			logs = append(logs, r)
+		} else {
+			metrics = append(metrics, r)
+		}
+	}
+	return strings.Join(append(logs, metrics...), "\n\n")
+}
+
+// TestPiecesAreBuilt: a session's events sent from its pieces (built in
+// the run that reads it, or read from their segment by the next run, or
+// damaged there and built again) are the requests the events built with
+// pdata make (--no-cache: no pieces), request by request, each record
+// with its resource and scope; only more resources carry them.
+func TestPiecesAreBuilt(t *testing.T) {
+	forks := filepath.Join("..", "..", "..", "testdata", "corpus-fork", "claude", "projects")
+	defer func() { batchSize = otel.BatchSize }()
+	for _, size := range []int{10, otel.BatchSize} {
+		batchSize = size
+		t.Run(strconv.Itoa(size), func(t *testing.T) {
+			send := func(m *machine, args ...string) *requestLog {
+				t.Helper()
+				rl := &requestLog{}
+				srv := httptest.NewServer(rl)
+				defer srv.Close()
+				m.env["OTEL_EXPORTER_OTLP_ENDPOINT"] = srv.URL
+				_ = os.RemoveAll(filepath.Join(m.env["XDG_CACHE_HOME"], "ccpipe", "otel")) // every event sent
+				if code, _, stderr := m.run(append(args, corpus, forks)...); code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				return rl
+			}
+			slow := send(newMachine(t, ""), "--no-cache")
+			want := slow.byPath()
+			if !strings.Contains(want, "claude_code.api_request") {
+				t.Fatalf("no api_request sent: %s", want)
+			}
+			m := newMachine(t, "")
+			segs := filepath.Join(m.env["XDG_CACHE_HOME"], "ccpipe", "otel-events*.pieces", "*.pieces")
+			for _, step := range []string{"cold", "warm", "damaged"} {
+				if step == "damaged" {
+					files, _ := filepath.Glob(segs)
+					for _, f := range files {
+						b, err := os.ReadFile(f)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for i := 7; i < len(b); i += 97 {
+							b[i] ^= 0x55
+						}
+						if err := os.WriteFile(f, b, 0o600); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				rl := send(m)
+				if got := rl.byPath(); got != want {
+					t.Errorf("%s: the requests differ from --no-cache's:\n%s", step, golden.Diff(want, got))
+				}
+				if step != "damaged" && rl.resources <= slow.resources {
+					t.Errorf("%s: %d resources, %d without pieces: none sent", step, rl.resources, slow.resources)
+				}
+			}
+			if files, _ := filepath.Glob(segs); len(files) != 1 {
+				t.Errorf("segments %v, want the one of the cold run", files)
+			}
+		})
+	}
 }

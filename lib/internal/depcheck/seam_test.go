@@ -43,6 +43,7 @@ var clockUses = map[string]struct {
 	"lib/registry/ended.go":                     {1, "how often the registry is polled"},
 	"lib/render/lines.go":                       {1, "a unique reference for spilled lines"},
 	"lib/otel/ledger.go":                        {4, "the deadline of the wait for the ledger lock (2), a segment file's unique name, and how long since the ledger was last synced to disk"},
+	"lib/otel/pieces.go":                        {1, "a pieces segment file's unique name"},
 	"lib/commands/ccgrep/progress.go":           {1, "elapsed time before progress is shown"},
 	"lib/searchindex/dirs.go":                   {1, "the moment a directory is read, recorded with its listing: kept only when the directory changed 2 s before"},
 	"lib/commands/ccstatusline/ccstatusline.go": {1, "the start of the --budget deadline"},

@@ -14,7 +14,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
 )
@@ -114,15 +113,9 @@ func Corpus(s, dir string) string {
 	return corpusSizeRE.ReplaceAllString(s, `"size_bytes":$$SIZE`)
 }
 
-// Settle waits until files written just now are past lib/cache's
-// RacyWindow, so that a cache stamps them settled: a stamp taken in the
-// tick of a file's last change is never Fresh (it is read again), which a
-// test that counts unchanged files would otherwise see.
-func Settle() { time.Sleep(cache.RacyWindow) }
-
 // CopyTree copies the dir from (a corpus, say) to to, file by file, so
 // that a test can grow, rewrite or delete what it reads without touching
-// the repo's copy. The copy is settled (Settle) when it returns.
+// the repo's copy. The copy is settled (cache.Settle) when it returns.
 func CopyTree(t testing.TB, from, to string) {
 	t.Helper()
 	err := filepath.WalkDir(from, func(p string, de os.DirEntry, err error) error {
@@ -142,7 +135,7 @@ func CopyTree(t testing.TB, from, to string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	Settle()
+	cache.Settle()
 }
 
 // Build builds the command cmd/name (or, when name holds a slash, the

@@ -1,0 +1,360 @@
+package otel
+
+import (
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"hash/fnv"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+	"go.opentelemetry.io/collector/pdata/pmetric/pmetricotlp"
+
+	"github.com/ccpipe/ccpipe/lib/cache"
+)
+
+// Pieces: a session's events kept marshalled, so that a warm run sends
+// them without building pdata. Protobuf's rule that serialized messages
+// concatenated are one message with their repeated fields appended (the
+// OTLP request's one field, resource_logs or resource_metrics, is
+// repeated) lets a request body be the concatenation of requests that
+// pdata marshalled, each of a chunk of one session's events: nothing here
+// writes a tag or a length. The collector decodes such a body to the
+// records of the pdata request of the same events, each chunk under a
+// resource of its own (TestConcatenatedRequests, TestPiecesAreBuilt).
+//
+// A session's events of each signal (log events; events with metric
+// points) are cut into chunks of Pieces.Chunk, each marshalled as the
+// OTLP request of its events as they are sent when the whole session is:
+// numbered from 0 in transcript order, with the session's user.id, the
+// run's resource. The exporter sends a chunk's bytes when all its events
+// go, in one request (the requests are cut as before, at BatchSize
+// events); the rest it builds as before.
+//
+// The bytes are kept beside the event cache's store, in segment files of
+// their own (a run writes one; the store would be read whole, its
+// checksum computed, at every run): the session's record names its
+// segment, where its bytes start, and each chunk's length and CRC-32C. A
+// chunk is read into the request body and checked there; one that does
+// not read back as it was written is built again from the record's
+// events (never a wrong byte sent). A run's segment is synced to disk
+// before the store that names it is saved. A segment no entry names is
+// removed once it is an hour old (a run at the same time may be about to
+// name its own).
+
+// Pieces is where sessions' pieces are kept, and what they are built
+// with: the resource, the chunk. Only an http/protobuf export uses them.
+type Pieces struct {
+	Resource Resource
+	Chunk    int
+	dir      string
+	mu       sync.Mutex
+	w        *segment // this run's, made on the first write
+	wfailed  bool
+	open     map[string]*segment
+}
+
+// segment is a file of pieces.
+type segment struct {
+	name string
+	f    *os.File
+	size int64
+}
+
+// segSuffix names a segment file.
+const segSuffix = ".pieces"
+
+// maxPiece bounds a chunk's bytes as a record names them: far past what
+// a chunk of events takes.
+const maxPiece = 1 << 30
+
+// segmentAge is how old a segment no entry names must be to be removed.
+const segmentAge = time.Hour
+
+// PiecesDir is the dir of the pieces of the event cache in cacheDir.
+func PiecesDir(cacheDir string) string {
+	return cache.File(cacheDir, EventCacheName, ".pieces")
+}
+
+// NewPieces keeps pieces in dir (made when first written).
+func NewPieces(dir string, res Resource, chunk int) *Pieces {
+	return &Pieces{Resource: res, Chunk: chunk, dir: dir, open: map[string]*segment{}}
+}
+
+// ChunkFor is the chunk of pieces for requests of size events: small
+// enough that the chunk a request's cut falls in (built with pdata) is a
+// small part of a request.
+func ChunkFor(size int) int { return max(1, size/16) }
+
+// pieces are the marshalled chunks of a session's events, per signal.
+type pieces struct {
+	fp    uint64
+	chunk int
+	sig   [2][]piece // logs, metrics
+	// seg and base say where the chunks were written, one after the
+	// other ("": nowhere, they are only in memory).
+	seg  string
+	base int64
+}
+
+// piece is one chunk: its bytes when built in this run, else where they
+// are.
+type piece struct {
+	b   []byte
+	seg *segment
+	off int64
+	n   int
+	crc uint32
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// signals are the signals in the order of pieces.sig.
+var signals = [2]Signal{Logs, Metrics}
+
+// sigIndex is s's index in pieces.sig.
+func sigIndex(s Signal) int {
+	if s == Metrics {
+		return 1
+	}
+	return 0
+}
+
+// member says e goes to signal s.
+func member(s Signal, e *Event) bool {
+	if s == Metrics {
+		return hasPoints(e)
+	}
+	return !e.SessionStart()
+}
+
+// fingerprint names what a session's pieces are built with: the
+// resource, its user.id and the chunk.
+func (ps *Pieces) fingerprint(uid string) uint64 {
+	h := fnv.New64a()
+	w := func(s string) { _, _ = h.Write([]byte(s)); _, _ = h.Write([]byte{0}) }
+	w(ps.Resource.HostArch)
+	w(ps.Resource.OSType)
+	w(strconv.Itoa(len(ps.Resource.Extra)))
+	for _, kv := range ps.Resource.Extra {
+		w(kv[0])
+		w(kv[1])
+	}
+	w(uid)
+	w(strconv.Itoa(ps.Chunk))
+	return h.Sum64()
+}
+
+// build marshals the chunks of events, numbered as send numbers them
+// when none is left out, with user.id uid, and writes them to this run's
+// segment (when it can: else they are kept for this run only).
+func (ps *Pieces) build(events []Event, uid string) (*pieces, error) {
+	p := &pieces{fp: ps.fingerprint(uid), chunk: ps.Chunk}
+	b := newBatch(ps.Resource)
+	var all [][]byte
+	for si, s := range signals {
+		n := 0
+		flush := func() error {
+			if n == 0 {
+				return nil
+			}
+			body, err := b.marshal(s)
+			if err != nil {
+				return err
+			}
+			p.sig[si] = append(p.sig[si], piece{b: body, n: len(body), crc: crc32.Checksum(body, castagnoli)})
+			all = append(all, body)
+			n = 0
+			return nil
+		}
+		for i := range events {
+			e := events[i] // a copy: numbered here, not in the record
+			if !member(s, &e) {
+				continue
+			}
+			e.Seq, e.UserID = int64(i), uid
+			b.add(s, &e)
+			if n++; n == ps.Chunk {
+				if err := flush(); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := flush(); err != nil {
+			return nil, err
+		}
+	}
+	p.seg, p.base = ps.write(all)
+	return p, nil
+}
+
+// write appends bufs to this run's segment: its name and where they
+// start, or "" when they could not be written.
+func (ps *Pieces) write(bufs [][]byte) (string, int64) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.wfailed {
+		return "", 0
+	}
+	if ps.w == nil {
+		if err := os.MkdirAll(ps.dir, 0o700); err != nil {
+			ps.wfailed = true
+			return "", 0
+		}
+		name := fmt.Sprintf("%020d-%d%s", time.Now().UnixNano(), os.Getpid(), segSuffix)
+		f, err := os.OpenFile(filepath.Join(ps.dir, name), os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
+			ps.wfailed = true
+			return "", 0
+		}
+		ps.w = &segment{name: name, f: f}
+		ps.open[name] = ps.w
+	}
+	w := ps.w
+	base := w.size
+	for _, b := range bufs {
+		n, err := w.f.WriteAt(b, w.size)
+		w.size += int64(n)
+		if err != nil {
+			// What was written of this session is never named.
+			ps.wfailed = true
+			return "", 0
+		}
+	}
+	return w.name, base
+}
+
+// segment opens the segment name for reading (once); nil when it cannot.
+func (ps *Pieces) segment(name string) *segment {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if s, ok := ps.open[name]; ok {
+		return s
+	}
+	var s *segment
+	if !strings.ContainsRune(name, filepath.Separator) && strings.HasSuffix(name, segSuffix) {
+		if f, err := cache.OpenFile(filepath.Join(ps.dir, name)); err == nil {
+			if fi, err := f.Stat(); err == nil {
+				s = &segment{name: name, f: f, size: fi.Size()}
+			} else {
+				f.Close()
+			}
+		}
+	}
+	ps.open[name] = s
+	return s
+}
+
+// usable says the pieces were built for this run and uid, and can be
+// read.
+func (p *pieces) usable(ps *Pieces, uid string) bool {
+	return p != nil && ps != nil && p.chunk == ps.Chunk && p.fp == ps.fingerprint(uid)
+}
+
+// locate points a decoded record's pieces into their segment: false when
+// it is not there (removed, or shorter than they need).
+func (p *pieces) locate(ps *Pieces) bool {
+	s := ps.segment(p.seg)
+	if s == nil {
+		return false
+	}
+	off := p.base
+	for si := range p.sig {
+		for i := range p.sig[si] {
+			pc := &p.sig[si][i]
+			pc.seg, pc.off = s, off
+			off += int64(pc.n)
+		}
+	}
+	return off <= s.size
+}
+
+// appendTo appends the piece's bytes to body: false when they do not read
+// back as they were written (body is then as it was).
+func (pc *piece) appendTo(body []byte) ([]byte, bool) {
+	if pc.b != nil {
+		return append(body, pc.b...), true
+	}
+	if pc.seg == nil {
+		return body, false
+	}
+	start := len(body)
+	body = slices.Grow(body, pc.n)[:start+pc.n]
+	if _, err := pc.seg.f.ReadAt(body[start:], pc.off); err != nil || crc32.Checksum(body[start:], castagnoli) != pc.crc {
+		return body[:start], false
+	}
+	return body, true
+}
+
+// Close syncs this run's segment, so that it is on disk before the store
+// that names it, removes the segments no entry of store names that are
+// old enough, and closes every segment.
+func (ps *Pieces) Close(store *cache.Store) error {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	var err error
+	if ps.w != nil {
+		err = ps.w.f.Sync()
+	}
+	for _, s := range ps.open {
+		if s != nil {
+			s.f.Close()
+		}
+	}
+	ps.open = map[string]*segment{}
+	if store == nil {
+		return err
+	}
+	named := map[string]bool{}
+	if ps.w != nil {
+		named[ps.w.name] = true
+	}
+	store.Each(func(_ string, e *cache.Entry) {
+		if seg, ok := segmentOf(e.Data); ok && seg != "" {
+			named[seg] = true
+		}
+	})
+	ents, rerr := os.ReadDir(ps.dir)
+	if rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		return errors.Join(err, rerr)
+	}
+	for _, de := range ents {
+		if named[de.Name()] || !strings.HasSuffix(de.Name(), segSuffix) {
+			continue
+		}
+		if fi, ierr := de.Info(); ierr == nil && time.Since(fi.ModTime()) > segmentAge {
+			_ = os.Remove(filepath.Join(ps.dir, de.Name()))
+		}
+	}
+	return err
+}
+
+// add appends e's log event or metric points to b.
+func (b *batch) add(s Signal, e *Event) {
+	if s == Metrics {
+		b.addPoints(e)
+	} else {
+		b.addLog(e)
+	}
+}
+
+// marshal returns the protobuf request of b's events of signal s, and
+// empties them.
+func (b *batch) marshal(s Signal) ([]byte, error) {
+	if s == Metrics {
+		body, err := pmetricotlp.NewExportRequestFromMetrics(b.metrics).MarshalProto()
+		b.resetMetrics()
+		return body, err
+	}
+	body, err := plogotlp.NewExportRequestFromLogs(b.logs).MarshalProto()
+	b.resetLogs()
+	return body, err
+}
