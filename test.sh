@@ -16,7 +16,7 @@ trap 'rm -f "$collector_log"' EXIT
 (cd lib/internal/collectortest && go vet ./... && go test -count=1 -timeout 10m ./...) >"$collector_log" 2>&1 &
 collector=$!
 contract=0
-CCPIPE_CONTRACT=1 go test -count=1 -timeout 15m ./lib/internal/contract/ || contract=$?
+CCPIPE_CONTRACT=1 go test -count=1 -timeout 30m ./lib/internal/contract/ || contract=$?
 status=0
 wait "$collector" || status=$?
 cat "$collector_log"

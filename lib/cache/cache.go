@@ -479,6 +479,24 @@ func (s *Store) Save() error {
 	return nil
 }
 
+// SaveChanged is Save when this run changed the store (put, deleted, or
+// found it damaged): a store this run only looked up is left as it is,
+// without the stat per entry not looked up that Save spends to drop the
+// entries of files gone since (a run that looks up a few of many files
+// then costs nothing more). Those entries are dropped by the next run
+// that writes the store; until then they only take room, never answer
+// (an entry is used only when its file checks out).
+func (s *Store) SaveChanged() error {
+	s.wait()
+	s.mu.Lock()
+	dirty := s.dirty
+	s.mu.Unlock()
+	if !dirty {
+		return nil
+	}
+	return s.Save()
+}
+
 // size is an entry's share of the store file, roughly.
 func size(path string, e *Entry) int64 { return int64(len(path)+len(e.Data)) + 64 }
 
@@ -587,6 +605,11 @@ func encode(entries map[string]*Entry, version string) []byte {
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, storeCRC))
 }
 
+// minEntry is the fewest bytes an entry takes in a store file: a path
+// and a data length of one byte each, a stamp of five varints, an offset,
+// a tail hash, a last use and a gen.
+const minEntry = 1 + 5 + 1 + 8 + 1 + 8 + 1
+
 func decode(b []byte, version string) (map[string]*Entry, error) {
 	if len(b) < len(magic)+12 || !bytes.HasPrefix(b, []byte(magic)) || binary.LittleEndian.Uint64(b[len(magic):]) != uint64(len(b)) {
 		return nil, errCorrupt
@@ -604,9 +627,16 @@ func decode(b []byte, version string) (map[string]*Entry, error) {
 	}
 	n := d.Count()
 	entries := make(map[string]*Entry, n)
+	// The entries are allocated together (a warm run decodes thousands):
+	// as many as the bytes left can hold at the least an entry takes.
+	slab := make([]Entry, min(n, d.Left()/minEntry))
 	for i := 0; i < n && d.Err() == nil; i++ {
 		p := d.StrShared() // b is never changed: keys and data share it
-		e := &Entry{Stamp: d.Stamp()}
+		e := &Entry{}
+		if i < len(slab) {
+			e = &slab[i]
+		}
+		e.Stamp = d.Stamp()
 		e.Offset = d.Varint()
 		e.Tail = d.U64()
 		e.used = d.Varint()

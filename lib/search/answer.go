@@ -85,3 +85,14 @@ func ReadFull(r io.Reader, buf []byte) (int, error) { return readFull(r, buf) }
 
 // Searcher returns the Searcher a Scanner works for.
 func (sc *Scanner) Searcher() *Searcher { return sc.s }
+
+// OpenRegions opens a plain file to read regions of it at their offsets
+// (an index's candidate documents), as the scan opens one: bare system
+// calls where they save (openPlain), a FIFO or socket refused.
+func OpenRegions(path string) (RegionReader, error) { return openPlain(path) }
+
+// RegionReader reads a file opened by OpenRegions.
+type RegionReader interface {
+	io.ReaderAt
+	io.Closer
+}

@@ -1,6 +1,7 @@
 package searchindex
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -38,15 +39,21 @@ func (d dirent) IsDir() bool                { return d.typ.IsDir() }
 func (d dirent) Type() fs.FileMode          { return d.typ }
 func (d dirent) Info() (fs.FileInfo, error) { return os.Lstat(filepath.Join(d.dir, d.name)) }
 
+// ReadDir is readDir, for a reader of the same dirs in the same run (the
+// session records cc-grep prints: sessions.ListOptions.ReadDir).
+func (ix *Index) ReadDir(dir string) ([]fs.DirEntry, error) { return ix.readDir(dir) }
+
 // readDir is os.ReadDir through the kept listings: an unchanged
 // directory is not read. Errors are os.ReadDir's (a missing directory:
 // a stat's ENOENT, which SessionFilesFrom takes as os.ReadDir's).
 func (ix *Index) readDir(dir string) ([]fs.DirEntry, error) {
-	fi, err := os.Stat(dir)
-	if err != nil || !fi.IsDir() {
+	st, mode, err := cache.StatPath(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, err // all SessionFilesFrom asks of a missing dir
+	}
+	if err != nil || mode != fs.ModeDir {
 		return os.ReadDir(dir) // os.ReadDir's own error
 	}
-	st := cache.StampOf(fi)
 	if e, ok := ix.dirs.Unchanged(dir, st); ok {
 		if ents, ok := decodeDir(dir, e.Data); ok {
 			return ents, nil
@@ -62,6 +69,13 @@ func (ix *Index) readDir(dir string) ([]fs.DirEntry, error) {
 		ix.dirs.Put(dir, &cache.Entry{Stamp: st, Offset: st.Size, Data: encodeDir(ents)})
 	}
 	return ents, nil
+}
+
+// noSessionDir is readDir for a session whose project dir the listing
+// saw hold nothing of its session dir's name (Index.Listed): as missing
+// as a stat would find it.
+func noSessionDir(dir string) ([]fs.DirEntry, error) {
+	return nil, &fs.PathError{Op: "stat", Path: dir, Err: fs.ErrNotExist}
 }
 
 func encodeDir(ents []fs.DirEntry) []byte {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -62,13 +63,18 @@ type Index struct {
 	first   bool
 
 	writable atomic.Bool
-	mu       sync.Mutex // segs, pending
+	wrote    atomic.Bool // a segment was written in this run
+	mu       sync.Mutex  // segs, pending
 	segs     map[uint64]*segState
 	pending  []*pendingPiece
 	pendText int64
 	flushMu  sync.Mutex
 	counts   []uint32
 	saveErr  error
+
+	// listed: what a file listing saw of each transcript (Listed), set
+	// before the search starts and only read while it runs.
+	listed map[string]listedSession
 
 	builders sync.Pool
 	bufs     sync.Pool // *[]byte: verify's read buffers
@@ -172,6 +178,26 @@ func probe(dir string) bool {
 	}
 	f.Close()
 	return os.Remove(f.Name()) == nil
+}
+
+// listedSession is what a listing saw of a session (Listed).
+type listedSession struct {
+	stamp cache.Stamp
+	noDir bool
+}
+
+// Listed hands the index what the file listing just saw of a session: its
+// transcript's stamp (a stat, symlinks followed, as prepare's own), and
+// that its project dir held nothing named as its session dir (so neither
+// it nor its subagents/ and tool-results/ exist). The index then takes
+// them from there instead of asking the system again: the same facts,
+// from a stat and a directory read made in this run. Call it before the
+// search starts.
+func (ix *Index) Listed(transcriptPath string, st cache.Stamp, noSessionDir bool) {
+	if ix.listed == nil {
+		ix.listed = map[string]listedSession{}
+	}
+	ix.listed[transcriptPath] = listedSession{st, noSessionDir}
 }
 
 // First reports that the index was empty: this run builds it.
@@ -319,27 +345,51 @@ func (ix *Index) Answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 }
 
 func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath string) (search.Result, bool) {
-	files, err := search.SessionFilesFrom(transcriptPath, ix.readDir)
+	ls, listed := ix.listed[transcriptPath]
+	readDir := ix.readDir
+	if listed && ls.noDir {
+		readDir = noSessionDir
+	}
+	files, err := search.SessionFilesFrom(transcriptPath, readDir)
 	if err != nil {
 		return search.Result{}, false
-	}
-	parts := make([]part, 0, len(files))
-	for _, f := range files {
-		p, ok := ix.prepare(f, sc)
-		if !ok {
-			return search.Result{}, false
-		}
-		parts = append(parts, p)
 	}
 	q := ix.q
 	nt := len(q.tris)
 	res := search.Result{Found: make([]bool, nt)}
+	parts := make([]part, 0, len(files))
+	// checked[ti]: term ti was verified in the parts before this many.
+	checked := make([]int, nt)
+	for i, f := range files {
+		var known *cache.Stamp
+		if i == 0 && listed {
+			known = &ls.stamp // files[0] is the transcript
+		}
+		p, ok := ix.prepare(f, known, sc)
+		if !ok {
+			return search.Result{}, false
+		}
+		parts = append(parts, p)
+		if i == 0 && len(files) > 1 && !q.sessionScan {
+			// A session its main transcript decides as matching is
+			// answered without a look at its other files, as the scan
+			// stops at the first file that decides it.
+			decided, err := ix.decideFirst(ctx, sc, &parts[0], &res, checked)
+			if err != nil {
+				return search.Result{}, false
+			}
+			if decided {
+				return res, true
+			}
+		}
+	}
 	// Which terms may lie in the session at all.
 	may := make([]bool, nt)
 	cands := make([][][]span, nt) // per term, per part
 	for ti := range nt {
 		cands[ti] = make([][]span, len(parts))
-		for pi := range parts {
+		may[ti] = res.Found[ti]
+		for pi := checked[ti]; pi < len(parts); pi++ {
 			docs, err := ix.partDocs(&parts[pi], ti)
 			if err != nil {
 				return search.Result{}, false
@@ -366,15 +416,12 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return size[a] - size[b] })
 	for _, ti := range order {
-		for pi := range parts {
+		for pi := checked[ti]; pi < len(parts) && !res.Found[ti]; pi++ {
 			found, err := ix.verify(&parts[pi], sc, ti, cands[ti][pi])
 			if err != nil {
 				return search.Result{}, false
 			}
-			if found {
-				res.Found[ti] = true
-				break
-			}
+			res.Found[ti] = found
 		}
 		if res.Found[ti] == q.s.Opts().Any {
 			break // decided
@@ -385,6 +432,46 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 	}
 	res.Matched = q.s.Matched(res.Found)
 	return res, true
+}
+
+// decideFirst verifies the terms in a session's main transcript, the
+// term with the fewest candidates first, until the session is known to
+// match (every term found, or any with Any) or one term, needed, is not
+// there (the other files must then be looked at). checked records the
+// terms verified in it; res.Found those found.
+func (ix *Index) decideFirst(ctx context.Context, sc *search.Scanner, p *part, res *search.Result, checked []int) (bool, error) {
+	nt := len(ix.q.tris)
+	cands := make([][]span, nt)
+	order := make([]int, nt)
+	for ti := range nt {
+		docs, err := ix.partDocs(p, ti)
+		if err != nil {
+			return false, err
+		}
+		cands[ti], order[ti] = docs, ti
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return len(cands[a]) - len(cands[b]) })
+	anyTerm := ix.q.s.Opts().Any
+	for _, ti := range order {
+		if !anyTerm && len(cands[ti]) == 0 {
+			return false, nil // not here: the other files decide
+		}
+		found, err := ix.verify(p, sc, ti, cands[ti])
+		if err != nil {
+			return false, err
+		}
+		res.Found[ti], checked[ti] = found, 1
+		if found == anyTerm {
+			break
+		}
+		if ctx.Err() != nil {
+			return false, nil
+		}
+	}
+	if res.Matched = ix.q.s.Matched(res.Found); res.Matched {
+		return true, nil
+	}
+	return false, nil
 }
 
 // partDocs returns the documents of a part that may hold term ti, in
@@ -442,7 +529,7 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span) (bool,
 	buf := *bp
 	defer func() { *bp = buf }()
 	if !p.archive {
-		f, err := os.Open(p.f.Path)
+		f, err := search.OpenRegions(p.f.Path)
 		if err != nil {
 			return false, err
 		}
@@ -516,13 +603,18 @@ var (
 // not: the whole file when it is new, rewritten, shrunk or replaced, or
 // an archive that changed; only the appended lines of a transcript that
 // grew. An unchanged file is not opened.
-func (ix *Index) prepare(f search.File, sc *search.Scanner) (part, bool) {
+func (ix *Index) prepare(f search.File, known *cache.Stamp, sc *search.Scanner) (part, bool) {
 	p := part{f: f, restFrom: -1}
-	fi, err := os.Stat(f.Path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return p, false
+	var st cache.Stamp
+	if known != nil {
+		st = *known
+	} else {
+		var mode fs.FileMode
+		var err error
+		if st, mode, err = cache.StatPath(f.Path); err != nil || mode != 0 {
+			return p, false
+		}
 	}
-	st := cache.StampOf(fi)
 	p.archive = transcript.CompressionOf(f.Path) != transcript.Plain
 	if e, ok := ix.store.Unchanged(f.Path, st); ok {
 		if p.refs, ok = ix.liveRefs(e); ok {
@@ -670,6 +762,7 @@ func (ix *Index) flush() {
 		ix.writable.Store(false)
 		return
 	}
+	ix.wrote.Store(true)
 	n := uint32(0)
 	for _, pp := range pending {
 		refs := append(slices.Clip(pp.refs), ref{seg: id, lo: n, hi: n + uint32(len(pp.p.docs))})
@@ -683,15 +776,20 @@ func (ix *Index) flush() {
 // written (the answers were right all the same).
 func (ix *Index) Close() error {
 	ix.flush()
-	ix.compact()
+	wrote := ix.wrote.Load()
+	if wrote {
+		ix.compact() // the small segments are as many as the last run left
+	}
+	// A run that only looked up (a warm search) writes nothing: the
+	// entries of files gone since go with the next run that writes.
 	if ix.saveErr == nil && ix.writable.Load() {
-		ix.saveErr = ix.store.Save()
+		ix.saveErr = ix.store.SaveChanged()
 	}
 	if ix.saveErr == nil && ix.writable.Load() {
-		ix.saveErr = ix.dirs.Save()
+		ix.saveErr = ix.dirs.SaveChanged()
 	}
-	if ix.saveErr == nil {
-		ix.gc()
+	if ix.saveErr == nil && wrote {
+		ix.gc() // a run that wrote no segment left none unnamed
 	}
 	ix.mu.Lock()
 	for _, ss := range ix.segs {

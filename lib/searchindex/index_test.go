@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/search"
+	"github.com/ccpipe/ccpipe/lib/sessions"
 )
 
 // vocab holds words of every kind the folding and the content rules
@@ -417,4 +418,115 @@ func TestCompact(t *testing.T) {
 		t.Fatalf("%d segments in use (%d files) after %d runs: not compacted", st.Segments, len(segs), maxSmall+3)
 	}
 	checkSame(t, cache, paths, search.Options{Terms: []string{"flakytest", "w1"}})
+}
+
+// TestListedEqualsScan: with what the listing saw of each session handed
+// over (Index.Listed: the transcript's stamp, a project dir that holds
+// nothing of the session dir's name), the index still gives the scan's
+// answer, over a corpus whose transcripts grow and are rewritten, whose
+// session dirs come and change between queries, each query listed anew.
+func TestListedEqualsScan(t *testing.T) {
+	smallDocs(t)
+	r := rand.New(rand.NewPCG(21, 22))
+	dir, cache := t.TempDir(), t.TempDir()
+	paths := corpus(t, r, dir, 40)
+	projects := []sessions.ProjectsDir{{Path: filepath.Join(dir, "projects")}}
+	var hinted, noDir int
+	for i := range 60 {
+		if i%15 == 14 {
+			changeDirs(t, r, paths)
+			f, err := os.OpenFile(paths[r.IntN(len(paths))], os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(f, record(r, 1000+i))
+			f.Close()
+			writeLines(t, paths[r.IntN(len(paths))], r, 3, false)
+			p := filepath.Join(dir, "projects", "-home-dev-p", fmt.Sprintf("%08d-0000-4000-8000-000000000001.jsonl", i))
+			writeLines(t, p, r, 1+r.IntN(20), false)
+			paths = append(paths, p)
+		}
+		o := search.Options{Terms: randomTerms(r), Any: r.IntN(2) == 0}
+		want := searchWith(t, "", paths, o)
+		files, errs := sessions.Files(context.Background(), projects, nil)
+		if len(errs) > 0 || len(files) != len(paths) {
+			t.Fatalf("listed %d of %d sessions: %v", len(files), len(paths), errs)
+		}
+		s, err := search.New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !Usable(o) {
+			continue
+		}
+		ix := Open(cache, s)
+		s.SetAnswerer(ix)
+		var jobs []search.Job
+		for _, f := range files {
+			st, nd, ok := f.Listed()
+			if !ok {
+				t.Fatalf("%s: not listed", f.TranscriptPath)
+			}
+			ix.Listed(f.TranscriptPath, st, nd)
+			hinted++
+			if nd {
+				noDir++
+			}
+			jobs = append(jobs, search.Job{TranscriptPath: f.TranscriptPath})
+		}
+		var got []string
+		if err := s.SearchAll(context.Background(), 2, jobs, func(j search.Job, r search.Result) error {
+			if r.Matched {
+				got = append(got, j.TranscriptPath)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		_ = ix.Close()
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("terms %q any=%v: index %q, scan %q", o.Terms, o.Any, got, want)
+		}
+	}
+	if hinted == 0 || noDir == 0 || noDir == hinted {
+		t.Fatalf("%d sessions handed over, %d without a session dir: the test does not test", hinted, noDir)
+	}
+}
+
+// TestTranscriptDecides: a session whose main transcript holds the terms
+// is answered from the index without a look at its other files, as the
+// scan stops there: a subagent transcript that cannot even be stat'ed (a
+// dangling link) leaves it to the scan only when the transcript does not
+// decide.
+func TestTranscriptDecides(t *testing.T) {
+	dir, cache := t.TempDir(), t.TempDir()
+	proj := filepath.Join(dir, "projects", "p")
+	say := func(text string) string {
+		return mustJSON(map[string]any{"type": "user", "uuid": "u1", "message": map[string]any{"role": "user", "content": text}}) + "\n"
+	}
+	p := filepath.Join(proj, "00000001-0000-4000-8000-000000000000.jsonl")
+	write(t, p, say("the flaky login test"))
+	write(t, filepath.Join(proj, "00000001-0000-4000-8000-000000000000", "subagents", "agent-a1.jsonl"), say("a timeout"))
+	if err := os.Symlink(filepath.Join(dir, "gone"), filepath.Join(proj, "00000001-0000-4000-8000-000000000000", "subagents", "agent-a2.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		terms    []string
+		any      bool
+		answered int64
+	}{
+		{[]string{"flaky"}, false, 1},
+		{[]string{"flaky", "login"}, false, 1},
+		{[]string{"segfault", "flaky"}, true, 1},
+		{[]string{"flaky", "timeout"}, false, 0}, // the subagents decide: the scan
+		{[]string{"segfault"}, false, 0},
+	} {
+		o := search.Options{Terms: tt.terms, Any: tt.any}
+		want := searchWith(t, "", []string{p}, o)
+		got, ix := searchIndex(t, cache, []string{p}, o)
+		if !slices.Equal(got, want) || ix.Answered.Load() != tt.answered {
+			t.Errorf("%q any=%v: index %q (%d answered), scan %q, want %d answered", tt.terms, tt.any, got, ix.Answered.Load(), want, tt.answered)
+		}
+	}
 }

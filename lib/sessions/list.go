@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/regular"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -71,6 +72,12 @@ type ListOptions struct {
 	// refusal of each compressed one that is a bomb (SummaryCacheName):
 	// an unchanged transcript is not read again.
 	Cache *cache.Store
+	// ReadDir, when set, lists a session dir and its subagents dir for
+	// the summaries (whether a custom-title.json is there to read, whether
+	// a subagent transcript is): a listing kept by an index
+	// (searchindex.Index.ReadDir), os.ReadDir's answer for an unchanged
+	// dir. Nil: the dirs are read.
+	ReadDir func(dir string) ([]fs.DirEntry, error)
 	// ModifiedSince, when set, leaves unread each transcript written
 	// before it (Session.WrittenBefore): its session has the file's
 	// fields only and the mtime as its last activity, which is before
@@ -150,10 +157,10 @@ func projectFiles(projectDir string, profs []string) ([]Session, []error) {
 		return nil, []error{fmt.Errorf("listing %s: %w", projectDir, err)}
 	}
 	var errs []error
-	dirs := map[string]bool{}
+	dirs := map[string]bool{} // true: a dir; false: another entry of the name
 	for _, e := range ents {
-		if e.IsDir() && layout.IsUUID(e.Name()) {
-			dirs[e.Name()] = true
+		if layout.IsUUID(e.Name()) {
+			dirs[e.Name()] = e.IsDir()
 		}
 	}
 	var out []Session
@@ -162,19 +169,23 @@ func projectFiles(projectDir string, profs []string) ([]Session, []error) {
 		if !ok || e.IsDir() {
 			continue
 		}
+		_, named := dirs[id]
 		path := filepath.Join(projectDir, e.Name())
-		fi, err := os.Stat(path) // follows a symlinked transcript
+		st, mode, err := cache.StatPath(path) // follows a symlinked transcript
 		if err != nil {
 			continue // a dangling symlink, or gone since the listing
 		}
-		if !fi.Mode().IsRegular() {
-			errs = append(errs, &regular.NotRegularError{Path: path, Mode: fi.Mode()})
+		if mode != 0 {
+			if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+				errs = append(errs, &regular.NotRegularError{Path: path, Mode: fi.Mode()})
+			}
 			continue
 		}
 		out = append(out, Session{
 			SessionID: id, TranscriptPath: path, ProjectDir: projectDir,
-			Profiles: append([]string(nil), profs...), SizeBytes: fi.Size(),
-			Compressed: compressed, Mtime: fi.ModTime(), noDir: !dirs[id],
+			Profiles: append([]string(nil), profs...), SizeBytes: st.Size,
+			Compressed: compressed, Mtime: time.Unix(0, st.MtimeNS), noDir: !dirs[id],
+			noEntry: !named, stamp: st, listed: true,
 		})
 	}
 	return out, errs
@@ -439,7 +450,11 @@ func summarizeOne(s *Session, opt ListOptions) error {
 	var sum summary
 	var err error
 	if opt.Cache != nil && opt.HeadBytes == 0 && opt.TailBytes == 0 {
-		sum, err = cachedSummary(opt.Cache, s.TranscriptPath, s.SizeBytes, s.Compressed, opt.HeadBytes, opt.TailBytes)
+		var listed *cache.Stamp
+		if s.listed {
+			listed = &s.stamp
+		}
+		sum, err = cachedSummary(opt.Cache, s.TranscriptPath, listed, s.SizeBytes, s.Compressed, opt.HeadBytes, opt.TailBytes)
 	} else {
 		sum, err = readSummary(s.TranscriptPath, s.SizeBytes, s.Compressed, opt.HeadBytes, opt.TailBytes)
 	}
@@ -458,9 +473,31 @@ func summarizeOne(s *Session, opt ListOptions) error {
 		s.LastActivityAt = s.Mtime
 	}
 	s.BytesRead = sum.bytesRead
+	if opt.ReadDir != nil && !s.noDir {
+		s.Title = sum.titleListed(sessDir, opt.ReadDir)
+		s.HasSubagents = hasSubagentsListed(sessDir, opt.ReadDir)
+		return err
+	}
 	s.Title = sum.title(sessDir, s.noDir)
 	s.HasSubagents = !s.noDir && hasSubagents(sessDir)
 	return err
+}
+
+// hasSubagentsListed is hasSubagents from ListOptions.ReadDir.
+func hasSubagentsListed(sessDir string, readDir func(string) ([]fs.DirEntry, error)) bool {
+	ents, err := readDir(filepath.Join(sessDir, layout.SubagentsDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if err != nil {
+		return hasSubagents(sessDir) // the plain way says what it can
+	}
+	for _, e := range ents {
+		if _, _, ok := layout.SubagentTranscript(e.Name()); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // hasSubagents reports whether <session dir>/subagents holds a transcript.

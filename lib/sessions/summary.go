@@ -415,10 +415,14 @@ func contentText(raw json.RawMessage) string {
 	return text
 }
 
+// customTitleName is the file of a session dir that holds its user-set
+// title.
+const customTitleName = "custom-title.json"
+
 // customTitleFile reads <session dir>/custom-title.json, written with
 // every user-set title.
 func customTitleFile(sessDir string) string {
-	data, err := regular.ReadFile(sessDir+"/custom-title.json", 64<<10)
+	data, err := regular.ReadFile(sessDir+"/"+customTitleName, 64<<10)
 	if err != nil {
 		return ""
 	}

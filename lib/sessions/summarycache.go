@@ -43,8 +43,19 @@ const (
 	SummaryCacheVersion = "summary-2"
 )
 
-// cachedSummary is readSummary through c.
-func cachedSummary(c *cache.Store, path string, size int64, compressed bool, head, tail int64) (summary, error) {
+// cachedSummary is readSummary through c. listed, when not nil, is the
+// stamp of the listing's stat of the file (Session.Listed): a file
+// unchanged since its summary was cached is then not opened at all (the
+// one rule of cache.Store.Unchanged, as an index's unchanged file).
+func cachedSummary(c *cache.Store, path string, listed *cache.Stamp, size int64, compressed bool, head, tail int64) (summary, error) {
+	if listed != nil && listed.Size == size && !compressed {
+		var s summary
+		if e, ok := c.Unchanged(path, *listed); ok {
+			if refused, ok := s.decode(e.Data); ok && !refused {
+				return s, nil
+			}
+		}
+	}
 	f, err := regular.Open(path)
 	if err != nil {
 		return summary{}, err

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -26,6 +27,20 @@ func (sum *summary) title(sessDir string, noDir bool) string {
 		t = sum.aiTitle
 	}
 	return t
+}
+
+// titleListed is title for a session whose dir exists, its listing from
+// readDir: custom-title.json is read only when the listing names it.
+func (sum *summary) titleListed(sessDir string, readDir func(string) ([]fs.DirEntry, error)) string {
+	if sum.customTitle != "" {
+		return sum.title(sessDir, true)
+	}
+	ents, err := readDir(sessDir)
+	named := err != nil // unlisted: look
+	for _, e := range ents {
+		named = named || e.Name() == customTitleName
+	}
+	return sum.title(sessDir, !named)
 }
 
 // Title is the title of the session whose main transcript is at path, as

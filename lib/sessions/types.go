@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 )
 
@@ -41,6 +42,20 @@ type Session struct {
 	// noDir: the project dir listing showed no <id>/ dir, so there is no
 	// custom-title.json or subagents/ to look for.
 	noDir bool
+	// noEntry: the project dir listing showed nothing named <id> at all
+	// (not even a symlink); stamp is the transcript's stat by the listing
+	// (listed: set).
+	noEntry bool
+	stamp   cache.Stamp
+	listed  bool
+}
+
+// Listed is what the file listing (Files) saw of the session: the stamp
+// of its transcript's stat (symlinks followed), and whether the project
+// dir held nothing named as its session dir. ok is false for a session
+// not listed so (from a registry).
+func (s Session) Listed() (st cache.Stamp, noSessionDir, ok bool) {
+	return s.stamp, s.noEntry, s.listed
 }
 
 // MarshalJSON writes the cc-sessions record: empty strings and zero times

@@ -361,6 +361,9 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	jobs := make([]search.Job, len(files))
 	for i, f := range files {
 		jobs[i] = search.Job{TranscriptPath: f.TranscriptPath, Data: i}
+		if st, noDir, ok := f.Listed(); ok && o.ix != nil {
+			o.ix.Listed(f.TranscriptPath, st, noDir) // the listing's stat, not another
+		}
 	}
 	slices.SortStableFunc(jobs, func(a, b search.Job) int {
 		return cmp.Compare(files[b.Data.(int)].SizeBytes, files[a.Data.(int)].SizeBytes)
@@ -372,9 +375,13 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	var summaries *cache.Store
 	if dir := o.sys.CacheDir(); dir != "" && o.ix != nil {
 		summaries = cache.Open(dir, sessions.SummaryCacheName, sessions.SummaryCacheVersion)
-		defer summaries.SaveReport(false, env.Warnf)
+		defer func() { _ = summaries.SaveChanged() }() // as SaveReport(false): unsaved costs a read
 	}
-	comp := sessions.NewCompleter(env.Ctx, profs, sessions.ListOptions{CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv, Cache: summaries})
+	lo := sessions.ListOptions{CwdWithin: o.cwdWithin, Getenv: o.sys.Getenv, Cache: summaries}
+	if o.ix != nil {
+		lo.ReadDir = o.ix.ReadDir // the session dirs the index just listed
+	}
+	comp := sessions.NewCompleter(env.Ctx, profs, lo)
 	byPath := map[string]search.Result{}
 	err = s.SearchAll(env.Ctx, o.workers, jobs, func(j search.Job, r search.Result) error {
 		warnErrs(env, r)
@@ -400,7 +407,7 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 		return len(hits), o.hitsInOrder(env, hits)
 	}
 	for _, h := range hits {
-		line, err := ndjson.Marshal(h) // as cc-sessions prints it: <, > and & literal
+		line, err := h.MarshalJSON() // as cc-sessions prints it (ndjson.Marshal): <, > and & literal
 		if err != nil {
 			return 0, err
 		}
