@@ -60,15 +60,15 @@ func TestKindCacheReadsOn(t *testing.T) {
 				cuts = append(cuts, i+1)
 			}
 		}
-		if testing.Short() && len(cuts) > 16 {
+		if testing.Short() && len(cuts) > 6 {
 			var some []int
-			for i := 0; i < len(cuts); i += len(cuts) / 16 {
+			for i := 0; i < len(cuts); i += len(cuts) / 6 {
 				some = append(some, cuts[i])
 			}
 			cuts = some
 		}
 		// Half-written last lines: a cut inside a few lines.
-		for i := 3; i < len(cuts); i += max(1, len(cuts)/8) {
+		for i := 3; i < len(cuts); i += max(1, len(cuts)/3) {
 			cuts = append(cuts, cuts[i]-7)
 		}
 		want := map[int]string{}
