@@ -116,6 +116,7 @@ func common(m pcommon.Map, e *Event) {
 
 // addLog appends e's log event.
 func (b *batch) addLog(e *Event) {
+	e.complete()
 	lr := b.logScope(e.Version).LogRecords().AppendEmpty()
 	ts := pcommon.NewTimestampFromTime(e.Time)
 	lr.SetTimestamp(ts)
@@ -146,8 +147,9 @@ func eventBody(name string) string {
 	return "claude_code." + name
 }
 
-// hasPoints says e adds metric points.
-func hasPoints(e *Event) bool { return e.SessionStart() || e.API != nil }
+// hasPoints says e adds metric points: a session's start, an API
+// request (the only events with an APIRequest).
+func hasPoints(e *Event) bool { return e.SessionStart() || e.Name == EventAPIRequest }
 
 // point appends one point of e to s (the metric made on first use): the
 // delta of that one moment (start time = time), with e's common
@@ -173,6 +175,7 @@ var tokenTypes = [...]string{"input", "output", "cacheRead", "cacheCreation"}
 // addPoints appends e's metric points: 1 to session.count for a start;
 // the four token counts and the cost for an API request.
 func (b *batch) addPoints(e *Event) {
+	e.complete()
 	ms := b.metricScope(e.Version)
 	if e.SessionStart() {
 		ms.point(&ms.session, MetricSessionCount, "", "Count of CLI sessions started", e, 1, nil)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"sync"
 	"syscall"
 	"time"
 
@@ -29,7 +30,7 @@ const EventCacheName = "otel-events"
 
 // EventCacheVersion names the records' format and what they depend on
 // besides the files (the caller adds the prices; lib/cache the build).
-const EventCacheVersion = "otel-events-3/claude-code-2.1.328"
+const EventCacheVersion = "otel-events-4/claude-code-2.1.328"
 
 // record is what one session's transcripts give: its events in
 // transcript order (without event.sequence nor user.id: send sets them),
@@ -217,9 +218,65 @@ func (r *Reader) withPieces(path string, s *snapshot, rec *record, uid string, s
 
 // replayBuf is the memory a cached record is decoded into.
 type replayBuf struct {
+	subs []subStamp
+}
+
+// recordRest is what a cached record holds of its events beyond what
+// sending them from their pieces needs, read event by event on demand
+// (Event.complete), from either goroutine of an export: the exporter's
+// for an event built with pdata (a piece that did not read back). The
+// events' attributes and API requests share its memory, grown as they
+// are read (an event keeps what it was given when it moves on).
+type recordRest struct {
+	mu    sync.Mutex
+	data  []byte
+	tab   []string
 	attrs []Attr
 	apis  []APIRequest
-	subs  []subStamp
+}
+
+// complete reads the rest of an event taken from the event cache (its
+// session and id, version, time, attributes and API request): the
+// exporter calls it before it builds the event with pdata. The store's
+// checksum says the bytes are what encode wrote.
+func (e *Event) complete() {
+	r := e.rest
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e.completed {
+		return
+	}
+	e.completed = true
+	d := cache.NewDecoder(r.data[e.restOff:])
+	ref := func() string { return d.Ref(r.tab) }
+	e.SessionID, e.ID, e.Version = ref(), d.StrShared(), ref()
+	sec, nsec := d.Varint(), d.Varint()
+	e.Time = time.Unix(sec, nsec).UTC()
+	start := len(r.attrs)
+	for na := d.Count(); na > 0 && d.Err() == nil; na-- {
+		a := Attr{Key: ref()}
+		a.Kind = AttrKind(d.Uvarint()) // (the byte, read as a varint below 128)
+		switch a.Kind {
+		case KindInt:
+			a.Int = d.Varint()
+		case KindFloat:
+			a.Float = d.F64()
+		default:
+			a.Str = ref()
+		}
+		r.attrs = append(r.attrs, a)
+	}
+	e.Attrs = r.attrs[start:len(r.attrs):len(r.attrs)]
+	if d.Bool() {
+		a := APIRequest{Model: ref(), Input: d.Varint(), Output: d.Varint(), CacheRead: d.Varint(), CacheCreation: d.Varint(),
+			CacheCreation5m: d.Varint(), CacheCreation1h: d.Varint(), CostUSD: d.F64(), Priced: d.Bool(),
+			QuerySource: ref(), Effort: ref()}
+		r.apis = append(r.apis, a)
+		e.API = &r.apis[len(r.apis)-1]
+	}
 }
 
 // encode writes the record and its snapshot: a table of the strings
@@ -267,51 +324,55 @@ func (rec *record) encode(s *snapshot) []byte {
 	for _, sid := range rec.seen {
 		b = ref(b, sid)
 	}
-	// The attributes and API requests of all events, counted first: a
-	// decode sizes its memory once.
-	nattrs, napis := 0, 0
-	for i := range rec.events {
-		nattrs += len(rec.events[i].Attrs)
-		if rec.events[i].API != nil {
-			napis++
-		}
-	}
-	b = cache.AppendUvarint(b, uint64(nattrs))
-	b = cache.AppendUvarint(b, uint64(napis))
 	b = cache.AppendUvarint(b, uint64(len(rec.events)))
+	// Each event: what sending it from its pieces needs (its name, its
+	// message, its ledger keys), then the rest, by its length: a decode
+	// skips it, and reads it only for an event built with pdata
+	// (Event.complete).
+	var kr keyer
+	var rest []byte
 	for i := range rec.events {
 		e := &rec.events[i]
+		e.complete()
 		b = ref(b, e.Name)
-		b = ref(b, e.SessionID)
-		b = cache.AppendStr(b, e.ID)
-		b = ref(b, e.Version)
-		b = cache.AppendVarint(b, e.Time.Unix())
-		b = cache.AppendVarint(b, int64(e.Time.Nanosecond()))
 		b = cache.AppendU64(b, e.msgKey)
-		b = cache.AppendUvarint(b, uint64(len(e.Attrs)))
+		for _, s := range signals {
+			if member(s, e) {
+				k := kr.key(s, e)
+				b = append(b, k[:]...)
+			}
+		}
+		rest = ref(rest[:0], e.SessionID)
+		rest = cache.AppendStr(rest, e.ID)
+		rest = ref(rest, e.Version)
+		rest = cache.AppendVarint(rest, e.Time.Unix())
+		rest = cache.AppendVarint(rest, int64(e.Time.Nanosecond()))
+		rest = cache.AppendUvarint(rest, uint64(len(e.Attrs)))
 		for _, a := range e.Attrs {
-			b = ref(b, a.Key)
-			b = append(b, byte(a.Kind))
+			rest = ref(rest, a.Key)
+			rest = append(rest, byte(a.Kind))
 			switch a.Kind {
 			case KindInt:
-				b = cache.AppendVarint(b, a.Int)
+				rest = cache.AppendVarint(rest, a.Int)
 			case KindFloat:
-				b = cache.AppendF64(b, a.Float)
+				rest = cache.AppendF64(rest, a.Float)
 			default:
-				b = ref(b, a.Str)
+				rest = ref(rest, a.Str)
 			}
 		}
-		b = cache.AppendBool(b, e.API != nil)
+		rest = cache.AppendBool(rest, e.API != nil)
 		if a := e.API; a != nil {
-			b = ref(b, a.Model)
+			rest = ref(rest, a.Model)
 			for _, v := range []int64{a.Input, a.Output, a.CacheRead, a.CacheCreation, a.CacheCreation5m, a.CacheCreation1h} {
-				b = cache.AppendVarint(b, v)
+				rest = cache.AppendVarint(rest, v)
 			}
-			b = cache.AppendF64(b, a.CostUSD)
-			b = cache.AppendBool(b, a.Priced)
-			b = ref(b, a.QuerySource)
-			b = ref(b, a.Effort)
+			rest = cache.AppendF64(rest, a.CostUSD)
+			rest = cache.AppendBool(rest, a.Priced)
+			rest = ref(rest, a.QuerySource)
+			rest = ref(rest, a.Effort)
 		}
+		b = cache.AppendUvarint(b, uint64(len(rest)))
+		b = append(b, rest...)
 	}
 	// The pieces, when they were written: the segment's name goes first
 	// (segmentOf), the rest here.
@@ -380,39 +441,19 @@ func (rec *record) decode(data []byte, buf *replayBuf) (snapshot, bool) {
 	for n := d.Count(); n > 0 && d.Err() == nil; n-- {
 		rec.seen = append(rec.seen, ref())
 	}
-	nattrs, napis, n := d.Count(), d.Count(), d.Count()
+	n := d.Count()
 	rec.events = slices.Grow(rec.events[:0], n)
-	buf.attrs, buf.apis = slices.Grow(buf.attrs[:0], nattrs), slices.Grow(buf.apis[:0], napis)
+	rest := &recordRest{data: data, tab: tab}
 	for ; n > 0 && d.Err() == nil; n-- {
-		e := Event{Name: ref(), SessionID: ref(), ID: d.StrShared(), Version: ref()}
-		sec, nsec := d.Varint(), d.Varint()
-		e.Time = time.Unix(sec, nsec).UTC()
-		e.msgKey = d.U64()
-		start := len(buf.attrs)
-		for na := d.Count(); na > 0 && d.Err() == nil; na-- {
-			a := Attr{Key: ref()}
-			k := d.Uvarint() // (the byte, read as a varint below 128)
-			a.Kind = AttrKind(k)
-			switch a.Kind {
-			case KindInt:
-				a.Int = d.Varint()
-			case KindFloat:
-				a.Float = d.F64()
-			case KindStr:
-				a.Str = ref()
-			default:
-				d.Fail()
+		e := Event{Name: ref(), msgKey: d.U64(), hasKeys: true, rest: rest}
+		for si, s := range signals {
+			if member(s, &e) {
+				copy(e.keys[si][:], d.Fixed(len(Key{})))
 			}
-			buf.attrs = append(buf.attrs, a)
 		}
-		e.Attrs = buf.attrs[start:len(buf.attrs):len(buf.attrs)]
-		if d.Bool() {
-			a := APIRequest{Model: ref(), Input: d.Varint(), Output: d.Varint(), CacheRead: d.Varint(), CacheCreation: d.Varint(),
-				CacheCreation5m: d.Varint(), CacheCreation1h: d.Varint(), CostUSD: d.F64(), Priced: d.Bool(),
-				QuerySource: ref(), Effort: ref()}
-			buf.apis = append(buf.apis, a)
-			e.API = &buf.apis[len(buf.apis)-1]
-		}
+		nr := d.Count()
+		e.restOff = len(data) - d.Left()
+		d.Fixed(nr)
 		rec.events = append(rec.events, e)
 	}
 	rec.pieces = nil

@@ -87,6 +87,15 @@ type Event struct {
 	// msgKey is an api_request's message (lib/usage's KeyOf): a run
 	// sends each message once.
 	msgKey uint64
+	// keys are the event's ledger keys, of logs then metrics, when
+	// hasKeys (an event from the event cache).
+	keys    [2]Key
+	hasKeys bool
+	// rest, for an event from the event cache, is where the rest of it
+	// is (at restOff), until complete reads it.
+	rest      *recordRest
+	restOff   int
+	completed bool
 }
 
 // APIRequest is one API response's tokens and cost.

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -54,6 +55,9 @@ type keyer struct {
 }
 
 func (kr *keyer) key(s Signal, e *Event) Key {
+	if e.hasKeys {
+		return e.keys[sigIndex(s)]
+	}
 	if kr.h == nil {
 		kr.h = fnv.New128a()
 	}
@@ -78,12 +82,12 @@ func (kr *keyer) key(s Signal, e *Event) Key {
 type Ledger struct {
 	dir string
 	// keys is what was read when the ledger was opened, never changed
-	// after; added is what was marked since, guarded by mu: an export
-	// checks keys while its delivering goroutine marks what was
-	// acknowledged.
+	// after; added is what was marked since (a run marks an event once,
+	// one the ledger had not), guarded by mu: an export checks keys while
+	// its delivering goroutine marks what was acknowledged.
 	keys  map[Key]struct{}
 	mu    sync.Mutex
-	added map[Key]struct{}
+	added []Key
 	segs  []string
 	lock  *os.File
 	// seg is this run's segment, made on the first Mark, segSize what
@@ -111,7 +115,7 @@ func DestinationID(t Target) string {
 // OpenLedger reads the ledger in dir (made if missing) and, unless
 // readOnly, takes its lock (waiting at most wait for another run).
 func OpenLedger(dir string, readOnly bool, wait time.Duration) (*Ledger, error) {
-	l := &Ledger{dir: dir, keys: map[Key]struct{}{}, added: map[Key]struct{}{}}
+	l := &Ledger{dir: dir, keys: map[Key]struct{}{}}
 	if !readOnly {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("ledger: %w", err)
@@ -170,15 +174,15 @@ func (l *Ledger) takeLock(wait time.Duration) error {
 	}
 }
 
-// Has says the destination acknowledged k.
+// Has says the destination acknowledged k (what this run marked is
+// looked through in turn: for checks, not for each event of an export).
 func (l *Ledger) Has(k Key) bool {
 	if _, ok := l.keys[k]; ok {
 		return true
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_, ok := l.added[k]
-	return ok
+	return slices.Contains(l.added, k)
 }
 
 // HadBefore says the destination had acknowledged k when the ledger was
@@ -210,11 +214,7 @@ func (l *Ledger) Mark(keys []Key) error {
 		return fmt.Errorf("ledger: %w", err)
 	}
 	l.mu.Lock()
-	for _, k := range keys {
-		if _, ok := l.keys[k]; !ok {
-			l.added[k] = struct{}{}
-		}
-	}
+	l.added = append(l.added, keys...)
 	l.mu.Unlock()
 	if now := time.Now(); now.Sub(l.synced) >= syncEvery {
 		l.synced = now
@@ -295,10 +295,11 @@ func (l *Ledger) Compact() error {
 	}
 	l.mu.Lock()
 	b := make([]byte, 0, (len(l.keys)+len(l.added))*len(Key{}))
-	for _, m := range []map[Key]struct{}{l.keys, l.added} {
-		for k := range m {
-			b = append(b, k[:]...)
-		}
+	for k := range l.keys {
+		b = append(b, k[:]...)
+	}
+	for _, k := range l.added {
+		b = append(b, k[:]...)
 	}
 	l.mu.Unlock()
 	p := filepath.Join(l.dir, segmentName("-all"))

@@ -92,7 +92,7 @@ func NewPieces(dir string, res Resource, chunk int) *Pieces {
 // ChunkFor is the chunk of pieces for requests of size events: small
 // enough that the chunk a request's cut falls in (built with pdata) is a
 // small part of a request.
-func ChunkFor(size int) int { return max(1, size/16) }
+func ChunkFor(size int) int { return max(1, size/32) }
 
 // pieces are the marshalled chunks of a session's events, per signal.
 type pieces struct {
@@ -176,6 +176,7 @@ func (ps *Pieces) build(events []Event, uid string) (*pieces, error) {
 			return nil
 		}
 		for i := range events {
+			events[i].complete()
 			e := events[i] // a copy: numbered here, not in the record
 			if !member(s, &e) {
 				continue
