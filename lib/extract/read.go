@@ -13,8 +13,8 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/layout"
+	"github.com/ccpipe/ccpipe/lib/sequencer"
 	"github.com/ccpipe/ccpipe/lib/transcript"
-	"golang.org/x/sync/errgroup"
 )
 
 // Wants reports whether a line can hold a record this kind reads: a cheap
@@ -137,8 +137,8 @@ func (x *Extractor) ReadTranscript(ctx context.Context, path string) error {
 
 // ReadTranscripts reads every transcript produce adds, several at once
 // (Options.Workers), and emits their facts in input order, file by file,
-// on the calling goroutine: output does not depend on timing. produce
-// runs on its own goroutine and must not emit. A transcript that cannot
+// from one goroutine (lib/sequencer's): output does not depend on timing.
+// produce runs meanwhile and must not emit. A transcript that cannot
 // be read is reported through Options.Warn and skipped; the error
 // returned then wraps ErrUnreadable. Call Close afterwards.
 func (x *Extractor) ReadTranscripts(ctx context.Context, produce func(add func(path string) error) error) error {
@@ -221,44 +221,21 @@ func (e *earlyWarnings) take() []string {
 	return m
 }
 
-// job is one transcript read on a worker and taken in input order.
+// job is one transcript read and taken in input order.
 type job interface {
 	// warnFirst adds a warning to give before the file's own.
 	warnFirst(msg string)
-	// run reads the file, on a worker.
-	run(ctx context.Context)
-	// take hands on what run found, on the caller's goroutine, as run
-	// goes or once it is done.
+	// queue hands the job to seq: to be read on a worker, or done at
+	// once (a file the cache holds unchanged).
+	queue(seq *sequencer.Sequencer[job]) error
+	// take hands on what the read found, on seq's emitting goroutine, as
+	// the read goes or once it is done.
 	take(ctx context.Context) error
 }
 
-// batch is jobs done already, taken in order.
-type batch []job
-
-// maxBatch bounds a batch: the taker starts on the first files while
-// the rest are listed.
-const maxBatch = 64
-
-func (b batch) warnFirst(string)    {}
-func (b batch) run(context.Context) {}
-func (b batch) take(ctx context.Context) error {
-	for _, j := range b {
-		if err := j.take(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// quickJob is a job that may be done without a worker (quick reports
-// whether it was).
-type quickJob interface {
-	quick() bool
-}
-
 // readInOrder reads the transcripts produce adds on Options.Workers
-// goroutines and takes them in input order on the calling goroutine. At
-// most queue*workers files are read ahead of the one being taken.
+// goroutines and takes them in input order (lib/sequencer). At most
+// queue*workers files are read ahead of the one being taken.
 func (x *Extractor) readInOrder(ctx context.Context, produce func(add func(string) error) error, queue int, newJob func(file) job) error {
 	workers := x.opts.Workers
 	if workers <= 0 {
@@ -267,131 +244,73 @@ func (x *Extractor) readInOrder(ctx context.Context, produce func(add func(strin
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	x.early.start()
-	defer x.early.stop(x.opts.Warn)
-	order := make(chan job, queue*workers)
-	work := make(chan job, workers)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		defer close(order)
-		defer close(work)
-		// Jobs done at once are handed on in batches: one hand-off (and
-		// wake-up of the taker) per file was much of a warm run.
-		var done batch
-		send := func(ch chan job, j job) error {
-			select {
-			case ch <- j:
-				return nil
-			case <-gctx.Done():
-				return gctx.Err()
-			}
-		}
-		flush := func() error {
-			if len(done) == 0 {
-				return nil
-			}
-			b := done
-			done = nil
-			return send(order, b)
-		}
-		addFiles := func(path string, pre *prepped) error {
-			files, warn := x.files(path, pre)
-			for i, f := range files {
-				j := newJob(f)
-				if i == 0 {
-					var early []string
-					if pre != nil {
-						early = pre.early // taken as it was listed
-					} else {
-						early = x.early.take()
-					}
-					for _, w := range early {
-						j.warnFirst(w)
-					}
-					if warn != "" {
-						j.warnFirst(warn)
-					}
+	defer x.early.stop(x.opts.Warn) // what produce warned of after its last transcript
+	seq := sequencer.Start(ctx, workers, queue, func(j job) error { return j.take(ctx) })
+	addFiles := func(path string, pre *prepped) error {
+		files, warn := x.files(path, pre)
+		for i, f := range files {
+			j := newJob(f)
+			if i == 0 {
+				var early []string
+				if pre != nil {
+					early = pre.early // taken as it was listed
+				} else {
+					early = x.early.take()
 				}
-				if q, ok := j.(quickJob); ok && q.quick() {
-					if done = append(done, j); len(done) == maxBatch {
-						if err := flush(); err != nil {
-							return err
-						}
-					}
-					continue
+				for _, w := range early {
+					j.warnFirst(w)
 				}
-				if err := flush(); err != nil {
-					return err
-				}
-				if err := send(order, j); err != nil {
-					return err
-				}
-				if err := send(work, j); err != nil {
-					return err
+				if warn != "" {
+					j.warnFirst(warn)
 				}
 			}
-			return nil
-		}
-		var err error
-		if x.usage != nil && x.opts.Cache != nil {
-			// A warm run: one goroutine lists and stats the files while
-			// the cache's store loads, this one looks them up in it.
-			preps := make(chan *prepped, 1024)
-			g.Go(func() error {
-				defer close(preps)
-				return produce(func(path string) error {
-					p := x.prep(path)
-					select {
-					case preps <- p:
-						return nil
-					case <-gctx.Done():
-						return gctx.Err()
-					}
-				})
-			})
-			for p := range preps {
-				if err == nil {
-					err = addFiles(p.path, p)
-				}
-			}
-		} else {
-			err = produce(func(path string) error { return addFiles(path, nil) })
-		}
-		if err != nil {
-			return err
-		}
-		return flush()
-	})
-	for range workers {
-		g.Go(func() error {
-			for j := range work {
-				j.run(gctx)
-			}
-			return nil
-		})
-	}
-	consume := func() error {
-		for j := range order {
-			if err := j.take(gctx); err != nil {
+			if err := j.queue(seq); err != nil {
 				return err
 			}
 		}
-		// What produce warned of after its last transcript.
-		for _, w := range x.early.take() {
-			x.opts.Warn(w)
-		}
 		return nil
 	}
-	err := consume()
+	var err error
+	if x.usage != nil && x.opts.Cache != nil {
+		// A warm run: one goroutine lists and stats the files while the
+		// cache's store loads, this one looks them up in it.
+		preps := make(chan *prepped, 1024)
+		listed := make(chan error, 1)
+		go func() {
+			defer close(preps)
+			listed <- produce(func(path string) error {
+				select {
+				case preps <- x.prep(path):
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			})
+		}()
+		for p := range preps {
+			if err == nil {
+				if err = addFiles(p.path, p); err != nil {
+					cancel() // the lister stops too
+				}
+			}
+		}
+		if lerr := <-listed; err == nil {
+			err = lerr
+		}
+	} else {
+		err = produce(func(path string) error { return addFiles(path, nil) })
+	}
 	if err != nil {
-		cancel()
+		cancel() // the files queued are not taken
 	}
+	serr := seq.Wait()
 	// The cause beats its symptom: a producer's error (a dir that cannot
-	// be listed) cancels gctx, and consume then sees only "context
+	// be listed) stops the reads, which then see only "context
 	// canceled".
-	if gerr := g.Wait(); gerr != nil && !errors.Is(gerr, context.Canceled) && (err == nil || errors.Is(err, context.Canceled)) {
-		err = gerr
+	if err != nil && !errors.Is(err, context.Canceled) && (serr == nil || errors.Is(serr, context.Canceled)) {
+		return err
 	}
-	return err
+	return serr
 }
 
 // fileJob is one transcript read through the typed entry reader by a
@@ -466,6 +385,11 @@ var (
 )
 
 func (j *fileJob) warnFirst(msg string) { j.first = append(j.first, msg) }
+
+// queue streams the job: it is taken as it is read.
+func (j *fileJob) queue(seq *sequencer.Sequencer[job]) error {
+	return seq.Stream(j, func(ctx context.Context, _ int) { j.run(ctx) })
+}
 
 func (j *fileJob) run(ctx context.Context) {
 	unreadable := 0
@@ -850,7 +774,6 @@ type usageJob struct {
 	recs  []usageRec
 	stats scanStats
 	err   error
-	done  chan struct{}
 	// cached: facts holds the messages still in the cache's bytes (recs
 	// is then nil), and open the open message after them.
 	cached  bool
@@ -862,35 +785,23 @@ type usageJob struct {
 
 func (j *usageJob) warnFirst(msg string) { j.first = append(j.first, msg) }
 
-// quick finishes the job at once, on the producer's goroutine, when the
+// queue finishes the job at once, on the producer's goroutine, when the
 // cache holds the file unchanged: a stat and a decode are less than the
 // hand-off to a worker and back, which was much of a warm run's time.
-func (j *usageJob) quick() bool {
-	c := j.x.opts.Cache
-	if c == nil {
-		j.done = make(chan struct{}) // for run
-		return false
+// Else the file is read on a worker.
+func (j *usageJob) queue(seq *sequencer.Sequencer[job]) error {
+	if c := j.x.opts.Cache; c != nil {
+		if e, ok := unchangedEntry(c, j.f); ok {
+			// Decoded by take, on the other goroutine: the one that
+			// lists and stats the files is the slower of the two.
+			j.entry, j.cached = e, true
+			return seq.Done(j)
+		}
 	}
-	e, ok := unchangedEntry(c, j.f)
-	if !ok {
-		j.done = make(chan struct{}) // for run
-		return false
-	}
-	// Decoded by take, on the other goroutine: the one that lists and
-	// stats the files is the slower of the two.
-	j.entry, j.cached = e, true
-	j.done = closed
-	return true
+	return seq.Add(func(context.Context, int) job { j.run(); return j })
 }
 
-// closed is the done channel of every job done at once.
-var closed = func() chan struct{} {
-	c := make(chan struct{})
-	close(c)
-	return c
-}()
-
-func (j *usageJob) run(context.Context) {
+func (j *usageJob) run() {
 	buf := j.bufs.Get().(*[]byte)
 	if c := j.x.opts.Cache; c != nil {
 		j.recs, *buf, j.stats, j.err = scanUsageCached(c, j.f, *buf)
@@ -898,20 +809,14 @@ func (j *usageJob) run(context.Context) {
 		j.recs, *buf, j.stats, j.err = scanUsageFile(j.f, *buf)
 	}
 	j.bufs.Put(buf)
-	close(j.done)
 }
 
 // take counts the file's messages, in input order, so output and dedup
 // do not depend on timing.
-func (j *usageJob) take(ctx context.Context) error {
+func (j *usageJob) take(context.Context) error {
 	x := j.x
 	for _, w := range j.first {
 		x.opts.Warn(w)
-	}
-	select {
-	case <-j.done:
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 	if j.cached {
 		var s usageScan

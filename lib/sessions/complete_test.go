@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/registry"
 )
@@ -31,6 +32,7 @@ func TestCompleter(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	cache.Settle() // else List's stamps and the Completer's may differ: one racy, one settled
 	profs := []profiles.Profile{{Name: "p", ConfigDir: cfg, ProjectsDir: filepath.Join(cfg, "projects"), SessionsDir: filepath.Join(cfg, "sessions")}}
 	host := &registry.Host{Domain: "d", ProcRoot: t.TempDir(), Probe: func(int) bool { return true }}
 	ctx := context.Background()
