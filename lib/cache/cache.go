@@ -20,6 +20,12 @@
 // its file checks out; a store is written whole to a temporary file and
 // renamed over the old one, so two processes at once each see a complete
 // store (the last writer wins, which costs the other a re-read at most).
+// What a run changed is appended to the store instead when that is
+// little (journal.go): a record per entry, its own checksum, a grown
+// file's record holding only the bytes after those it keeps; a record
+// cut by a crash, damaged, or made from another state of its entry than
+// the one before it is not applied, so the store reads as it was before
+// that run, or without that entry: a read again, never a wrong answer.
 package cache
 
 import (
@@ -104,6 +110,9 @@ type Entry struct {
 	used int64 // unix seconds of the last run that used it
 	// seen: looked up or put in this run, so the file was there.
 	seen bool
+	// gen names this state of the entry: a journal record that extends
+	// an entry names the gen it extends (journal.go).
+	gen uint64
 }
 
 // State is what a lookup found.
@@ -168,6 +177,14 @@ type Store struct {
 	// loaded is closed once the store file is read: Open reads it on a
 	// goroutine of its own, so that the caller lists its files meanwhile.
 	loaded chan struct{}
+	// The journal (journal.go): the entries changed since the store was
+	// read, to append; whole when it must be written whole instead; the
+	// file as read (its identity and size) and its journal's bytes.
+	ops     map[string]op
+	whole   bool
+	file    Stamp
+	baseLen int64
+	jouLen  int64
 }
 
 // DefaultMaxBytes bounds a store: past it, the entries used longest ago
@@ -176,7 +193,7 @@ const DefaultMaxBytes = 512 << 20
 
 // magic opens a store; the body's length follows it as 8 bytes (the
 // whole file's, checked before the rest is read).
-const magic = "ccpipe-cache-3\n"
+const magic = "ccpipe-cache-4\n"
 
 // storeCRC checks a whole store: CRC-32C, which the CPU computes (the
 // table-driven CRC-64 cost a warm run more than its stats).
@@ -197,7 +214,8 @@ func Open(dir, name, version string) *Store {
 
 func (s *Store) load() {
 	defer close(s.loaded)
-	b, err := readStore(s.path)
+	s.whole = true // until a store is read that can be appended to
+	b, file, err := readStore(s.path)
 	if err != nil {
 		// Missing: an empty store. Anything else (a link, a FIFO, a
 		// length that is not the file's) is replaced at the next save.
@@ -207,13 +225,18 @@ func (s *Store) load() {
 		}
 		return
 	}
-	entries, err := decode(b, s.version)
+	base := b[:binary.LittleEndian.Uint64(b[len(magic):])]
+	entries, err := decode(base, s.version)
 	if err != nil {
 		s.stats.Corrupt = !errors.Is(err, errVersion)
 		s.dirty = true // rewritten at the next save
 		return
 	}
 	s.entries = entries
+	s.file, s.baseLen, s.jouLen = file, int64(len(base)), int64(len(b)-len(base))
+	// A journal that does not read to its end (a crash cut its last
+	// record) is applied up to there; the store is then written whole.
+	s.whole = !applyJournal(entries, b[len(base):])
 }
 
 // maxStore bounds a store file read: a store is saved under its size
@@ -227,36 +250,37 @@ const maxStore = 2 * DefaultMaxBytes
 // header's length is checked against the file's size and maxStore before
 // anything is allocated: a store that is not what was written (an 8 GB
 // sparse file) costs a stat, and is replaced at the next save.
-func readStore(path string) ([]byte, error) {
+func readStore(path string) ([]byte, Stamp, error) {
 	f, err := regular.OpenOwned(path)
 	if err != nil {
-		return nil, err
+		return nil, Stamp{}, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, Stamp{}, err
 	}
 	var head [len(magic) + 8]byte
 	if _, err := io.ReadFull(f, head[:]); err != nil {
-		return nil, errCorrupt
+		return nil, Stamp{}, errCorrupt
 	}
 	if v := head[len(magic)-2]; string(head[:len(magic)]) != magic && bytes.HasPrefix(head[:], []byte(magic[:len(magic)-2])) &&
 		v >= '0' && v <= '9' && head[len(magic)-1] == '\n' {
-		return nil, errVersion // a store of another ccpipe: replaced, not "corrupt"
+		return nil, Stamp{}, errVersion // a store of another ccpipe: replaced, not "corrupt"
 	}
+	// The length is the whole store's but for its journal (journal.go).
 	claimed := binary.LittleEndian.Uint64(head[len(magic):])
-	if string(head[:len(magic)]) != magic || claimed != uint64(fi.Size()) || claimed > maxStore {
-		return nil, errCorrupt
+	if string(head[:len(magic)]) != magic || claimed > uint64(fi.Size()) || claimed < uint64(len(head)) || fi.Size() > maxStore {
+		return nil, Stamp{}, errCorrupt
 	}
 	// A large allocation starts on a page, as madvise wants.
 	b := make([]byte, fi.Size())
 	populate(b)
 	copy(b, head[:])
 	if _, err := io.ReadFull(f, b[len(head):]); err != nil {
-		return nil, errCorrupt
+		return nil, Stamp{}, errCorrupt
 	}
-	return b, nil
+	return b, StampOf(fi), nil
 }
 
 // wait returns once the store file is read; every method but Open calls
@@ -367,11 +391,32 @@ func (s *Store) check(e *Entry, st Stamp, r io.ReaderAt) State {
 }
 
 // Put stores the entry of the file at path (replacing any).
-func (s *Store) Put(path string, e *Entry) {
+func (s *Store) Put(path string, e *Entry) { s.Extend(path, e, 0) }
+
+// Extend is Put of an entry whose Data's first keep bytes are those of
+// the entry it replaces (a grown file's facts): only the rest is written
+// to the store's journal. A keep the old entry cannot have is a Put.
+func (s *Store) Extend(path string, e *Entry, keep int) {
 	s.wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e.used, e.seen = s.now, true
+	e.used, e.seen, e.gen = s.now, true, newGen()
+	old := s.entries[path]
+	o, changed := s.ops[path]
+	if !changed {
+		o = op{keep: keep}
+		if old != nil {
+			o.prev = old.gen
+		}
+	}
+	if old == nil || keep > len(old.Data) || keep > len(e.Data) || keep < 0 {
+		keep = 0
+	}
+	o.keep = min(o.keep, keep)
+	if s.ops == nil {
+		s.ops = map[string]op{}
+	}
+	s.ops[path] = o
 	s.entries[path] = e
 	s.dirty = true
 }
@@ -394,7 +439,7 @@ func (s *Store) Delete(path string) {
 	defer s.mu.Unlock()
 	if _, ok := s.entries[path]; ok {
 		delete(s.entries, path)
-		s.dirty = true
+		s.dirty, s.whole = true, true
 	}
 }
 
@@ -413,11 +458,15 @@ func (s *Store) Save() error {
 		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
 			delete(s.entries, p)
 			s.stats.Dropped++
-			s.dirty = true
+			s.dirty, s.whole = true, true
 		}
 	}
 	s.bound()
 	if !s.dirty {
+		return nil
+	}
+	if s.appendJournal() {
+		s.dirty, s.ops = false, nil
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
@@ -426,7 +475,7 @@ func (s *Store) Save() error {
 	if err := WriteFile(s.path, encode(s.entries, s.version)); err != nil {
 		return err
 	}
-	s.dirty = false
+	s.dirty, s.ops = false, nil
 	return nil
 }
 
@@ -476,7 +525,7 @@ func (s *Store) bound() {
 		total -= size(p, s.entries[p])
 		delete(s.entries, p)
 		s.stats.Dropped++
-		s.dirty = true
+		s.dirty, s.whole = true, true
 	}
 }
 
@@ -521,9 +570,10 @@ var (
 	errVersion = errors.New("cache: another version")
 )
 
-// The store file: magic, version, entry count, then per entry its path,
-// stamp, offset, tail hash, last use and data; a CRC-32C of all that
-// before it ends, so that a truncated or damaged file is never read.
+// The store file: magic, its length (the journal after it not counted),
+// version, entry count, then per entry its path, stamp, offset, tail
+// hash, last use, gen and data; a CRC-32C of all that before it ends, so
+// that a truncated or damaged file is never read; then the journal.
 func encode(entries map[string]*Entry, version string) []byte {
 	// One allocation of the whole size: grown by append, the copies of a
 	// store of megabytes were much of a run that saved it.
@@ -547,6 +597,7 @@ func encode(entries map[string]*Entry, version string) []byte {
 		b = binary.AppendVarint(b, e.Offset)
 		b = binary.LittleEndian.AppendUint64(b, e.Tail)
 		b = binary.AppendVarint(b, e.used)
+		b = binary.LittleEndian.AppendUint64(b, e.gen)
 		b = binary.AppendUvarint(b, uint64(len(e.Data)))
 		b = append(b, e.Data...)
 	}
@@ -556,8 +607,8 @@ func encode(entries map[string]*Entry, version string) []byte {
 
 // minEntry is the fewest bytes an entry takes in a store file: a path
 // and a data length of one byte each, a stamp of five varints, an offset,
-// a tail hash and a last use.
-const minEntry = 1 + 5 + 1 + 8 + 1 + 1
+// a tail hash, a last use and a gen.
+const minEntry = 1 + 5 + 1 + 8 + 1 + 8 + 1
 
 func decode(b []byte, version string) (map[string]*Entry, error) {
 	if len(b) < len(magic)+12 || !bytes.HasPrefix(b, []byte(magic)) || binary.LittleEndian.Uint64(b[len(magic):]) != uint64(len(b)) {
@@ -589,6 +640,7 @@ func decode(b []byte, version string) (map[string]*Entry, error) {
 		e.Offset = d.Varint()
 		e.Tail = d.U64()
 		e.used = d.Varint()
+		e.gen = d.U64()
 		e.Data = d.Bytes()
 		// A checksum says the bytes are whole, not that they are sane: an
 		// entry whose offset is before its file is refused here, one past

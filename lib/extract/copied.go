@@ -39,6 +39,7 @@ type copies struct {
 	left map[string]int
 	read map[string]struct{}
 	last string // the session last marked read (most entries repeat it)
+	gen  int    // changes with every count (the cache's checkpoints copy them then)
 }
 
 // leave counts one call of owner left out.
@@ -47,6 +48,7 @@ func (c *copies) leave(owner string) {
 		c.left = map[string]int{}
 	}
 	c.left[owner]++
+	c.gen++
 }
 
 // sawSession marks a session as read.
@@ -56,6 +58,9 @@ func (c *copies) sawSession(id string) {
 	}
 	if c.read == nil {
 		c.read = map[string]struct{}{}
+	}
+	if _, ok := c.read[id]; !ok {
+		c.gen++
 	}
 	c.read[id], c.last = struct{}{}, id
 }

@@ -154,6 +154,9 @@ type Extractor struct {
 	// transcript (a session's subagents): the cache keeps the file's
 	// facts only as long as those dirs are as they were (kindcache.go).
 	listed func(dir string)
+	// mark, when set, is told each line a file's read handed on, once
+	// the handler took it: the cache's checkpoints (kindcache.go).
+	mark func(r *fileRead, l *transcript.Line)
 }
 
 // recordTypes are the record types each kind reads; lines of other types

@@ -149,6 +149,10 @@ type joiner struct {
 	// copies counts the calls a fork copied, left to the session that
 	// made them (copied.go): not queued, their ids ignored.
 	copies *copies
+	// seenLog holds seen's ids in the order they came, when logSeen (the
+	// cache keeps them: kindtail.go).
+	logSeen bool
+	seenLog []string
 }
 
 func newJoiner(c *copies, done func(*call) error, want func(string) bool) *joiner {
@@ -166,9 +170,7 @@ func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
 			if b.Type != transcript.BlockToolUse {
 				continue
 			}
-			if len(j.seen) < maxSeen {
-				j.seen[b.ID] = struct{}{}
-			}
+			j.noteSeen(b.ID)
 			if copied || (j.want != nil && !j.want(b.Name)) {
 				if copied && (j.want == nil || j.want(b.Name)) {
 					j.copies.leave(owner)

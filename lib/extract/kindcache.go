@@ -3,12 +3,15 @@ package extract
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
+	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
 // The cache of every kind but usage keeps, per transcript file, the facts
@@ -17,10 +20,12 @@ import (
 // the order they came, and what the file's read added to the counts kept
 // across files (the calls a fork copied). A warm run hands those on for
 // an unchanged file without opening it: no decode, no join, no encode.
-// Anything else (new, grown, rewritten, shrunk, replaced) is read from
-// the start and its facts kept again: a kind's joins (a tool_use and its
-// result, a failure and its hook) hold state that only a read of the
-// whole file rebuilds.
+// A grown file's facts up to its checkpoint (kindtail.go: the last line
+// after which nothing waited for a later one) are handed on from the
+// record, and the file is read on from there with the state kept at that
+// line: the appended lines, and the few before them that a join still
+// waited on. Anything else (new, rewritten, shrunk, replaced, compressed)
+// is read from the start and its facts kept again.
 //
 // What a file's facts depend on besides its bytes is kept with them and
 // looked at again: the origin it was read under (a subagent's transcript
@@ -38,7 +43,7 @@ func CacheVersion(kind string) string {
 	if kind == "usage" {
 		return UsageCacheVersion
 	}
-	return "facts-1"
+	return "facts-2"
 }
 
 // CacheName is the store name of opts' facts: one per kind, and per
@@ -121,6 +126,16 @@ const (
 	depDir    = 2 // a dir listed: its path, whether it was there, its stamp
 )
 
+// checkpoint is where a grown file is read on from: the end of the last
+// whole line after which the handler was quiet, and how far the record
+// and the read's counts had come there.
+type checkpoint struct {
+	events, deps, ndep int // the record's events, dependencies' bytes and number
+	off                int64
+	line, n, warned    int // readAt's
+	notSeen, seen      int // records without a type; call ids seen (the joiner's seenLog)
+}
+
 // factLog is a file's record being written, as its read gives facts.
 type factLog struct {
 	b    []byte // the events
@@ -130,10 +145,20 @@ type factLog struct {
 	buf  bytes.Buffer
 	ndep int
 	dirs map[string]bool
+	// The last checkpoint, when cp is set: the copies counted and the
+	// handler's state there (the copies copied only when they changed).
+	cp        checkpoint
+	hasCP     bool
+	cpCopies  []byte
+	copiesGen int
+	cpState   []byte
+	// fh and size are the plain file read and its size when stamped.
+	fh   *os.File
+	size int64
 }
 
 func newFactLog(path string) *factLog {
-	l := &factLog{path: path}
+	l := &factLog{path: path, copiesGen: -1}
 	l.enc = json.NewEncoder(&l.buf)
 	l.enc.SetEscapeHTML(false) // as ndjson.Writer encodes
 	return l
@@ -207,12 +232,39 @@ func (l *factLog) listed(dir string) {
 	l.ndep++
 }
 
-// data is the record: the origin the file was read under, the counts its
-// read added, its dependencies, then its events.
-func (l *factLog) data(o Origin, cp *copies) []byte {
-	b := make([]byte, 0, len(l.b)+len(l.deps)+64)
-	b = cache.AppendStr(b, o.SessionID)
-	b = cache.AppendStr(b, o.AgentID)
+// mark takes a line the read handed on as the checkpoint when it is whole
+// and the handler t is quiet after it.
+// A line with End -1 is the end of the read (the lines the reader skipped
+// after the last one handed on change no state but the call ids seen):
+// the end of the file, when it ends a line.
+func (l *factLog) mark(t tailState, cp *copies, r *fileRead, ln *transcript.Line) {
+	if ln.Partial || !t.quiet() {
+		return
+	}
+	end := ln.End
+	if end < 0 {
+		var last [1]byte
+		if l.size == 0 || l.fh == nil {
+			return
+		}
+		if _, err := l.fh.ReadAt(last[:], l.size-1); err != nil || last[0] != '\n' {
+			return
+		}
+		end = l.size
+	}
+	l.cp = checkpoint{events: len(l.b), deps: len(l.deps), ndep: l.ndep, off: end, line: ln.Number,
+		n: r.n, warned: r.warned, notSeen: ln.NotEntries + r.notBase}
+	if j := t.joined(); j != nil {
+		l.cp.seen = len(j.seenLog)
+	}
+	if cp.gen != l.copiesGen {
+		l.cpCopies, l.copiesGen = appendCopies(l.cpCopies[:0], cp), cp.gen
+	}
+	l.cpState = t.saveState(l.cpState[:0])
+	l.hasCP = true
+}
+
+func appendCopies(b []byte, cp *copies) []byte {
 	b = cache.AppendUvarint(b, uint64(len(cp.left)))
 	for owner, n := range cp.left {
 		b = cache.AppendStr(b, owner)
@@ -222,61 +274,150 @@ func (l *factLog) data(o Origin, cp *copies) []byte {
 	for sid := range cp.read {
 		b = cache.AppendStr(b, sid)
 	}
-	b = cache.AppendUvarint(b, uint64(l.ndep))
-	b = append(b, l.deps...)
-	return append(b, l.b...)
+	return b
 }
 
-// record is a file's record read back: its events still to hand on.
-type record struct {
-	copies copies
-	events *cache.Decoder
-}
-
-// openRecord reads a record's head and checks what it depends on; ok is
-// false when the record is not what was written or no longer holds.
-func openRecord(data []byte, f file) (rec record, ok bool) {
-	d := cache.NewDecoder(data)
-	if d.StrShared() != f.origin.SessionID || d.StrShared() != f.origin.AgentID {
-		return rec, false
-	}
+func readCopies(d *cache.Decoder) (cp copies) {
 	for n := d.Count(); n > 0 && d.Err() == nil; n-- {
-		if rec.copies.left == nil {
-			rec.copies.left = map[string]int{}
+		if cp.left == nil {
+			cp.left = map[string]int{}
 		}
 		owner := d.Str()
-		rec.copies.left[owner] = int(d.Uvarint())
+		cp.left[owner] = int(d.Uvarint())
 	}
 	for n := d.Count(); n > 0 && d.Err() == nil; n-- {
-		rec.copies.sawSession(d.Str())
+		cp.sawSession(d.Str())
 	}
-	for n := d.Count(); n > 0 && d.Err() == nil; n-- {
+	return cp
+}
+
+// data is the record: the origin the file was read under, its events,
+// then a trailer (its length in the last 4 bytes): the counts its read
+// added, its dependencies and its checkpoint, if any. Events come first
+// so that a grown file's record keeps the bytes before its checkpoint.
+func (l *factLog) data(o Origin, cp *copies, j *joiner) []byte {
+	b := make([]byte, 0, len(l.b)+len(l.deps)+len(l.cpCopies)+len(l.cpState)+128)
+	b = cache.AppendStr(b, o.SessionID)
+	b = cache.AppendStr(b, o.AgentID)
+	b = append(b, l.b...)
+	t := len(b)
+	b = appendCopies(b, cp)
+	b = cache.AppendUvarint(b, uint64(l.ndep))
+	b = cache.AppendUvarint(b, uint64(len(l.deps)))
+	b = append(b, l.deps...)
+	b = cache.AppendBool(b, l.hasCP)
+	if l.hasCP {
+		c := &l.cp
+		for _, v := range []int{c.events, c.deps, c.ndep, int(c.off), c.line, c.n, c.warned, c.notSeen} {
+			b = cache.AppendUvarint(b, uint64(v))
+		}
+		var seen []string
+		if j != nil {
+			seen = j.seenLog[:c.seen]
+		}
+		b = cache.AppendUvarint(b, uint64(len(seen)))
+		for _, id := range seen {
+			b = cache.AppendStr(b, id)
+		}
+		b = cache.AppendUvarint(b, uint64(len(l.cpCopies)))
+		b = append(b, l.cpCopies...)
+		b = cache.AppendUvarint(b, uint64(len(l.cpState)))
+		b = append(b, l.cpState...)
+	}
+	return binary.LittleEndian.AppendUint32(b, uint32(len(b)-t))
+}
+
+// record is a file's record read back.
+type record struct {
+	copies copies
+	events []byte
+	deps   []byte
+	// tail is the checkpoint, nil when the record has none.
+	tail *tailRecord
+}
+
+// tailRecord is what a read on from a checkpoint starts from.
+type tailRecord struct {
+	cp     checkpoint
+	seen   []string
+	copies copies
+	state  []byte
+	// events and deps are the record's up to the checkpoint.
+	events, deps []byte
+}
+
+// openRecord reads a record and checks what it depends on; ok is false
+// when the record is not what was written or no longer holds.
+func openRecord(data []byte, f file) (rec record, ok bool) {
+	if len(data) < 4 {
+		return rec, false
+	}
+	tl := int(binary.LittleEndian.Uint32(data[len(data)-4:]))
+	d := cache.NewDecoder(data[:len(data)-4])
+	if d.StrShared() != f.origin.SessionID || d.StrShared() != f.origin.AgentID || d.Err() != nil || tl > d.Left() {
+		return rec, false
+	}
+	rest := data[len(data)-4-d.Left() : len(data)-4]
+	rec.events = rest[:len(rest)-tl]
+	d = cache.NewDecoder(rest[len(rest)-tl:])
+	rec.copies = readCopies(d)
+	ndep := d.Count()
+	rec.deps = d.Bytes()
+	if !depsHold(rec.deps, ndep, f) {
+		return record{}, false
+	}
+	if d.Bool() {
+		t := &tailRecord{}
+		c := &t.cp
+		for _, v := range []*int{&c.events, &c.deps, &c.ndep, nil, &c.line, &c.n, &c.warned, &c.notSeen} {
+			if v == nil {
+				c.off = int64(d.Uvarint())
+			} else {
+				*v = int(d.Uvarint())
+			}
+		}
+		for n := d.Count(); n > 0 && d.Err() == nil; n-- {
+			t.seen = append(t.seen, d.Str())
+		}
+		t.copies = readCopies(cache.NewDecoder(d.Bytes()))
+		t.state = d.Bytes()
+		if c.events <= len(rec.events) && c.deps <= len(rec.deps) && c.off >= 0 {
+			t.events, t.deps = rec.events[:c.events], rec.deps[:c.deps]
+			rec.tail = t
+		}
+	}
+	if !d.Done() {
+		return record{}, false
+	}
+	return rec, true
+}
+
+// depsHold reports whether the n dependencies in deps are as they were.
+func depsHold(deps []byte, n int, f file) bool {
+	d := cache.NewDecoder(deps)
+	for ; n > 0 && d.Err() == nil; n-- {
 		switch d.Uvarint() {
 		case depResult:
 			rec, local := d.Str(), d.StrShared()
 			if d.Err() == nil && deref(localPersisted(f.path, &rec)) != local {
-				return record{}, false
+				return false
 			}
 		case depDir:
 			dir, there, st := d.Str(), d.Bool(), d.Stamp()
 			now, _, err := cache.StatPath(dir)
 			if d.Err() == nil && (there != (err == nil) || (err == nil && now != st) || (err != nil && !errors.Is(err, fs.ErrNotExist))) {
-				return record{}, false
+				return false
 			}
 		default:
 			d.Fail()
 		}
 	}
-	if d.Err() != nil {
-		return record{}, false
-	}
-	rec.events = d
-	return rec, true
+	return d.Done()
 }
 
 // replay hands on a record's events as the read gave them.
-func (x *Extractor) replay(ctx context.Context, rec record) error {
-	d := rec.events
+func (x *Extractor) replay(ctx context.Context, events []byte) error {
+	d := cache.NewDecoder(events)
 	for n := 0; d.Left() > 0 && d.Err() == nil; n++ {
 		if n%1024 == 1023 && ctx.Err() != nil {
 			return ctx.Err()
@@ -309,7 +450,6 @@ func (x *Extractor) replay(ctx context.Context, rec record) error {
 	if d.Err() != nil {
 		return errRecordCorrupt
 	}
-	x.copies = rec.copies
 	return nil
 }
 
@@ -318,28 +458,98 @@ func (x *Extractor) replay(ctx context.Context, rec record) error {
 // impossible): the facts before it are out, so the run fails.
 var errRecordCorrupt = errors.New("the cache's record is not what was written; dropped: run again (or with --no-cache)")
 
+// replayed ends a record's replay: a corrupt one is dropped and the file
+// counted unreadable.
+func (x *Extractor) replayed(err error, f file, c *cache.Store) error {
+	if errors.Is(err, errRecordCorrupt) {
+		c.Delete(f.path)
+		x.unreadable++
+		x.opts.Warn(f.path + ": " + err.Error())
+		return nil
+	}
+	return err
+}
+
+// readOnHook, when set (tests), is told where a grown file is read on from.
+var readOnHook func(path string, off int64)
+
 // readCached reads f through the cache c: an unchanged file's facts from
-// its record, the file unopened; any other file read whole, its facts
-// recorded as they are handed on and kept when the read was clean and
-// the file did not change under it.
+// its record, the file unopened; a grown one's up to its checkpoint from
+// the record and the rest from the file; any other file read whole. The
+// facts read are recorded as they are handed on, and kept when the read
+// was clean and the file did not change under it.
 func (x *Extractor) readCached(ctx context.Context, f file, c *cache.Store) error {
 	st, mode, serr := cache.StatPath(f.path)
-	plain := serr == nil && mode.IsRegular()
-	if plain {
-		if e, ok := c.Unchanged(f.path, st); ok {
-			if rec, ok := openRecord(e.Data, f); ok {
-				err := x.replay(ctx, rec)
-				if errors.Is(err, errRecordCorrupt) {
-					c.Delete(f.path)
-					x.unreadable++
-					x.opts.Warn(f.path + ": " + err.Error())
-					return nil
-				}
-				return err
+	if serr != nil || !mode.IsRegular() {
+		return x.readPlain(ctx, f) // it says what is wrong; nothing is kept
+	}
+	if e, ok := c.Unchanged(f.path, st); ok {
+		if rec, ok := openRecord(e.Data, f); ok {
+			err := x.replay(ctx, rec.events)
+			if err == nil {
+				x.copies = rec.copies
 			}
+			return x.replayed(err, f, c)
 		}
 	}
+	rc, err := transcript.Open(f.path)
+	if err != nil {
+		return x.readPlain(ctx, f) // it fails the same way, and says so
+	}
+	fh, plain := rc.(*os.File)
+	if !plain {
+		// Compressed: read whole, kept for that exact file only.
+		rc.Close()
+		return x.readLogged(ctx, f, c, st, nil, nil)
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return x.readPlain(ctx, f)
+	}
+	st = cache.StampOf(fi)
+	at := &readAt{fh: fh}
+	e, state := c.Lookup(f.path, st, fh)
+	var rec record
+	if state != cache.Miss {
+		var ok bool
+		if rec, ok = openRecord(e.Data, f); !ok || (state == cache.Grown && rec.tail == nil) {
+			rec = record{}
+		}
+	}
+	switch {
+	case state == cache.Fresh && rec.events != nil:
+		err := x.replay(ctx, rec.events)
+		if err == nil {
+			x.copies = rec.copies
+		}
+		return x.replayed(err, f, c)
+	case state == cache.Grown && rec.tail != nil:
+		cp := &rec.tail.cp
+		if err := x.replay(ctx, rec.events[:cp.events]); err != nil {
+			return x.replayed(err, f, c)
+		}
+		at = &readAt{fh: fh, off: cp.off, line: cp.line, n: cp.n, warned: cp.warned, notSeen: cp.notSeen}
+		if readOnHook != nil {
+			readOnHook(f.path, cp.off)
+		}
+	default:
+		rec = record{}
+	}
+	return x.readLogged(ctx, f, c, st, at, rec.tail)
+}
+
+// readLogged reads f (from at, or whole by path when at is nil) and keeps
+// its record when the read was clean and the file's stamp did not change
+// under it; from a checkpoint, the record's bytes before it come first
+// and the handler starts from its state.
+func (x *Extractor) readLogged(ctx context.Context, f file, c *cache.Store, st cache.Stamp, at *readAt, from *tailRecord) error {
 	l := newFactLog(f.path)
+	l.size = st.Size
+	if at != nil {
+		l.fh = at.fh
+	}
+	t := tailOf(x.h)
 	emit, warn := x.emit, x.opts.Warn
 	x.emit = func(v any) error {
 		fv, err := l.fact(v)
@@ -353,13 +563,57 @@ func (x *Extractor) readCached(ctx context.Context, f file, c *cache.Store) erro
 		warn(msg)
 	}
 	x.listed = l.listed
-	defer func() { x.emit, x.opts.Warn, x.listed = emit, warn, nil }()
-	err := x.readPlain(ctx, f)
-	if err != nil || ctx.Err() != nil || x.unreadable > 0 || !plain {
+	if at != nil && t != nil {
+		x.mark = func(r *fileRead, ln *transcript.Line) { l.mark(t, &x.copies, r, ln) }
+		if j := t.joined(); j != nil {
+			j.logSeen = true
+		}
+	}
+	defer func() { x.emit, x.opts.Warn, x.listed, x.mark = emit, warn, nil, nil }()
+	if from != nil && at != nil && at.off > 0 {
+		l.b = append(l.b, from.events...)
+		l.deps = append(l.deps, from.deps...)
+		l.ndep = from.cp.ndep
+		x.copies = from.copies
+		t.loadState(cache.NewDecoder(from.state))
+		if j := t.joined(); j != nil {
+			for _, id := range from.seen {
+				j.noteSeen(id)
+			}
+		}
+	}
+	var err error
+	if at != nil {
+		err = x.readFrom(ctx, f, at)
+	} else {
+		err = x.readPlain(ctx, f)
+	}
+	if err != nil || ctx.Err() != nil || x.unreadable > 0 {
 		return err
 	}
-	if after, _, err := cache.StatPath(f.path); err == nil && after == st {
-		c.Put(f.path, &cache.Entry{Stamp: st, Offset: st.Size, Data: l.data(f.origin, &x.copies)})
+	after, _, serr := cache.StatPath(f.path)
+	if serr != nil || after != st {
+		return nil
 	}
+	var j *joiner
+	if t != nil {
+		j = t.joined()
+	}
+	e := &cache.Entry{Stamp: st, Offset: st.Size, Data: l.data(f.origin, &x.copies, j)}
+	if at != nil {
+		if tail, err := cache.TailHash(at.fh, st.Size); err == nil {
+			e.Tail = tail
+		} else {
+			return nil
+		}
+	}
+	if from != nil && at != nil && at.off > 0 {
+		// The origin and the events before the checkpoint are the old
+		// record's: only the rest goes to the store's journal.
+		keep := len(cache.AppendStr(cache.AppendStr(nil, f.origin.SessionID), f.origin.AgentID)) + len(from.events)
+		c.Extend(f.path, e, keep)
+		return nil
+	}
+	c.Put(f.path, e)
 	return nil
 }

@@ -189,7 +189,7 @@ func (j *joiner) noteIDs(line []byte) bool {
 		return false
 	}
 	for _, id := range ids {
-		j.seen[string(id)] = struct{}{}
+		j.noteSeen(string(id))
 	}
 	return true
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -590,13 +591,45 @@ func (x *Extractor) readFile(ctx context.Context, f file) error {
 }
 
 // readPlain reads one transcript through the typed entry reader.
-func (x *Extractor) readPlain(ctx context.Context, f file) error {
+func (x *Extractor) readPlain(ctx context.Context, f file) error { return x.readFrom(ctx, f, nil) }
+
+// readAt is where a read starts in a plain file already open: a cache's
+// checkpoint (kindcache.go), with the counts of the lines before it.
+type readAt struct {
+	fh                       *os.File
+	off                      int64
+	line, n, warned, notSeen int
+}
+
+// readFrom is readPlain from at on (the whole file when nil). With
+// x.mark set, it is told each line handed on, after the handler took it.
+func (x *Extractor) readFrom(ctx context.Context, f file, at *readAt) error {
 	r := x.newFileRead(ctx, f)
-	td, err := transcript.ReadFile(f.path, r.options(), func(l *transcript.Line) error {
+	take := func(l *transcript.Line) error {
 		e, derr := x.decode(l)
-		return r.take(l.Number, e, derr)
-	})
+		if err := r.take(l.Number, e, derr); err != nil || x.mark == nil {
+			return err
+		}
+		x.mark(r, l)
+		return nil
+	}
+	var td transcript.Diagnostics
+	var err error
+	if at == nil {
+		td, err = transcript.ReadFile(f.path, r.options(), take)
+	} else {
+		opts := r.options()
+		opts.SawEntry = at.off > 0
+		r.n, r.warned, r.notBase, r.lineBase = at.n, at.warned, at.notSeen, at.line
+		td, err = transcript.ReadPlainFrom(f.path, at.fh, at.off, at.line, opts, take)
+	}
+	if err == nil && r.ferr == nil && x.mark != nil && r.n > 0 {
+		// The end of the read, before what ends the file: End -1 says
+		// the file's end (kindcache.go).
+		x.mark(r, &transcript.Line{Number: td.Lines + r.lineBase, End: -1, NotEntries: td.NotEntries()})
+	}
 	d := diagOf(td)
+	d.notEntries += r.notBase
 	if r.ferr != nil {
 		return r.ferr
 	}
@@ -643,6 +676,9 @@ type fileRead struct {
 	// Until the file has shown an entry its warnings wait: a file that is
 	// no transcript at all gets one error, not a warning per line.
 	held []string
+	// notBase counts the records without a "type" before the read's
+	// start (readAt), and lineBase its lines.
+	notBase, lineBase int
 }
 
 func (x *Extractor) newFileRead(ctx context.Context, f file) *fileRead {

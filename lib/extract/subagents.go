@@ -230,20 +230,7 @@ func (h *subagents) addMeta(o *Origin, s *Subagent) {
 		dir = filepath.Dir(filepath.Dir(o.Path))
 	}
 	if dir != h.metaDir {
-		h.metaDir, h.metas = dir, map[string]transcript.Subagent{}
-		if h.x.listed != nil {
-			h.x.listed(layout.SubagentsDirOf(dir + ".jsonl"))
-		}
-		list, err := transcript.Subagents(dir + ".jsonl")
-		if err != nil {
-			h.x.opts.Warn("listing subagents of " + dir + ": " + err.Error())
-		}
-		for _, sa := range list {
-			h.metas[sa.AgentID] = sa
-			if sa.Meta != nil && sa.Meta.ToolUseID != "" {
-				h.metas[sa.Meta.ToolUseID] = sa
-			}
-		}
+		h.list(dir, true)
 	}
 	sa, ok := h.metas[s.ToolUseID]
 	if !ok && s.SubagentID != nil {
@@ -269,6 +256,25 @@ func (h *subagents) addMeta(o *Origin, s *Subagent) {
 			s.Background = true
 		case "foreground":
 			s.Background = false
+		}
+	}
+}
+
+// list reads the subagent listing of the session dir dir (a failure
+// warned of when warn).
+func (h *subagents) list(dir string, warn bool) {
+	h.metaDir, h.metas = dir, map[string]transcript.Subagent{}
+	if h.x.listed != nil {
+		h.x.listed(layout.SubagentsDirOf(dir + ".jsonl"))
+	}
+	list, err := transcript.Subagents(dir + ".jsonl")
+	if err != nil && warn {
+		h.x.opts.Warn("listing subagents of " + dir + ": " + err.Error())
+	}
+	for _, sa := range list {
+		h.metas[sa.AgentID] = sa
+		if sa.Meta != nil && sa.Meta.ToolUseID != "" {
+			h.metas[sa.Meta.ToolUseID] = sa
 		}
 	}
 }

@@ -509,6 +509,11 @@ func (r *Reader) dropBlocks() {
 // Line is the 1-based number of the line Next returned last.
 func (r *Reader) Line() int { return r.line }
 
+// Offset is the input offset just past the line Next returned last, its
+// newline included: where the next line starts (a cache reads on from
+// there).
+func (r *Reader) Offset() int64 { return r.off + int64(r.start) }
+
 // holdsNeedle reports whether piece, or carry followed by piece, holds one
 // of SkipUnless, and returns what to carry into the next piece.
 func (r *Reader) holdsNeedle(carry, piece []byte) (bool, []byte) {

@@ -53,6 +53,12 @@ type Line struct {
 	// Owned: Bytes is the caller's to keep (a long line the reader does
 	// not reuse), so it can be decoded without a copy (DecodeOwned).
 	Owned bool
+	// End is the offset in the file just past the line and its newline;
+	// Partial says the line had no newline (the file's last, maybe still
+	// being written). NotEntries is Diagnostics.NotEntries so far.
+	End        int64
+	Partial    bool
+	NotEntries int
 }
 
 // Decode decodes the line, without copying it when it is Owned.
@@ -153,6 +159,10 @@ type Reader struct {
 	want    map[string]bool
 	line    Line
 	diag    Diagnostics
+	// base and lineBase are where the input starts in the file, when it
+	// is read on from an offset (ReadPlainFrom).
+	base     int64
+	lineBase int
 }
 
 // NewReader returns a Reader over r, which holds transcript lines (already
@@ -213,7 +223,7 @@ func (r *Reader) Next() (*Line, error) {
 		if err != nil {
 			if errors.Is(err, ndjson.ErrLineTooLong) {
 				r.diag.Lines++
-				r.diag.TooLongLines = appendCapped(r.diag.TooLongLines, r.lr.Line())
+				r.diag.TooLongLines = appendCapped(r.diag.TooLongLines, r.lineBase+r.lr.Line())
 				// ndjson's error names the line; Warn is given the number apart.
 				r.warn(fmt.Errorf("%w (over %d bytes), skipped", ndjson.ErrLineTooLong, r.lr.MaxLine))
 				continue
@@ -250,7 +260,7 @@ func (r *Reader) Next() (*Line, error) {
 		// A long line left in place for the look above is read now.
 		b = r.lr.Own(b)
 		l := &r.line
-		*l = Line{Bytes: b, Number: r.lr.Line(), Owned: r.lr.Owned()}
+		*l = Line{Bytes: b, Number: r.lineBase + r.lr.Line(), Owned: r.lr.Owned(), End: r.base + r.lr.Offset(), Partial: r.lr.Partial()}
 		if r.opts.Tools != nil && r.opts.Tools(b) {
 			// One walk checks the line and reads it; Scan runs only on a
 			// line the walk gives up on, for its verdict and its error.
@@ -285,6 +295,7 @@ func (r *Reader) Next() (*Line, error) {
 			l.Entry = e
 		}
 		r.diag.Records++
+		l.NotEntries = r.diag.notEntries
 		return l, nil
 	}
 }
@@ -303,7 +314,7 @@ func (r *Reader) skipBad(b []byte, err error) {
 		r.warn(ErrIncomplete)
 	default:
 		r.diag.Malformed++
-		r.diag.MalformedLines = appendCapped(r.diag.MalformedLines, r.lr.Line())
+		r.diag.MalformedLines = appendCapped(r.diag.MalformedLines, r.lineBase+r.lr.Line())
 		r.warn(fmt.Errorf("malformed line skipped: %w", err))
 	}
 }
@@ -332,7 +343,7 @@ func countUnknownBlocks(blocks []Block, m map[string]int) {
 
 func (r *Reader) warn(err error) {
 	if r.opts.Warn != nil {
-		r.opts.Warn(r.lr.Line(), err)
+		r.opts.Warn(r.lineBase+r.lr.Line(), err)
 	}
 }
 
@@ -361,7 +372,35 @@ func ReadFile(path string, opts Options, fn func(*Line) error) (Diagnostics, err
 	defer f.Close()
 	r, release := newPooledReader(f, opts)
 	defer release()
-	err = r.eachMapped(f, fn)
+	return r.finishFile(path, r.eachMapped(f, fn))
+}
+
+// ReadPlainFrom is ReadFile of the plain file at path, which the caller
+// opened (f, at its start: what Open gives of a plain file), from offset off on: off must
+// end a line, of which line is the number, and the lines before it were
+// read already (Options.SawEntry says whether one looked like an entry).
+// Line numbers, Line.End and the diagnostics' line lists count from
+// there; the counts are the tail's alone. A cache reads a grown file's
+// appended lines so.
+func ReadPlainFrom(path string, f *os.File, off int64, line int, opts Options, fn func(*Line) error) (Diagnostics, error) {
+	if off == 0 {
+		r, release := newPooledReader(f, opts)
+		defer release()
+		r.lineBase = line
+		return r.finishFile(path, r.eachMapped(f, fn))
+	}
+	// The tail is read as a stream; a line longer than the buffer is read
+	// back at its size, as a file too small to map is.
+	sr := io.NewSectionReader(f, off, 1<<62)
+	r, release := newPooledReader(sr, opts)
+	defer release()
+	r.lr.UseReaderAt(sr)
+	r.base, r.lineBase = off, line
+	return r.finishFile(path, r.Each(fn))
+}
+
+// finishFile is a file read's diagnostics and error, as ReadFile gives them.
+func (r *Reader) finishFile(path string, err error) (Diagnostics, error) {
 	d := r.Diagnostics()
 	d.Path = path
 	var re *ReadError
