@@ -56,8 +56,9 @@ type Exporter struct {
 	BatchSize int
 	// req is the next request of each signal (logs, metrics): its
 	// events, built on the delivering goroutine.
-	req  [2]pending
-	keys keyer
+	req   [2]pending
+	keys  keyer
+	plans [2]plan
 	// out takes the requests' events to a goroutine of its own, which
 	// builds, sends and marks them one request at a time, in order, while
 	// the next is gathered: on two cores, taking events (the cache, the
@@ -71,6 +72,18 @@ type Exporter struct {
 	free []byte
 	mu   sync.Mutex
 	err  error // a delivery's error not returned yet
+}
+
+// plan is what AddSession takes of a session's events for a signal.
+type plan struct {
+	c      *Channel
+	proto  bool
+	chunks []piece
+	evs    []*Event
+	taken  []bool
+	keys   []Key
+	n      int
+	piece  bool // the chunk of the event at n went as its piece
 }
 
 // pending is what a request of a signal holds so far: its parts, their
@@ -149,25 +162,19 @@ func (x *Exporter) AddSession(ctx context.Context, se *SessionEvents) error {
 		return nil
 	}
 	// Each signal's events of the session taken first: a chunk goes as
-	// its piece only when all its events do.
-	type plan struct {
-		c      *Channel
-		proto  bool
-		chunks []piece
-		evs    []*Event
-		taken  []bool
-		keys   []Key
-		n      int
-		piece  bool // the chunk of the event at n went as its piece
-	}
-	var plans [2]plan
+	// its piece only when all its events do. (The plans' taken and keys
+	// are the exporter's, reused session after session: a part's keys are
+	// copied into its request; its events are not, and are the session's.)
+	plans := &x.plans
 	for si, s := range signals {
+		pl := &plans[si]
+		*pl = plan{taken: pl.taken[:0], keys: pl.keys[:0]}
 		c := x.channel(s)
 		if c == nil {
 			continue
 		}
-		pl := &plans[si]
 		pl.c, pl.proto, pl.chunks = c, x.proto(c), p.sig[si]
+		pl.evs = make([]*Event, 0, len(se.Events))
 		for _, e := range se.Events {
 			if member(s, e) {
 				k, ok := x.take(c, e)
@@ -268,7 +275,7 @@ func (x *Exporter) flush(ctx context.Context, s Signal) error {
 		return nil
 	}
 	q := *r
-	*r = pending{parts: make([]part, 0, len(q.parts))}
+	*r = pending{parts: make([]part, 0, len(q.parts)), keys: make([]Key, 0, len(q.keys))}
 	return x.queue(ctx, x.channel(s), q)
 }
 

@@ -97,6 +97,7 @@ type Ledger struct {
 	segSize int64
 	synced  time.Time
 	dirty   bool
+	buf     []byte // a Mark's write, reused
 }
 
 // syncEvery is how long a run's acknowledgements may sit in the kernel
@@ -206,10 +207,11 @@ func (l *Ledger) Mark(keys []Key) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	b := make([]byte, 0, len(keys)*len(Key{}))
+	b := l.buf[:0]
 	for _, k := range keys {
 		b = append(b, k[:]...)
 	}
+	l.buf = b
 	if err := l.appendKeys(b); err != nil {
 		return fmt.Errorf("ledger: %w", err)
 	}

@@ -3,6 +3,8 @@ package otel
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -161,4 +163,119 @@ func metricPoints(m pmetric.Metrics) string {
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
+}
+
+// TestSegmentReadMappedIsPread: a chunk read from its segment through the
+// memory map (the fast path) is the chunk read with pread (its slow twin)
+// and the bytes built: whole, damaged (refused by both) and in a segment
+// cut shorter after it was mapped (refused, no crash).
+func TestSegmentReadMappedIsPread(t *testing.T) {
+	dir := t.TempDir()
+	w := NewPieces(dir, Resource{HostArch: "amd64", OSType: "linux"}, 4)
+	p, err := w.build(testEvents("s1", 400), "user-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built [][]byte
+	for si := range p.sig {
+		for _, pc := range p.sig[si] {
+			built = append(built, pc.b)
+		}
+	}
+	if err := w.Close(nil); err != nil {
+		t.Fatal(err)
+	}
+	// Each chunk read back, mapped or with pread, into a body that holds
+	// something already.
+	read := func(mapped bool) ([][]byte, []bool) {
+		t.Helper()
+		r := NewPieces(dir, w.Resource, 4)
+		defer r.Close(nil)
+		q := &pieces{seg: p.seg, base: p.base, chunk: p.chunk, fp: p.fp}
+		for si := range p.sig {
+			for _, pc := range p.sig[si] {
+				q.sig[si] = append(q.sig[si], piece{n: pc.n, crc: pc.crc})
+			}
+		}
+		if !q.locate(r) {
+			t.Fatal("the segment was not found")
+		}
+		var got [][]byte
+		var oks []bool
+		for si := range q.sig {
+			for i := range q.sig[si] {
+				pc := &q.sig[si][i]
+				if !mapped {
+					pc.seg.mapFail = true
+				}
+				body, ok := pc.appendTo([]byte("head"))
+				if string(body[:4]) != "head" || (!ok && len(body) != 4) {
+					t.Fatalf("mapped %v: the body's head was changed, or a refused chunk left bytes: %q", mapped, body[:min(len(body), 12)])
+				}
+				got, oks = append(got, body[4:]), append(oks, ok)
+				if (pc.seg.mem != nil) != mapped {
+					t.Fatalf("mapped %v: the segment's map is %v", mapped, pc.seg.mem != nil)
+				}
+			}
+		}
+		return got, oks
+	}
+	for _, mapped := range []bool{true, false} {
+		got, oks := read(mapped)
+		for i := range built {
+			if !oks[i] || !bytes.Equal(got[i], built[i]) {
+				t.Errorf("mapped %v: chunk %d read back as %d bytes (ok %v), built %d", mapped, i, len(got[i]), oks[i], len(built[i]))
+			}
+		}
+	}
+	// The second chunk damaged: both refuse it, and only it.
+	path := filepath.Join(dir, p.seg)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := int(p.base) + len(built[0]) + 3
+	b[off] ^= 0x55
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, mapped := range []bool{true, false} {
+		_, oks := read(mapped)
+		for i, ok := range oks {
+			if ok != (i != 1) {
+				t.Errorf("mapped %v, the second chunk damaged: chunk %d read back %v", mapped, i, ok)
+			}
+		}
+	}
+	// A segment cut shorter after it was mapped: the chunks past the cut
+	// are refused (the map faults: no crash), the ones before read.
+	r := NewPieces(dir, w.Resource, 4)
+	defer r.Close(nil)
+	q := &pieces{seg: p.seg, base: p.base}
+	for si := range p.sig {
+		for _, pc := range p.sig[si] {
+			q.sig[si] = append(q.sig[si], piece{n: pc.n, crc: pc.crc})
+		}
+	}
+	if !q.locate(r) {
+		t.Fatal("the segment was not found")
+	}
+	first := &q.sig[0][0]
+	if first.seg.mapped() == nil {
+		t.Skip("segments cannot be mapped here")
+	}
+	if err := os.Truncate(path, p.base+int64(len(built[0]))); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := first.appendTo(nil); !ok {
+		t.Error("the chunk before the cut was refused")
+	}
+	// (Past the cut, the whole pages past the new end are gone.)
+	last := &q.sig[1][len(q.sig[1])-1]
+	if last.off-(p.base+int64(len(built[0]))) < 2*int64(os.Getpagesize()) {
+		t.Fatal("the segment is too short for this test")
+	}
+	if _, ok := last.appendTo(nil); ok {
+		t.Error("a chunk past the cut read back")
+	}
 }

@@ -60,7 +60,7 @@ var arrows = map[string][]string{
 	"lib/hooks/rules":   {"lib/hooks", "lib/jq", "lib/regular", "lib/spell", "lib/usage"},
 	"lib/secrets":       {"lib/bytescan", "lib/jsonscan"},
 	"lib/cassette":      {"lib/jsonscan", "lib/ndjson", "lib/quote", "lib/secrets"},
-	"lib/otel":          {"lib/atomicfile", "lib/cache", "lib/extract", "lib/layout", "lib/pricing", "lib/regular", "lib/transcript", "lib/usage"},
+	"lib/otel":          {"lib/atomicfile", "lib/cache", "lib/extract", "lib/layout", "lib/mapped", "lib/pricing", "lib/regular", "lib/transcript", "lib/usage"},
 	"lib/ratelimit":     {"lib/atomicfile", "lib/regular", "lib/usage"},
 	"lib/render":        {"lib/extract", "lib/ndjson", "lib/numfmt", "lib/pricing", "lib/secrets", "lib/transcript", "lib/usage"},
 	"lib/hooks/link":    {"lib/hooks", "lib/profiles", "lib/sessions", "lib/transcript"},
