@@ -508,6 +508,9 @@ func (h *subagents) wants(line []byte) bool {
 var (
 	agentNames       = quoted("Agent", "Task")
 	taskNotification = []byte("task-notification")
+	// assistantType is the quoted type alone, so that a record re-encoded
+	// with a space after the colon is still read.
+	assistantType = []byte(`"assistant"`)
 )
 
 // wants: a prompt is a user record or a queued_command attachment; an

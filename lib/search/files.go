@@ -65,7 +65,8 @@ func SessionFilesFrom(transcriptPath string, readDir func(string) ([]fs.DirEntry
 		if !named(sub) {
 			return
 		}
-		entries, err := readDir(filepath.Join(dir, sub))
+		subdir := filepath.Join(dir, sub)
+		entries, err := readDir(subdir)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, err)
@@ -76,7 +77,7 @@ func SessionFilesFrom(transcriptPath string, readDir func(string) ([]fs.DirEntry
 			if e.IsDir() || !keep(e.Name()) {
 				continue
 			}
-			p := filepath.Join(dir, sub, e.Name())
+			p := subdir + "/" + e.Name() // filepath.Join's answer: subdir is clean, the name one element
 			if e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0 {
 				files = append(files, File{Path: p, Kind: kind}) // a symlink is checked when opened
 			} else {
