@@ -88,7 +88,7 @@ type Options struct {
 	// --budgets sums the spend of them.
 	Priced func(usage.Priced)
 	// Cache, when set, keeps what the kind read from each transcript
-	// (CacheName: usage's facts, usagecache.go; every other kind's entry
+	// (CacheName: usage's facts, lib/usage's Scanner; every other kind's entry
 	// log, kindcache.go), so that the next read of it reads only what was
 	// appended.
 	Cache *cache.Store

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ccpipe/ccpipe/lib/transcript"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 func FuzzExitCode(f *testing.F) {
@@ -53,8 +54,8 @@ func FuzzScanUsageLine(f *testing.F) {
 		if caseFolded(line) {
 			return
 		}
-		var l usageLine
-		err := scanUsageLine(line, &l)
+		var l usage.Line
+		err := usage.ParseLine(line, &l)
 		e, derr := transcript.Decode(line)
 		if (err == nil) != (derr == nil) {
 			t.Fatalf("fast path error %v, decode error %v\n%q", err, derr, line)
@@ -69,9 +70,10 @@ func FuzzScanUsageLine(f *testing.F) {
 			t.Fatalf("fast path counts %v, decode %v\n%q", fok, sok, line)
 		}
 		if fok {
-			fast := usageRec{MessageID: string(l.MessageID), RequestID: string(l.RequestID), RequestRef: string(l.RequestRef), UUID: string(l.UUID),
+			fast := usage.Message{MessageID: string(l.MessageID), RequestID: string(l.RequestID), RequestRef: string(l.RequestRef), UUID: string(l.UUID),
 				Timestamp: string(l.Timestamp), Model: string(l.Model), SessionID: string(l.SessionID), AgentID: string(l.AgentID), Cwd: string(l.Cwd), Tokens: l.Tokens}
-			fast.Key = keyOf(&fast)
+			bill := fast.Bill()
+			fast.Key = usage.KeyOf(&bill)
 			// (The decoded entry has no cache write split.)
 			fast.Tokens.CacheCreation5m, fast.Tokens.CacheCreation1h = 0, 0
 			if fast != slow {
@@ -113,40 +115,6 @@ func caseFolded(line []byte) bool {
 	return false
 }
 
-// FuzzEachLineWith checks the chunked line finder against splitting.
-func FuzzEachLineWith(f *testing.F) {
-	f.Add([]byte("a\nxab\r\nab"), []byte("ab"), uint8(3))
-	f.Add([]byte("\n\n\nab\n"), []byte("b\n"), uint8(0))
-	f.Add([]byte("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxab\nab"), []byte("ab"), uint8(5))
-	f.Fuzz(func(t *testing.T, in, pat []byte, keep uint8) {
-		if len(pat) == 0 || bytes.ContainsAny(pat, "\r\n") {
-			return
-		}
-		wantLines, wantNums := naiveLines(in, pat)
-		var lines []string
-		var nums []int
-		// A small buffer makes long lines searched on the way and read
-		// back (bytes.Reader can be read at an offset).
-		_, err := eachLineWith(bytes.NewReader(in), pat, make([]byte, int(keep)+1), func(line []byte, n int, _ bool) error {
-			lines = append(lines, string(line))
-			nums = append(nums, n)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Join(lines, "\x00") != strings.Join(wantLines, "\x00") || len(lines) != len(wantLines) {
-			t.Errorf("lines %q, want %q", lines, wantLines)
-		}
-		for i := range nums {
-			if i < len(wantNums) && nums[i] != wantNums[i] {
-				t.Errorf("line numbers %v, want %v", nums, wantNums)
-				break
-			}
-		}
-	})
-}
-
 // FuzzExtract feeds arbitrary lines to every kind, decoded and through the
 // fast path: no panic, no error from the extraction itself.
 func FuzzExtract(f *testing.F) {
@@ -180,11 +148,10 @@ func FuzzExtract(f *testing.F) {
 				}
 			}
 		}
-		_, _ = eachLineWith(bytes.NewReader(data), assistantType, nil, func(line []byte, _ int, _ bool) error {
-			var l usageLine
-			_ = scanUsageLine(line, &l)
-			return nil
-		})
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			var l usage.Line
+			_ = usage.ParseLine(line, &l)
+		}
 	})
 }
 
@@ -225,54 +192,6 @@ func FuzzReadObject(f *testing.F) {
 		got.Stdout, want.Stdout = nil, nil
 		if got != want {
 			t.Fatalf("readObject %+v, decode %+v: %q", got, want, raw)
-		}
-	})
-}
-
-// FuzzLinesPassedOver checks that the usage fast path sees every line:
-// those with the pattern go to fn, all others to other, each once with
-// its number (a line too long to hold, by its head only).
-func FuzzLinesPassedOver(f *testing.F) {
-	f.Add([]byte("a\nxab\r\nab"), []byte("ab"), uint8(3))
-	f.Add([]byte("x\n\ny\nab\nzz"), []byte("ab"), uint8(40))
-	f.Add([]byte("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxab\nq\nab"), []byte("ab"), uint8(5))
-	f.Fuzz(func(t *testing.T, in, pat []byte, keep uint8) {
-		if len(pat) == 0 || bytes.ContainsAny(pat, "\r\n") {
-			return
-		}
-		want := bytes.Split(in, []byte("\n"))
-		if len(want[len(want)-1]) == 0 {
-			want = want[:len(want)-1]
-		}
-		got := make([][]byte, len(want)+1)
-		seen := make([]int, len(want)+1)
-		put := func(n int, line []byte, head bool) {
-			if n < 1 || n > len(want) {
-				t.Fatalf("line number %d of %d", n, len(want))
-			}
-			seen[n]++
-			// Lines come without the \r of a CRLF; a line passed over
-			// unread, by its first bytes.
-			w := bytes.TrimSuffix(want[n-1], []byte("\r"))
-			if head && bytes.HasPrefix(w, line) {
-				line = w
-			}
-			got[n] = bytes.Clone(line)
-		}
-		// A line too long to read comes to other by its first bytes.
-		lf := &lineFinder{pat: pat,
-			fn: func(line []byte, n int, _ bool) error {
-				put(n, line, false)
-				return nil
-			},
-			other: func(line []byte, n int, _ bool) { put(n, line, true) }}
-		if _, err := lf.find(bytes.NewReader(in), make([]byte, int(keep)+1)); err != nil {
-			t.Fatal(err)
-		}
-		for n := 1; n <= len(want); n++ {
-			if seen[n] != 1 || !bytes.Equal(got[n], bytes.TrimSuffix(want[n-1], []byte("\r"))) {
-				t.Fatalf("line %d seen %d times as %q, want %q", n, seen[n], got[n], want[n-1])
-			}
 		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/transcript"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // The cache of every kind but usage keeps, per transcript file, the facts
@@ -41,7 +42,7 @@ import (
 // facts a kind gives, or to this format, changes it.
 func CacheVersion(kind string) string {
 	if kind == "usage" {
-		return UsageCacheVersion
+		return usage.FactsCacheVersion
 	}
 	return "facts-2"
 }
@@ -50,7 +51,7 @@ func CacheVersion(kind string) string {
 // switch that changes the facts a kind's reader gives.
 func CacheName(opts Options) string {
 	if opts.Kind == "usage" {
-		return UsageCacheName(opts.Prices != nil, opts.Sum != "")
+		return usage.FactsCacheName(opts.Prices != nil, opts.Sum != "")
 	}
 	name := "extract-" + opts.Kind
 	for _, s := range []struct {

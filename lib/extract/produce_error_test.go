@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // TestUsageProducerErrorIsReported is issue 13 item 6: when the producer
@@ -77,7 +78,7 @@ func TestUsageProducerStaged(t *testing.T) {
 	if err != nil || len(want) != 4 {
 		t.Fatalf("without a cache: %v %q", err, want)
 	}
-	c := cache.Open(t.TempDir(), UsageCacheName(false, true), UsageCacheVersion)
+	c := cache.Open(t.TempDir(), usage.FactsCacheName(false, true), usage.FactsCacheVersion)
 	for _, pass := range []string{"cold", "warm"} {
 		got, err := run(c, nil)
 		if err != nil || !slices.Equal(got, want) {

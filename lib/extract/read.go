@@ -13,8 +13,10 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/layout"
+	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/sequencer"
 	"github.com/ccpipe/ccpipe/lib/transcript"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // Wants reports whether a line can hold a record this kind reads: a cheap
@@ -60,7 +62,7 @@ type file struct {
 	origin Origin
 	cost   bool // usage --cost: read the fields pricing needs
 	// sums: usage --sum, whose cache keeps of each message only what a
-	// sum reads (UsageCacheName)
+	// sum reads (usage.FactsCacheName)
 	sums bool
 	// stamp, when stamped, is the file's stat taken as its subagent list
 	// was checked: the cached read does not stat it again.
@@ -761,8 +763,9 @@ func notTranscript(path string, notEntries int, sawEntry bool, malformed int) er
 	return nil
 }
 
-// maxFileWarnings is how many lines of one file are named in warnings.
-const maxFileWarnings = 10
+// maxFileWarnings is how many lines of one file are named in warnings
+// (as many as lib/usage's scan names of each kind).
+const maxFileWarnings = usage.MaxNamed
 
 // usageJob is one transcript read on the fast path: its records are
 // taken once the whole file is read.
@@ -772,15 +775,27 @@ type usageJob struct {
 	first []string
 	bufs  *sync.Pool
 	recs  []usageRec
-	stats scanStats
+	stats usage.ScanStats
 	err   error
 	// cached: facts holds the messages still in the cache's bytes (recs
 	// is then nil), and open the open message after them.
 	cached  bool
 	entry   *cache.Entry
-	facts   usageFacts
+	facts   usage.Facts
 	open    usageRec
 	hasOpen bool
+}
+
+// scanner is lib/usage's scan of the usage kind's files, through the
+// cache when there is one.
+func (x *Extractor) scanner() usage.Scanner {
+	return usage.Scanner{Open: transcript.Open, Cache: x.opts.Cache}
+}
+
+// usageFile is f as lib/usage's scan reads it.
+func (f *file) usageFile() usage.File {
+	return usage.File{Path: f.path, SessionID: f.origin.SessionID, AgentID: f.origin.AgentID, Cost: f.cost, Sums: f.sums,
+		Stamp: f.stamp, Stamped: f.stamped}
 }
 
 func (j *usageJob) warnFirst(msg string) { j.first = append(j.first, msg) }
@@ -791,7 +806,7 @@ func (j *usageJob) warnFirst(msg string) { j.first = append(j.first, msg) }
 // Else the file is read on a worker.
 func (j *usageJob) queue(seq *sequencer.Sequencer[job]) error {
 	if c := j.x.opts.Cache; c != nil {
-		if e, ok := unchangedEntry(c, j.f); ok {
+		if e, ok := usage.Unchanged(c, j.f.usageFile()); ok {
 			// Decoded by take, on the other goroutine: the one that
 			// lists and stats the files is the slower of the two.
 			j.entry, j.cached = e, true
@@ -803,11 +818,7 @@ func (j *usageJob) queue(seq *sequencer.Sequencer[job]) error {
 
 func (j *usageJob) run() {
 	buf := j.bufs.Get().(*[]byte)
-	if c := j.x.opts.Cache; c != nil {
-		j.recs, *buf, j.stats, j.err = scanUsageCached(c, j.f, *buf)
-	} else {
-		j.recs, *buf, j.stats, j.err = scanUsageFile(j.f, *buf)
-	}
+	j.recs, *buf, j.stats, j.err = j.x.scanner().Scan(j.f.usageFile(), *buf)
 	j.bufs.Put(buf)
 }
 
@@ -819,23 +830,21 @@ func (j *usageJob) take(context.Context) error {
 		x.opts.Warn(w)
 	}
 	if j.cached {
-		var s usageScan
-		if openFacts(j.entry.Data, j.f.sums, &j.facts, &s) {
-			j.stats, j.open, j.hasOpen = s.st, s.open, s.hasOpen
-		} else {
+		var ok bool
+		if j.stats, j.open, j.hasOpen, ok = j.facts.Read(j.entry.Data, j.f.sums); !ok {
 			// Not what was written (the store's checksum makes that all
 			// but impossible): read the file, here.
 			j.cached = false
-			j.recs, _, j.stats, j.err = scanUsageCached(x.opts.Cache, j.f, nil)
+			j.recs, _, j.stats, j.err = x.scanner().Scan(j.f.usageFile(), nil)
 		}
 	}
 	x.report(j)
-	x.usage.addRecorded(cmp.Or(j.stats.recorded.SessionID, j.f.origin.SessionID), &j.stats.recorded)
+	x.usage.addRecorded(cmp.Or(j.stats.Recorded.SessionID, j.f.origin.SessionID), &j.stats.Recorded)
 	if j.cached {
 		return j.takeFacts()
 	}
 	if j.f.origin.AgentID == "" {
-		if sid, cwd := j.stats.listed(x.inWindow); sid != "" {
+		if sid, cwd := j.stats.Listed(x.inWindow); sid != "" {
 			x.usage.session(sid, cwd)
 		}
 	}
@@ -862,7 +871,7 @@ func (j *usageJob) takeFacts() error {
 	x, f := j.x, &j.facts
 	corrupt := j.corrupt
 	if j.f.origin.AgentID == "" {
-		sid, cwd, ok := f.listed(x.inWindow)
+		sid, cwd, ok := f.Listed(x.inWindow)
 		if !ok {
 			return corrupt()
 		}
@@ -872,7 +881,7 @@ func (j *usageJob) takeFacts() error {
 	}
 	var r usageRec
 	for {
-		key, ok := f.next(&r)
+		key, ok := f.Next(&r)
 		if !ok {
 			break
 		}
@@ -880,7 +889,7 @@ func (j *usageJob) takeFacts() error {
 			return err
 		}
 	}
-	if !f.done() {
+	if !f.Done() {
 		return corrupt()
 	}
 	if j.hasOpen {
@@ -902,32 +911,32 @@ func (x *Extractor) report(j *usageJob) {
 		return
 	}
 	// A file that is no transcript gets one error, not a warning per line.
-	if err := notTranscript(j.f.path, st.notEntries, st.sawEntry, st.nMalformed); err != nil {
+	if err := notTranscript(j.f.path, st.NotEntries, st.SawEntry, st.NMalformed); err != nil {
 		x.unreadable++
 		x.opts.Warn(err.Error())
 		return
 	}
 	var lines []string
-	for _, n := range st.malformed {
+	for _, n := range st.Malformed {
 		lines = append(lines, fmt.Sprintf("%s:%d: malformed line skipped", j.f.path, n))
 	}
-	for _, n := range st.tooLong {
-		lines = append(lines, fmt.Sprintf("%s:%d: line too long (over %d bytes), skipped", j.f.path, n, maxLine))
+	for _, n := range st.TooLong {
+		lines = append(lines, fmt.Sprintf("%s:%d: line too long (over %d bytes), skipped", j.f.path, n, ndjson.DefaultMaxLine))
 	}
-	for _, m := range st.mismatched {
-		lines = append(lines, fmt.Sprintf("%s:%d: %s", j.f.path, m.line, mismatchNote+m.fields))
+	for _, m := range st.Mismatched {
+		lines = append(lines, fmt.Sprintf("%s:%d: %s", j.f.path, m.Line, mismatchNote+m.Fields))
 	}
 	for _, l := range lines[:min(len(lines), maxFileWarnings)] {
 		x.opts.Warn(l)
 	}
 	// The lists are capped; nMalformed is not.
-	if all := len(lines) - len(st.malformed) + st.nMalformed; all > maxFileWarnings {
+	if all := len(lines) - len(st.Malformed) + st.NMalformed; all > maxFileWarnings {
 		x.opts.Warn(fmt.Sprintf("%s: %d more warnings not shown (%d in all)", j.f.path, all-maxFileWarnings, all))
 	}
-	if st.incomplete {
+	if st.Incomplete {
 		x.opts.Warn(fmt.Sprintf("%s: %v", j.f.path, transcript.ErrIncomplete))
 	}
-	x.strays(j.f.path, st.notEntries)
+	x.strays(j.f.path, st.NotEntries)
 }
 
 // mismatchNote starts the warning for fields whose JSON type was not the

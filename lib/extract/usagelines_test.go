@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
+	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
 // usageEdges is a transcript of every kind of line the usage fast path
@@ -16,7 +17,7 @@ import (
 // (read back) and without (searched on the way, passed over by their
 // first bytes), and a final line without its newline.
 func usageEdges() string {
-	pad := strings.Repeat("x", scanChunk+100)
+	pad := strings.Repeat("x", usage.ScanBuffer+100)
 	return `{"cwd":"/a","other":"not an entry, no type"}` + "\n" +
 		assistantLine(1, `"input_tokens":1,"output_tokens":2`) +
 		strings.TrimSuffix(assistantLine(2, `"input_tokens":3`), "\n") + "\r\n" +

@@ -12,6 +12,10 @@
 //   - ParseLine: the one line reader of billed records (lib/jsonscan, no
 //     decode), and ReadMessages (Messages, an iterator): a transcript's
 //     billed messages, streamed, each with its exact cost by Price.
+//   - Scanner: cc-extract usage's fast path, a transcript's billed
+//     messages with what the read skipped (ScanStats), cached per file
+//     (lib/cache) and read on from where the last scan stopped; Facts
+//     takes an unchanged file's messages from the cache's bytes.
 //   - Merger: the one merge of the records of one message (one record per
 //     content block, each repeating the usage) into one Message.
 //   - Counter: each message counted once across transcripts, a fork's

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/cli"
 )
 
@@ -180,10 +181,11 @@ func TestLog(t *testing.T) {
 func TestSummary(t *testing.T) {
 	root, tr, other, write := twoSessions(t)
 	write(tr, assistant("m1", "2026-05-02T10:30:00.000Z", "claude-sonnet-5-5", 1000000))
-	cache := filepath.Join(root, "cache")
+	cache.Settle() // a stamp taken in the file's ctime tick is racy, never Fresh: the summary would not hold
+	cacheDir := filepath.Join(root, "cache")
 	block := func(extra ...string) string {
 		t.Helper()
-		args := append([]string{"--cache-dir", cache, "--now", "2026-05-02T12:46:00Z", "--template", "{{usd .block_cost_usd}}"}, extra...)
+		args := append([]string{"--cache-dir", cacheDir, "--now", "2026-05-02T12:46:00Z", "--template", "{{usd .block_cost_usd}}"}, extra...)
 		code, out, errs := run(t, realPayload(t, tr, nil), args...)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errs)
@@ -193,7 +195,7 @@ func TestSummary(t *testing.T) {
 	if got := block(); got != "$2.00" {
 		t.Fatalf("first call: %s", got)
 	}
-	gobs, _ := filepath.Glob(filepath.Join(cache, "*.ledgers*.cache"))
+	gobs, _ := filepath.Glob(filepath.Join(cacheDir, "*.ledgers*.cache"))
 	if len(gobs) != 1 {
 		t.Fatalf("ledger files %v", gobs)
 	}
@@ -204,6 +206,7 @@ func TestSummary(t *testing.T) {
 	}
 	// A new session's transcript: the project dir changed.
 	write(other, assistant("m2", "2026-05-02T11:00:00.000Z", "claude-sonnet-5-5", 500000))
+	cache.Settle()
 	if got := block(); got != "$3.00" {
 		t.Errorf("after a new transcript: %s", got)
 	}

@@ -1,4 +1,4 @@
-package extract
+package usage
 
 import (
 	"bytes"
@@ -9,68 +9,108 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/pricing"
-	"github.com/ccpipe/ccpipe/lib/transcript"
-	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
-// The usage fast path reads a transcript without decoding it: lines are
-// found by the bytes of an assistant record's type (ndjson.Reader, whose
-// SkipUnless search runs before a long line is held), and only the few
-// fields usage needs are read out of them, skipping string bodies (most of
-// a transcript's bytes) with a byte search.
+// The scan: cc-extract usage's fast path, which reads a transcript
+// without decoding it. Lines are found by the bytes of an assistant
+// record's type (assistantNeedle, through ndjson.Reader, whose SkipUnless
+// search runs before a long line is held), and only the few fields usage
+// needs are read out of them (ParseLine), skipping string bodies (most of
+// a transcript's bytes) with a byte search. Its slow twin is the decode
+// path of lib/extract (a transcript.Entry per line); scancache.go keeps
+// what it read of each file.
 
-// The needle is the quoted type alone, not `"type":"assistant"`, so that a
-// transcript re-encoded with a space after the colon is still read; the
-// walker confirms the type.
-var assistantType = []byte(`"assistant"`)
-
-// usageLine is what the fast path reads from an assistant record
-// (lib/usage's one line reader).
-type usageLine = usage.Line
-
-// errWalk is wrapped by the line reader's errors.
-var errWalk = usage.ErrMalformed
-
-// scanUsageLine reads the usage fields of one transcript line.
-func scanUsageLine(b []byte, l *usageLine) error { return usage.ParseLine(b, l) }
-
-// mismatch is a line counted with fields of an unexpected type.
-type mismatch struct {
-	line   int
-	fields string
+// File is one transcript to scan: a main transcript or one of its
+// subagents'.
+type File struct {
+	Path string
+	// SessionID is the transcript's session (its file name says it): a
+	// record without a sessionId is its. AgentID is the subagent whose
+	// transcript it is, "" for a main transcript.
+	SessionID, AgentID string
+	// Cost: read the fields pricing needs (Message.RequestedModel and
+	// Usage).
+	Cost bool
+	// Sums: the messages are for a Summer, whose cache keeps of each only
+	// what a sum reads (FactsCacheName).
+	Sums bool
+	// Stamp, when Stamped, is the file's stat taken already (as its
+	// subagent list was checked): the cached read does not stat it again.
+	Stamp   cache.Stamp
+	Stamped bool
 }
 
-// scanStats counts what a fast-path read skipped.
-type scanStats struct {
-	malformed  []int // the first lines, in file order
-	nMalformed int
-	tooLong    []int
-	mismatched []mismatch // lines counted with a token count of the wrong type
-	incomplete bool
-	// notEntries counts JSON objects without a "type" (cc-extract's own
-	// output, another tool's NDJSON); sawEntry is set once a line looked
+// Opener opens a transcript for reading, an archive (.gz, .zst)
+// decompressed: transcript.Open, given by the caller so that this package
+// links no archive codec.
+type Opener func(path string) (io.ReadCloser, error)
+
+// Scanner scans transcripts: Scan reads a file's messages, through Cache
+// when it is set (read on from where the last scan stopped, an unchanged
+// file not opened).
+type Scanner struct {
+	Open  Opener
+	Cache *cache.Store
+}
+
+// Scan reads the billed messages of one transcript, in file order, each
+// message's records merged into one, with what the read skipped. buf is a
+// reusable read buffer; the one to reuse next is returned.
+func (sc Scanner) Scan(f File, buf []byte) ([]Message, []byte, ScanStats, error) {
+	if sc.Cache != nil {
+		return scanCached(sc.Cache, sc.Open, f, buf)
+	}
+	return scanFile(sc.Open, f, buf)
+}
+
+// ScanBuffer is the scan's read buffer: a line longer than it is searched
+// for the needle on the way through and read back only if it holds it
+// (ndjson.Reader.SkipUnless), so a 100 MB tool output is never held.
+const ScanBuffer = 1 << 20
+
+// MaxNamed is how many lines of one file a scan names in each of
+// ScanStats' lists (its caller's warnings name as many).
+const MaxNamed = 10
+
+// Mismatch is a line counted with fields of an unexpected type.
+type Mismatch struct {
+	Line   int
+	Fields string
+}
+
+// ScanStats counts what a scan skipped.
+type ScanStats struct {
+	Malformed  []int // the first lines (MaxNamed), in file order
+	NMalformed int
+	TooLong    []int
+	Mismatched []Mismatch // lines counted with a token count of the wrong type
+	// Incomplete: the last line was not ended, and did not read.
+	Incomplete bool
+	// NotEntries counts JSON objects without a "type" (cc-extract's own
+	// output, another tool's NDJSON); SawEntry is set once a line looked
 	// like an entry. Both as transcript.Reader counts them.
-	notEntries int
-	sawEntry   bool
+	NotEntries int
+	SawEntry   bool
 	// marks are a main transcript's assistant records' timestamps,
 	// sessions and cwds, in file order (a record repeating the one before is left out): the
 	// first in the --since/--until window lists its session under --sum
 	// session, billable message or not. They are kept whole so that a
 	// cached scan answers any window.
 	marks []sessionMark
-	// recorded is what the file says of Claude Code's own figure
+	// Recorded is what the file says of Claude Code's own figure
 	// (cost-state records, compactions, copied records).
-	recorded usage.Recorded
+	Recorded Recorded
 }
 
 // sessionMark is an assistant record's timestamp, session and cwd.
 type sessionMark struct{ ts, sid, cwd string }
 
-// listed is the session and cwd of the first assistant record in the
+// Listed is the session and cwd of the first assistant record in the
 // window (inWindow), "" for none.
-func (st *scanStats) listed(inWindow func(ts string) bool) (sid, cwd string) {
+func (st *ScanStats) Listed(inWindow func(ts string) bool) (sid, cwd string) {
 	for _, m := range st.marks {
 		if inWindow(m.ts) {
 			return m.sid, m.cwd
@@ -80,14 +120,14 @@ func (st *scanStats) listed(inWindow func(ts string) bool) (sid, cwd string) {
 }
 
 // badLine counts a malformed line, or an incomplete one at the end.
-func (st *scanStats) badLine(n int, partial bool) {
+func (st *ScanStats) badLine(n int, partial bool) {
 	switch {
 	case partial:
-		st.incomplete = true
+		st.Incomplete = true
 	default:
-		st.nMalformed++
-		if len(st.malformed) < maxFileWarnings {
-			st.malformed = append(st.malformed, n)
+		st.NMalformed++
+		if len(st.Malformed) < MaxNamed {
+			st.Malformed = append(st.Malformed, n)
 		}
 	}
 }
@@ -97,7 +137,7 @@ func (st *scanStats) badLine(n int, partial bool) {
 // not an object is malformed, and until the first entry a line without
 // "type" is not a transcript entry. Of a line too long to read (head) it
 // is given the first bytes.
-func (st *scanStats) other(line []byte, n int, partial bool) {
+func (st *ScanStats) other(line []byte, n int, partial bool) {
 	if len(line) == 0 || line[0] != '{' {
 		switch t := bytes.TrimSpace(line); {
 		case len(t) == 0:
@@ -107,24 +147,18 @@ func (st *scanStats) other(line []byte, n int, partial bool) {
 			return
 		}
 	}
-	if !st.sawEntry {
+	if !st.SawEntry {
 		if bytes.Contains(line, typeKey) {
-			st.sawEntry = true
+			st.SawEntry = true
 		} else {
-			st.notEntries++
+			st.NotEntries++
 		}
 	}
 }
 
 const (
-	// scanChunk is the read buffer: a line longer than it is searched
-	// for the pattern on the way through and read back only if it holds
-	// it (ndjson.Reader.SkipUnless), so a 100 MB tool output is never
-	// held.
-	scanChunk = 1 << 20
-	// maxLine is the longest line read (a longer one is skipped and
-	// named): the reader's default.
-	maxLine = ndjson.DefaultMaxLine
+	// scanChunk is the read buffer (ScanBuffer).
+	scanChunk = ScanBuffer
 	// headKeep is how much of a line passed over unread is given to
 	// other: a transcript entry's first bytes hold a "type".
 	headKeep = 64 << 10
@@ -220,12 +254,13 @@ func (c *countReader) Read(p []byte) (int, error) {
 }
 
 // readBack is a compressed transcript's stream with a ReadAt that
-// decompresses the file a second time: lines are read back in file order,
+// decompresses the file a second time (open): lines are read back in file order,
 // so the second decompression only moves forward (reopened if asked to go
 // back) and costs at most one more pass over the file.
 type readBack struct {
 	io.Reader
 	path string
+	open Opener
 	rc   io.ReadCloser // the second decompression, at pos
 	pos  int64
 }
@@ -233,7 +268,7 @@ type readBack struct {
 func (b *readBack) ReadAt(p []byte, off int64) (int, error) {
 	if b.rc == nil || off < b.pos {
 		b.Close()
-		rc, err := transcript.Open(b.path)
+		rc, err := b.open(b.path)
 		if err != nil {
 			return 0, err
 		}
@@ -278,17 +313,11 @@ func checkSize(file *os.File, read int64) error {
 	return nil
 }
 
-// openTranscript opens a transcript for the usage reads: a seam, so that
-// a test can see that a warm run opens no unchanged file.
-var openTranscript = transcript.Open
-
-// scanUsageFile reads the assistant records of one transcript the fast
-// way and returns its messages in file order, each message's records
-// folded into one. buf is a reusable read buffer; the one to reuse next is
-// returned.
-func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
-	var s usageScan
-	rc, err := openTranscript(f.path)
+// scanFile reads the assistant records of one transcript whole, without
+// a cache (Scanner.Scan).
+func scanFile(open Opener, f File, buf []byte) ([]Message, []byte, ScanStats, error) {
+	var s fileScan
+	rc, err := open(f.Path)
 	if err != nil {
 		return nil, buf, s.st, err
 	}
@@ -297,7 +326,7 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 	if _, ok := rc.(io.ReaderAt); !ok {
 		// Compressed: a long line is found again by decompressing a
 		// second time, so what is held stays keepLimit, not the line cap.
-		rb := &readBack{Reader: rc, path: f.path}
+		rb := &readBack{Reader: rc, path: f.Path, open: open}
 		defer rb.Close()
 		in = rb
 	}
@@ -305,26 +334,26 @@ func scanUsageFile(f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
 	if err != nil {
 		// The open message is left out: its records may go on in what
 		// could not be read.
-		return s.recs, buf, s.st, fmt.Errorf("reading %s: %w", f.path, err)
+		return s.recs, buf, s.st, fmt.Errorf("reading %s: %w", f.Path, err)
 	}
 	return s.finish(), buf, s.st, nil
 }
 
-// usageScan is a fast-path read of one transcript so far: the messages
+// fileScan is a fast-path read of one transcript so far: the messages
 // read, the last one still open (its next record may be in the lines not
 // read yet), what was skipped and how many lines were read. A read can
 // stop at the end of any complete line and go on from there later
-// (usagecache.go): the result is the same as one read of the whole file.
-type usageScan struct {
-	recs    []usageRec
-	open    usageRec
+// (scancache.go): the result is the same as one read of the whole file.
+type fileScan struct {
+	recs    []Message
+	open    Message
 	hasOpen bool
-	st      scanStats
+	st      ScanStats
 	lines   int
 }
 
 // finish returns the messages, the open one closed.
-func (s *usageScan) finish() []usageRec {
+func (s *fileScan) finish() []Message {
 	if s.hasOpen {
 		s.recs = append(s.recs, s.open)
 		s.hasOpen = false
@@ -333,17 +362,17 @@ func (s *usageScan) finish() []usageRec {
 }
 
 // read reads the lines of in after those already read, numbering them on.
-func (s *usageScan) read(in io.Reader, f file, buf []byte) ([]byte, error) {
+func (s *fileScan) read(in io.Reader, f File, buf []byte) ([]byte, error) {
 	st := &s.st
 	base := s.lines
-	g := usage.Merger{Out: func(r *usageRec) error {
+	g := Merger{Out: func(r *Message) error {
 		s.recs = append(s.recs, *r)
 		return nil
 	}}
 	if s.hasOpen {
 		g.Resume(s.open)
 	}
-	var l usageLine
+	var l Line
 	// Interned per file: the same session, cwd and model repeat on every
 	// record.
 	var sid, aid, cwd, model string
@@ -354,39 +383,39 @@ func (s *usageScan) read(in io.Reader, f file, buf []byte) ([]byte, error) {
 		return *cur
 	}
 	tooLong := func(n int) {
-		if len(st.tooLong) < maxFileWarnings {
-			st.tooLong = append(st.tooLong, base+n)
+		if len(st.TooLong) < MaxNamed {
+			st.TooLong = append(st.TooLong, base+n)
 		}
 	}
 	other := func(line []byte, n int, partial bool) {
 		st.other(line, base+n, partial)
-		st.recorded.AddLine(line)
+		st.Recorded.AddLine(line)
 	}
-	lf := &lineFinder{pat: assistantType, skipped: tooLong, other: other}
+	lf := &lineFinder{pat: assistantNeedle, skipped: tooLong, other: other}
 	lf.fn = func(line []byte, n int, partial bool) error {
 		n += base
-		if err := scanUsageLine(line, &l); err != nil {
+		if err := ParseLine(line, &l); err != nil {
 			if len(bytes.TrimSpace(line)) > 0 {
 				st.badLine(n, partial)
 			}
 			return nil
 		}
 		if len(l.Type) == 0 {
-			st.notEntries++
+			st.NotEntries++
 		} else {
-			st.sawEntry = true
+			st.SawEntry = true
 		}
 		if string(l.Type) != "assistant" {
-			st.recorded.AddLine(line)
+			st.Recorded.AddLine(line)
 			return nil
 		}
 		session, mdl := intern(&sid, l.SessionID), intern(&model, l.Model)
 		if session == "" {
-			session = f.origin.SessionID
+			session = f.SessionID
 		}
 		// (Only a main transcript lists its session: take reads no
 		// subagent's marks.)
-		if n := len(st.marks); f.origin.AgentID == "" && (n == 0 || st.marks[n-1].ts != string(l.Timestamp) || st.marks[n-1].sid != session || st.marks[n-1].cwd != string(l.Cwd)) {
+		if n := len(st.marks); f.AgentID == "" && (n == 0 || st.marks[n-1].ts != string(l.Timestamp) || st.marks[n-1].sid != session || st.marks[n-1].cwd != string(l.Cwd)) {
 			st.marks = append(st.marks, sessionMark{ts: string(l.Timestamp), sid: session, cwd: intern(&cwd, l.Cwd)})
 		}
 		// The billing rule, but for the usage object: a record whose usage
@@ -396,27 +425,27 @@ func (s *usageScan) read(in io.Reader, f file, buf []byte) ([]byte, error) {
 		if !rec.Billable() {
 			return nil
 		}
-		if len(l.Bad) > 0 && len(st.mismatched) < maxFileWarnings {
+		if len(l.Bad) > 0 && len(st.Mismatched) < MaxNamed {
 			// Sorted, as the decode path names them.
 			slices.Sort(l.Bad)
-			st.mismatched = append(st.mismatched, mismatch{n, strings.Join(slices.Compact(l.Bad), ", ")})
+			st.Mismatched = append(st.Mismatched, Mismatch{n, strings.Join(slices.Compact(l.Bad), ", ")})
 		}
 		if !l.HasUsage {
 			return nil
 		}
 		if rec.Copied() {
-			st.recorded.Copied++
+			st.Recorded.Copied++
 		}
-		r := usageRec{MessageID: string(l.MessageID), RequestID: string(l.RequestID), RequestRef: string(l.RequestRef),
+		r := Message{MessageID: string(l.MessageID), RequestID: string(l.RequestID), RequestRef: string(l.RequestRef),
 			UUID: string(l.UUID), Timestamp: string(l.Timestamp), Model: mdl,
 			SessionID: rec.Owner(), AgentID: intern(&aid, l.AgentID), Cwd: intern(&cwd, l.Cwd), Tokens: l.Tokens, Copied: rec.Copied()}
 		b := r.Bill()
-		r.Key = usage.KeyOf(&b)
+		r.Key = KeyOf(&b)
 		if r.AgentID == "" {
-			r.AgentID = f.origin.AgentID
+			r.AgentID = f.AgentID
 		}
-		if f.cost {
-			r.RequestedModel, r.Usage = usage.CostFields(line)
+		if f.Cost {
+			r.RequestedModel, r.Usage = CostFields(line)
 		}
 		return g.Add(&r)
 	}

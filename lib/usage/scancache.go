@@ -1,32 +1,26 @@
-package extract
+package usage
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
-	"github.com/ccpipe/ccpipe/lib/layout"
-	"github.com/ccpipe/ccpipe/lib/transcript"
-	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
-// The usage cache keeps, per plain transcript, the usageScan of its
+// The scan's cache keeps, per plain transcript, the fileScan of its
 // complete lines: per-message facts (not sums), so that every --sum, --cost
 // and the billing rule's dedup across files work on them as on a fresh
 // read. A grown transcript is read on from the cached offset; a line still
 // being written is read but not cached.
 
-// UsageCacheName is the store name of the usage facts: with or without
+// FactsCacheName is the store name of the scanned messages: with or without
 // the fields --cost reads, and whole (one record per message) or for
 // --sum, which keeps of a message its key hashed and only the fields a
 // sum reads (a third of the bytes, which a warm run reads whole). One
 // store each: they are different facts.
-func UsageCacheName(cost, sums bool) string {
+func FactsCacheName(cost, sums bool) string {
 	name := "usage"
 	if sums {
 		name += "-sums"
@@ -37,30 +31,30 @@ func UsageCacheName(cost, sums bool) string {
 	return name
 }
 
-// UsageCacheVersion names the cached facts' format: a change to what the
-// fast path reads, or to the billing rule it applies, changes it.
-const UsageCacheVersion = "usage-facts-6"
+// FactsCacheVersion names the cached facts' format: a change to what the
+// scan reads, or to the billing rule it applies, changes it.
+const FactsCacheVersion = "usage-facts-6"
 
-// scanUsageCached is scanUsageFile through the cache.
-func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, scanStats, error) {
-	if recs, st, ok := usageUnchanged(c, f); ok {
+// scanCached is scanFile through the cache.
+func scanCached(c *cache.Store, open Opener, f File, buf []byte) ([]Message, []byte, ScanStats, error) {
+	if recs, st, ok := unchangedScan(c, f); ok {
 		return recs, buf, st, nil
 	}
-	fi, _ := os.Stat(f.path) // nil when it fails: the open says why
-	rc, err := openTranscript(f.path)
+	fi, _ := os.Stat(f.Path) // nil when it fails: the open says why
+	rc, err := open(f.Path)
 	if err != nil {
-		return nil, buf, scanStats{}, err
+		return nil, buf, ScanStats{}, err
 	}
 	fh, ok := rc.(*os.File)
 	if !ok {
 		// Compressed (an archive): read whole, and cached whole for that
 		// exact file, which only Unchanged then takes.
 		rc.Close()
-		recs, buf, st, err := scanUsageFile(f, buf)
+		recs, buf, st, err := scanFile(open, f, buf)
 		if err == nil && fi != nil {
-			if after, serr := os.Stat(f.path); serr == nil && cache.StampOf(after) == cache.StampOf(fi) {
-				s := usageScan{recs: recs, st: st}
-				c.Put(f.path, &cache.Entry{Stamp: cache.StampOf(fi), Offset: fi.Size(), Data: s.encode(f.sums)})
+			if after, serr := os.Stat(f.Path); serr == nil && cache.StampOf(after) == cache.StampOf(fi) {
+				s := fileScan{recs: recs, st: st}
+				c.Put(f.Path, &cache.Entry{Stamp: cache.StampOf(fi), Offset: fi.Size(), Data: s.encode(f.Sums)})
 			}
 		}
 		return recs, buf, st, err
@@ -68,15 +62,15 @@ func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, sc
 	defer fh.Close()
 	fi, err = fh.Stat()
 	if err != nil {
-		return nil, buf, scanStats{}, err
+		return nil, buf, ScanStats{}, err
 	}
 	stamp := cache.StampOf(fi)
-	var s usageScan
-	e, state := c.Lookup(f.path, stamp, fh)
+	var s fileScan
+	e, state := c.Lookup(f.Path, stamp, fh)
 	// An archive's entry (no lines counted: it was read whole, compressed)
 	// is never read on from.
-	if state != cache.Miss && (!s.decode(e.Data, f.sums) || (e.Offset > 0 && s.lines == 0)) {
-		s, state = usageScan{}, cache.Miss
+	if state != cache.Miss && (!s.decode(e.Data, f.Sums) || (e.Offset > 0 && s.lines == 0)) {
+		s, state = fileScan{}, cache.Miss
 	}
 	from := int64(0)
 	if state != cache.Miss {
@@ -84,23 +78,23 @@ func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, sc
 	}
 	end, err := completeEnd(fh, from, stamp.Size)
 	if err != nil {
-		return nil, buf, scanStats{}, fmt.Errorf("reading %s: %w", f.path, err)
+		return nil, buf, ScanStats{}, fmt.Errorf("reading %s: %w", f.Path, err)
 	}
 	if end > from {
 		if buf, err = s.read(io.NewSectionReader(fh, from, end-from), f, buf); err != nil {
-			return s.recs, buf, s.st, fmt.Errorf("reading %s: %w", f.path, err)
+			return s.recs, buf, s.st, fmt.Errorf("reading %s: %w", f.Path, err)
 		}
 	}
 	if state != cache.Fresh || end != from {
 		if tail, err := cache.TailHash(fh, end); err == nil {
-			c.Put(f.path, &cache.Entry{Stamp: stamp, Offset: end, Tail: tail, Data: s.encode(f.sums)})
+			c.Put(f.Path, &cache.Entry{Stamp: stamp, Offset: end, Tail: tail, Data: s.encode(f.Sums)})
 		}
 	}
 	if end < stamp.Size {
 		// The last line, not ended yet: read on a copy, not cached.
 		t := s.clone()
 		if buf, err = t.read(io.NewSectionReader(fh, end, stamp.Size-end), f, buf); err != nil {
-			return t.recs, buf, t.st, fmt.Errorf("reading %s: %w", f.path, err)
+			return t.recs, buf, t.st, fmt.Errorf("reading %s: %w", f.Path, err)
 		}
 		s = t
 	}
@@ -111,40 +105,41 @@ func scanUsageCached(c *cache.Store, f file, buf []byte) ([]usageRec, []byte, sc
 	}
 	if fi, err := fh.Stat(); err == nil && fi.Size() < stamp.Size {
 		err = fmt.Errorf("%w (%d bytes read, %d left)", errShrank, stamp.Size, fi.Size())
-		return s.recs, buf, s.st, fmt.Errorf("reading %s: %w", f.path, err)
+		return s.recs, buf, s.st, fmt.Errorf("reading %s: %w", f.Path, err)
 	}
 	return s.finish(), buf, s.st, nil
 }
 
-// usageUnchanged takes an unchanged file's facts from the cache without
+// unchangedScan takes an unchanged file's facts from the cache without
 // opening it (same device, inode, size and mtime to the nanosecond): a
 // warm run costs a stat per transcript. ok is false when the file must be
 // read.
-func usageUnchanged(c *cache.Store, f file) (recs []usageRec, st scanStats, ok bool) {
-	e, ok := unchangedEntry(c, f)
+func unchangedScan(c *cache.Store, f File) (recs []Message, st ScanStats, ok bool) {
+	e, ok := Unchanged(c, f)
 	if !ok {
 		return nil, st, false
 	}
-	var s usageScan
-	if !s.decode(e.Data, f.sums) {
+	var s fileScan
+	if !s.decode(e.Data, f.Sums) {
 		return nil, st, false
 	}
 	return s.finish(), s.st, true
 }
 
-// unchangedEntry is the cache's entry of an unchanged file (the usage
-// job decodes it as it takes the file's messages).
-func unchangedEntry(c *cache.Store, f file) (*cache.Entry, bool) {
-	stamp := f.stamp
-	if !f.stamped {
+// Unchanged is the cache's entry of an unchanged file, which Facts reads
+// as its messages are counted (cc-extract usage takes them so, on the
+// goroutine that counts them, without handing the file to a worker).
+func Unchanged(c *cache.Store, f File) (*cache.Entry, bool) {
+	stamp := f.Stamp
+	if !f.Stamped {
 		// (Else stat already, by the kept subagent list.)
-		st, mode, err := cache.StatPath(f.path)
+		st, mode, err := cache.StatPath(f.Path)
 		if err != nil || mode != 0 {
 			return nil, false
 		}
 		stamp = st
 	}
-	return c.Unchanged(f.path, stamp)
+	return c.Unchanged(f.Path, stamp)
 }
 
 // completeEnd is the end of the last complete line of the file's first
@@ -166,12 +161,12 @@ func completeEnd(r io.ReaderAt, from, size int64) (int64, error) {
 }
 
 // clone is a copy that reads on without changing s.
-func (s *usageScan) clone() usageScan {
+func (s *fileScan) clone() fileScan {
 	t := *s
 	t.recs = s.recs[:len(s.recs):len(s.recs)]
-	t.st.malformed = append([]int(nil), s.st.malformed...)
-	t.st.tooLong = append([]int(nil), s.st.tooLong...)
-	t.st.mismatched = append([]mismatch(nil), s.st.mismatched...)
+	t.st.Malformed = append([]int(nil), s.st.Malformed...)
+	t.st.TooLong = append([]int(nil), s.st.TooLong...)
+	t.st.Mismatched = append([]Mismatch(nil), s.st.Mismatched...)
 	t.st.marks = s.st.marks[:len(s.st.marks):len(s.st.marks)]
 	return t
 }
@@ -180,17 +175,17 @@ func (s *usageScan) clone() usageScan {
 // (session, agent, cwd, models), then what was skipped, the session
 // marks, the open message and last the messages, so that a warm run
 // takes the messages straight from the cached bytes as it counts them
-// (usageFacts), with no copy of each in between.
+// (Facts), with no copy of each in between.
 
-// encode writes the scan for the cache; sums: for --sum (UsageCacheName).
-func (s *usageScan) encode(sums bool) []byte {
+// encode writes the scan for the cache; sums: for --sum (FactsCacheName).
+func (s *fileScan) encode(sums bool) []byte {
 	var tab cache.StrTable
 	ref := tab.Ref
-	rec := func(b []byte, r *usageRec, sums bool) []byte {
+	rec := func(b []byte, r *Message, sums bool) []byte {
 		if sums {
 			b = cache.AppendU64(b, r.Key)
 			// The ids only where a sum names them in a warning.
-			ids := usage.SumNamesIDs(r)
+			ids := SumNamesIDs(r)
 			b = cache.AppendBool(b, ids)
 			if ids {
 				b = cache.AppendStr(b, r.MessageID)
@@ -221,19 +216,19 @@ func (s *usageScan) encode(sums bool) []byte {
 		return b
 	}
 	var body []byte
-	body = ints(body, st.malformed)
-	body = cache.AppendVarint(body, int64(st.nMalformed))
-	body = ints(body, st.tooLong)
-	body = cache.AppendUvarint(body, uint64(len(st.mismatched)))
-	for _, m := range st.mismatched {
-		body = cache.AppendVarint(body, int64(m.line))
-		body = cache.AppendStr(body, m.fields)
+	body = ints(body, st.Malformed)
+	body = cache.AppendVarint(body, int64(st.NMalformed))
+	body = ints(body, st.TooLong)
+	body = cache.AppendUvarint(body, uint64(len(st.Mismatched)))
+	for _, m := range st.Mismatched {
+		body = cache.AppendVarint(body, int64(m.Line))
+		body = cache.AppendStr(body, m.Fields)
 	}
-	body = cache.AppendBool(body, st.incomplete)
-	body = cache.AppendVarint(body, int64(st.notEntries))
-	body = cache.AppendBool(body, st.sawEntry)
+	body = cache.AppendBool(body, st.Incomplete)
+	body = cache.AppendVarint(body, int64(st.NotEntries))
+	body = cache.AppendBool(body, st.SawEntry)
 	body = cache.AppendVarint(body, int64(s.lines))
-	body = usage.AppendRecorded(body, &st.recorded)
+	body = AppendRecorded(body, &st.Recorded)
 	// Each mark's timestamp is written as the length it shares with the
 	// one before and the rest: most share all but the last few digits.
 	var marks []byte
@@ -263,10 +258,10 @@ func (s *usageScan) encode(sums bool) []byte {
 	return append(tab.Append(nil), body...)
 }
 
-// usageFacts is a cached scan being read: its table, its marks (still
+// Facts is a cached scan being read: its table, its marks (still
 // encoded) and a decoder at its messages. Its strings share the cached
 // bytes' memory (an entry's Data never changes).
-type usageFacts struct {
+type Facts struct {
 	sums   bool
 	tab    []string
 	nMarks int
@@ -275,15 +270,25 @@ type usageFacts struct {
 	n      int // messages left
 }
 
+// Read reads the cached scan of an entry (Unchanged; sums as the file's
+// File.Sums) up to its messages, which Next then gives one by one: what
+// the scan skipped, and the message still open at its end (after the
+// others). ok is false when data is not what the cache's encode wrote.
+func (f *Facts) Read(data []byte, sums bool) (st ScanStats, open Message, hasOpen, ok bool) {
+	var s fileScan
+	ok = openFacts(data, sums, f, &s)
+	return s.st, s.open, s.hasOpen, ok
+}
+
 // openFacts reads a cached scan up to its messages: s gets everything but
 // the messages (and s.recs is nil), which next then gives one by one.
 // false (and s unusable) when b is not what encode wrote.
-func openFacts(b []byte, sums bool, f *usageFacts, s *usageScan) bool {
-	*f = usageFacts{sums: sums}
+func openFacts(b []byte, sums bool, f *Facts, s *fileScan) bool {
+	*f = Facts{sums: sums}
 	d := &f.d
 	d.Reset(b)
 	f.tab = cache.ReadStrTable(d)
-	*s = usageScan{}
+	*s = fileScan{}
 	st := &s.st
 	ints := func() []int {
 		n := d.Count()
@@ -296,20 +301,20 @@ func openFacts(b []byte, sums bool, f *usageFacts, s *usageScan) bool {
 		}
 		return v
 	}
-	st.malformed = ints()
-	st.nMalformed = int(d.Varint())
-	st.tooLong = ints()
+	st.Malformed = ints()
+	st.NMalformed = int(d.Varint())
+	st.TooLong = ints()
 	if n := d.Count(); n > 0 {
-		st.mismatched = make([]mismatch, n)
-		for i := range st.mismatched {
-			st.mismatched[i] = mismatch{line: int(d.Varint()), fields: d.Str()}
+		st.Mismatched = make([]Mismatch, n)
+		for i := range st.Mismatched {
+			st.Mismatched[i] = Mismatch{Line: int(d.Varint()), Fields: d.Str()}
 		}
 	}
-	st.incomplete = d.Bool()
-	st.notEntries = int(d.Varint())
-	st.sawEntry = d.Bool()
+	st.Incomplete = d.Bool()
+	st.NotEntries = int(d.Varint())
+	st.SawEntry = d.Bool()
 	s.lines = int(d.Varint())
-	st.recorded = usage.DecodeRecorded(d)
+	st.Recorded = DecodeRecorded(d)
 	f.nMarks = d.Count()
 	f.marks = d.Bytes()
 	if s.hasOpen = d.Bool(); s.hasOpen {
@@ -319,11 +324,11 @@ func openFacts(b []byte, sums bool, f *usageFacts, s *usageScan) bool {
 	return d.Err() == nil
 }
 
-func (f *usageFacts) ref(d *cache.Decoder) string { return d.Ref(f.tab) }
+func (f *Facts) ref(d *cache.Decoder) string { return d.Ref(f.tab) }
 
 // rec reads a message into r (kept for --sum, or whole) and returns its
 // key.
-func (f *usageFacts) rec(r *usageRec, sums bool) (key uint64) {
+func (f *Facts) rec(r *Message, sums bool) (key uint64) {
 	d := &f.d
 	if sums {
 		key = d.U64()
@@ -346,15 +351,15 @@ func (f *usageFacts) rec(r *usageRec, sums bool) (key uint64) {
 	}
 	if !sums {
 		b := r.Bill()
-		key = usage.KeyOf(&b)
+		key = KeyOf(&b)
 	}
 	r.Key = key
 	return key
 }
 
-// next reads the next message into r and returns its key; false at the
-// end, or when the bytes are not what encode wrote (done then says so).
-func (f *usageFacts) next(r *usageRec) (uint64, bool) {
+// Next reads the next message into r and returns its key; false at the
+// end, or when the bytes are not what encode wrote (Done then says so).
+func (f *Facts) Next(r *Message) (uint64, bool) {
 	if f.n == 0 || f.d.Err() != nil {
 		return 0, false
 	}
@@ -363,11 +368,12 @@ func (f *usageFacts) next(r *usageRec) (uint64, bool) {
 	return key, f.d.Err() == nil
 }
 
-// done says every message was read and nothing follows.
-func (f *usageFacts) done() bool { return f.n == 0 && f.d.Done() }
+// Done says every message was read and nothing follows.
+func (f *Facts) Done() bool { return f.n == 0 && f.d.Done() }
 
-// listed is scanStats.listed on the encoded marks.
-func (f *usageFacts) listed(inWindow func(ts string) bool) (sid, cwd string, ok bool) {
+// Listed is ScanStats.Listed on the encoded marks; ok is false when they
+// are not what encode wrote.
+func (f *Facts) Listed(inWindow func(ts string) bool) (sid, cwd string, ok bool) {
 	d := cache.NewDecoder(f.marks)
 	var ts []byte
 	for range f.nMarks {
@@ -387,8 +393,8 @@ func (f *usageFacts) listed(inWindow func(ts string) bool) (sid, cwd string, ok 
 	return "", "", d.Err() == nil
 }
 
-// marks decodes the encoded marks.
-func (f *usageFacts) allMarks() ([]sessionMark, bool) {
+// allMarks decodes the encoded marks.
+func (f *Facts) allMarks() ([]sessionMark, bool) {
 	d := cache.NewDecoder(f.marks)
 	var marks []sessionMark
 	prev := ""
@@ -410,8 +416,8 @@ func (f *usageFacts) allMarks() ([]sessionMark, bool) {
 
 // decode reads what encode wrote, whole; false (and s unusable) on
 // anything else.
-func (s *usageScan) decode(b []byte, sums bool) bool {
-	var f usageFacts
+func (s *fileScan) decode(b []byte, sums bool) bool {
+	var f Facts
 	if !openFacts(b, sums, &f, s) {
 		return false
 	}
@@ -421,89 +427,12 @@ func (s *usageScan) decode(b []byte, sums bool) bool {
 	}
 	if f.n > 0 {
 		// Room for the open message, which finish appends.
-		s.recs = make([]usageRec, f.n, f.n+1)
+		s.recs = make([]Message, f.n, f.n+1)
 		for i := range s.recs {
-			if _, ok := f.next(&s.recs[i]); !ok {
+			if _, ok := f.Next(&s.recs[i]); !ok {
 				return false
 			}
 		}
 	}
-	return f.done()
-}
-
-// subagents lists a session's subagent transcripts as transcript.Subagents
-// does; for usage with a cache, the list (ids and paths, in order) is kept
-// for the subagents dir as it was, with each file's stamp: while the dir and
-// every file are unchanged it is taken on stats alone, without opening each
-// file for its first timestamp. A list with a file not timed yet (its
-// order could still change) is not kept.
-// stamps, when not nil, are the files' stats (they were checked).
-func (x *Extractor) subagents(path string, pre *statResult) (subs []transcript.Subagent, stamps []cache.Stamp, err error) {
-	c := x.opts.Cache
-	if c == nil {
-		subs, err = transcript.Subagents(path)
-		return subs, nil, err
-	}
-	dir := layout.SubagentsDirOf(path)
-	if pre == nil {
-		st := statOf(dir)
-		pre = &st
-	}
-	stamp, mode, err := pre.stamp, pre.mode, pre.err
-	if errors.Is(err, fs.ErrNotExist) {
-		// Most sessions have none: no second look (transcript.Subagents
-		// would open the dir to find it missing).
-		return nil, nil, nil
-	}
-	if err != nil || mode != fs.ModeDir {
-		subs, err = transcript.Subagents(path)
-		return subs, nil, err
-	}
-	key := dir + string(filepath.Separator) // never a transcript's path
-	if e, ok := c.Unchanged(key, stamp); ok {
-		if subs, stamps, ok := decodeSubagents(e.Data); ok {
-			return subs, stamps, nil
-		}
-	}
-	subs, err = transcript.Subagents(path)
-	if err != nil {
-		return subs, nil, err
-	}
-	b := cache.AppendUvarint(nil, uint64(len(subs)))
-	for _, s := range subs {
-		sfi, err := os.Stat(s.Path)
-		if err != nil || s.FirstTimestamp == "" {
-			return subs, nil, nil
-		}
-		st := cache.StampOf(sfi)
-		b = cache.AppendStr(b, s.AgentID)
-		b = cache.AppendStr(b, s.Path)
-		b = cache.AppendStamp(b, st)
-	}
-	if after, err := os.Stat(dir); err == nil && cache.StampOf(after) == stamp {
-		c.Put(key, &cache.Entry{Stamp: stamp, Offset: stamp.Size, Data: b})
-	}
-	return subs, nil, nil
-}
-
-// decodeSubagents reads a kept list, false when it is not what was
-// written or a file changed since.
-func decodeSubagents(b []byte) ([]transcript.Subagent, []cache.Stamp, bool) {
-	d := cache.NewDecoder(b)
-	n := d.Count()
-	subs := make([]transcript.Subagent, 0, n)
-	stamps := make([]cache.Stamp, 0, n)
-	for i := 0; i < n && d.Err() == nil; i++ {
-		s := transcript.Subagent{AgentID: d.StrShared(), Path: d.StrShared()}
-		st := d.Stamp()
-		if d.Err() != nil {
-			return nil, nil, false
-		}
-		if now, _, err := cache.StatPath(s.Path); err != nil || now != st {
-			return nil, nil, false
-		}
-		subs = append(subs, s)
-		stamps = append(stamps, st)
-	}
-	return subs, stamps, d.Done()
+	return f.Done()
 }
