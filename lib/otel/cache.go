@@ -202,7 +202,11 @@ func (r *Reader) cached(path string) (*record, snapshot, bool) {
 // again with them.
 func (r *Reader) withPieces(path string, s *snapshot, rec *record, uid string, stored bool) {
 	ps := r.opts.Pieces
-	if ps == nil || (rec.pieces.usable(ps, uid) && rec.pieces.locate(ps)) {
+	if ps == nil {
+		return
+	}
+	if rec.pieces.usable(ps, uid) && rec.pieces.locate(ps) {
+		rec.pieces.path, rec.pieces.uid = path, uid
 		return
 	}
 	p, err := ps.build(rec.events, uid)
@@ -214,6 +218,37 @@ func (r *Reader) withPieces(path string, s *snapshot, rec *record, uid string, s
 	if stored && p.seg != "" {
 		r.opts.Cache.Put(path, &cache.Entry{Stamp: s.main, Offset: s.main.Size, Data: rec.encode(s)})
 	}
+}
+
+// RepairPieces builds again the pieces of the sessions of which a chunk
+// did not read back from its segment in this run (damaged on disk), from
+// their cached records, and stores them: the next run sends them from
+// pieces again, instead of building those chunks with pdata run after
+// run. Called after the export, before the pieces and the cache are
+// closed; a session whose files changed meanwhile is left (its next read
+// replaces its record). It returns how many sessions got new pieces.
+func (r *Reader) RepairPieces() int {
+	ps := r.opts.Pieces
+	if ps == nil || r.opts.Cache == nil {
+		return 0
+	}
+	ps.mu.Lock()
+	damaged := ps.damaged
+	ps.damaged = nil
+	ps.mu.Unlock()
+	n := 0
+	for _, d := range damaged {
+		rec, snap, ok := r.cached(d.path)
+		if !ok {
+			continue
+		}
+		rec.pieces = nil
+		r.withPieces(d.path, &snap, rec, d.uid, true)
+		if rec.pieces != nil && rec.pieces.seg != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // replayBuf is the memory a cached record is decoded into.

@@ -54,6 +54,8 @@ type Exporter struct {
 	// ledgers are read, not written.
 	DryRun    io.Writer
 	BatchSize int
+	// Pieces, when set, is told of each piece that did not read back.
+	Pieces *Pieces
 	// req is the next request of each signal (logs, metrics): its
 	// events, built on the delivering goroutine.
 	req   [2]pending
@@ -362,6 +364,9 @@ func (x *Exporter) protoBody(r exportRequest) ([]byte, error) {
 		if p.piece != nil {
 			var ok bool
 			if body, ok = p.piece.appendTo(body); !ok {
+				if x.Pieces != nil {
+					x.Pieces.noteBad(p.piece)
+				}
 				for _, e := range p.evs {
 					b.add(s, e)
 				}

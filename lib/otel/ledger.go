@@ -131,6 +131,13 @@ func OpenLedger(dir string, readOnly bool, wait time.Duration) (*Ledger, error) 
 		return nil, fmt.Errorf("ledger: %w", err)
 	}
 	for _, de := range ents {
+		if !readOnly && !de.IsDir() && strings.HasPrefix(de.Name(), ".") && strings.HasSuffix(de.Name(), ".tmp") {
+			// A merged segment Compact was writing when its run was
+			// killed (lib/atomicfile's temp file): never read, and no
+			// other run writes here while the lock is held.
+			_ = os.Remove(filepath.Join(dir, de.Name()))
+			continue
+		}
 		if de.IsDir() || !strings.HasSuffix(de.Name(), ledgerSuffix) {
 			continue
 		}

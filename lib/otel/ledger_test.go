@@ -86,3 +86,138 @@ func TestLedgerSegments(t *testing.T) {
 		t.Errorf("%d keys after compaction, want %d", l.Len(), want)
 	}
 }
+
+// TestLedgerKilledMidCompaction: a run killed while it merged the
+// segments leaves the ledger one of three ways: the merged file half
+// written (a temp file), written beside every old segment, or written
+// with some of them removed. Each reads as the keys acknowledged, no
+// fewer (nothing sent twice) and no more (nothing left unsent), and the
+// next run's compaction leaves one segment and no temp file.
+func TestLedgerKilledMidCompaction(t *testing.T) {
+	const runs = maxSegments + 1
+	build := func(dir string) {
+		for r := range runs {
+			l, err := OpenLedger(dir, false, time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Mark([]Key{key(2 * r), key(2*r + 1)}); err != nil {
+				t.Fatal(err)
+			}
+			if r < runs-1 {
+				if err := l.Finish(); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := l.sync(); err != nil { // the last run: not compacted yet
+				t.Fatal(err)
+			}
+			l.Close()
+		}
+	}
+	check := func(name, dir string) {
+		t.Helper()
+		l, err := OpenLedger(dir, true, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if l.Len() != 2*runs {
+			t.Errorf("%s: %d keys, want %d", name, l.Len(), 2*runs)
+		}
+		for i := range 2 * runs {
+			if !l.Has(key(i)) {
+				t.Errorf("%s: key %d lost", name, i)
+			}
+		}
+		if l.Has(key(2 * runs)) {
+			t.Errorf("%s: a key never marked is there", name)
+		}
+	}
+	// The old segments, before a compaction; the merged one after it.
+	old := t.TempDir()
+	build(old)
+	olds := segments(t, old)
+	if len(olds) != runs {
+		t.Fatalf("%d segments before compaction, want %d", len(olds), runs)
+	}
+	merged := t.TempDir()
+	build(merged)
+	l, err := OpenLedger(merged, false, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	ms := segments(t, merged)
+	if len(ms) != 1 {
+		t.Fatalf("compaction left %v", ms)
+	}
+	mb, err := os.ReadFile(ms[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyOld := func(dir string, n int) {
+		for _, p := range olds[:n] {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, filepath.Base(p)), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	states := map[string]func(dir string){
+		"merged file half written": func(dir string) {
+			copyOld(dir, len(olds))
+			tmp := filepath.Join(dir, "."+filepath.Base(ms[0])+".123456.tmp")
+			if err := os.WriteFile(tmp, mb[:len(mb)/2+3], 0o600); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"merged file written, old segments there": func(dir string) {
+			copyOld(dir, len(olds))
+			if err := os.WriteFile(filepath.Join(dir, filepath.Base(ms[0])), mb, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"merged file written, some old segments removed": func(dir string) {
+			copyOld(dir, len(olds)/2)
+			if err := os.WriteFile(filepath.Join(dir, filepath.Base(ms[0])), mb, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	for name, state := range states {
+		dir := t.TempDir()
+		state(dir)
+		check(name, dir)
+		// The next run: compacts (when there are many) and leaves no
+		// temp file.
+		l, err := OpenLedger(dir, false, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Mark([]Key{key(2 * runs), key(2*runs + 1)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		l.Close()
+		if tmps, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(tmps) != 0 {
+			t.Errorf("%s: temp files left after the next run: %v", name, tmps)
+		}
+		if segs := segments(t, dir); len(segs) > maxSegments {
+			t.Errorf("%s: %d segments after the next run", name, len(segs))
+		}
+		l, err = OpenLedger(dir, true, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Len() != 2*runs+2 {
+			t.Errorf("%s: %d keys after the next run, want %d", name, l.Len(), 2*runs+2)
+		}
+	}
+}

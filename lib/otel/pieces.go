@@ -61,7 +61,15 @@ type Pieces struct {
 	w        *segment // this run's, made on the first write
 	wfailed  bool
 	open     map[string]*segment
+	// damaged are the sessions of which a chunk did not read back, by
+	// their main transcript's path: RepairPieces builds their pieces
+	// again (bad is how many chunks).
+	damaged []damage
+	bad     int
 }
+
+// damage is a session whose pieces do not all read back.
+type damage struct{ path, uid string }
 
 // segment is a file of pieces. One that is read is mapped whole on its
 // first read (lib/mapped: a file cut shorter meanwhile is an error, not
@@ -136,16 +144,21 @@ type pieces struct {
 	// other ("": nowhere, they are only in memory).
 	seg  string
 	base int64
+	// path and uid are the session's, for pieces read from a segment:
+	// one that does not read back is noted (once) under them.
+	path, uid string
+	noted     bool
 }
 
 // piece is one chunk: its bytes when built in this run, else where they
-// are.
+// are, and the session's pieces it is one of.
 type piece struct {
 	b   []byte
 	seg *segment
 	off int64
 	n   int
 	crc uint32
+	of  *pieces
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -304,11 +317,31 @@ func (p *pieces) locate(ps *Pieces) bool {
 	for si := range p.sig {
 		for i := range p.sig[si] {
 			pc := &p.sig[si][i]
-			pc.seg, pc.off = s, off
+			pc.seg, pc.off, pc.of = s, off, p
 			off += int64(pc.n)
 		}
 	}
 	return off <= s.size
+}
+
+// bad notes that pc did not read back: its session's pieces are built
+// again by RepairPieces. Called by the delivering goroutine.
+func (ps *Pieces) noteBad(pc *piece) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.bad++
+	if p := pc.of; p != nil && !p.noted && p.path != "" {
+		p.noted = true
+		ps.damaged = append(ps.damaged, damage{p.path, p.uid})
+	}
+}
+
+// Bad is how many chunks did not read back in this run (built with
+// pdata instead, and their sessions' pieces built again).
+func (ps *Pieces) Bad() int {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.bad
 }
 
 // appendTo appends the piece's bytes to body: false when they do not read

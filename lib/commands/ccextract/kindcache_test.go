@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/extract"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
@@ -111,6 +112,7 @@ func TestKindCacheByteIdentical(t *testing.T) {
 	if err := os.Remove(newFile); err != nil {
 		t.Fatal(err)
 	}
+	cache.Settle() // the warm runs below expect every stamp settled
 
 	env := map[string]string{"XDG_CACHE_HOME": filepath.Join(work, "cache")}
 	sys := cli.System{Getenv: func(k string) string { return env[k] }, Now: func() time.Time { return time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC) }}
@@ -171,7 +173,8 @@ func TestKindCacheByteIdentical(t *testing.T) {
 	}
 	writeFile(t, replaced, r[bytes.IndexByte(r, '\n')+1:])
 	// Each kind's first form finds the changes in its store; the rest
-	// find them cached.
+	// find them cached (stamps taken settled: a racy one is read again).
+	cache.Settle()
 	check("changed")
 
 	// One more line on the grown transcript (after the line cut mid-write:

@@ -195,6 +195,7 @@ func (o *options) run(env *cli.Env, paths []string) error {
 	if ropts.Cache != nil && !o.dryRun && ((x.Logs != nil && cfg.Logs.Protocol == "http/protobuf") ||
 		(x.Metrics != nil && cfg.Metrics.Protocol == "http/protobuf")) {
 		ropts.Pieces = otel.NewPieces(otel.PiecesDir(o.sys.CacheDir()), x.Resource, otel.ChunkFor(batchSize))
+		x.Pieces = ropts.Pieces
 		defer func() {
 			if err := ropts.Pieces.Close(ropts.Cache); err != nil && o.cacheStats {
 				env.Warnf("cache: pieces: %v", err)
@@ -207,6 +208,16 @@ func (o *options) run(env *cli.Env, paths []string) error {
 	}
 	err = o.read(env, r, paths)
 	err = errors.Join(err, r.Close(), x.Close(env.Ctx))
+	if ropts.Pieces != nil {
+		// Chunks damaged on disk are sent built with pdata; their
+		// sessions' pieces are built again, once, for the next run.
+		if bad := ropts.Pieces.Bad(); bad > 0 {
+			n := r.RepairPieces()
+			if o.cacheStats {
+				env.Warnf("cache: pieces: %d chunks did not read back (sent built again); the pieces of %d sessions built anew", bad, n)
+			}
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -783,33 +783,36 @@ func (rl *requestLog) byPath() string {
 // the run that reads it, or read from their segment by the next run, or
 // damaged there and built again) are the requests the events built with
 // pdata make (--no-cache: no pieces), request by request, each record
-// with its resource and scope; only more resources carry them.
+// with its resource and scope; only more resources carry them. A damaged
+// chunk is repaired: the run that finds it builds its session's pieces
+// again, and the next run sends them all from pieces.
 func TestPiecesAreBuilt(t *testing.T) {
 	forks := filepath.Join("..", "..", "..", "testdata", "corpus-fork", "claude", "projects")
 	defer func() { batchSize = otel.BatchSize }()
 	for _, size := range []int{10, otel.BatchSize} {
 		batchSize = size
 		t.Run(strconv.Itoa(size), func(t *testing.T) {
-			send := func(m *machine, args ...string) *requestLog {
+			send := func(m *machine, args ...string) (*requestLog, string) {
 				t.Helper()
 				rl := &requestLog{}
 				srv := httptest.NewServer(rl)
 				defer srv.Close()
 				m.env["OTEL_EXPORTER_OTLP_ENDPOINT"] = srv.URL
 				_ = os.RemoveAll(filepath.Join(m.env["XDG_CACHE_HOME"], "ccpipe", "otel")) // every event sent
-				if code, _, stderr := m.run(append(args, corpus, forks)...); code != 0 {
+				code, _, stderr := m.run(append(args, corpus, forks)...)
+				if code != 0 {
 					t.Fatalf("exit %d: %s", code, stderr)
 				}
-				return rl
+				return rl, stderr
 			}
-			slow := send(newMachine(t, ""), "--no-cache")
+			slow, _ := send(newMachine(t, ""), "--no-cache")
 			want := slow.byPath()
 			if !strings.Contains(want, "claude_code.api_request") {
 				t.Fatalf("no api_request sent: %s", want)
 			}
 			m := newMachine(t, "")
 			segs := filepath.Join(m.env["XDG_CACHE_HOME"], "ccpipe", "otel-events*.pieces", "*.pieces")
-			for _, step := range []string{"cold", "warm", "damaged"} {
+			for _, step := range []string{"cold", "warm", "damaged", "repaired"} {
 				if step == "damaged" {
 					files, _ := filepath.Glob(segs)
 					for _, f := range files {
@@ -825,16 +828,19 @@ func TestPiecesAreBuilt(t *testing.T) {
 						}
 					}
 				}
-				rl := send(m)
+				rl, stderr := send(m, "--cache-stats")
 				if got := rl.byPath(); got != want {
 					t.Errorf("%s: the requests differ from --no-cache's:\n%s", step, golden.Diff(want, got))
 				}
 				if step != "damaged" && rl.resources <= slow.resources {
 					t.Errorf("%s: %d resources, %d without pieces: none sent", step, rl.resources, slow.resources)
 				}
-			}
-			if files, _ := filepath.Glob(segs); len(files) != 1 {
-				t.Errorf("segments %v, want the one of the cold run", files)
+				if bad := strings.Contains(stderr, "did not read back"); bad != (step == "damaged") {
+					t.Errorf("%s: chunks that did not read back reported: %v, want %v (stderr %s)", step, bad, step == "damaged", stderr)
+				}
+				if files, _ := filepath.Glob(segs); step == "warm" && len(files) != 1 {
+					t.Errorf("segments %v, want the one of the cold run", files)
+				}
 			}
 		})
 	}
