@@ -52,6 +52,7 @@ type failures struct {
 	lastLine    *byte
 	lastLen     int
 	lastSpecial bool
+	blocks      []walkedBlock // wants' walk, kept from line to line
 }
 
 func newFailures(x *Extractor) *failures {

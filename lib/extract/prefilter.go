@@ -221,28 +221,86 @@ func plainBlockIDs(line []byte) (ids [][]byte, ok bool) {
 // blockIDs is noteIDs' walk, for blocks whose members come in another
 // order (`{"id":…,"input":…,"name":…,"type":"tool_use"}`): the ids of
 // the tool_use blocks of an assistant record's message.content, as the
-// decoder reads them (none for another record). It gives up (false) on anything the decoder might read
-// otherwise: a key written with an escape, in another case or twice, a
-// message or block that is not an object, a type or id that is not a
-// plain string, or a line that is not one valid object.
+// decoder reads them (none for another record), by walkRecord.
 func blockIDs(line []byte) (ids [][]byte, ok bool) {
-	c := jsonscan.New(line)
-	if c.Peek() != '{' || c.Enter() != nil {
+	w, ok := walkRecord(line)
+	if !ok {
 		return nil, false
 	}
-	assistant := false
-	ok = members(&c, []string{"message", "type"}, func(i int) bool {
-		if i == 1 {
-			t, esc, err := c.RawString()
-			assistant = string(t) == "assistant"
-			return err == nil && !esc
+	if string(w.typ) != "assistant" {
+		return nil, true // the joiner reads the calls of assistant records only
+	}
+	for _, b := range w.blocks {
+		if string(b.typ) == "tool_use" {
+			if b.id == nil {
+				return nil, false
+			}
+			ids = append(ids, b.id)
+		}
+	}
+	return ids, true
+}
+
+// walked is what walkRecord read of a record.
+type walked struct {
+	typ       []byte
+	sessionID []byte // nil when the record has none
+	// requestSession: the record has a requestSessionId member (a fork's
+	// copy may be another session's: see copiedFrom).
+	requestSession bool
+	message        bool // message is an object
+	blocks         []walkedBlock
+}
+
+// walkedBlock is a block of message.content: its type, id, name and
+// tool_use_id (nil when absent).
+type walkedBlock struct {
+	typ, id, name, useID []byte
+}
+
+// walkRecord reads a record's type, sessionId and the type, id, name and
+// tool_use_id of each block of its message.content, as the decoder reads
+// them, without decoding anything else (the prefilters' walk: a line it
+// reads needs no decode when these say the kind has no use for it). It
+// gives up (false) on anything the decoder might read otherwise: a key
+// written with an escape, in another case or twice, a message or block
+// that is not an object, one of those values that is not a plain string
+// (no escape, valid UTF-8), or a line that is not one valid object. A
+// content that is a string has no blocks.
+func walkRecord(line []byte) (w walked, ok bool) { return walkRecordInto(line, nil) }
+
+// walkRecordInto is walkRecord appending the blocks to blocks.
+func walkRecordInto(line []byte, blocks []walkedBlock) (w walked, ok bool) {
+	w.blocks = blocks
+	c := jsonscan.New(line)
+	if c.Peek() != '{' || c.Enter() != nil {
+		return w, false
+	}
+	ok = members(&c, []string{"message", "type", "sessionId", "requestSessionId"}, func(i int) bool {
+		switch i {
+		case 1, 2:
+			v, ok := plainValue(&c)
+			if i == 1 {
+				w.typ = v
+			} else {
+				w.sessionID = v
+			}
+			return ok
+		case 3:
+			w.requestSession = true
+			return c.Skip() == nil
 		}
 		if c.Peek() != '{' || c.Enter() != nil {
 			return false
 		}
+		w.message = true
 		return members(&c, []string{"content"}, func(int) bool {
-			if c.Peek() != '[' {
+			switch c.Peek() {
+			case '"':
 				return c.Skip() == nil // a string: no blocks
+			case '[':
+			default:
+				return false
 			}
 			if c.EnterArray() != nil {
 				return false
@@ -258,37 +316,41 @@ func blockIDs(line []byte) (ids [][]byte, ok bool) {
 				if c.Peek() != '{' || c.Enter() != nil {
 					return false
 				}
-				var typ, id []byte
-				if !members(&c, []string{"type", "id"}, func(i int) bool {
-					v, esc, err := c.RawString()
-					if err != nil || esc || !utf8.Valid(v) {
-						return false
+				var b walkedBlock
+				if !members(&c, []string{"type", "id", "name", "tool_use_id"}, func(i int) bool {
+					v, ok := plainValue(&c)
+					switch i {
+					case 0:
+						b.typ = v
+					case 1:
+						b.id = v
+					case 2:
+						b.name = v
+					case 3:
+						b.useID = v
 					}
-					if i == 0 {
-						typ = v
-					} else {
-						id = v
-					}
-					return true
+					return ok
 				}) {
 					return false
 				}
-				if string(typ) == "tool_use" {
-					if id == nil {
-						return false
-					}
-					ids = append(ids, id)
-				}
+				w.blocks = append(w.blocks, b)
 			}
 		})
 	})
 	if !ok || c.End() != nil {
+		return walked{blocks: w.blocks}, false
+	}
+	return w, true
+}
+
+// plainValue reads a string without escapes, of valid UTF-8: it reads
+// the same decoded.
+func plainValue(c *jsonscan.Cursor) ([]byte, bool) {
+	v, esc, err := c.RawString()
+	if err != nil || esc || !utf8.Valid(v) {
 		return nil, false
 	}
-	if !assistant {
-		return nil, true // the joiner reads the calls of assistant records only
-	}
-	return ids, true
+	return v, true
 }
 
 // members reads the members of the object just entered: read reads the
@@ -385,8 +447,56 @@ func (h *toolsKind) wants(line []byte) bool { return joinWants(line, h.j, h.name
 // plainly false, a toolDenialKind or permissionDecision, or the interrupt
 // marker. The caller rules out escapes and folded letters (foldRisk).
 func mayFail(line []byte) bool {
-	return containsFold(line, "tooldenialkind") || containsFold(line, "permissiondecision") ||
+	return containsFold(line, "tooldenialkind") || !acceptedOnly(line) ||
 		bytes.Contains(line, []byte(interruptPrefix)) || !onlyFalse(line, "is_error") || !onlyFalse(line, "interrupted")
+}
+
+// acceptedOnly reports whether every permissionDecision key of line, in
+// any case, is the member `"permissionDecision":{"decision":"<d>"` with a
+// plain d other than reject, and no other string of line ends in
+// `decision` (in any case): each decision reads d however the line
+// decodes, so none is a refusal (Claude Code writes an accepted call's
+// result with one). The caller rules out escapes and folded letters.
+func acceptedOnly(line []byte) bool {
+	const key, pre = "permissiondecision", `"permissionDecision":{"decision":"`
+	n := 0
+	for s, off := line, 0; len(s) >= len(key); {
+		i := bytescan.IndexPair(s[:len(s)-len(key)+2], 1, key[0], key[1], bytescan.CaseMask(key[0]), bytescan.CaseMask(key[1]))
+		if i < 0 {
+			break
+		}
+		at := off + i
+		if foldEqual(s[i:i+len(key)], key) {
+			if at == 0 || (at > 1 && line[at-2] == '\\') || !bytes.HasPrefix(line[at-1:], []byte(pre)) {
+				return false
+			}
+			d, ok := plainString(line[at-1+len(pre):])
+			if !ok || string(d) == "reject" {
+				return false
+			}
+			n++
+		}
+		s, off = s[i+1:], at+1
+	}
+	// Each accepted decision holds two: its key and the member inside.
+	return countFold(line, `decision"`) == 2*n
+}
+
+// countFold counts the places line holds s (lowercase ASCII, at least 2
+// bytes) in any ASCII case.
+func countFold(line []byte, s string) int {
+	n := 0
+	for len(line) >= len(s) {
+		i := bytescan.IndexPair(line[:len(line)-len(s)+2], 1, s[0], s[1], bytescan.CaseMask(s[0]), bytescan.CaseMask(s[1]))
+		if i < 0 {
+			break
+		}
+		if foldEqual(line[i:i+len(s)], s) {
+			n++
+		}
+		line = line[i+1:]
+	}
+	return n
 }
 
 // wants: a subagent run is an Agent (formerly Task) call, its result and
@@ -407,7 +517,33 @@ var (
 // assistant record is read until the file's first own one, which ends a
 // fork's copied prefix (forkPrefix).
 func (h *prompts) wants(line []byte) bool {
-	return containsAnyFast(line, promptNeedles) || asciiEscape(line) || (!h.pre.own && transcript.Contains(line, assistantType))
+	if !containsAnyFast(line, promptNeedles) && !asciiEscape(line) && (h.pre.own || !transcript.Contains(line, assistantType)) {
+		return false
+	}
+	return !answersOnly(line, &h.pre, &h.blocks, false)
+}
+
+// answersOnly reports whether line is a user record that answers a call
+// (a tool_result block: promptOf turns it down, whatever else it holds)
+// of the session the handler read last (forkPrefix.see does nothing with
+// it), read by walkRecord; with agents, one that also holds no agentId
+// key in any case (no subagent's report: conversation). A line that may
+// hide a key (foldRisk) is not.
+func answersOnly(line []byte, pre *forkPrefix, blocks *[]walkedBlock, agents bool) bool {
+	if !transcript.Contains(line, toolResultNeedle) || pre.sid == "" || foldRisk(line) || (agents && containsFold(line, "agentid")) {
+		return false
+	}
+	w, ok := walkRecordInto(line, (*blocks)[:0])
+	*blocks = w.blocks
+	if !ok || string(w.typ) != "user" || !w.message || string(w.sessionID) != pre.sid {
+		return false
+	}
+	for _, b := range w.blocks {
+		if string(b.typ) == "tool_result" {
+			return true
+		}
+	}
+	return false
 }
 
 var promptNeedles = quoted("user", "queued_command")
@@ -445,7 +581,7 @@ func special(line []byte) bool {
 // attachment failures reads.
 func hookAttachmentLine(line []byte) bool {
 	for {
-		i := bytes.Index(line, hookNeedle)
+		i := indexNeedle(line, hookNeedle)
 		if i < 0 {
 			return false
 		}
@@ -459,29 +595,71 @@ func hookAttachmentLine(line []byte) bool {
 }
 
 // wants: failures come from the records special finds, and from tool
-// results that are errors, refusals or interruptions; every tool_use line
-// is read for the names of the calls. A result line that can be none of
-// those is read only to take its calls out of the pending names: it is
-// skipped when the tool_use_ids of its results can all be found (see
-// eachResultID) and none is pending.
+// results that are errors, refusals or interruptions. The other lines
+// with calls or results are answered here when walkRecord can read them,
+// as the handler would take them, without a decode: an assistant
+// record's calls are noted with their names (assistant), a user record's
+// results that cannot fail (mayFail) take their calls out of the pending
+// names (user). A line walkRecord gives up on, and a copy a fork may
+// have made (requestSessionId), is read.
 func (h *failures) wants(line []byte) bool {
 	sp := special(line)
 	// toolsOnly asks next about the same line: the answer is kept for it.
 	h.lastLine, h.lastLen, h.lastSpecial = first(line), len(line), sp
-	if sp || transcript.Contains(line, toolUseNeedle) {
+	if sp {
 		return true
 	}
-	if !transcript.Contains(line, toolResultNeedle) {
+	uses, results := transcript.Contains(line, toolUseNeedle), transcript.Contains(line, toolResultNeedle)
+	if !uses && !results {
 		return false
 	}
-	if mayFail(line) {
+	if results && mayFail(line) {
 		return true
 	}
-	// A result of no pending call that cannot fail changes nothing.
-	return !eachResultID(line, func(id []byte) bool {
-		_, pending := h.names[string(id)]
-		return pending
-	})
+	if !uses {
+		// A result of no pending call that cannot fail changes nothing.
+		if eachResultID(line, func(id []byte) bool {
+			_, pending := h.names[string(id)]
+			_, copied := h.copied[string(id)]
+			return pending || copied
+		}) {
+			return false
+		}
+	}
+	w, ok := h.walk(line)
+	if !ok || w.requestSession || !w.message {
+		return true
+	}
+	switch string(w.typ) {
+	case "assistant":
+		for _, b := range w.blocks {
+			if string(b.typ) == "tool_use" && len(h.names) < maxPendingNames {
+				h.names[string(b.id)] = string(b.name)
+			}
+		}
+	case "user":
+		// mayFail said no result here is an error, a refusal or an
+		// interruption.
+		for _, b := range w.blocks {
+			if string(b.typ) == "tool_result" {
+				delete(h.copied, string(b.useID))
+				delete(h.names, string(b.useID))
+			}
+		}
+		// A cache keeps a checkpoint at a line handed on after which the
+		// handler is quiet (kindtail.go): the line that answers the last
+		// pending call is handed on for it.
+		return h.x.mark != nil && h.quiet()
+	}
+	return false
+}
+
+// walk is walkRecord with the handler's block list kept from line to
+// line.
+func (h *failures) walk(line []byte) (walked, bool) {
+	w, ok := walkRecordInto(line, h.blocks[:0])
+	h.blocks = w.blocks
+	return w, ok
 }
 
 // onlyFalse reports whether every occurrence of key (lowercase ASCII) in
@@ -526,6 +704,11 @@ func (x *Extractor) lazyEnough(e *transcript.Entry) bool {
 // a call: no prompt, and for conversation a subagent's report at most,
 // which DecodeTools reads (toolUseResult, the block's tool_use_id).
 func (h *prompts) toolsOnly(line []byte) bool { return transcript.Contains(line, toolResultNeedle) }
+
+// wants: a user record that only answers calls, with no subagent's
+// report, gives no turn.
+func (h *conversation) wants(line []byte) bool { return !answersOnly(line, &h.pre, &h.blocks, true) }
+
 func (h *conversation) toolsOnly(line []byte) bool {
 	return transcript.Contains(line, toolResultNeedle)
 }

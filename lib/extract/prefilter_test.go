@@ -90,7 +90,12 @@ func TestLineFilters(t *testing.T) {
 		{"subagents: result of a Bash call", Options{Kind: "subagents"}, []string{useBash}, resultLine("toolu_1", "", ""), false},
 		{"subagents: task notification", Options{Kind: "subagents"}, nil,
 			`{"type":"user","message":{"content":"<task-notification><task-id>a</task-id></task-notification>"},"origin":{"kind":"task-notification"}}`, true},
-		{"failures: every call", Options{Kind: "failures"}, nil, useRead, true},
+		{"failures: a call is noted, not read", Options{Kind: "failures"}, nil, useRead, false},
+		{"failures: a call a fork may have copied", Options{Kind: "failures"}, nil,
+			strings.Replace(useRead, `{"type":"assistant",`, `{"type":"assistant","requestSessionId":"s0",`, 1), true},
+		{"failures: a call whose name has an escape", Options{Kind: "failures"}, nil, strings.Replace(useBash, `"Bash"`, `"B\u0061sh"`, 1), true},
+		{"failures: a call with a key in capitals", Options{Kind: "failures"}, nil, strings.Replace(useBash, `"name"`, `"NAME"`, 1), true},
+		{"failures: a call on a cut line", Options{Kind: "failures"}, nil, useBash[:len(useBash)-1], true},
 		{"failures: error result", Options{Kind: "failures"}, []string{useRead}, resultLine("toolu_2", `,"is_error":true`, ""), true},
 		{"failures: error result, key in capitals", Options{Kind: "failures"}, []string{useRead}, resultLine("toolu_2", `,"IS_ERROR":true`, ""), true},
 		{"failures: error result, blank", Options{Kind: "failures"}, []string{useRead}, resultLine("toolu_2", `,"is_error": true`, ""), true},
@@ -98,12 +103,20 @@ func TestLineFilters(t *testing.T) {
 		{"failures: error result of an unknown call", Options{Kind: "failures"}, nil, resultLine("toolu_9", `,"is_error":true`, ""), true},
 		{"failures: refusal", Options{Kind: "failures"}, []string{useRead}, resultLine("toolu_2", "", `,"toolDenialKind":"user-rejected"`), true},
 		{"failures: refusal by Kelvin sign", Options{Kind: "failures"}, []string{useRead}, resultLine("toolu_2", "", `,"toolDenial`+"\u212a"+`ind":"x"`), true},
+		{"failures: accepted decision", Options{Kind: "failures"}, []string{useRead}, resultLine("toolu_2", "", `,"permissionDecision":{"decision":"accept","source":"config"}`), false},
+		{"failures: accepted decision, a second decision", Options{Kind: "failures"}, []string{useRead},
+			resultLine("toolu_2", "", `,"permissionDecision":{"decision":"accept","Decision":"reject"}`), true},
+		{"failures: accepted decision, key in capitals", Options{Kind: "failures"}, []string{useRead},
+			resultLine("toolu_2", "", `,"PermissionDecision":{"decision":"accept"}`), true},
+		{"failures: rejected decision", Options{Kind: "failures"}, []string{useRead}, resultLine("toolu_2", "", `,"permissionDecision":{"decision":"reject","source":"hook"}`), true},
 		{"failures: hook decision", Options{Kind: "failures"}, []string{useRead}, resultLine("toolu_2", "", `,"permissionDecision":{"decision":"reject"}`), true},
 		{"failures: interrupted", Options{Kind: "failures"}, []string{useRead}, resultLine("toolu_2", "", `,"toolUseResult":{"interrupted":true}`), true},
 		{"failures: interrupted text", Options{Kind: "failures"}, []string{useRead},
 			strings.Replace(resultLine("toolu_2", "", ""), `"out"`, `"[Request interrupted by user for tool use]"`, 1), true},
-		{"failures: plain success of a pending call", Options{Kind: "failures"}, []string{useRead},
-			resultLine("toolu_2", `,"is_error":false`, `,"toolUseResult":{"stdout":"x","interrupted":false}`), true},
+		{"failures: plain success of a pending call, answered in place", Options{Kind: "failures"}, []string{useRead},
+			resultLine("toolu_2", `,"is_error":false`, `,"toolUseResult":{"stdout":"x","interrupted":false}`), false},
+		{"failures: plain success of a pending call, a key twice", Options{Kind: "failures"}, []string{useRead},
+			resultLine("toolu_2", `,"type":"text"`, ``), true},
 		{"failures: plain success of no pending call", Options{Kind: "failures"}, nil,
 			resultLine("toolu_2", `,"is_error":false`, `,"toolUseResult":{"stdout":"x","interrupted":false}`), false},
 		{"failures: API error message", Options{Kind: "failures"}, nil, `{"type":"assistant","isAPIErrorMessage":true,"message":{"content":[{"type":"text","text":"x"}]}}`, true},
@@ -175,7 +188,10 @@ func genTranscript(r *rand.Rand, n int) string {
 				calls++
 				block += `,{"type": "tool_use", "id": "` + id(calls) + `", "name": "` + pick("Bash", "Agent", "Read") + `", "input": {}}`
 			}
-			line = `{"type":"assistant","uuid":"a` + id(calls) + `","message":{"id":"msg_1","content":[` + block + `]}}`
+			// Sometimes a fork's copy (another session made the request),
+			// or a session of its own.
+			sess := pick(``, ``, ``, `"sessionId":"s1",`, `"sessionId":"s1","requestSessionId":"s0",`, `"sessionId":"s2",`)
+			line = `{"type":"assistant",` + sess + `"uuid":"a` + id(calls) + `","message":{"id":"msg_1","content":[` + block + `]}}`
 		case 2, 3:
 			key := pick(`"tool_use_id"`, `"tool_use_id"`, `"tool_use_id"`, `"TOOL_USE_ID"`, `"tool\u005fuse_id"`)
 			ridv := resultID()
@@ -192,12 +208,14 @@ func genTranscript(r *rand.Rand, n int) string {
 				`,"toolUseResult":{"status":"completed","agentId":"ag1","content":[{"type":"text","text":"r"}]}`,
 				`,"toolUseResult":{"status":"async_launched","agentId":"ag2"}`, `,"toolDenialKind":"user-rejected"`,
 				`,"permissionDecision":{"decision":"reject","source":"hook"}`, `,"toolUseResult":{"tool_use_id":"`+resultID()+`"}`,
+				`,"permissionDecision":{"decision":"accept","source":"config"}`, `,"permissionDecision":{"decision":"accept","DECISION":"reject"}`,
+				`,"permissionDecision":{"source":"hook","decision":"reject"}`,
 				`,"toolUseResult":{"type":"create"}`)
 			block := `{` + rid + `,"type":"tool_result","content":` + content + flag + `}`
 			if r.IntN(5) == 0 {
 				block += `,{"tool_use_id":"` + resultID() + `","type":"tool_result","content":"two"}`
 			}
-			line = `{"type":"user","uuid":"u","message":{"role":"user","content":[` + block + `]}` + rec + `}`
+			line = `{"type":"user",` + pick(``, ``, `"sessionId":"s1",`, `"sessionId":"s2",`) + `"uuid":"u","message":{"role":"user","content":[` + block + `]}` + rec + `}`
 		case 4:
 			line = pick(`{"type":"user","message":{"content":"hi"}}`,
 				`{"type":"user","isMeta":true,"message":{"content":"Stop hook feedback:\nno"}}`,

@@ -94,8 +94,9 @@ func rawText(raw json.RawMessage) string {
 }
 
 type prompts struct {
-	x   *Extractor
-	pre forkPrefix
+	x      *Extractor
+	pre    forkPrefix
+	blocks []walkedBlock // wants' walk, kept from line to line
 }
 
 func (h *prompts) entry(o *Origin, e *transcript.Entry) error {
@@ -189,8 +190,9 @@ type Turn struct {
 }
 
 type conversation struct {
-	x   *Extractor
-	pre forkPrefix
+	x      *Extractor
+	pre    forkPrefix
+	blocks []walkedBlock // wants' walk, kept from line to line
 }
 
 func (h *conversation) entry(o *Origin, e *transcript.Entry) error {

@@ -324,6 +324,19 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 			env.SkipInput(n, `not a transcript entry (no "type"), skipped`)
 			return nil
 		}
+		// A transcript ends where the cc_source's path changes, whether or
+		// not the kind wants the line: the kind's filter (Wants) keeps
+		// state of the file it reads too.
+		var o extract.Origin
+		if s, ok := records.SourceOf(line); ok {
+			o = extract.Origin{Path: s.Path, Line: s.Line, SessionID: s.SessionID, AgentID: s.AgentID}
+			if s.Path != lastPath && lastPath != "" {
+				if err := x.EndFile(); err != nil {
+					return err
+				}
+			}
+			lastPath = s.Path
+		}
 		if !x.Wants(line) {
 			if !jsonscan.Valid(line) {
 				return ndjson.ErrMalformed
@@ -340,16 +353,6 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 			return ndjson.ErrMalformed
 		}
 		entries++
-		var o extract.Origin
-		if s, ok := records.SourceOf(line); ok {
-			o = extract.Origin{Path: s.Path, Line: s.Line, SessionID: s.SessionID, AgentID: s.AgentID}
-			if s.Path != lastPath && lastPath != "" {
-				if err := x.EndFile(); err != nil {
-					return err
-				}
-			}
-			lastPath = s.Path
-		}
 		if err != nil {
 			env.SkipInput(n, "%v, line skipped", err)
 			return nil

@@ -2,6 +2,8 @@ package ccextract
 
 import (
 	"bytes"
+	"fmt"
+	"github.com/ccpipe/ccpipe/lib/commands/ccentries"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,6 +93,55 @@ func TestStdinSameAsFiles(t *testing.T) {
 			c2 := Run([]string{kind}, bytes.NewReader(data), &fromStdin, &e2)
 			if c1 != c2 || fromFile.String() != fromStdin.String() {
 				t.Errorf("%s %s: file (exit %d) and stdin (exit %d) differ:\n%s\n%s", kind, filepath.Base(p), c1, c2, e1.String(), e2.String())
+			}
+		}
+	}
+}
+
+// TestPrefiltersStdinFileEnds: entries of several transcripts on stdin,
+// each with its cc_source (cc-entries' output), give the facts of the
+// files read one by one. A file ends where the cc_source's path changes,
+// on whatever line: also on one the kind's prefilter answers without a
+// decode (failures notes a call's tool name from its bytes; the name must
+// be noted after the end of the file before, not cleared with it).
+func TestPrefiltersStdinFileEnds(t *testing.T) {
+	dir := t.TempDir()
+	call := func(id, name string) string {
+		return `{"type":"assistant","sessionId":"s","uuid":"a` + id + `","message":{"content":[{"type":"tool_use","id":"` + id + `","name":"` + name + `","input":{"command":"ls","file_path":"/f"}}]}}`
+	}
+	result := func(id, extra string) string {
+		return `{"type":"user","sessionId":"s","uuid":"u` + id + `","message":{"content":[{"tool_use_id":"` + id + `","type":"tool_result","content":"Exit code 1\nno"` + extra + `}]}}`
+	}
+	files := [][]string{
+		{call("toolu_1", "Bash"), result("toolu_1", `,"is_error":true`), call("toolu_2", "Read")},
+		{call("toolu_3", "Read"), result("toolu_3", `,"is_error":true`), call("toolu_4", "Bash"), result("toolu_4", "")},
+		{result("toolu_2", `,"is_error":true`), call("toolu_5", "Bash"), result("toolu_5", `,"is_error":true`)},
+	}
+	var paths []string
+	for i, lines := range files {
+		p := filepath.Join(dir, fmt.Sprintf("%08d-0000-4000-8000-000000000000.jsonl", i+1))
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	var entries, e0 strings.Builder
+	if code := ccentries.Run(append([]string{"--with-source"}, paths...), nil, &entries, &e0); code != 0 {
+		t.Fatalf("cc-entries: exit %d: %s", code, e0.String())
+	}
+	for _, kind := range extract.Kinds {
+		if kind == "subagents" || kind == "usage" {
+			continue
+		}
+		for _, flags := range [][]string{nil, {"--errors"}} {
+			if flags != nil && kind != "shell" && kind != "tools" {
+				continue
+			}
+			var fromFiles, fromStdin, e1, e2 strings.Builder
+			c1 := Run(append(append([]string{kind, "--no-subagents", "--no-cache"}, flags...), paths...), nil, &fromFiles, &e1)
+			c2 := Run(append([]string{kind}, flags...), strings.NewReader(entries.String()), &fromStdin, &e2)
+			if c1 != c2 || fromFiles.String() != fromStdin.String() {
+				t.Errorf("%s %v: files (exit %d) and stdin (exit %d) differ:\n%s%s\n%s%s", kind, flags, c1, c2, fromFiles.String(), e1.String(), fromStdin.String(), e2.String())
 			}
 		}
 	}
