@@ -497,6 +497,16 @@ func (s *Store) SaveChanged() error {
 	return s.Save()
 }
 
+// Changed reports whether SaveChanged would write the store: an entry
+// was put or deleted, or the file read was damaged or of another
+// version.
+func (s *Store) Changed() bool {
+	s.wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dirty
+}
+
 // size is an entry's share of the store file, roughly.
 func size(path string, e *Entry) int64 { return int64(len(path)+len(e.Data)) + 64 }
 

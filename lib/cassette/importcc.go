@@ -434,6 +434,18 @@ func (w *ccBuild) snapshot() Value {
 	return ObjectValue(Member{"messages", ArrayValue(w.history[:len(w.history):len(w.history)]...)}, Member{"tools", w.tools})
 }
 
+// output writes a model turn's model_output step (out, with its
+// thinking under KeepThinking) and its usage step.
+func (w *ccBuild) output(t *ccTurn, out []Member, thinking []string) error {
+	if w.im.opts.KeepThinking && len(thinking) > 0 {
+		out = append(out, Member{"thinking", StringValue(strings.Join(thinking, "\n\n"))})
+	}
+	if err := w.add(ModelOutput, t.ts, ObjectValue(out...)); err != nil {
+		return err
+	}
+	return w.im.usageStep(w.add, t, w.rec.Len()-1)
+}
+
 // modelTurn writes the steps of one model turn: its model_input and
 // model_output (and usage), then each tool call and result, and extends
 // the history. text is the turn's text (the run's result for ccAnswered).
@@ -464,14 +476,7 @@ func (w *ccBuild) modelTurn(t *ccTurn, last bool, results map[string]ccResult) (
 		return 0, "", err
 	}
 	if len(uses) == 0 {
-		out := []Member{{"type", StringValue("final_answer")}, {"text", StringValue(text)}}
-		if w.im.opts.KeepThinking && len(thinking) > 0 {
-			out = append(out, Member{"thinking", StringValue(strings.Join(thinking, "\n\n"))})
-		}
-		if err := w.add(ModelOutput, t.ts, ObjectValue(out...)); err != nil {
-			return 0, "", err
-		}
-		if err := w.im.usageStep(w.add, t, w.rec.Len()-1); err != nil {
+		if err := w.output(t, []Member{{"type", StringValue("final_answer")}, {"text", StringValue(text)}}, thinking); err != nil {
 			return 0, "", err
 		}
 		w.history = append(w.history, ObjectValue(Member{"role", StringValue("assistant")}, Member{"content", StringValue(text)}))
@@ -497,13 +502,7 @@ func (w *ccBuild) modelTurn(t *ccTurn, last bool, results map[string]ccResult) (
 	if text != "" {
 		out = append(out, Member{"text", StringValue(text)})
 	}
-	if w.im.opts.KeepThinking && len(thinking) > 0 {
-		out = append(out, Member{"thinking", StringValue(strings.Join(thinking, "\n\n"))})
-	}
-	if err := w.add(ModelOutput, t.ts, ObjectValue(out...)); err != nil {
-		return 0, "", err
-	}
-	if err := w.im.usageStep(w.add, t, w.rec.Len()-1); err != nil {
+	if err := w.output(t, out, thinking); err != nil {
 		return 0, "", err
 	}
 	var resultParts []Value

@@ -324,6 +324,62 @@ func (s *grpcSender) Metrics(ctx context.Context, m pmetric.Metrics) (int64, err
 	return rejected, err
 }
 
+// The OTLP services' Export methods, called with request bodies marshalled
+// already (pieces.go), as the collector's gRPC clients call them.
+const (
+	grpcLogsExport    = "/opentelemetry.proto.collector.logs.v1.LogsService/Export"
+	grpcMetricsExport = "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export"
+)
+
+// rawCodec passes a protobuf body through as it is (named "proto": the
+// collector's server decodes it as its own request), both ways.
+type rawCodec struct{}
+
+func (rawCodec) Marshal(v any) ([]byte, error) { return *v.(*[]byte), nil }
+
+func (rawCodec) Unmarshal(data []byte, v any) error {
+	*v.(*[]byte) = append([]byte(nil), data...)
+	return nil
+}
+
+func (rawCodec) Name() string { return "proto" }
+
+func (s *grpcSender) sendsProto() bool { return true }
+
+// sendProto sends a request body marshalled already; the body is given
+// back once the collector answered (gRPC wrote it whole), not after a
+// failure.
+func (s *grpcSender) sendProto(ctx context.Context, sig Signal, body []byte) (int64, []byte, error) {
+	method := grpcLogsExport
+	if sig == Metrics {
+		method = grpcMetricsExport
+	}
+	var answer []byte
+	err := retry(ctx, func() (bool, error) {
+		c, cancel := s.ctx(ctx)
+		defer cancel()
+		if err := s.conn.Invoke(c, method, &body, &answer, grpc.ForceCodec(rawCodec{})); err != nil {
+			return grpcErr(err)
+		}
+		return false, nil
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	if sig == Metrics {
+		resp := pmetricotlp.NewExportResponse()
+		if err := resp.UnmarshalProto(answer); err != nil {
+			return 0, body[:0], err
+		}
+		return resp.PartialSuccess().RejectedDataPoints(), body[:0], nil
+	}
+	resp := plogotlp.NewExportResponse()
+	if err := resp.UnmarshalProto(answer); err != nil {
+		return 0, body[:0], err
+	}
+	return resp.PartialSuccess().RejectedLogRecords(), body[:0], nil
+}
+
 // grpcErr is a gRPC failure as a StatusError; the codes OTLP calls
 // retryable may work on a later try.
 func grpcErr(err error) (bool, error) {

@@ -152,7 +152,7 @@ func (x *Exporter) Add(ctx context.Context, e *Event) error {
 
 // AddSession queues a session's events, as Add each in turn would; with
 // pieces, each chunk whose events all go, into one request, goes as its
-// piece, when the signal is sent as http/protobuf.
+// piece, when the signal is sent as protobuf (http/protobuf, grpc).
 func (x *Exporter) AddSession(ctx context.Context, se *SessionEvents) error {
 	p := se.pieces
 	if p == nil || !(x.proto(x.Logs) || x.proto(x.Metrics)) {

@@ -52,7 +52,7 @@ import (
 // name its own).
 
 // Pieces is where sessions' pieces are kept, and what they are built
-// with: the resource, the chunk. Only an http/protobuf export uses them.
+// with: the resource, the chunk. Only a protobuf export (http/protobuf, grpc) uses them.
 type Pieces struct {
 	Resource Resource
 	Chunk    int

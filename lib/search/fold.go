@@ -42,26 +42,30 @@ func appendFold(dst, src []byte) []byte {
 				continue
 			}
 		}
-		c := src[i]
-		if c < utf8.RuneSelf {
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			dst = append(dst, c)
+		if c := src[i]; c < utf8.RuneSelf {
+			dst = append(dst, lowerASCII(c))
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRune(src[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, brokenByte)
-		} else if f := foldRune(r); f != "" {
-			dst = append(dst, f...)
-		} else {
-			dst = append(dst, src[i:i+size]...)
-		}
+		var size int
+		dst, size = appendFoldRune(dst, src[i:])
 		i += size
 	}
 	return dst
+}
+
+// appendFoldRune appends the folding of the character src starts with (not
+// ASCII), brokenByte for a byte of an invalid sequence, and returns its
+// size in src.
+func appendFoldRune(dst, src []byte) ([]byte, int) {
+	r, size := utf8.DecodeRune(src)
+	if r == utf8.RuneError && size == 1 {
+		return append(dst, brokenByte), 1
+	}
+	if f := foldRune(r); f != "" {
+		return append(dst, f...), size
+	}
+	return append(dst, src[:size]...), size
 }
 
 const asciiHighs = 0x8080808080808080

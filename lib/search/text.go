@@ -93,14 +93,8 @@ func appendFoldOffsets(dst []byte, offs []int, src []byte) ([]byte, []int) {
 			continue
 		}
 		n := len(dst)
-		r, size := utf8.DecodeRune(src[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, brokenByte)
-		} else if f := foldRune(r); f != "" {
-			dst = append(dst, f...)
-		} else {
-			dst = append(dst, src[i:i+size]...)
-		}
+		var size int
+		dst, size = appendFoldRune(dst, src[i:])
 		for range len(dst) - n {
 			offs = append(offs, i)
 		}

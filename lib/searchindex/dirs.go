@@ -61,7 +61,7 @@ func (ix *Index) readDir(dir string) ([]fs.DirEntry, error) {
 	}
 	start := time.Now()
 	ents, err := osReadDir(dir)
-	if err != nil || !ix.writable.Load() {
+	if err != nil || !ix.canWrite() {
 		return ents, err
 	}
 	old := start.Add(-racyDir).UnixNano()

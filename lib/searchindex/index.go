@@ -62,15 +62,20 @@ type Index struct {
 	q       *query
 	first   bool
 
-	writable atomic.Bool
-	wrote    atomic.Bool // a segment was written in this run
-	mu       sync.Mutex  // segs, pending
-	segs     map[uint64]*segState
-	pending  []*pendingPiece
-	pendText int64
-	flushMu  sync.Mutex
-	counts   []uint32
-	saveErr  error
+	// writable: the segments dir takes files; probed at the first
+	// write this run needs (a warm search needs none: probe's create
+	// and remove were 3-4% of one), false after a write failed.
+	writable  atomic.Bool
+	probeOnce sync.Once
+	wrote     atomic.Bool // a segment was written in this run
+	mu        sync.Mutex  // segs, pending
+	segs      map[uint64]*segState
+	pending   []*pendingPiece
+	pendText  int64
+	flushMu   sync.Mutex
+	counts    []uint32 // invert's, kept zero between segments
+	seenTri   []uint64
+	saveErr   error
 
 	// listed: what a file listing saw of each transcript (Listed), set
 	// before the search starts and only read while it runs.
@@ -157,7 +162,6 @@ func Open(cacheDir string, s *search.Searcher) *Index {
 	if o.Matches {
 		ix.q.sessionScan = true
 	}
-	ix.writable.Store(probe(ix.dir))
 	ix.builders.New = func() any { return newBuilder(ix.q) }
 	ix.bufs.New = func() any { return new([]byte) }
 	n := 0
@@ -201,10 +205,16 @@ func (ix *Index) Listed(transcriptPath string, st cache.Stamp, noSessionDir bool
 }
 
 // First reports that the index was empty: this run builds it.
-func (ix *Index) First() bool { return ix.first && ix.writable.Load() }
+func (ix *Index) First() bool { return ix.first && ix.canWrite() }
 
 // Writable reports whether the index can be written.
-func (ix *Index) Writable() bool { return ix.writable.Load() }
+func (ix *Index) Writable() bool { return ix.canWrite() }
+
+// canWrite is Writable: the probe made once, when first asked.
+func (ix *Index) canWrite() bool {
+	ix.probeOnce.Do(func() { ix.writable.Store(probe(ix.dir)) })
+	return ix.writable.Load()
+}
 
 // Dir is where the segments live.
 func (ix *Index) Dir() string { return ix.dir }
@@ -655,7 +665,7 @@ func (ix *Index) prepare(f search.File, known *cache.Stamp, sc *search.Scanner) 
 			state = cache.Miss
 		}
 	}
-	if !ix.writable.Load() {
+	if !ix.canWrite() {
 		return p, false // not indexed in memory only: the scan is cheaper
 	}
 	b := ix.builders.Get().(*builder)
@@ -735,7 +745,7 @@ func (ix *Index) flush() {
 	pending := ix.pending
 	ix.pending, ix.pendText = nil, 0
 	ix.mu.Unlock()
-	if len(pending) == 0 || !ix.writable.Load() {
+	if len(pending) == 0 || !ix.canWrite() {
 		return
 	}
 	var docs []span
@@ -744,11 +754,11 @@ func (ix *Index) flush() {
 		docs = append(docs, pp.p.docs...)
 		tris = append(tris, pp.p.tris...)
 	}
-	b, err := encodeSegment(ix.version, docs, tris, func() []uint32 {
+	b, err := encodeSegment(ix.version, docs, tris, func() ([]uint32, []uint64) {
 		if ix.counts == nil {
-			ix.counts = make([]uint32, 1<<24)
+			ix.counts, ix.seenTri = make([]uint32, 1<<24), make([]uint64, 1<<24/64)
 		}
-		return ix.counts
+		return ix.counts, ix.seenTri
 	})
 	var id uint64
 	if err == nil {
@@ -782,10 +792,12 @@ func (ix *Index) Close() error {
 	}
 	// A run that only looked up (a warm search) writes nothing: the
 	// entries of files gone since go with the next run that writes.
-	if ix.saveErr == nil && ix.writable.Load() {
+	// A store is written when it changed (an entry put or dropped, or a
+	// damaged one read): only then is the dir probed, if it was not.
+	if ix.saveErr == nil && ix.store.Changed() && ix.canWrite() {
 		ix.saveErr = ix.store.SaveChanged()
 	}
-	if ix.saveErr == nil && ix.writable.Load() {
+	if ix.saveErr == nil && ix.dirs.Changed() && ix.canWrite() {
 		ix.saveErr = ix.dirs.SaveChanged()
 	}
 	if ix.saveErr == nil && wrote {

@@ -530,3 +530,49 @@ func TestTranscriptDecides(t *testing.T) {
 		}
 	}
 }
+
+// TestInvertCountingIsSorting: a segment's posting lists by counting
+// (big segments: the trigrams present found from a bitmap, the counts
+// left zero for the next) equal those by sorting pairs (small ones).
+func TestInvertCountingIsSorting(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	var c []uint32
+	var seen []uint64
+	counts := func() ([]uint32, []uint64) {
+		if c == nil {
+			c, seen = make([]uint32, 1<<24), make([]uint64, 1<<24/64)
+		}
+		return c, seen
+	}
+	old := sortBelow
+	t.Cleanup(func() { sortBelow = old })
+	for round := range 6 {
+		tris := make([][]uint32, r.IntN(300))
+		for d := range tris {
+			set := map[uint32]bool{}
+			for range r.IntN(200) {
+				t := uint32(r.IntN(1 << 24))
+				if r.IntN(2) == 0 {
+					t = uint32(r.IntN(500)) // shared by many documents
+				}
+				if round == 5 {
+					t |= 1<<24 - 64 // the last bitmap words
+				}
+				if !set[t] {
+					set[t] = true
+					tris[d] = append(tris[d], t)
+				}
+			}
+		}
+		sortBelow = 1 << 62
+		s1, e1, f1 := invert(tris, counts)
+		sortBelow = 0
+		s2, e2, f2 := invert(tris, counts)
+		if !slices.Equal(s1, s2) || !slices.Equal(e1, e2) || !slices.Equal(f1, f2) {
+			t.Fatalf("round %d: counting (%d trigrams) differs from sorting (%d)", round, len(s2), len(s1))
+		}
+		if c != nil && (slices.ContainsFunc(c, func(n uint32) bool { return n != 0 }) || slices.ContainsFunc(seen, func(m uint64) bool { return m != 0 })) {
+			t.Fatalf("round %d: counts not left zero", round)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/cache"
 	"hash/crc32"
 	"io"
+	"math/bits"
 	"os"
 	"slices"
 	"sort"
@@ -48,7 +49,7 @@ type span struct{ start, end int64 }
 
 // encodeSegment writes a segment of docs, whose trigrams are given per
 // document (tris[d] holds document d's, each once).
-func encodeSegment(version uint64, docs []span, tris [][]uint32, counts func() []uint32) ([]byte, error) {
+func encodeSegment(version uint64, docs []span, tris [][]uint32, counts func() ([]uint32, []uint64)) ([]byte, error) {
 	starts, ends, flat := invert(tris, counts)
 	b := make([]byte, headerSize, headerSize+16*len(docs)+len(flat)+dirEntry*len(starts))
 	for _, s := range docs {
@@ -249,15 +250,20 @@ func (s *segment) postings(t uint32) ([]uint32, error) {
 // invert turns each document's trigrams into each trigram's documents:
 // the trigrams present in order (starts), where each one's documents end
 // in flat (ends), and flat, each run in document order. A big segment is
-// sorted by counting (a count per possible trigram, from counts()); a
+// sorted by counting (a count per possible trigram and a bitmap of those
+// present, from counts(): all zeros, and left so); a
 // small one, as one run's update, by sorting its pairs.
-func invert(tris [][]uint32, counts func() []uint32) (starts, ends, flat []uint32) {
+// sortBelow: a segment of fewer (document, trigram) pairs than this is
+// inverted by sorting its pairs (a variable: a test takes each path).
+var sortBelow = 1 << 20
+
+func invert(tris [][]uint32, counts func() ([]uint32, []uint64)) (starts, ends, flat []uint32) {
 	total := 0
 	for _, ts := range tris {
 		total += len(ts)
 	}
 	flat = make([]uint32, total)
-	if total < 1<<20 {
+	if total < sortBelow {
 		pairs := make([]uint64, 0, total)
 		for d, ts := range tris {
 			for _, t := range ts {
@@ -280,20 +286,28 @@ func invert(tris [][]uint32, counts func() []uint32) (starts, ends, flat []uint3
 		}
 		return starts, ends, flat
 	}
-	c := counts()
-	clear(c)
+	// c is all zeros on entry and left so: only the trigrams present
+	// are touched, found in order from a bitmap of them (2 MiB) instead
+	// of a pass over c's 64 MiB, and set back to zero at the end.
+	c, seen := counts()
 	for _, ts := range tris {
 		for _, t := range ts {
 			c[t]++
+			seen[t>>6] |= 1 << (t & 63)
 		}
 	}
-	var sum uint32
-	for t, n := range c {
-		if n != 0 {
-			starts = append(starts, uint32(t))
-			c[t] = sum
-			sum += n
+	for w, m := range seen {
+		for m != 0 {
+			starts = append(starts, uint32(w)<<6|uint32(bits.TrailingZeros64(m)))
+			m &= m - 1
 		}
+		seen[w] = 0
+	}
+	var sum uint32
+	for _, t := range starts {
+		n := c[t]
+		c[t] = sum
+		sum += n
 	}
 	for d, ts := range tris {
 		for _, t := range ts {
@@ -304,6 +318,7 @@ func invert(tris [][]uint32, counts func() []uint32) (starts, ends, flat []uint3
 	ends = make([]uint32, len(starts))
 	for k, t := range starts {
 		ends[k] = c[t] // the end of t's run after the scatter
+		c[t] = 0
 	}
 	return starts, ends, flat
 }

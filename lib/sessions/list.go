@@ -9,7 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -397,16 +399,32 @@ func FromActive(a Active) Session {
 // SortNewestFirst orders sessions by last activity, newest first; ties by
 // session id, then path, so the order is stable.
 func SortNewestFirst(list []Session) {
-	sort.SliceStable(list, func(i, j int) bool {
-		a, b := list[i].LastActivityAt, list[j].LastActivityAt
-		if !a.Equal(b) {
-			return a.After(b)
+	// The indices are sorted, then each session moved once: a Session is
+	// big, and a stable sort's merges move each many times (4% of a warm
+	// cc-grep matching 1001 sessions). The index breaks the last ties,
+	// as a stable sort keeps them.
+	idx := make([]int, len(list))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(i, j int) int {
+		a, b := &list[i], &list[j]
+		if c := b.LastActivityAt.Compare(a.LastActivityAt); c != 0 {
+			return c
 		}
-		if list[i].SessionID != list[j].SessionID {
-			return list[i].SessionID < list[j].SessionID
+		if c := strings.Compare(a.SessionID, b.SessionID); c != 0 {
+			return c
 		}
-		return list[i].TranscriptPath < list[j].TranscriptPath
+		if c := strings.Compare(a.TranscriptPath, b.TranscriptPath); c != 0 {
+			return c
+		}
+		return i - j
 	})
+	sorted := make([]Session, len(list))
+	for k, i := range idx {
+		sorted[k] = list[i]
+	}
+	copy(list, sorted)
 }
 
 // Summarize fills in what the head and tail of each transcript tell

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/secrets"
 )
 
@@ -117,7 +118,7 @@ func render(v any, has bool) string {
 	if !has {
 		return "(absent)"
 	}
-	b, err := marshal(v)
+	b, err := ndjson.Marshal(v)
 	if err != nil {
 		return "(unprintable)"
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ccpipe/ccpipe/lib/cassette"
+	"github.com/ccpipe/ccpipe/lib/ndjson"
 )
 
 func decode(t testing.TB, s string) map[string]any {
@@ -19,7 +20,7 @@ func decode(t testing.TB, s string) map[string]any {
 }
 
 func compact(v any) string {
-	b, _ := marshal(v)
+	b, _ := ndjson.Marshal(v)
 	return string(b)
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/jq"
+	"github.com/ccpipe/ccpipe/lib/ndjson"
 )
 
 // Mode is what a Session does with model calls.
@@ -260,6 +261,19 @@ func (s *Session) passOn(a *api, w http.ResponseWriter, r *http.Request, body io
 	passCut(err)
 }
 
+// admit takes s.mu for a model call (mainCall, sideCall): false, s.mu
+// released and the request answered, when the session failed (refused)
+// or the recording stopped (passed on, passStopped).
+func (s *Session) admit(a *api, w http.ResponseWriter, r *http.Request, body []byte) bool {
+	s.mu.Lock()
+	if s.err != nil {
+		s.mu.Unlock()
+		s.refuse(a, w)
+		return false
+	}
+	return !s.passStopped(a, w, r, body)
+}
+
 // passStopped passes a model request on unrecorded once the recording
 // stopped (live modes only). Called with s.mu held; unlocks it when it
 // takes the request.
@@ -344,7 +358,7 @@ func (s *Session) isMain(a *api, req map[string]any) bool {
 	msgs, _ := req["messages"].([]any)
 	key := ""
 	if len(msgs) > 0 {
-		b, _ := marshal(Normalize(msgs[0]))
+		b, _ := ndjson.Marshal(Normalize(msgs[0]))
 		key = hashHex(b)
 	}
 	s.mu.Lock()
@@ -361,13 +375,7 @@ func hashHex(b []byte) string {
 }
 
 func (s *Session) mainCall(a *api, w http.ResponseWriter, r *http.Request, req map[string]any, body []byte, stream bool) {
-	s.mu.Lock()
-	if s.err != nil {
-		s.mu.Unlock()
-		s.refuse(a, w)
-		return
-	}
-	if s.passStopped(a, w, r, body) {
+	if !s.admit(a, w, r, body) {
 		return
 	}
 	switch {
@@ -820,14 +828,14 @@ func writeError(w http.ResponseWriter, a *api, status int, typ, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("x-should-retry", "false")
 	w.WriteHeader(status)
-	b, _ := marshal(a.errBody(typ, msg))
+	b, _ := ndjson.Marshal(a.errBody(typ, msg))
 	_, _ = w.Write(b)
 }
 
 // respond writes a synthesized message as JSON or as an SSE stream.
 func respond(a *api, w http.ResponseWriter, msg map[string]any, stream bool) {
 	if !stream {
-		b, _ := marshal(msg)
+		b, _ := ndjson.Marshal(msg)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(b)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/ndjson"
 )
 
 // Side calls are model requests outside the main loop: Claude Code's
@@ -17,18 +19,12 @@ import (
 // call of the same api in recorded order.
 
 func (s *Session) sideKey(in any) string {
-	b, _ := marshal(Normalize(in))
+	b, _ := ndjson.Marshal(Normalize(in))
 	return hashHex(b)
 }
 
 func (s *Session) sideCall(a *api, w http.ResponseWriter, r *http.Request, req map[string]any, body []byte, stream bool) {
-	s.mu.Lock()
-	if s.err != nil {
-		s.mu.Unlock()
-		s.refuse(a, w)
-		return
-	}
-	if s.passStopped(a, w, r, body) {
+	if !s.admit(a, w, r, body) {
 		return
 	}
 	in, inErr := a.input(req, s.ids)
@@ -100,7 +96,7 @@ func (s *Session) countTokens(w http.ResponseWriter, r *http.Request, body []byt
 		}
 		s.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
-		b, _ := marshal(map[string]any{"input_tokens": n})
+		b, _ := ndjson.Marshal(map[string]any{"input_tokens": n})
 		_, _ = w.Write(b)
 		return
 	}
@@ -131,7 +127,7 @@ func (s *Session) countTokens(w http.ResponseWriter, r *http.Request, body []byt
 }
 
 func mustMarshal(v any) []byte {
-	b, _ := marshal(v)
+	b, _ := ndjson.Marshal(v)
 	return b
 }
 

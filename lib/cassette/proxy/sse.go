@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ccpipe/ccpipe/lib/ndjson"
 )
 
 // MaxEvent bounds one server-sent event (its data lines, or a line not
@@ -279,7 +281,7 @@ func str(v any) string { s, _ := v.(string); return s }
 
 // writeEvent writes one SSE event.
 func writeEvent(w io.Writer, name string, data any) error {
-	b, err := marshal(data)
+	b, err := ndjson.Marshal(data)
 	if err != nil {
 		return err
 	}
@@ -313,7 +315,7 @@ func writeAnthropicStream(w io.Writer, flush func(), msg map[string]any) error {
 		switch b["type"] {
 		case "tool_use":
 			first = map[string]any{"type": "tool_use", "id": b["id"], "name": b["name"], "input": map[string]any{}}
-			in, err := marshal(b["input"])
+			in, err := ndjson.Marshal(b["input"])
 			if err != nil {
 				return err
 			}
@@ -339,15 +341,4 @@ func writeAnthropicStream(w io.Writer, flush func(), msg map[string]any) error {
 	}
 	flush()
 	return nil
-}
-
-// marshal is encoding/json without HTML escaping.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -189,11 +189,11 @@ func (o *options) run(env *cli.Env, paths []string) error {
 	if len(chans) == 0 {
 		return cli.Usagef("OTEL_LOGS_EXPORTER and OTEL_METRICS_EXPORTER turn both signals off: nothing to send")
 	}
-	// An http/protobuf export sends each session's events from pieces
+	// An http/protobuf or grpc export sends each session's events from pieces
 	// the event cache keeps marshalled. Their segment is synced (Close)
 	// before the store that names it is saved (the deferred SaveReport).
-	if ropts.Cache != nil && !o.dryRun && ((x.Logs != nil && cfg.Logs.Protocol == "http/protobuf") ||
-		(x.Metrics != nil && cfg.Metrics.Protocol == "http/protobuf")) {
+	if ropts.Cache != nil && !o.dryRun && ((x.Logs != nil && cfg.Logs.Protocol != "http/json") ||
+		(x.Metrics != nil && cfg.Metrics.Protocol != "http/json")) {
 		ropts.Pieces = otel.NewPieces(otel.PiecesDir(o.sys.CacheDir()), x.Resource, otel.ChunkFor(batchSize))
 		x.Pieces = ropts.Pieces
 		defer func() {

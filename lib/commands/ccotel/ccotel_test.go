@@ -59,6 +59,8 @@ type receiver struct {
 	n      int
 	acked  []string // one line per acknowledged log event or metric point
 	seen   chan int
+	// resources counts the resources of the requests a gRPC server took.
+	resources int
 }
 
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -430,6 +432,9 @@ type grpcLogs struct {
 
 func (g *grpcLogs) Export(_ context.Context, req plogotlp.ExportRequest) (plogotlp.ExportResponse, error) {
 	g.rc.take(logItems(req.Logs()))
+	g.rc.mu.Lock()
+	g.rc.resources += req.Logs().ResourceLogs().Len()
+	g.rc.mu.Unlock()
 	return plogotlp.NewExportResponse(), nil
 }
 
@@ -440,6 +445,9 @@ type grpcMetrics struct {
 
 func (g *grpcMetrics) Export(_ context.Context, req pmetricotlp.ExportRequest) (pmetricotlp.ExportResponse, error) {
 	g.rc.take(metricItems(req.Metrics()))
+	g.rc.mu.Lock()
+	g.rc.resources += req.Metrics().ResourceMetrics().Len()
+	g.rc.mu.Unlock()
 	return pmetricotlp.NewExportResponse(), nil
 }
 
@@ -468,15 +476,36 @@ func TestProtocols(t *testing.T) {
 			}
 			m := newMachine(t, url)
 			m.env["OTEL_EXPORTER_OTLP_PROTOCOL"] = proto
-			code, out, stderr := m.run(corpus)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
-			if s := parseSummaries(t, out); s["logs"].Protocol != proto {
-				t.Errorf("summary %+v", s)
-			}
-			if got := rc.items(); strings.Join(got, "\n") != strings.Join(want, "\n") {
-				t.Errorf("%s: %d items received, http/protobuf sends %d:\n%s", proto, len(got), len(want), golden.Diff(strings.Join(want, "\n"), strings.Join(got, "\n")))
+			// Without the cache, cold, then warm, each from a fresh ledger:
+			// grpc sends the warm runs' events from pieces (more
+			// resources, the same records).
+			noPieces := 0
+			for _, run := range []string{"no-cache", "cold", "warm"} {
+				_ = os.RemoveAll(filepath.Join(m.env["XDG_CACHE_HOME"], "ccpipe", "otel"))
+				rc.mu.Lock()
+				rc.acked, rc.resources = nil, 0
+				rc.mu.Unlock()
+				args := []string{corpus}
+				if run == "no-cache" {
+					args = []string{"--no-cache", corpus}
+				}
+				code, out, stderr := m.run(args...)
+				if code != 0 {
+					t.Fatalf("%s: exit %d: %s", run, code, stderr)
+				}
+				if s := parseSummaries(t, out); s["logs"].Protocol != proto {
+					t.Errorf("%s: summary %+v", run, s)
+				}
+				if got := rc.items(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Errorf("%s, %s: %d items received, http/protobuf sends %d:\n%s", proto, run, len(got), len(want), golden.Diff(strings.Join(want, "\n"), strings.Join(got, "\n")))
+				}
+				if proto == "grpc" {
+					if run == "no-cache" {
+						noPieces = rc.resources
+					} else if rc.resources <= noPieces {
+						t.Errorf("grpc, %s: %d resources, %d without pieces: none sent", run, rc.resources, noPieces)
+					}
+				}
 			}
 		})
 	}

@@ -108,7 +108,7 @@ var arrows = map[string][]string{
 	"bench/tool":                {"bench/corpus", "lib/secrets"},
 	"cmd/cc-redact":             {"lib/commands/ccredact"},
 	"cmd/cc-statusline":         {"lib/commands/ccstatusline"},
-	"lib/cassette/proxy":        {"lib/atomicfile", "lib/cassette", "lib/jq", "lib/secrets", "lib/syncwriter"},
+	"lib/cassette/proxy":        {"lib/atomicfile", "lib/cassette", "lib/jq", "lib/ndjson", "lib/secrets", "lib/syncwriter"},
 	"lib/commands/ccredact":     {"lib/cli", "lib/commands/internal/load", "lib/hooks", "lib/ndjson", "lib/records", "lib/regular", "lib/search", "lib/secrets", "lib/sequencer", "lib/sessions", "lib/transcript"},
 	"lib/commands/ccstatusline": {"lib/atomicfile", "lib/cli", "lib/commands/internal/load", "lib/commands/internal/warm", "lib/hooks", "lib/numfmt", "lib/ratelimit", "lib/records", "lib/usage"},
 	"lib/pricing":               nil,
