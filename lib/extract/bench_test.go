@@ -49,20 +49,7 @@ func BenchmarkUsageSumDay(b *testing.B) {
 				CacheCreationInputTokens: s.CacheCreationInputTokens, TotalTokens: s.TotalTokens, Messages: s.Messages})
 			return nil
 		})
-		err := x.ReadTranscripts(context.Background(), func(add func(string) error) error {
-			for _, p := range paths {
-				if err := add(p); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err == nil {
-			err = x.Close()
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
+		readAll(b, x, paths)
 		if got != exp.Totals {
 			b.Fatalf("totals %+v, want %+v", got, exp.Totals)
 		}

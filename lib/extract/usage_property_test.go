@@ -163,7 +163,7 @@ func TestUsageTotalsProperty(t *testing.T) {
 	}
 }
 
-func readAll(t *testing.T, x *Extractor, paths []string) {
+func readAll(t testing.TB, x *Extractor, paths []string) {
 	t.Helper()
 	err := x.ReadTranscripts(t.Context(), func(add func(string) error) error {
 		for _, p := range paths {
