@@ -51,7 +51,7 @@ var arrows = map[string][]string{
 
 	"lib/profiles":      {"lib/layout", "lib/regular"},
 	"lib/registry":      {"lib/layout", "lib/regular", "lib/transcript"},
-	"lib/sessions":      {"lib/cache", "lib/layout", "lib/ndjson", "lib/profiles", "lib/quote", "lib/records", "lib/registry", "lib/regular", "lib/transcript"},
+	"lib/sessions":      {"lib/cache", "lib/jsonscan", "lib/layout", "lib/ndjson", "lib/profiles", "lib/quote", "lib/records", "lib/registry", "lib/regular", "lib/transcript"},
 	"lib/extract":       {"lib/bytescan", "lib/cache", "lib/hooks", "lib/jsonscan", "lib/layout", "lib/ndjson", "lib/pricing", "lib/sequencer", "lib/transcript", "lib/usage"},
 	"lib/usage":         {"lib/cache", "lib/jsonscan", "lib/layout", "lib/ndjson", "lib/numfmt", "lib/pricing", "lib/quote", "lib/regular"},
 	"lib/peer":          {"lib/ndjson", "lib/regular"},
