@@ -110,18 +110,64 @@ func foldRisk(b []byte) bool {
 
 // containsFold reports whether b holds key (lowercase ASCII) in any ASCII
 // case.
-func containsFold(b []byte, key string) bool {
-	for len(b) >= len(key) {
-		i := bytescan.IndexPair(b[:len(b)-len(key)+2], 1, key[0], key[1], bytescan.CaseMask(key[0]), bytescan.CaseMask(key[1]))
+func containsFold(b []byte, key string) bool { return indexFold(b, key) >= 0 }
+
+// indexFold is the first place b holds key (lowercase ASCII, at least 2
+// bytes) in any ASCII case, or -1. It is found by the pair of key's bytes
+// least common in a transcript (rarePair), a block of positions at a
+// time, not by its first two (a key starting "is" or "to" would stop the
+// scan at every English word that does).
+func indexFold(b []byte, key string) int {
+	p, q := rarePair(key)
+	for off := 0; len(b)-off >= len(key); {
+		// The pair at i, i+q-p is the key's at a start st = i-p; st runs
+		// from off to len(b)-len(key).
+		hay := b[off+p : len(b)-len(key)+q+1]
+		i := bytescan.IndexPair(hay, q-p, key[p], key[q], bytescan.CaseMask(key[p]), bytescan.CaseMask(key[q]))
 		if i < 0 {
-			return false
+			return -1
 		}
-		if foldEqual(b[i:i+len(key)], key) {
-			return true
+		st := off + i
+		if foldEqual(b[st:st+len(key)], key) {
+			return st
 		}
-		b = b[i+1:]
+		off = st + 1
 	}
-	return false
+	return -1
+}
+
+// rarePair picks the two positions p < q (at most 8 apart) of key whose
+// bytes are least common together in a transcript's text, by a rough
+// table of English letter frequencies (a quote is common in JSON).
+func rarePair(key string) (p, q int) {
+	best := -1
+	for i := range len(key) {
+		for j := i + 1; j < len(key) && j <= i+8; j++ {
+			if f := byteFreq(key[i]) * byteFreq(key[j]); best < 0 || f < best {
+				best, p, q = f, i, j
+			}
+		}
+	}
+	return p, q
+}
+
+// byteFreq is a rough frequency of c (lowercase) in a transcript, in
+// tenths of a percent.
+func byteFreq(c byte) int {
+	switch {
+	case 'a' <= c && c <= 'z':
+		return letterFreq[c-'a']
+	case c == '"':
+		return 50
+	case c == '_':
+		return 3
+	}
+	return 10
+}
+
+var letterFreq = [26]int{
+	80, 15, 28, 42, 120, 22, 20, 60, 70, 2, 8, 40, 24, // a-m
+	67, 75, 19, 1, 60, 63, 90, 28, 10, 24, 2, 20, 1, // n-z
 }
 
 func foldEqual(b []byte, lower string) bool {
@@ -440,7 +486,77 @@ func eachResultID(line []byte, fn func(id []byte) bool) bool {
 
 // wants: a tools, shell or files call is read from its tool_use line (by
 // the names of the tools the kind reports) and its result's line.
-func (h *toolsKind) wants(line []byte) bool { return joinWants(line, h.j, h.names) }
+func (h *toolsKind) wants(line []byte) bool {
+	if !joinWants(line, h.j, h.names) {
+		return false
+	}
+	return !h.inPlace || !h.answer(line)
+}
+
+// answersInPlace reports whether the kind's facts read of a result that
+// cannot fail (mayFail) no more than that: files (but for Write, whose
+// result tells create from write), and shell and tools with --errors
+// (such a call is no error). Such a result is answered in place.
+func answersInPlace(o Options) bool {
+	return o.Kind == "files" || (o.Errors && (o.Kind == "shell" || o.Kind == "tools"))
+}
+
+// answer takes a user record whose tool results cannot fail into the
+// joiner without a decode, as joiner.entry would take it: each result's
+// call gets a result that is no error (the kind reads nothing else of
+// it), a result of an ignored call is dropped. It reports false, having
+// changed nothing, when it cannot: the line may hide a key (foldRisk) or
+// hold a call, walkRecord gives up on it, a result is not of a pending
+// or ignored call (one to come is held as early), a call is a Write
+// (files reads create from its result), an id comes twice; and, when a
+// cache keeps checkpoints, when the line answers the last call waited
+// for (it is handed on, so that a checkpoint can follow it: kindtail.go).
+func (h *toolsKind) answer(line []byte) bool {
+	j := h.j
+	if !transcript.Contains(line, toolResultNeedle) || transcript.Contains(line, toolUseNeedle) || foldRisk(line) || mayFail(line) {
+		return false
+	}
+	w, ok := walkRecordInto(line, h.blocks[:0])
+	h.blocks = w.blocks
+	if !ok || string(w.typ) != "user" || !w.message {
+		return false
+	}
+	pending, ignored := 0, 0
+	for i, b := range w.blocks {
+		if string(b.typ) != "tool_result" {
+			continue
+		}
+		for _, o := range w.blocks[:i] {
+			if string(o.typ) == "tool_result" && string(o.useID) == string(b.useID) {
+				return false
+			}
+		}
+		if _, ok := j.ignored[string(b.useID)]; ok {
+			ignored++
+			continue
+		}
+		c, ok := j.byID[string(b.useID)]
+		if !ok || (h.x.opts.Kind == "files" && c.name == "Write") {
+			return false
+		}
+		pending++
+	}
+	if h.x.mark != nil && len(j.byID) == pending && len(j.ignored) == ignored && len(j.early) == 0 {
+		return false
+	}
+	for _, b := range w.blocks {
+		if string(b.typ) != "tool_result" {
+			continue
+		}
+		if _, ok := j.ignored[string(b.useID)]; ok {
+			delete(j.ignored, string(b.useID))
+			continue
+		}
+		j.byID[string(b.useID)].res = &result{}
+		delete(j.byID, string(b.useID))
+	}
+	return true
+}
 
 // mayFail reports whether a result line can hold an error, a refusal or
 // an interruption: an is_error or interrupted key (any case) that is not
@@ -460,23 +576,21 @@ func mayFail(line []byte) bool {
 func acceptedOnly(line []byte) bool {
 	const key, pre = "permissiondecision", `"permissionDecision":{"decision":"`
 	n := 0
-	for s, off := line, 0; len(s) >= len(key); {
-		i := bytescan.IndexPair(s[:len(s)-len(key)+2], 1, key[0], key[1], bytescan.CaseMask(key[0]), bytescan.CaseMask(key[1]))
+	for off := 0; ; {
+		i := indexFold(line[off:], key)
 		if i < 0 {
 			break
 		}
 		at := off + i
-		if foldEqual(s[i:i+len(key)], key) {
-			if at == 0 || (at > 1 && line[at-2] == '\\') || !bytes.HasPrefix(line[at-1:], []byte(pre)) {
-				return false
-			}
-			d, ok := plainString(line[at-1+len(pre):])
-			if !ok || string(d) == "reject" {
-				return false
-			}
-			n++
+		if at == 0 || (at > 1 && line[at-2] == '\\') || !bytes.HasPrefix(line[at-1:], []byte(pre)) {
+			return false
 		}
-		s, off = s[i+1:], at+1
+		d, ok := plainString(line[at-1+len(pre):])
+		if !ok || string(d) == "reject" {
+			return false
+		}
+		n++
+		off = at + 1
 	}
 	// Each accepted decision holds two: its key and the member inside.
 	return countFold(line, `decision"`) == 2*n
@@ -486,17 +600,14 @@ func acceptedOnly(line []byte) bool {
 // bytes) in any ASCII case.
 func countFold(line []byte, s string) int {
 	n := 0
-	for len(line) >= len(s) {
-		i := bytescan.IndexPair(line[:len(line)-len(s)+2], 1, s[0], s[1], bytescan.CaseMask(s[0]), bytescan.CaseMask(s[1]))
+	for {
+		i := indexFold(line, s)
 		if i < 0 {
-			break
+			return n
 		}
-		if foldEqual(line[i:i+len(s)], s) {
-			n++
-		}
+		n++
 		line = line[i+1:]
 	}
-	return n
 }
 
 // wants: a subagent run is an Agent (formerly Task) call, its result and
@@ -666,21 +777,18 @@ func (h *failures) walk(line []byte) (walked, bool) {
 // line, in any case, is the member `"<key>":false`: the field reads false
 // however the line decodes.
 func onlyFalse(line []byte, key string) bool {
-	for s, off := line, 0; len(s) >= len(key); {
-		i := bytescan.IndexPair(s[:len(s)-len(key)+2], 1, key[0], key[1], bytescan.CaseMask(key[0]), bytescan.CaseMask(key[1]))
+	for off := 0; ; {
+		i := indexFold(line[off:], key)
 		if i < 0 {
 			return true
 		}
 		at := off + i
-		if foldEqual(s[i:i+len(key)], key) {
-			if at == 0 || line[at-1] != '"' || string(line[at:at+len(key)]) != key ||
-				!bytes.HasPrefix(line[at+len(key):], []byte(`":false`)) {
-				return false
-			}
+		if at == 0 || line[at-1] != '"' || string(line[at:at+len(key)]) != key ||
+			!bytes.HasPrefix(line[at+len(key):], []byte(`":false`)) {
+			return false
 		}
-		s, off = s[i+1:], at+1
+		off = at + 1
 	}
-	return true
 }
 
 // toolsReader is a handler that needs no more of some lines than

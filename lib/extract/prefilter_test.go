@@ -72,8 +72,14 @@ func TestLineFilters(t *testing.T) {
 		{"shell: result of a Read call and a pending Bash call", Options{Kind: "shell"}, []string{useBash, useRead},
 			`{"type":"user","message":{"content":[{"tool_use_id":"toolu_2","type":"tool_result","content":"x"},{"tool_use_id":"toolu_1","type":"tool_result","content":"y"}]}}`, true},
 		{"shell: answered Bash call answered again", Options{Kind: "shell"}, []string{useBash, resultLine("toolu_1", "", "")}, resultLine("toolu_1", "", ""), false},
-		{"shell --errors: success of a pending call", Options{Kind: "shell", Errors: true}, []string{useBash},
-			resultLine("toolu_1", `,"is_error":false`, `,"toolUseResult":{"stdout":"x","interrupted":false}`), true},
+		{"shell --errors: success of a pending call, answered in place", Options{Kind: "shell", Errors: true}, []string{useBash},
+			resultLine("toolu_1", `,"is_error":false`, `,"toolUseResult":{"stdout":"x","interrupted":false}`), false},
+		{"files: success of a pending Read, answered in place", Options{Kind: "files"}, []string{useRead}, resultLine("toolu_2", "", ""), false},
+		{"files: success of a pending Write", Options{Kind: "files"}, []string{strings.Replace(useRead, `"Read"`, `"Write"`, 1)}, resultLine("toolu_2", "", ""), true},
+		{"files: refusal of a pending Read", Options{Kind: "files"}, []string{useRead}, resultLine("toolu_2", "", `,"toolDenialKind":"user-rejected"`), true},
+		{"tools --errors: success of a pending call, answered in place", Options{Kind: "tools", Errors: true}, []string{useRead}, resultLine("toolu_2", "", ""), false},
+		{"tools --errors: success of a pending call, an id twice", Options{Kind: "tools", Errors: true}, []string{useRead},
+			strings.Replace(resultLine("toolu_2", "", ""), `]}`, `,{"tool_use_id":"toolu_2","type":"tool_result","content":"x"}]}`, 1), true},
 		{"shell --errors: failure of a pending call", Options{Kind: "shell", Errors: true}, []string{useBash}, resultLine("toolu_1", `,"is_error":true`, ""), true},
 		{"tools --errors: success before its call", Options{Kind: "tools", Errors: true}, nil, resultLine("toolu_1", "", ""), true},
 		{"tools --errors: malformed success", Options{Kind: "tools", Errors: true}, []string{useBash}, strings.Replace(resultLine("toolu_1", "", ""), `"out"`, `"out",`, 1), true},
@@ -516,5 +522,36 @@ func checkBlockIDs(t *testing.T, line string, ids [][]byte) {
 	}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("%s: blockIDs %q, decoded %q", line, got, want)
+	}
+}
+
+// TestIndexFold: indexFold finds what a case-folded bytes.Index finds,
+// whatever pair of the key it scans by.
+func TestIndexFold(t *testing.T) {
+	r := rand.New(rand.NewPCG(38, 38))
+	keys := []string{"is_error", "interrupted", "tooldenialkind", "permissiondecision", `decision"`, "agentid", "isapierrormessage", "ab"}
+	for range 3000 {
+		key := keys[r.IntN(len(keys))]
+		var b []byte
+		for range r.IntN(80) {
+			switch r.IntN(6) {
+			case 0:
+				k := []byte(key)
+				for i := range k {
+					if r.IntN(3) == 0 && 'a' <= k[i] && k[i] <= 'z' {
+						k[i] -= 'a' - 'A'
+					}
+				}
+				b = append(b, k...)
+			case 1:
+				b = append(b, key[:r.IntN(len(key))]...)
+			default:
+				b = append(b, "aeiou_\"dsnt"[r.IntN(11)])
+			}
+		}
+		want := bytes.Index(bytes.ToLower(b), []byte(key))
+		if got := indexFold(b, key); got != want {
+			t.Fatalf("indexFold(%q, %q) = %d, want %d", b, key, got, want)
+		}
 	}
 }

@@ -778,12 +778,10 @@ type usageJob struct {
 	stats usage.ScanStats
 	err   error
 	// cached: facts holds the messages still in the cache's bytes (recs
-	// is then nil), and open the open message after them.
-	cached  bool
-	entry   *cache.Entry
-	facts   usage.Facts
-	open    usageRec
-	hasOpen bool
+	// is then nil).
+	cached bool
+	entry  *cache.Entry
+	facts  usage.Facts
 }
 
 // scanner is lib/usage's scan of the usage kind's files, through the
@@ -831,7 +829,7 @@ func (j *usageJob) take(context.Context) error {
 	}
 	if j.cached {
 		var ok bool
-		if j.stats, j.open, j.hasOpen, ok = j.facts.Read(j.entry.Data, j.f.sums); !ok {
+		if j.stats, ok = j.facts.Read(j.entry.Data, j.f.sums); !ok {
 			// Not what was written (the store's checksum makes that all
 			// but impossible): read the file, here.
 			j.cached = false
@@ -879,23 +877,11 @@ func (j *usageJob) takeFacts() error {
 			x.usage.session(sid, cwd)
 		}
 	}
-	var r usageRec
-	for {
-		key, ok := f.Next(&r)
-		if !ok {
-			break
-		}
-		if err := x.usage.take(&r, key); err != nil {
-			return err
-		}
-	}
-	if !f.Done() {
+	err := f.Each(x.usage.take)
+	if errors.Is(err, usage.ErrDamaged) {
 		return corrupt()
 	}
-	if j.hasOpen {
-		return x.usage.take(&j.open, j.open.Key)
-	}
-	return nil
+	return err
 }
 
 // report passes on what a fast-path read skipped, as readFile does: the

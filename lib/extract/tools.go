@@ -86,10 +86,14 @@ type toolsKind struct {
 	order  []*FileSummary
 	// names are the needles of the tools the kind reports (nil: all).
 	names [][]byte
+	// inPlace: results that cannot fail are answered by the line filter
+	// (answer); blocks is its walk's, kept from line to line.
+	inPlace bool
+	blocks  []walkedBlock
 }
 
 func newToolsKind(x *Extractor) *toolsKind {
-	h := &toolsKind{x: x}
+	h := &toolsKind{x: x, inPlace: answersInPlace(x.opts)}
 	switch x.opts.Kind {
 	case "tools":
 		h.j = newJoiner(&x.copies, h.tool, nil)

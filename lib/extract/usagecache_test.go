@@ -73,7 +73,7 @@ func TestUsageCacheBadEntry(t *testing.T) {
 		}
 	})
 	var f usage.Facts
-	if _, _, _, ok := f.Read(data, true); !ok {
+	if _, ok := f.Read(data, true); !ok {
 		t.Fatal("the bad entry was kept")
 	}
 }

@@ -242,14 +242,13 @@ func (x *Exporter) take(c *Channel, e *Event) (Key, bool) {
 		c.Stats.Already++
 		return k, false
 	}
-	if _, dup := c.taken[k]; dup {
-		return k, false
-	}
 	if c.taken == nil {
 		c.taken = map[Key]struct{}{}
 	}
+	// One probe of the map: a key it had leaves its size as it was.
+	n := len(c.taken)
 	c.taken[k] = struct{}{}
-	return k, true
+	return k, len(c.taken) > n
 }
 
 // Close sends what is queued, waits for every request to be delivered,

@@ -1,6 +1,7 @@
 package otel
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -85,9 +86,16 @@ type Ledger struct {
 	// after; added is what was marked since (a run marks an event once,
 	// one the ledger had not), guarded by mu: an export checks keys while
 	// its delivering goroutine marks what was acknowledged.
-	keys  map[Key]struct{}
-	mu    sync.Mutex
-	added []Key
+	keys map[Key]struct{}
+	// sorted are the keys of the merged segment (Compact's), in order:
+	// looked up by binary search, never put in keys (a ledger of a
+	// million events is not a million map inserts at every run). keys
+	// holds the other segments' (at most maxSegments runs').
+	sorted []byte
+	mu     sync.Mutex
+	// added counts what this run marked (its keys are in its segment,
+	// read back by Compact and Has).
+	added int
 	segs  []string
 	lock  *os.File
 	// seg is this run's segment, made on the first Mark, segSize what
@@ -150,13 +158,40 @@ func OpenLedger(dir string, readOnly bool, wait time.Duration) (*Ledger, error) 
 		// A segment cut inside a key (a machine that lost power while
 		// it was appended to) is read to its last whole key; the events
 		// of the cut one are sent again.
-		for i := 0; i+len(Key{}) <= len(b); i += len(Key{}) {
-			l.keys[Key(b[i:i+len(Key{})])] = struct{}{}
+		b = b[:len(b)/len(Key{})*len(Key{})]
+		if strings.HasSuffix(de.Name(), sortedSuffix) && l.sorted == nil && isSorted(b) {
+			l.sorted = b
+		} else {
+			for i := 0; i < len(b); i += len(Key{}) {
+				l.keys[Key(b[i:i+len(Key{})])] = struct{}{}
+			}
 		}
 		l.segs = append(l.segs, p)
 	}
 	sort.Strings(l.segs)
 	return l, nil
+}
+
+// sortedSuffix ends the name of a merged segment (Compact's): its keys
+// in order, each once.
+const sortedSuffix = "-sorted" + ledgerSuffix
+
+// isSorted says b's keys are in strictly increasing order (a merged
+// segment as Compact writes it; anything else is read into the map).
+func isSorted(b []byte) bool {
+	for i := len(Key{}); i < len(b); i += len(Key{}) {
+		if bytes.Compare(b[i-len(Key{}):i], b[i:i+len(Key{})]) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// inSorted says k is one of the keys of sorted (binary search).
+func inSorted(sorted []byte, k Key) bool {
+	n := len(sorted) / len(Key{})
+	i := sort.Search(n, func(i int) bool { return bytes.Compare(sorted[i*len(Key{}):(i+1)*len(Key{})], k[:]) >= 0 })
+	return i < n && bytes.Equal(sorted[i*len(Key{}):(i+1)*len(Key{})], k[:])
 }
 
 func (l *Ledger) takeLock(wait time.Duration) error {
@@ -183,29 +218,53 @@ func (l *Ledger) takeLock(wait time.Duration) error {
 }
 
 // Has says the destination acknowledged k (what this run marked is
-// looked through in turn: for checks, not for each event of an export).
+// read back from its segment: for checks, not for each event of an
+// export).
 func (l *Ledger) Has(k Key) bool {
-	if _, ok := l.keys[k]; ok {
+	if l.HadBefore(k) {
 		return true
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return slices.Contains(l.added, k)
+	b := l.marked()
+	for i := 0; i+len(Key{}) <= len(b); i += len(Key{}) {
+		if Key(b[i:i+len(Key{})]) == k {
+			return true
+		}
+	}
+	return false
+}
+
+// marked is what this run's segment holds (nil when none or it cannot
+// be read).
+func (l *Ledger) marked() []byte {
+	if l.seg == nil {
+		return nil
+	}
+	b, err := os.ReadFile(l.seg.Name())
+	if err != nil {
+		return nil
+	}
+	return b[:min(int64(len(b)), l.segSize)]
 }
 
 // HadBefore says the destination had acknowledged k when the ledger was
 // opened (what this run marks is not asked: an export takes an event
 // once); it takes no lock.
 func (l *Ledger) HadBefore(k Key) bool {
-	_, ok := l.keys[k]
-	return ok
+	if _, ok := l.keys[k]; ok {
+		return true
+	}
+	return l.sorted != nil && inSorted(l.sorted, k)
 }
 
-// Len is the number of keys.
+// Len is the number of keys (those of the merged segment and the others
+// counted apart: a key in both, left by a run killed mid-compaction,
+// counts twice).
 func (l *Ledger) Len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.keys) + len(l.added)
+	return len(l.keys) + len(l.sorted)/len(Key{}) + l.added
 }
 
 // Mark records keys as acknowledged: one write to this run's segment
@@ -223,7 +282,7 @@ func (l *Ledger) Mark(keys []Key) error {
 		return fmt.Errorf("ledger: %w", err)
 	}
 	l.mu.Lock()
-	l.added = append(l.added, keys...)
+	l.added += len(keys)
 	l.mu.Unlock()
 	if now := time.Now(); now.Sub(l.synced) >= syncEvery {
 		l.synced = now
@@ -291,27 +350,41 @@ func (l *Ledger) Finish() error {
 // them into one.
 const maxSegments = 16
 
-// Compact merges the segments into one when there are many: the merged
-// file is written whole first (lib/atomicfile), then the old ones removed
-// (a crash in between leaves keys twice, which reads the same). This
+// Compact merges the segments into one when there are many, each key
+// once, in order (looked up by binary search: sorted): the merged file is
+// written whole first (lib/atomicfile), then the old ones removed (a crash
+// in between leaves keys twice, which reads the same; a temp file, which
+// the next run removes). This
 // run's segment is closed first; a Mark after Compact makes a new one.
 func (l *Ledger) Compact() error {
 	if l.lock == nil || len(l.segs) <= maxSegments {
 		return nil
 	}
+	l.mu.Lock()
+	mine := l.marked()
+	l.mu.Unlock()
 	if err := l.closeSegment(); err != nil {
 		return err
 	}
-	l.mu.Lock()
-	b := make([]byte, 0, (len(l.keys)+len(l.added))*len(Key{}))
+	// Every key once, in order: the merged segment's, the other
+	// segments', this run's (read back from its segment).
+	all := make([]Key, 0, len(l.sorted)/len(Key{})+len(l.keys)+len(mine)/len(Key{}))
+	for i := 0; i+len(Key{}) <= len(l.sorted); i += len(Key{}) {
+		all = append(all, Key(l.sorted[i:i+len(Key{})]))
+	}
 	for k := range l.keys {
+		all = append(all, k)
+	}
+	for i := 0; i+len(Key{}) <= len(mine); i += len(Key{}) {
+		all = append(all, Key(mine[i:i+len(Key{})]))
+	}
+	slices.SortFunc(all, func(a, b Key) int { return bytes.Compare(a[:], b[:]) })
+	all = slices.Compact(all)
+	b := make([]byte, 0, len(all)*len(Key{}))
+	for _, k := range all {
 		b = append(b, k[:]...)
 	}
-	for _, k := range l.added {
-		b = append(b, k[:]...)
-	}
-	l.mu.Unlock()
-	p := filepath.Join(l.dir, segmentName("-all"))
+	p := filepath.Join(l.dir, segmentName("-sorted"))
 	if err := atomicfile.WriteFileOwned(p, b, 0o600); err != nil {
 		return fmt.Errorf("ledger: %w", err)
 	}

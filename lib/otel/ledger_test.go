@@ -1,8 +1,11 @@
 package otel
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -76,7 +79,7 @@ func TestLedgerSegments(t *testing.T) {
 		run(i*30, i*30+30)
 	}
 	segs = segments(t, dir)
-	if len(segs) != 1 || !strings.HasSuffix(segs[0], "-all"+ledgerSuffix) {
+	if len(segs) != 1 || !strings.HasSuffix(segs[0], sortedSuffix) {
 		t.Errorf("after %d runs: segments %v, want one merged", maxSegments+1, segs)
 	}
 	if l, err = OpenLedger(dir, true, 0); err != nil {
@@ -85,6 +88,18 @@ func TestLedgerSegments(t *testing.T) {
 	if want := (maxSegments+1)*30 - 1; l.Len() != want {
 		t.Errorf("%d keys after compaction, want %d", l.Len(), want)
 	}
+}
+
+// distinct is how many keys l read, each once.
+func distinct(l *Ledger) int {
+	all := map[Key]struct{}{}
+	for k := range l.keys {
+		all[k] = struct{}{}
+	}
+	for i := 0; i+len(Key{}) <= len(l.sorted); i += len(Key{}) {
+		all[Key(l.sorted[i:i+len(Key{})])] = struct{}{}
+	}
+	return len(all)
 }
 
 // TestLedgerKilledMidCompaction: a run killed while it merged the
@@ -120,8 +135,8 @@ func TestLedgerKilledMidCompaction(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if l.Len() != 2*runs {
-			t.Errorf("%s: %d keys, want %d", name, l.Len(), 2*runs)
+		if n := distinct(l); n != 2*runs {
+			t.Errorf("%s: %d keys, want %d", name, n, 2*runs)
 		}
 		for i := range 2 * runs {
 			if !l.Has(key(i)) {
@@ -216,8 +231,65 @@ func TestLedgerKilledMidCompaction(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if l.Len() != 2*runs+2 {
-			t.Errorf("%s: %d keys after the next run, want %d", name, l.Len(), 2*runs+2)
+		if n := distinct(l); n != 2*runs+2 {
+			t.Errorf("%s: %d keys after the next run, want %d", name, n, 2*runs+2)
+		}
+	}
+}
+
+// TestLedgerSortedIsMap: a key looked up in the merged segment (binary
+// search over its sorted keys: the fast path) is found exactly when it is
+// in the map of every key (the slow twin), for keys there, keys not there
+// and the ends; a merged segment out of order (an older build's) is read
+// into the map.
+func TestLedgerSortedIsMap(t *testing.T) {
+	var keys []Key
+	all := map[Key]struct{}{}
+	for i := range 5000 {
+		k := KeyOf(Logs, &Event{Name: EventToolResult, SessionID: "s", ID: fmt.Sprint(i * 2)})
+		keys = append(keys, k)
+		all[k] = struct{}{}
+	}
+	slices.SortFunc(keys, func(a, b Key) int { return bytes.Compare(a[:], b[:]) })
+	var b []byte
+	for _, k := range keys {
+		b = append(b, k[:]...)
+	}
+	if !isSorted(b) {
+		t.Fatal("sorted keys not seen as sorted")
+	}
+	probe := append([]Key{{}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}}, keys...)
+	for i := range 5000 {
+		probe = append(probe, KeyOf(Logs, &Event{Name: EventToolResult, SessionID: "s", ID: fmt.Sprint(i*2 + 1)}))
+	}
+	for _, k := range probe {
+		_, want := all[k]
+		if got := inSorted(b, k); got != want {
+			t.Fatalf("key %x: in the sorted segment %v, in the map %v", k, got, want)
+		}
+	}
+	// Through the ledger: a merged segment sorted, then one out of order.
+	for _, order := range []string{"sorted", "unsorted"} {
+		dir := t.TempDir()
+		seg := b
+		if order == "unsorted" {
+			seg = append(append([]byte(nil), b[16:]...), b[:16]...)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "00000000000000000001-1"+sortedSuffix), seg, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		l, err := OpenLedger(dir, true, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (l.sorted != nil) != (order == "sorted") {
+			t.Errorf("%s: looked up by binary search: %v", order, l.sorted != nil)
+		}
+		for _, k := range probe {
+			_, want := all[k]
+			if got := l.HadBefore(k); got != want {
+				t.Fatalf("%s: key %x: in the ledger %v, in the map %v", order, k, got, want)
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package usage
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -268,16 +269,48 @@ type Facts struct {
 	marks  []byte
 	d      cache.Decoder
 	n      int // messages left
+	// open is the message still open at the end of what was read (Each
+	// gives it last).
+	open    Message
+	hasOpen bool
 }
 
 // Read reads the cached scan of an entry (Unchanged; sums as the file's
-// File.Sums) up to its messages, which Next then gives one by one: what
-// the scan skipped, and the message still open at its end (after the
-// others). ok is false when data is not what the cache's encode wrote.
-func (f *Facts) Read(data []byte, sums bool) (st ScanStats, open Message, hasOpen, ok bool) {
+// File.Sums) up to its messages, which Each then gives: what the scan
+// skipped; ok is false when data is not what the cache's encode wrote.
+func (f *Facts) Read(data []byte, sums bool) (st ScanStats, ok bool) {
 	var s fileScan
 	ok = openFacts(data, sums, f, &s)
-	return s.st, s.open, s.hasOpen, ok
+	f.open, f.hasOpen = s.open, s.hasOpen
+	return s.st, ok
+}
+
+// ErrDamaged is Each's error for cached bytes that are not what the
+// cache's encode wrote.
+var ErrDamaged = errors.New("not what was written")
+
+// Each gives fn the messages Read left, in file order, each with its key,
+// the one still open at the end last; an error of fn stops it. It returns
+// ErrDamaged when the bytes are not what encode wrote (fn may have been
+// given some of the messages).
+func (f *Facts) Each(fn func(r *Message, key uint64) error) error {
+	var r Message
+	for {
+		key, ok := f.next(&r)
+		if !ok {
+			break
+		}
+		if err := fn(&r, key); err != nil {
+			return err
+		}
+	}
+	if !f.done() {
+		return ErrDamaged
+	}
+	if f.hasOpen {
+		return fn(&f.open, f.open.Key)
+	}
+	return nil
 }
 
 // openFacts reads a cached scan up to its messages: s gets everything but
@@ -357,9 +390,9 @@ func (f *Facts) rec(r *Message, sums bool) (key uint64) {
 	return key
 }
 
-// Next reads the next message into r and returns its key; false at the
-// end, or when the bytes are not what encode wrote (Done then says so).
-func (f *Facts) Next(r *Message) (uint64, bool) {
+// next reads the next message into r and returns its key; false at the
+// end, or when the bytes are not what encode wrote (done then says so).
+func (f *Facts) next(r *Message) (uint64, bool) {
 	if f.n == 0 || f.d.Err() != nil {
 		return 0, false
 	}
@@ -368,8 +401,8 @@ func (f *Facts) Next(r *Message) (uint64, bool) {
 	return key, f.d.Err() == nil
 }
 
-// Done says every message was read and nothing follows.
-func (f *Facts) Done() bool { return f.n == 0 && f.d.Done() }
+// done says every message was read and nothing follows.
+func (f *Facts) done() bool { return f.n == 0 && f.d.Done() }
 
 // Listed is ScanStats.Listed on the encoded marks; ok is false when they
 // are not what encode wrote.
@@ -429,10 +462,10 @@ func (s *fileScan) decode(b []byte, sums bool) bool {
 		// Room for the open message, which finish appends.
 		s.recs = make([]Message, f.n, f.n+1)
 		for i := range s.recs {
-			if _, ok := f.Next(&s.recs[i]); !ok {
+			if _, ok := f.next(&s.recs[i]); !ok {
 				return false
 			}
 		}
 	}
-	return f.Done()
+	return f.done()
 }

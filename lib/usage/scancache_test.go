@@ -52,28 +52,21 @@ func checkCached(t *testing.T, c *cache.Store, f File, step string) {
 	if b, _ := os.ReadFile(f.Path); len(b) == 0 || b[len(b)-1] != '\n' {
 		return // a line not ended yet is not cached
 	}
-	var s fileScan
 	facts := &Facts{}
-	if !openFacts(data, f.Sums, facts, &s) {
+	st, ok := facts.Read(data, f.Sums)
+	if !ok {
 		t.Fatalf("%s: the entry does not decode", step)
 	}
 	var streamed []Message
-	var r Message
-	for {
-		key, ok := facts.Next(&r)
-		if !ok {
-			break
+	err := facts.Each(func(r *Message, key uint64) error {
+		if key != keyOf(r) && !f.Sums {
+			t.Fatalf("%s: key %x of a message whose key is %x", step, key, keyOf(r))
 		}
-		if key != keyOf(&r) && !f.Sums {
-			t.Fatalf("%s: key %x of a message whose key is %x", step, key, keyOf(&r))
-		}
-		streamed = append(streamed, r)
-	}
-	if !facts.Done() {
-		t.Fatalf("%s: the entry's messages do not decode", step)
-	}
-	if s.hasOpen {
-		streamed = append(streamed, s.open)
+		streamed = append(streamed, *r)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("%s: the entry's messages do not decode: %v", step, err)
 	}
 	if f.Sums {
 		streamed = sumView(streamed)
@@ -83,8 +76,8 @@ func checkCached(t *testing.T, c *cache.Store, f File, step string) {
 	}
 	headSt := wantSt
 	headSt.marks = nil
-	if !reflect.DeepEqual(s.st, headSt) {
-		t.Fatalf("%s: streamed stats differ:\ncached   %+v\nuncached %+v", step, s.st, headSt)
+	if !reflect.DeepEqual(st, headSt) {
+		t.Fatalf("%s: streamed stats differ:\ncached   %+v\nuncached %+v", step, st, headSt)
 	}
 	windows := []func(string) bool{func(string) bool { return true }}
 	for _, m := range wantSt.marks {
