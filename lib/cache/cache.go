@@ -201,6 +201,8 @@ type Store struct {
 	file    Stamp
 	baseLen int64
 	jouLen  int64
+	// sealed: the store was read without its checksums (its seal).
+	sealed bool
 }
 
 // DefaultMaxBytes bounds a store: past it, the entries used longest ago
@@ -242,7 +244,9 @@ func (s *Store) load() {
 		return
 	}
 	base := b[:binary.LittleEndian.Uint64(b[len(magic):])]
-	entries, err := decode(base, s.version)
+	sealed := readSeal(s.path) == file && !file.Racy()
+	s.sealed = sealed
+	entries, err := decode(base, s.version, sealed)
 	if err != nil {
 		s.stats.Corrupt = !errors.Is(err, errVersion)
 		s.dirty = true // rewritten at the next save
@@ -252,7 +256,48 @@ func (s *Store) load() {
 	s.file, s.baseLen, s.jouLen = file, int64(len(base)), int64(len(b)-len(base))
 	// A journal that does not read to its end (a crash cut its last
 	// record) is applied up to there; the store is then written whole.
-	s.whole = !applyJournal(entries, b[len(base):])
+	s.whole = !applyJournal(entries, b[len(base):], sealed)
+	if !sealed && !s.whole && !file.Racy() {
+		writeSeal(s.path, file) // checked whole: the next run need not
+	}
+}
+
+// The seal (a small file beside a store, its name the store's and
+// ".seal"): the stamp of a store file as it was when a run checked every
+// byte of it (its checksum and its journal's), taken before it read it.
+// A run that finds the store with that stamp, settled, reads it without
+// the checksums: a store changes only by a write, which moves its ctime
+// (and a stamp taken in the tick of a change is racy, never sealed), so
+// the bytes are the ones checked. A warm run read every byte of its store
+// to check it, most of its time for the larger kinds (tools: 50 MB). Any
+// other store (written since, damaged, replaced, no seal or a seal that
+// does not read) is checked whole, as before, and sealed then.
+const sealMagic = "ccpipe-seal-1\n"
+
+// readSeal returns the stamp a store's seal holds, the zero stamp when
+// there is none that reads.
+func readSeal(path string) Stamp {
+	b, err := ReadFile(path+".seal", 256)
+	if err != nil || len(b) < len(sealMagic)+4 || string(b[:len(sealMagic)]) != sealMagic {
+		return Stamp{}
+	}
+	body := b[:len(b)-4]
+	if crc32.Checksum(body, storeCRC) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+		return Stamp{}
+	}
+	d := Decoder{b: body[len(sealMagic):]}
+	st := d.Stamp()
+	if d.Err() != nil || len(d.b) != 0 || st.Racy() {
+		return Stamp{}
+	}
+	return st
+}
+
+// writeSeal seals the store at path as checked with stamp st. Not
+// written, it costs the next run the check.
+func writeSeal(path string, st Stamp) {
+	b := AppendStamp([]byte(sealMagic), st)
+	_ = WriteFile(path+".seal", binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, storeCRC)))
 }
 
 // maxStore bounds a store file read: a store is saved under its size
@@ -636,12 +681,14 @@ func encode(entries map[string]*Entry, version string) []byte {
 // a tail hash, a last use and a gen.
 const minEntry = 1 + 5 + 1 + 8 + 1 + 8 + 1
 
-func decode(b []byte, version string) (map[string]*Entry, error) {
+// decode reads a store's entries; sealed, without its checksum (the
+// bytes are those a run checked: see the seal).
+func decode(b []byte, version string, sealed bool) (map[string]*Entry, error) {
 	if len(b) < len(magic)+12 || !bytes.HasPrefix(b, []byte(magic)) || binary.LittleEndian.Uint64(b[len(magic):]) != uint64(len(b)) {
 		return nil, errCorrupt
 	}
 	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
-	if crc32.Checksum(body, storeCRC) != sum {
+	if !sealed && crc32.Checksum(body, storeCRC) != sum {
 		return nil, errCorrupt
 	}
 	d := Decoder{b: body[len(magic)+8:]}

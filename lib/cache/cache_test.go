@@ -198,7 +198,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(encode(map[string]*Entry{"/a": {Stamp: Stamp{1, 2, 3, 4, 5}, Offset: 3, Tail: 9, Data: []byte("xyz")}}, "v1"))
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		entries, err := decode(b, "v1")
+		entries, err := decode(b, "v1", false)
 		if err != nil {
 			return
 		}
@@ -340,4 +340,83 @@ func TestRacyStamp(t *testing.T) {
 	if _, got := lookup(t, s, p); got != Fresh {
 		t.Fatalf("settled entry: %v, want Fresh", got)
 	}
+}
+
+// TestSeal: a store checked whole by a run is sealed, and the next run
+// reads it without the checksums; a store written, damaged or replaced
+// since (at once, or after the racy window) is checked again, and a
+// damaged one is still not used.
+func TestSeal(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.jsonl")
+	if err := os.WriteFile(p, []byte("line\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := Open(dir, "test", "v1")
+	put(t, s, p, "A")
+	if err := s.Save(); err != nil {
+		t.Fatal(err)
+	}
+	store := File(dir, "test", ".cache")
+	opened := func() *Store {
+		s := Open(dir, "test", "v1")
+		s.wait()
+		return s
+	}
+	if s := opened(); s.sealed {
+		t.Fatal("a store just written (a racy stamp) read as sealed")
+	}
+	Settle()
+	if s := opened(); s.sealed || s.Stats().Corrupt {
+		t.Fatal("the first settled read is sealed before it was checked")
+	}
+	s = Open(dir, "test", "v1")
+	if e, st := lookup(t, s, p); !s.sealed || st != Fresh || string(e.Data) != "A" {
+		t.Fatalf("the sealed store: sealed %v, %v %v", s.sealed, st, e)
+	}
+	good, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Damaged in place, the same size, at once and after the window.
+	for _, settle := range []bool{false, true} {
+		for _, i := range []int{len(good) - 6, len(good) - 2, len(magic) + 9} {
+			if err := os.WriteFile(store, flip(good, i), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if settle {
+				Settle()
+			}
+			s := Open(dir, "test", "v1")
+			if _, st := lookup(t, s, p); st != Miss || s.sealed || !s.Stats().Corrupt {
+				t.Fatalf("damaged store (byte %d, settled %v): %v, sealed %v", i, settle, st, s.sealed)
+			}
+			if err := os.WriteFile(store, good, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			Settle()
+			_ = opened() // checks and seals it again
+			if s := opened(); !s.sealed {
+				t.Fatal("restored store not sealed")
+			}
+		}
+	}
+	// A seal that does not read, or of another stamp, is no seal.
+	for _, seal := range [][]byte{nil, []byte("junk"), flip(mustRead(t, store+".seal"), len(sealMagic)+1)} {
+		if err := os.WriteFile(store+".seal", seal, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if s := opened(); s.sealed {
+			t.Fatalf("seal %q taken", seal)
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -35,8 +35,8 @@ type op struct {
 func newGen() uint64 { return rand.Uint64() | 1 }
 
 // applyJournal applies the records of j to entries and reports whether
-// they all read.
-func applyJournal(entries map[string]*Entry, j []byte) bool {
+// they all read; sealed, without their checksums (see the seal).
+func applyJournal(entries map[string]*Entry, j []byte, sealed bool) bool {
 	for len(j) > 0 {
 		if len(j) < 8 {
 			return false
@@ -46,7 +46,7 @@ func applyJournal(entries map[string]*Entry, j []byte) bool {
 			return false
 		}
 		body := j[4 : 4+n]
-		if crc32.Checksum(body, storeCRC) != binary.LittleEndian.Uint32(j[4+n:]) {
+		if !sealed && crc32.Checksum(body, storeCRC) != binary.LittleEndian.Uint32(j[4+n:]) {
 			return false
 		}
 		j = j[8+n:]
