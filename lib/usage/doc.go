@@ -10,8 +10,7 @@
 //     ids, every token field, the raw usage that prices it), and Price,
 //     its cost as Claude Code computes it (lib/pricing).
 //   - ParseLine: the one line reader of billed records (lib/jsonscan, no
-//     decode), and ReadMessages (Messages, an iterator): a transcript's
-//     billed messages, streamed, each with its exact cost by Price.
+//     decode), which the Scanner and the Ledgers read with.
 //   - Scanner: cc-extract usage's fast path, a transcript's billed
 //     messages with what the read skipped (ScanStats), cached per file
 //     (lib/cache) and read on from where the last scan stopped; Facts

@@ -10,7 +10,8 @@ import (
 
 // The one line reader of billed records: the fields usage needs are read
 // out of a transcript line with the strict scanner (lib/jsonscan), without
-// decoding it. cc-extract usage's fast path and ReadMessages read with it.
+// decoding it. cc-extract usage's fast path (Scanner) and cc-statusline's ledgers read
+// with it.
 
 // Line is what the one line reader (ParseLine) reads of a transcript
 // record: the fields of an assistant record that bill it. The slices
