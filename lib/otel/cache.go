@@ -30,7 +30,7 @@ const EventCacheName = "otel-events"
 
 // EventCacheVersion names the records' format and what they depend on
 // besides the files (the caller adds the prices; lib/cache the build).
-const EventCacheVersion = "otel-events-4/claude-code-2.1.328"
+const EventCacheVersion = "otel-events-5/claude-code-2.1.328"
 
 // record is what one session's transcripts give: its events in
 // transcript order (without event.sequence nor user.id: send sets them),
@@ -138,11 +138,13 @@ func (r *Reader) store(path string, s *snapshot, rec *record) {
 	}
 }
 
-// segmentOf is the segment an entry's pieces were written to ("" none).
-func segmentOf(data []byte) (string, bool) {
+// segmentOf is the segment an entry's pieces were written to ("" none)
+// and how many bytes of it they are.
+func segmentOf(data []byte) (string, int64, bool) {
 	d := cache.NewDecoder(data)
 	seg := d.StrShared()
-	return seg, d.Err() == nil
+	n := d.Uvarint()
+	return seg, int64(min(n, math.MaxInt64)), d.Err() == nil
 }
 
 // dirKey is the key of a session's subagents dir: never a transcript's.
@@ -428,7 +430,11 @@ func (rec *record) encode(s *snapshot) []byte {
 			}
 		}
 	}
-	return append(tab.Append(cache.AppendStr(nil, seg)), b...)
+	var n int64
+	if seg != "" {
+		n = p.size()
+	}
+	return append(tab.Append(cache.AppendUvarint(cache.AppendStr(nil, seg), uint64(n))), b...)
 }
 
 // decode reads what encode wrote into rec (its memory from buf, which
@@ -438,6 +444,7 @@ func (rec *record) encode(s *snapshot) []byte {
 func (rec *record) decode(data []byte, buf *replayBuf) (snapshot, bool) {
 	d := cache.NewDecoder(data)
 	seg := d.StrShared()
+	d.Uvarint() // (the pieces' bytes: segmentOf)
 	tab := cache.ReadStrTable(d)
 	ref := func() string { return d.Ref(tab) }
 	s := snapshot{cacheable: true}

@@ -344,6 +344,17 @@ func (ps *Pieces) Bad() int {
 	return ps.bad
 }
 
+// size is how many bytes the chunks take in their segment.
+func (p *pieces) size() int64 {
+	var n int64
+	for si := range p.sig {
+		for _, pc := range p.sig[si] {
+			n += int64(pc.n)
+		}
+	}
+	return n
+}
+
 // appendTo appends the piece's bytes to body: false when they do not read
 // back as they were written (body is then as it was).
 func (pc *piece) appendTo(body []byte) ([]byte, bool) {
@@ -373,10 +384,14 @@ func (pc *piece) appendTo(body []byte) ([]byte, bool) {
 	return body, true
 }
 
-// Close syncs this run's segment, so that it is on disk before the store
-// that names it, removes the segments no entry of store names that are
-// old enough, and closes every segment.
+// Close moves the live pieces out of the segments that are mostly dead
+// (compact), syncs this run's segment, so that it is on disk before the
+// store that names it, removes the segments no entry of store names that
+// are old enough, and closes every segment.
 func (ps *Pieces) Close(store *cache.Store) error {
+	if store != nil {
+		ps.compact(store)
+	}
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	var err error
@@ -397,7 +412,7 @@ func (ps *Pieces) Close(store *cache.Store) error {
 		named[ps.w.name] = true
 	}
 	store.Each(func(_ string, e *cache.Entry) {
-		if seg, ok := segmentOf(e.Data); ok && seg != "" {
+		if seg, _, ok := segmentOf(e.Data); ok && seg != "" {
 			named[seg] = true
 		}
 	})
@@ -414,6 +429,95 @@ func (ps *Pieces) Close(store *cache.Store) error {
 		}
 	}
 	return err
+}
+
+// Compaction: a session whose files changed is read again and its pieces
+// written to the run's segment; the bytes it had in an older segment are
+// dead, and that segment stays while any other session's pieces are in
+// it (under cron, most segments). So at the end of a run, a segment other
+// than the run's whose entries name less than half its bytes has their
+// pieces copied into the run's segment (each chunk checked: one that does
+// not read back leaves its session without pieces, built again by the
+// next run) and the entries stored again naming it; the segment, named by
+// none, is removed once an hour old. The bytes kept are then at most
+// twice the live ones, plus the last hour's segments.
+
+// compact moves the live pieces of the mostly dead segments into this
+// run's (see above).
+func (ps *Pieces) compact(store *cache.Store) {
+	type use struct {
+		live  int64
+		paths []string
+		ents  []*cache.Entry
+	}
+	uses := map[string]*use{}
+	store.Each(func(path string, e *cache.Entry) {
+		if seg, n, ok := segmentOf(e.Data); ok && seg != "" {
+			u := uses[seg]
+			if u == nil {
+				u = &use{}
+				uses[seg] = u
+			}
+			u.live += n
+			u.paths, u.ents = append(u.paths, path), append(u.ents, e)
+		}
+	})
+	for seg, u := range uses {
+		if ps.w != nil && seg == ps.w.name {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(ps.dir, seg))
+		if err != nil || u.live*2 >= fi.Size() {
+			continue
+		}
+		s := ps.segment(seg)
+		if s == nil {
+			continue
+		}
+		for i, e := range u.ents {
+			if !ps.move(store, u.paths[i], e, s) {
+				return
+			}
+		}
+	}
+}
+
+// move copies the pieces of the entry at path from segment s into this
+// run's segment and stores the entry again naming it; false when this
+// run's segment cannot be written.
+func (ps *Pieces) move(store *cache.Store, path string, e *cache.Entry, s *segment) bool {
+	rec := &record{}
+	snap, ok := rec.decode(e.Data, &replayBuf{})
+	p := rec.pieces
+	if !ok || p == nil {
+		return true
+	}
+	snap.main = e.Stamp
+	buf := make([]byte, p.size())
+	if _, err := s.f.ReadAt(buf, p.base); err == nil && p.check(buf) {
+		name, base := ps.write([][]byte{buf})
+		if name == "" {
+			return false
+		}
+		p.seg, p.base = name, base
+	} else {
+		rec.pieces = nil // built again by the session's next run
+	}
+	store.Put(path, &cache.Entry{Stamp: e.Stamp, Offset: e.Offset, Data: rec.encode(&snap)})
+	return true
+}
+
+// check says b holds the chunks as written (each one's CRC-32C).
+func (p *pieces) check(b []byte) bool {
+	for si := range p.sig {
+		for _, pc := range p.sig[si] {
+			if len(b) < pc.n || crc32.Checksum(b[:pc.n], castagnoli) != pc.crc {
+				return false
+			}
+			b = b[pc.n:]
+		}
+	}
+	return len(b) == 0
 }
 
 // add appends e's log event or metric points to b.

@@ -874,3 +874,69 @@ func TestPiecesAreBuilt(t *testing.T) {
 		})
 	}
 }
+
+// TestPiecesCompacted: under cron, a session whose files changed gets its
+// pieces in the new run's segment, and the old segment holds dead bytes
+// while another session's pieces are in it. A run that finds a segment
+// mostly dead copies the live pieces into its own: the old segment, named
+// by no entry, is removed once an hour old, and what is sent from the
+// moved pieces is what --no-cache sends.
+func TestPiecesCompacted(t *testing.T) {
+	dir := t.TempDir()
+	golden.CopyTree(t, corpus, dir)
+	cache.Settle()
+	m := newMachine(t, "")
+	send := func(args ...string) (*requestLog, string) {
+		t.Helper()
+		rl := &requestLog{}
+		srv := httptest.NewServer(rl)
+		defer srv.Close()
+		m.env["OTEL_EXPORTER_OTLP_ENDPOINT"] = srv.URL
+		_ = os.RemoveAll(filepath.Join(m.env["XDG_CACHE_HOME"], "ccpipe", "otel")) // every event sent
+		code, _, stderr := m.run(append(args, dir)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		return rl, stderr
+	}
+	segs := func() []string {
+		files, _ := filepath.Glob(filepath.Join(m.env["XDG_CACHE_HOME"], "ccpipe", "otel-events*.pieces", "*.pieces"))
+		return files
+	}
+	send() // cold: the first segment
+	first := segs()
+	if len(first) != 1 {
+		t.Fatalf("segments after the first run: %v", first)
+	}
+	// Every session but one changed: read again, its pieces written anew.
+	mains, _ := filepath.Glob(filepath.Join(dir, "*", "*.jsonl"))
+	earlier := time.Now().Add(-10 * time.Minute)
+	for _, p := range mains {
+		if !strings.Contains(p, "c0a1f004") {
+			if err := os.Chtimes(p, earlier, earlier); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cache.Settle()
+	send()
+	if n := len(segs()); n != 2 {
+		t.Fatalf("segments after the second run: %d, want 2", n)
+	}
+	// The first segment an hour old: removed when no entry names it.
+	old := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(first[0], old, old); err != nil {
+		t.Fatal(err)
+	}
+	slow, _ := send("--no-cache")
+	rl, stderr := send("--cache-stats")
+	if got, want := rl.byPath(), slow.byPath(); got != want {
+		t.Errorf("from the moved pieces: the requests differ from --no-cache's:\n%s", golden.Diff(want, got))
+	}
+	if rl.resources <= slow.resources || strings.Contains(stderr, "did not read back") {
+		t.Errorf("%d resources, %d without pieces (stderr %s)", rl.resources, slow.resources, stderr)
+	}
+	if now := segs(); len(now) != 1 || now[0] == first[0] {
+		t.Errorf("segments %v: want the second run's alone (the first, %s, compacted away)", now, filepath.Base(first[0]))
+	}
+}
