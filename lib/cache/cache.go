@@ -82,6 +82,22 @@ func settle(s Stamp, now int64) Stamp {
 // an entry added in the same tick.
 func (s Stamp) Racy() bool { return s.CtimeNS < 0 }
 
+// Same says s and t are stamps of one state of a file, whether either
+// was taken racy or not: the check that a file did not change while it
+// was read, from a stat before to a stat after. A read that outlasts
+// RacyWindow has a racy stamp before it and a settled one after; == calls
+// them different and the facts were never kept. Whether kept facts may
+// be trusted later is Judge's question: keep the stamp from before, racy
+// mark and all.
+func (s Stamp) Same(t Stamp) bool { return s.unmarked() == t.unmarked() }
+
+func (s Stamp) unmarked() Stamp {
+	if s.CtimeNS < 0 {
+		s.CtimeNS = -1 - s.CtimeNS
+	}
+	return s
+}
+
 // Settle waits out RacyWindow: a file written before it returns has a
 // settled stamp from then on. It is for tests (and tools) that write a
 // file and expect the next read of a cache to find it unchanged; every

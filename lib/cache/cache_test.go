@@ -304,6 +304,20 @@ func TestRacyStamp(t *testing.T) {
 	if got := Judge(young, young.Size, settled); got != Miss {
 		t.Errorf("a racy stamp, the same file later: %v, want Miss (read again)", got)
 	}
+	// Same: a read that outlasts the window (racy before, settled after)
+	// did not see the file change; any other field that moved did.
+	if !young.Same(settled) || !settled.Same(young) || !young.Same(young) {
+		t.Errorf("racy and settled stamps of one state: not Same")
+	}
+	for _, moved := range []func(*Stamp){
+		func(s *Stamp) { s.Size++ }, func(s *Stamp) { s.MtimeNS++ }, func(s *Stamp) { s.CtimeNS-- }, func(s *Stamp) { s.Ino++ },
+	} {
+		other := young
+		moved(&other)
+		if young.Same(other) || settled.Same(other) {
+			t.Errorf("%+v and %+v: Same, want a change seen", young, other)
+		}
+	}
 
 	// End to end: a file stamped in the tick it was written is read
 	// again by the next lookup; after that it is Fresh.

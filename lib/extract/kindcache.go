@@ -474,6 +474,10 @@ func (x *Extractor) replayed(err error, f file, c *cache.Store) error {
 // readOnHook, when set (tests), is told where a grown file is read on from.
 var readOnHook func(path string, off int64)
 
+// afterReadHook, when set (tests), runs between a file's read and the
+// stat that says it did not change meanwhile.
+var afterReadHook func()
+
 // readCached reads f through the cache c: an unchanged file's facts from
 // its record, the file unopened; a grown one's up to its checkpoint from
 // the record and the rest from the file; any other file read whole. The
@@ -592,8 +596,11 @@ func (x *Extractor) readLogged(ctx context.Context, f file, c *cache.Store, st c
 	if err != nil || ctx.Err() != nil || x.unreadable > 0 {
 		return err
 	}
+	if afterReadHook != nil {
+		afterReadHook()
+	}
 	after, _, serr := cache.StatPath(f.path)
-	if serr != nil || after != st {
+	if serr != nil || !after.Same(st) {
 		return nil
 	}
 	var j *joiner

@@ -60,7 +60,7 @@ func (x *Extractor) subagents(path string, pre *statResult) (subs []transcript.S
 		b = cache.AppendStr(b, s.Path)
 		b = cache.AppendStamp(b, st)
 	}
-	if after, err := os.Stat(dir); err == nil && cache.StampOf(after) == stamp {
+	if after, err := os.Stat(dir); err == nil && cache.StampOf(after).Same(stamp) {
 		c.Put(key, &cache.Entry{Stamp: stamp, Offset: stamp.Size, Data: b})
 	}
 	return subs, nil, nil
@@ -79,7 +79,7 @@ func decodeSubagents(b []byte) ([]transcript.Subagent, []cache.Stamp, bool) {
 		if d.Err() != nil {
 			return nil, nil, false
 		}
-		if now, _, err := cache.StatPath(s.Path); err != nil || now != st {
+		if now, _, err := cache.StatPath(s.Path); err != nil || cache.Judge(st, st.Size, now) != cache.Fresh {
 			return nil, nil, false
 		}
 		subs = append(subs, s)

@@ -106,14 +106,14 @@ func (s *snapshot) sub(path string) {
 
 // holds says the session's files are still as stamped.
 func (s *snapshot) holds(path string) bool {
-	if st, mode, err := cache.StatPath(path); err != nil || mode != 0 || st != s.main {
+	if st, mode, err := cache.StatPath(path); err != nil || mode != 0 || !st.Same(s.main) {
 		return false
 	}
-	if dir, has, ok := subagentsDir(path); !ok || has != s.hasDir || dir != s.dir {
+	if dir, has, ok := subagentsDir(path); !ok || has != s.hasDir || !dir.Same(s.dir) {
 		return false
 	}
 	for _, sub := range s.subs {
-		if st, mode, err := cache.StatPath(sub.path); err != nil || mode != 0 || st != sub.st {
+		if st, mode, err := cache.StatPath(sub.path); err != nil || mode != 0 || !st.Same(sub.st) {
 			return false
 		}
 	}

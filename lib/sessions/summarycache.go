@@ -99,7 +99,7 @@ func lookupSummary(c *cache.Store, path string, st cache.Stamp, f *os.File) (s s
 // putSummary caches s for the file f at path read at stamp st, only if
 // the file is still the one read.
 func putSummary(c *cache.Store, path string, st cache.Stamp, f *os.File, s summary, refused bool) {
-	if fi, err := f.Stat(); err == nil && cache.StampOf(fi) == st {
+	if fi, err := f.Stat(); err == nil && cache.StampOf(fi).Same(st) {
 		if h, err := cache.TailHash(f, st.Size); err == nil {
 			c.Put(path, &cache.Entry{Stamp: st, Offset: st.Size, Tail: h, Data: s.encode(refused)})
 		}

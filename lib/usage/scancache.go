@@ -53,7 +53,7 @@ func scanCached(c *cache.Store, open Opener, f File, buf []byte) ([]Message, []b
 		rc.Close()
 		recs, buf, st, err := scanFile(open, f, buf)
 		if err == nil && fi != nil {
-			if after, serr := os.Stat(f.Path); serr == nil && cache.StampOf(after) == cache.StampOf(fi) {
+			if after, serr := os.Stat(f.Path); serr == nil && cache.StampOf(after).Same(cache.StampOf(fi)) {
 				s := fileScan{recs: recs, st: st}
 				c.Put(f.Path, &cache.Entry{Stamp: cache.StampOf(fi), Offset: fi.Size(), Data: s.encode(f.Sums)})
 			}
