@@ -815,7 +815,31 @@ func (h *prompts) toolsOnly(line []byte) bool { return transcript.Contains(line,
 
 // wants: a user record that only answers calls, with no subagent's
 // report, gives no turn.
-func (h *conversation) wants(line []byte) bool { return !answersOnly(line, &h.pre, &h.blocks, true) }
+func (h *conversation) wants(line []byte) bool {
+	return !answersOnly(line, &h.pre, &h.blocks, true) && !callsOnly(line, &h.pre, &h.blocks)
+}
+
+// callsOnly reports whether line is an assistant record whose blocks are
+// all calls (no text, no thinking: no turn), read by walkRecord, of the
+// session read last, not a fork's copy (no requestSessionId), once the
+// file's own assistant records have begun (forkPrefix.assistant then
+// changes nothing). A line that may hide a key (foldRisk) is not.
+func callsOnly(line []byte, pre *forkPrefix, blocks *[]walkedBlock) bool {
+	if !pre.own || pre.sid == "" || !transcript.Contains(line, toolUseNeedle) || foldRisk(line) {
+		return false
+	}
+	w, ok := walkRecordInto(line, (*blocks)[:0])
+	*blocks = w.blocks
+	if !ok || string(w.typ) != "assistant" || !w.message || w.requestSession || string(w.sessionID) != pre.sid || len(w.blocks) == 0 {
+		return false
+	}
+	for _, b := range w.blocks {
+		if string(b.typ) != "tool_use" {
+			return false
+		}
+	}
+	return true
+}
 
 func (h *conversation) toolsOnly(line []byte) bool {
 	return transcript.Contains(line, toolResultNeedle)

@@ -260,3 +260,24 @@ func TestStringSteps(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSkipLong: a record holding a long string without escapes (an
+// image's base64) and a long text with an escape every line, as tool
+// results are.
+func BenchmarkSkipLong(b *testing.B) {
+	for _, tt := range []struct{ name, body string }{
+		{"base64", strings.Repeat("iVBORw0KGgoAAAANSUhEUgAAA+gAAAPoCAIAAAB", 20000)},
+		{"lines", strings.Repeat(`    return fmt.Errorf(\"wrap: %w\", err) // a line of code\n`, 5000)},
+	} {
+		line := []byte(`{"type":"user","message":{"content":[{"type":"tool_result","content":"` + tt.body + `"}]}}`)
+		b.Run(tt.name, func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				c := New(line)
+				if c.Skip() != nil {
+					b.Fatal()
+				}
+			}
+		})
+	}
+}

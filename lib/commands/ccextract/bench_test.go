@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ccpipe/ccpipe/bench/corpus"
+	"github.com/ccpipe/ccpipe/lib/cache"
 )
 
 // BenchmarkColdKinds runs `cc-extract KIND --no-cache` over the main
@@ -18,7 +19,13 @@ import (
 // ColdKinds -cpuprofile). CCPIPE_BENCH_CORPUS names a corpus made by
 // bench/gen (e.g. /work/corpus/c300); without it a 16 MB one is made.
 // Its speed against `usage --no-cache` is bench/run's row, not a test.
-func BenchmarkColdKinds(b *testing.B) {
+func BenchmarkColdKinds(b *testing.B) { benchKinds(b, false) }
+
+// BenchmarkWarmKinds is BenchmarkColdKinds with the cache, warm: each
+// kind's store filled and checked (sealed) before the runs measured.
+func BenchmarkWarmKinds(b *testing.B) { benchKinds(b, true) }
+
+func benchKinds(b *testing.B, warm bool) {
 	dir := os.Getenv("CCPIPE_BENCH_CORPUS")
 	if dir == "" {
 		dir = b.TempDir()
@@ -36,6 +43,13 @@ func BenchmarkColdKinds(b *testing.B) {
 	for _, k := range kinds {
 		b.Run(strings.ReplaceAll(k, " ", ""), func(b *testing.B) {
 			args := append(append(strings.Fields(k), "--no-cache"), paths...)
+			if warm {
+				args = append(strings.Fields(k), paths...)
+				for range 2 {
+					Run(args, strings.NewReader(""), io.Discard, io.Discard)
+					cache.Settle()
+				}
+			}
 			for b.Loop() {
 				if code := Run(args, strings.NewReader(""), io.Discard, io.Discard); code > 1 {
 					b.Fatalf("exit %d", code)
