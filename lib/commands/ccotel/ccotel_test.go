@@ -878,22 +878,34 @@ func TestPiecesAreBuilt(t *testing.T) {
 // TestPiecesCompacted: under cron, a session whose files changed gets its
 // pieces in the new run's segment, and the old segment holds dead bytes
 // while another session's pieces are in it. A run that finds a segment
-// mostly dead copies the live pieces into its own: the old segment, named
-// by no entry, is removed once an hour old, and what is sent from the
-// moved pieces is what --no-cache sends.
+// mostly dead copies the live pieces into its own (or, a chunk damaged
+// there, leaves their session without pieces: its next run builds them):
+// the old segment, named by no entry, is removed once an hour old, and
+// what is sent from the moved pieces is what --no-cache sends.
 func TestPiecesCompacted(t *testing.T) {
+	for _, damaged := range []bool{false, true} {
+		t.Run(fmt.Sprint("damaged=", damaged), func(t *testing.T) {
+			piecesCompacted(t, damaged)
+		})
+	}
+}
+
+func piecesCompacted(t *testing.T, damaged bool) {
 	dir := t.TempDir()
 	golden.CopyTree(t, corpus, dir)
 	cache.Settle()
 	m := newMachine(t, "")
 	send := func(args ...string) (*requestLog, string) {
 		t.Helper()
+		if len(args) == 0 || strings.HasPrefix(args[len(args)-1], "-") {
+			args = append(args, dir)
+		}
 		rl := &requestLog{}
 		srv := httptest.NewServer(rl)
 		defer srv.Close()
 		m.env["OTEL_EXPORTER_OTLP_ENDPOINT"] = srv.URL
 		_ = os.RemoveAll(filepath.Join(m.env["XDG_CACHE_HOME"], "ccpipe", "otel")) // every event sent
-		code, _, stderr := m.run(append(args, dir)...)
+		code, _, stderr := m.run(args...)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
@@ -908,20 +920,36 @@ func TestPiecesCompacted(t *testing.T) {
 	if len(first) != 1 {
 		t.Fatalf("segments after the first run: %v", first)
 	}
-	// Every session but one changed: read again, its pieces written anew.
+	if damaged {
+		b, err := os.ReadFile(first[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 7; i < len(b); i += 97 {
+			b[i] ^= 0x55
+		}
+		if err := os.WriteFile(first[0], b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Every session but one changed, and sent (as cron sends the
+	// sessions of the last day): read again, its pieces written anew.
 	mains, _ := filepath.Glob(filepath.Join(dir, "*", "*.jsonl"))
 	earlier := time.Now().Add(-10 * time.Minute)
+	var changed []string
 	for _, p := range mains {
 		if !strings.Contains(p, "c0a1f004") {
 			if err := os.Chtimes(p, earlier, earlier); err != nil {
 				t.Fatal(err)
 			}
+			changed = append(changed, p)
 		}
 	}
 	cache.Settle()
-	send()
-	if n := len(segs()); n != 2 {
-		t.Fatalf("segments after the second run: %d, want 2", n)
+	send(changed...)
+	second := segs()
+	if len(second) != 2 {
+		t.Fatalf("segments after the second run: %v, want 2", second)
 	}
 	// The first segment an hour old: removed when no entry names it.
 	old := time.Now().Add(-2 * time.Hour)
@@ -936,7 +964,13 @@ func TestPiecesCompacted(t *testing.T) {
 	if rl.resources <= slow.resources || strings.Contains(stderr, "did not read back") {
 		t.Errorf("%d resources, %d without pieces (stderr %s)", rl.resources, slow.resources, stderr)
 	}
-	if now := segs(); len(now) != 1 || now[0] == first[0] {
-		t.Errorf("segments %v: want the second run's alone (the first, %s, compacted away)", now, filepath.Base(first[0]))
+	now := segs()
+	if slices.Contains(now, first[0]) {
+		t.Errorf("segments %v: the first, %s, is still there", now, filepath.Base(first[0]))
+	}
+	// Moved: the second run's segment alone; dropped (damaged): the
+	// session's pieces built by the last run, in a segment of its own.
+	if want := map[bool]int{false: 1, true: 2}[damaged]; len(now) != want {
+		t.Errorf("segments %v, want %d", now, want)
 	}
 }
