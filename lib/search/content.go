@@ -177,6 +177,15 @@ type recordMeta struct {
 // not nil). A line that is not a JSON object, or not of a content type,
 // has no content; err reports a syntax error.
 func walkContent(line []byte, names map[string]string, fn func(p *Place, text []byte) bool) (meta recordMeta, err error) {
+	return walkContentKept(line, names, nil, fn)
+}
+
+// walkContentKept is walkContent that first asks keep about each content
+// string's raw JSON bytes (quotes and escapes included), when keep is not
+// nil, and neither decodes nor hands fn a string keep refuses. An
+// attachment's strings are always decoded: each is kept to tell a
+// repeated one (walker.seen), whether or not it holds a term.
+func walkContentKept(line []byte, names map[string]string, keep func(raw []byte) bool, fn func(p *Place, text []byte) bool) (meta recordMeta, err error) {
 	var typ, message, attachment []byte
 	var isMeta, isSummary bool
 	err = jsonscan.Members(line, func(m *jsonscan.Member) error {
@@ -203,7 +212,7 @@ func walkContent(line []byte, names map[string]string, fn func(p *Place, text []
 	if err != nil {
 		return meta, err
 	}
-	w := walker{fn: fn, names: names, summary: isSummary}
+	w := walker{fn: fn, keep: keep, names: names, summary: isSummary}
 	switch jsonscan.StringOf(typ) {
 	case "user":
 		w.user(message, isMeta)
@@ -218,6 +227,7 @@ func walkContent(line []byte, names map[string]string, fn func(p *Place, text []
 // walker hands content strings to fn until it returns false.
 type walker struct {
 	fn    func(p *Place, text []byte) bool
+	keep  func(raw []byte) bool // walkContentKept's filter, or nil
 	names map[string]string
 	done  bool
 	// seen holds an attachment's strings so far: a hook_success repeats
@@ -230,6 +240,9 @@ type walker struct {
 
 func (w *walker) emit(p *Place, raw []byte) {
 	if w.done || len(raw) == 0 || raw[0] != '"' {
+		return
+	}
+	if w.keep != nil && p.Where != WhereAttachment && !w.keep(raw) {
 		return
 	}
 	c := jsonscan.New(raw)

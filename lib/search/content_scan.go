@@ -318,9 +318,23 @@ func (sc *Scanner) regionHolds(region []byte, kind string, ti int, ts *textScrat
 		return s.ms[ti].find(region, &sc.scratch)
 	}
 	found := false
+	// The fast path (slowContent off): a content string whose raw JSON
+	// bytes lack the term's prefilter part is not decoded (a decoded
+	// string holding the term holds that part in its raw bytes, the
+	// line pass's own rule), and a decoded one is searched with the raw
+	// matcher, which folds only around a character that can give part
+	// of the term, not the whole string.
+	var keep func(raw []byte) bool
+	if pm := s.pre[ti]; pm != nil && !slowContent {
+		keep = func(raw []byte) bool { return pm.find(raw, &sc.scratch) }
+	}
 	sc.eachCandidate(region, ti, func(line []byte) bool {
-		_, err := walkContent(line, nil, func(_ *Place, text []byte) bool {
-			found = s.tms[ti].contains(text, ts)
+		_, err := walkContentKept(line, nil, keep, func(_ *Place, text []byte) bool {
+			if slowContent {
+				found = s.tms[ti].contains(text, ts)
+			} else {
+				found = s.ms[ti].find(text, &sc.scratch)
+			}
 			return !found
 		})
 		if err != nil {
@@ -330,6 +344,11 @@ func (sc *Scanner) regionHolds(region []byte, kind string, ti int, ts *textScrat
 	})
 	return found
 }
+
+// slowContent turns regionHolds' fast path off: every content string of
+// a candidate line decoded and folded whole (textMatcher), the twin that
+// TestRegionHoldsFastIsSlow holds it to.
+var slowContent = false
 
 // eachCandidate calls fn with each line of region in which the raw pass
 // sees term ti's prefilter bytes, in order, until fn returns false.
