@@ -105,6 +105,11 @@ func foldRisk(b []byte) bool {
 	if ascii, fold := escapes(b); ascii || fold {
 		return true
 	}
+	return foldLetter(b)
+}
+
+// foldLetter is foldRisk without the escapes: a raw ſ or Kelvin sign.
+func foldLetter(b []byte) bool {
 	return bytescan.IndexPair(b, 1, 0xc5, 0xbf, 0, 0) >= 0 || transcript.Contains(b, []byte("\u212a"))
 }
 
@@ -118,7 +123,12 @@ func containsFold(b []byte, key string) bool { return indexFold(b, key) >= 0 }
 // time, not by its first two (a key starting "is" or "to" would stop the
 // scan at every English word that does).
 func indexFold(b []byte, key string) int {
-	p, q := rarePair(key)
+	var p, q int
+	if pq, ok := foldPairs[key]; ok {
+		p, q = int(pq[0]), int(pq[1])
+	} else {
+		p, q = rarePair(key)
+	}
 	for off := 0; len(b)-off >= len(key); {
 		// The pair at i, i+q-p is the key's at a start st = i-p; st runs
 		// from off to len(b)-len(key).
@@ -134,6 +144,18 @@ func indexFold(b []byte, key string) int {
 		off = st + 1
 	}
 	return -1
+}
+
+// foldPairs holds rarePair of the keys the filters search, worked out
+// once (read only after init: the filters run in parallel).
+var foldPairs = map[string][2]uint8{}
+
+func init() {
+	for _, k := range []string{"tooldenialkind", "permissiondecision", `decision"`, "is_error", "interrupted",
+		"agentid", "isapierrormessage"} {
+		p, q := rarePair(k)
+		foldPairs[k] = [2]uint8{uint8(p), uint8(q)}
+	}
 }
 
 // rarePair picks the two positions p < q (at most 8 apart) of key whose
@@ -486,11 +508,22 @@ func eachResultID(line []byte, fn func(id []byte) bool) bool {
 
 // wants: a tools, shell or files call is read from its tool_use line (by
 // the names of the tools the kind reports) and its result's line.
+//
+// It is joinWants and answer with the scans they share done once: the
+// escapes, and whether the line holds a call or a result.
 func (h *toolsKind) wants(line []byte) bool {
-	if !joinWants(line, h.j, h.names) {
+	ascii, fold := escapes(line)
+	if ascii {
+		return true
+	}
+	uses := transcript.Contains(line, toolUseNeedle)
+	if uses && (h.names == nil || containsAnyFast(line, h.names) || !h.j.noteIDs(line)) {
+		return true
+	}
+	if !transcript.Contains(line, toolResultNeedle) || !h.j.wantsResults(line) {
 		return false
 	}
-	return !h.inPlace || !h.answer(line)
+	return !h.inPlace || uses || fold || !h.answer(line)
 }
 
 // answersInPlace reports whether the kind's facts read of a result that
@@ -511,9 +544,12 @@ func answersInPlace(o Options) bool {
 // (files reads create from its result), an id comes twice; and, when a
 // cache keeps checkpoints, when the line answers the last call waited
 // for (it is handed on, so that a checkpoint can follow it: kindtail.go).
+//
+// wants asks it only of a line that holds a result, no call, and no
+// escape foldRisk looks for: the rest of foldRisk is asked here.
 func (h *toolsKind) answer(line []byte) bool {
 	j := h.j
-	if !transcript.Contains(line, toolResultNeedle) || transcript.Contains(line, toolUseNeedle) || foldRisk(line) || mayFail(line) {
+	if foldLetter(line) || mayFail(line) {
 		return false
 	}
 	w, ok := h.walker.walk(line)
@@ -675,6 +711,13 @@ var textNeedle, thinkingNeedle = []byte(`"text"`), []byte(`"thinking"`)
 var (
 	failureNeedles = append(quoted("api_error", "blocked_by_hook", "stop_hook_summary"), []byte("Stop hook feedback:"))
 	hookNeedle     = []byte(`"hook_`)
+	// apiErrorNeedle is the one of failureNeedles without "hook"; hookNeedles
+	// are the others, each with where "hook" sits in it.
+	apiErrorNeedle = failureNeedles[0]
+	hookNeedles    = []struct {
+		b  []byte
+		at int
+	}{{failureNeedles[1], 12}, {failureNeedles[2], 6}, {failureNeedles[3], 5}}
 	hookTypes      = []string{"blocking_error\"", "stopped_continuation\"", "non_blocking_error\"", "error_during_execution\""}
 )
 
@@ -682,12 +725,42 @@ var (
 // tool call: failureNeedles, a hook_* attachment, isApiErrorMessage, or
 // an escape that could hide one.
 func special(line []byte) bool {
-	return foldRisk(line) || containsAnyFast(line, failureNeedles) || hookAttachmentLine(line) ||
+	return foldRisk(line) || transcript.Contains(line, apiErrorNeedle) || hookLine(line) ||
 		containsFold(line, "isapierrormessage")
 }
 
+// hookLine reports whether line holds one of hookNeedles or the type of a
+// hook_* attachment failures reads (hookAttachmentLine): each holds
+// "hook", and one scan for it finds them all.
+func hookLine(line []byte) bool {
+	for off := 0; ; {
+		i := bytescan.IndexPair(line[off:], 3, 'h', 'k', 0, 0)
+		if i < 0 {
+			return false
+		}
+		at := off + i
+		off = at + 1
+		if at+4 > len(line) || string(line[at:at+4]) != "hook" {
+			continue
+		}
+		for _, n := range hookNeedles {
+			if k := at - n.at; k >= 0 && bytes.HasPrefix(line[k:], n.b) {
+				return true
+			}
+		}
+		if at > 0 && line[at-1] == '"' && bytes.HasPrefix(line[at+4:], []byte("_")) {
+			for _, t := range hookTypes {
+				if bytes.HasPrefix(line[at+5:], []byte(t)) {
+					return true
+				}
+			}
+		}
+	}
+}
+
 // hookAttachmentLine reports whether line holds the type of a hook_*
-// attachment failures reads.
+// attachment failures reads (hookLine's slow twin, with
+// failureNeedles).
 func hookAttachmentLine(line []byte) bool {
 	for {
 		i := indexNeedle(line, hookNeedle)

@@ -571,3 +571,30 @@ func TestIndexFold(t *testing.T) {
 		}
 	}
 }
+
+// TestHookLine: hookLine's one scan for "hook" answers as the needles it
+// stands for do, each by its own scan (failureNeedles but api_error, and
+// hookAttachmentLine).
+func TestHookLine(t *testing.T) {
+	r := rand.New(rand.NewPCG(38, 39))
+	parts := []string{`"blocked_by_hook"`, `"stop_hook_summary"`, `Stop hook feedback:`, `"hook_`, `hook`, `"hook_blocking_error"`,
+		`"hook_stopped_continuation"`, `"hook_non_blocking_error"`, `"hook_error_during_execution"`, `think`, `hack`}
+	for range 5000 {
+		var b []byte
+		for range r.IntN(12) {
+			if r.IntN(2) == 0 {
+				p := parts[r.IntN(len(parts))]
+				if r.IntN(3) == 0 { // a part cut short
+					p = p[:r.IntN(len(p)+1)]
+				}
+				b = append(b, p...)
+			} else {
+				b = append(b, "hok_\" bSst"[r.IntN(10)])
+			}
+		}
+		want := containsAnyFast(b, failureNeedles[1:]) || hookAttachmentLine(b)
+		if got := hookLine(b); got != want {
+			t.Fatalf("hookLine(%q) = %v, want %v", b, got, want)
+		}
+	}
+}

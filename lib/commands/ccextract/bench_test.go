@@ -39,7 +39,7 @@ func benchKinds(b *testing.B, warm bool) {
 		b.Fatalf("no transcripts under %s/projects", dir)
 	}
 	b.Setenv("XDG_CACHE_HOME", b.TempDir())
-	kinds := []string{"usage", "shell", "shell --errors", "tools", "prompts", "texts", "files", "failures", "subagents", "compactions", "conversation"}
+	kinds := []string{"usage", "shell", "shell --errors", "tools", "tools --errors", "prompts", "texts", "files", "failures", "subagents", "compactions", "conversation"}
 	for _, k := range kinds {
 		b.Run(strings.ReplaceAll(k, " ", ""), func(b *testing.B) {
 			args := append(append(strings.Fields(k), "--no-cache"), paths...)
