@@ -52,7 +52,7 @@ type failures struct {
 	lastLine    *byte
 	lastLen     int
 	lastSpecial bool
-	blocks      []walkedBlock // wants' walk, kept from line to line
+	walker      walker // wants' walk
 }
 
 func newFailures(x *Extractor) *failures {

@@ -516,8 +516,7 @@ func (h *toolsKind) answer(line []byte) bool {
 	if !transcript.Contains(line, toolResultNeedle) || transcript.Contains(line, toolUseNeedle) || foldRisk(line) || mayFail(line) {
 		return false
 	}
-	w, ok := walkRecordInto(line, h.blocks[:0])
-	h.blocks = w.blocks
+	w, ok := h.walker.walk(line)
 	if !ok || string(w.typ) != "user" || !w.message {
 		return false
 	}
@@ -564,7 +563,7 @@ func (h *toolsKind) answer(line []byte) bool {
 // marker. The caller rules out escapes and folded letters (foldRisk).
 func mayFail(line []byte) bool {
 	return containsFold(line, "tooldenialkind") || !acceptedOnly(line) ||
-		bytes.Contains(line, []byte(interruptPrefix)) || !onlyFalse(line, "is_error") || !onlyFalse(line, "interrupted")
+		transcript.Contains(line, []byte(interruptPrefix)) || !onlyFalse(line, "is_error") || !onlyFalse(line, "interrupted")
 }
 
 // acceptedOnly reports whether every permissionDecision key of line, in
@@ -631,7 +630,7 @@ func (h *prompts) wants(line []byte) bool {
 	if !containsAnyFast(line, promptNeedles) && !asciiEscape(line) && (h.pre.own || !transcript.Contains(line, assistantType)) {
 		return false
 	}
-	return !answersOnly(line, &h.pre, &h.blocks, false)
+	return !answersOnly(line, &h.pre, &h.walker, false)
 }
 
 // answersOnly reports whether line is a user record that answers a call
@@ -640,12 +639,11 @@ func (h *prompts) wants(line []byte) bool {
 // it), read by walkRecord; with agents, one that also holds no agentId
 // key in any case (no subagent's report: conversation). A line that may
 // hide a key (foldRisk) is not.
-func answersOnly(line []byte, pre *forkPrefix, blocks *[]walkedBlock, agents bool) bool {
+func answersOnly(line []byte, pre *forkPrefix, k *walker, agents bool) bool {
 	if !transcript.Contains(line, toolResultNeedle) || pre.sid == "" || foldRisk(line) || (agents && containsFold(line, "agentid")) {
 		return false
 	}
-	w, ok := walkRecordInto(line, (*blocks)[:0])
-	*blocks = w.blocks
+	w, ok := k.walk(line)
 	if !ok || string(w.typ) != "user" || !w.message || string(w.sessionID) != pre.sid {
 		return false
 	}
@@ -737,7 +735,7 @@ func (h *failures) wants(line []byte) bool {
 			return false
 		}
 	}
-	w, ok := h.walk(line)
+	w, ok := h.walker.walk(line)
 	if !ok || w.requestSession || !w.message {
 		return true
 	}
@@ -765,12 +763,50 @@ func (h *failures) wants(line []byte) bool {
 	return false
 }
 
-// walk is walkRecord with the handler's block list kept from line to
-// line.
-func (h *failures) walk(line []byte) (walked, bool) {
-	w, ok := walkRecordInto(line, h.blocks[:0])
-	h.blocks = w.blocks
+// walker runs walkRecord for a handler's line filter, its block list
+// kept from line to line, and remembers the last line it read whole: a
+// line walkRecord read is one valid JSON object (it checked every byte as
+// jsonscan.Valid does), which a reader of entries on stdin need not check
+// again (Extractor.WantsChecked).
+type walker struct {
+	blocks []walkedBlock
+	line   *byte
+	n      int
+}
+
+func (k *walker) walk(line []byte) (walked, bool) {
+	w, ok := walkRecordInto(line, k.blocks[:0])
+	k.blocks = w.blocks
+	if ok {
+		k.line, k.n = first(line), len(line)
+	}
 	return w, ok
+}
+
+// read reports whether line is the last one walk read whole.
+func (k *walker) read(line []byte) bool {
+	return k.line != nil && k.line == first(line) && k.n == len(line)
+}
+
+// walkers are the handlers whose line filter walks records.
+type walkers interface{ lineWalker() *walker }
+
+func (h *failures) lineWalker() *walker     { return &h.walker }
+func (h *prompts) lineWalker() *walker      { return &h.walker }
+func (h *conversation) lineWalker() *walker { return &h.walker }
+func (h *toolsKind) lineWalker() *walker    { return &h.walker }
+
+// WantsChecked is Wants that also reports whether the line filter read
+// the whole line as valid JSON (a record it walked): such a line, not
+// wanted, need not be checked again (jsonscan.Valid) to tell it from a
+// malformed one.
+func (x *Extractor) WantsChecked(line []byte) (want, valid bool) {
+	k, _ := x.h.(walkers)
+	if k != nil {
+		k.lineWalker().line = nil
+	}
+	want = x.Wants(line)
+	return want, k != nil && !x.noPrefilter && k.lineWalker().read(line)
 }
 
 // onlyFalse reports whether every occurrence of key (lowercase ASCII) in
@@ -816,7 +852,7 @@ func (h *prompts) toolsOnly(line []byte) bool { return transcript.Contains(line,
 // wants: a user record that only answers calls, with no subagent's
 // report, gives no turn.
 func (h *conversation) wants(line []byte) bool {
-	return !answersOnly(line, &h.pre, &h.blocks, true) && !callsOnly(line, &h.pre, &h.blocks)
+	return !answersOnly(line, &h.pre, &h.walker, true) && !callsOnly(line, &h.pre, &h.walker)
 }
 
 // callsOnly reports whether line is an assistant record whose blocks are
@@ -824,12 +860,11 @@ func (h *conversation) wants(line []byte) bool {
 // session read last, not a fork's copy (no requestSessionId), once the
 // file's own assistant records have begun (forkPrefix.assistant then
 // changes nothing). A line that may hide a key (foldRisk) is not.
-func callsOnly(line []byte, pre *forkPrefix, blocks *[]walkedBlock) bool {
+func callsOnly(line []byte, pre *forkPrefix, k *walker) bool {
 	if !pre.own || pre.sid == "" || !transcript.Contains(line, toolUseNeedle) || foldRisk(line) {
 		return false
 	}
-	w, ok := walkRecordInto(line, (*blocks)[:0])
-	*blocks = w.blocks
+	w, ok := k.walk(line)
 	if !ok || string(w.typ) != "assistant" || !w.message || w.requestSession || string(w.sessionID) != pre.sid || len(w.blocks) == 0 {
 		return false
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -307,7 +308,11 @@ func entriesOutput(t *testing.T, opts Options, path string, off bool) string {
 	x, out := collecting(t, opts, off)
 	data, _ := os.ReadFile(path)
 	for i, line := range bytes.Split(data, []byte("\n")) {
-		if !x.Wants(line) {
+		want, valid := x.WantsChecked(line)
+		if valid && !jsonscan.Valid(line) {
+			t.Fatalf("%+v: WantsChecked says line %d is valid JSON: %q", opts, i+1, line)
+		}
+		if !want {
 			continue
 		}
 		e, err := x.Decode(line)

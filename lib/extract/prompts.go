@@ -96,7 +96,7 @@ func rawText(raw json.RawMessage) string {
 type prompts struct {
 	x      *Extractor
 	pre    forkPrefix
-	blocks []walkedBlock // wants' walk, kept from line to line
+	walker walker // wants' walk
 }
 
 func (h *prompts) entry(o *Origin, e *transcript.Entry) error {
@@ -192,7 +192,7 @@ type Turn struct {
 type conversation struct {
 	x      *Extractor
 	pre    forkPrefix
-	blocks []walkedBlock // wants' walk, kept from line to line
+	walker walker // wants' walk
 }
 
 func (h *conversation) entry(o *Origin, e *transcript.Entry) error {

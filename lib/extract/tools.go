@@ -87,9 +87,9 @@ type toolsKind struct {
 	// names are the needles of the tools the kind reports (nil: all).
 	names [][]byte
 	// inPlace: results that cannot fail are answered by the line filter
-	// (answer); blocks is its walk's, kept from line to line.
+	// (answer) with its walk.
 	inPlace bool
-	blocks  []walkedBlock
+	walker  walker
 }
 
 func newToolsKind(x *Extractor) *toolsKind {

@@ -3,7 +3,6 @@
 package ccextract
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +20,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/pricing"
 	"github.com/ccpipe/ccpipe/lib/records"
+	"github.com/ccpipe/ccpipe/lib/transcript"
 	"github.com/ccpipe/ccpipe/lib/usage"
 )
 
@@ -314,9 +314,10 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 	// 1 MiB reads: the pipe from cc-entries carries 1 MiB at a time. A
 	// line is checked as JSON once: by its decode when the kind wants it
 	// (jsonscan.Valid again only when the decode fails, to tell a
-	// malformed line from one of the wrong shape), else by jsonscan.Valid.
+	// malformed line from one of the wrong shape), else by the kind's
+	// filter when it walked the whole record, else by jsonscan.Valid.
 	_, err := env.ReadInput(ndjson.NewReaderSize(env.Stdin, 1<<20), func(line []byte, n int, owned bool) error {
-		if !bytes.Contains(line, []byte(`"type"`)) {
+		if !transcript.Contains(line, []byte(`"type"`)) {
 			if !jsonscan.Valid(line) {
 				return ndjson.ErrMalformed
 			}
@@ -337,8 +338,8 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 			}
 			lastPath = s.Path
 		}
-		if !x.Wants(line) {
-			if !jsonscan.Valid(line) {
+		if want, valid := x.WantsChecked(line); !want {
+			if !valid && !jsonscan.Valid(line) {
 				return ndjson.ErrMalformed
 			}
 			entries++
