@@ -56,6 +56,14 @@ func (sc *Scanner) RegionHolds(region []byte, kind string, ti int) bool {
 	return sc.regionHolds(region, kind, ti, &sc.ts)
 }
 
+// RegionHoldsAlso is RegionHolds that also sets found[tj] for each other
+// term not yet found that it sees in a transcript's content string it
+// decodes on the way (no further read nor decode for them): with every
+// term to find, a term seen there need not be verified on its own.
+func (sc *Scanner) RegionHoldsAlso(region []byte, kind string, ti int, found []bool) bool {
+	return sc.regionHoldsAlso(region, kind, ti, &sc.ts, found)
+}
+
 // EachContent calls fn with every content string of one transcript line,
 // decoded, in the line's order (content.go says which strings count). A
 // line that does not decode is an error: an index keeps its raw bytes,

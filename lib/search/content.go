@@ -184,7 +184,8 @@ func walkContent(line []byte, names map[string]string, fn func(p *Place, text []
 // string's raw JSON bytes (quotes and escapes included), when keep is not
 // nil, and neither decodes nor hands fn a string keep refuses. An
 // attachment's strings are always decoded: each is kept to tell a
-// repeated one (walker.seen), whether or not it holds a term.
+// repeated one (walker.seen), whether or not it holds a term. keep is
+// asked about every string, right before fn gets it (if it does).
 func walkContentKept(line []byte, names map[string]string, keep func(raw []byte) bool, fn func(p *Place, text []byte) bool) (meta recordMeta, err error) {
 	var typ, message, attachment []byte
 	var isMeta, isSummary bool
@@ -242,7 +243,7 @@ func (w *walker) emit(p *Place, raw []byte) {
 	if w.done || len(raw) == 0 || raw[0] != '"' {
 		return
 	}
-	if w.keep != nil && p.Where != WhereAttachment && !w.keep(raw) {
+	if w.keep != nil && !w.keep(raw) && p.Where != WhereAttachment {
 		return
 	}
 	c := jsonscan.New(raw)
@@ -434,6 +435,24 @@ func prefilterTerm(term string) string {
 		}
 	}
 	return best
+}
+
+// writesHidden reports whether a raw JSON string may write a byte that
+// is not escapable as an escape: a \u escape or \/ (JSON.stringify
+// writes neither but for a lone surrogate; other writers may). Without
+// one, every byte of the decoded string that is not escapable is in the
+// raw bytes as it is, and runs of them are runs there too.
+func writesHidden(raw []byte) bool {
+	for i := 0; ; i += 2 {
+		j := bytes.IndexByte(raw[i:], '\\')
+		if j < 0 || i+j+1 >= len(raw) {
+			return false
+		}
+		i += j
+		if c := raw[i+1]; c == 'u' || c == '/' {
+			return true
+		}
+	}
 }
 
 var toolUseMarker = []byte(`"type":"tool_use"`)

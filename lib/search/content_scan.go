@@ -313,28 +313,62 @@ func (sc *Scanner) regionFound(region []byte, st *fileState, res *Result) bool {
 // is content whole; in a transcript, in a content string of a line whose
 // raw bytes hold the term's prefilter part.
 func (sc *Scanner) regionHolds(region []byte, kind string, ti int, ts *textScratch) bool {
+	return sc.regionHoldsAlso(region, kind, ti, ts, nil)
+}
+
+// regionHoldsAlso is regionHolds that, in a transcript, also looks for
+// the other terms not yet found (also[tj] false; also nil: none) in each
+// content string it decodes on the way to term ti, and sets also[tj]
+// for each it finds: a string decoded for one term is not decoded again
+// for another. It neither reads further nor decodes more for them.
+func (sc *Scanner) regionHoldsAlso(region []byte, kind string, ti int, ts *textScratch, also []bool) bool {
 	s := sc.s
 	if kind == KindToolResult {
 		return s.ms[ti].find(region, &sc.scratch)
 	}
 	found := false
 	// The fast path (slowContent off): a content string whose raw JSON
-	// bytes lack the term's prefilter part is not decoded (a decoded
-	// string holding the term holds that part in its raw bytes, the
-	// line pass's own rule), and a decoded one is searched with the raw
-	// matcher, which folds only around a character that can give part
-	// of the term, not the whole string.
+	// bytes lack the term's prefilter part is not decoded when no escape
+	// there can hide a byte of it (writesHidden): a decoded string
+	// holding the term then holds that part in its raw bytes. A decoded
+	// one is searched with the raw matcher, which folds only around a
+	// character that can give part of the term, not the whole string.
+	// The other terms wanted (also) are looked for in each string decoded
+	// whose raw bytes hold their own prefilter part, so that a line one
+	// is seen in is a line the scan would look at for it.
 	var keep func(raw []byte) bool
+	var others []int
+	var rawHas []bool // per term: the string keep last saw holds its prefilter part
 	if pm := s.pre[ti]; pm != nil && !slowContent {
-		keep = func(raw []byte) bool { return pm.find(raw, &sc.scratch) }
+		for tj, f := range also {
+			if tj != ti && !f {
+				others = append(others, tj)
+			}
+		}
+		if len(others) > 0 {
+			rawHas = make([]bool, len(s.ms))
+		}
+		keep = func(raw []byte) bool {
+			k := pm.find(raw, &sc.scratch)
+			for _, tj := range others {
+				rawHas[tj] = !also[tj] && (s.pre[tj] == nil || s.pre[tj].find(raw, &sc.scratch))
+				k = k || rawHas[tj]
+			}
+			return k || writesHidden(raw)
+		}
 	}
 	sc.eachCandidate(region, ti, func(line []byte) bool {
 		_, err := walkContentKept(line, nil, keep, func(_ *Place, text []byte) bool {
 			if slowContent {
 				found = s.tms[ti].contains(text, ts)
-			} else {
-				found = s.ms[ti].find(text, &sc.scratch)
+				return !found
 			}
+			for _, tj := range others {
+				if rawHas[tj] && s.ms[tj].find(text, &sc.scratch) {
+					also[tj] = true
+				}
+			}
+			found = s.ms[ti].find(text, &sc.scratch)
 			return !found
 		})
 		if err != nil {

@@ -11,9 +11,10 @@ import (
 )
 
 // regionHoldsBoth asks regionHolds with its fast path (content strings
-// filtered on their raw bytes, searched with the raw matcher) and without
-// (every content string decoded and folded whole) and fails when they
-// differ.
+// filtered on their raw bytes, searched with the raw matcher, the other
+// terms looked for on the way) and without (every content string decoded
+// and folded whole, one term at a time) and fails when they differ, or
+// when a term seen on the way is not in the region's content.
 func regionHoldsBoth(t *testing.T, terms []string, region []byte) (found bool) {
 	t.Helper()
 	s, err := New(Options{Terms: terms})
@@ -21,19 +22,35 @@ func regionHoldsBoth(t *testing.T, terms []string, region []byte) (found bool) {
 		t.Fatal(err)
 	}
 	sc := s.NewScanner()
+	slow := make([]bool, len(terms))
+	slowContent = true
 	for ti := range terms {
-		slowContent = false
-		fast := sc.RegionHolds(region, KindTranscript, ti)
-		slowContent = true
-		slow := sc.RegionHolds(region, KindTranscript, ti)
-		slowContent = false
-		if fast != slow {
-			t.Fatalf("term %q in %q: fast %v, slow %v", terms[ti], region, fast, slow)
+		slow[ti] = sc.RegionHolds(region, KindTranscript, ti)
+	}
+	slowContent = false
+	for ti := range terms {
+		if fast := sc.RegionHolds(region, KindTranscript, ti); fast != slow[ti] {
+			t.Fatalf("term %q in %q: fast %v, slow %v", terms[ti], region, fast, slow[ti])
 		}
-		found = found || fast
+		also := make([]bool, len(terms))
+		if fast := sc.RegionHoldsAlso(region, KindTranscript, ti, also); fast != slow[ti] {
+			t.Fatalf("term %q in %q, others along: fast %v, slow %v", terms[ti], region, fast, slow[ti])
+		}
+		for tj, f := range also {
+			if f && !slow[tj] {
+				t.Fatalf("term %q in %q: seen on the way to %q, but not there", terms[tj], region, terms[ti])
+			}
+			if f {
+				alsoSeen++
+			}
+		}
+		found = found || slow[ti]
 	}
 	return found
 }
+
+// alsoSeen counts the terms RegionHoldsAlso saw on the way to another.
+var alsoSeen int
 
 // foldTricky are characters whose folding is not ASCII lowering, or
 // gives ASCII letters: they make the fold matcher fold, and escapes
@@ -47,6 +64,7 @@ var foldTricky = []string{"ß", "ẞ", "İ", "ı", "\u212a", "ſ", "ﬁ", "ﬅ",
 // whose strings are dense in escapes and characters with special
 // foldings.
 func TestRegionHoldsFastIsSlow(t *testing.T) {
+	alsoSeen = 0
 	rng := rand.New(rand.NewPCG(37, 2))
 	hits := 0
 	// Generated records.
@@ -86,6 +104,24 @@ func TestRegionHoldsFastIsSlow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if rng.IntN(3) == 0 {
+			// Some of its f, K and / written as escapes (no key holds
+			// them): a byte of a term hidden from the raw bytes.
+			var b []byte
+			for _, c := range line {
+				switch {
+				case c == 'f' && rng.IntN(2) == 0:
+					b = append(b, `\u0066`...)
+				case c == 'K' && rng.IntN(2) == 0:
+					b = append(b, `\u004B`...)
+				case c == '/' && rng.IntN(2) == 0:
+					b = append(b, `\/`...)
+				default:
+					b = append(b, c)
+				}
+			}
+			line = b
+		}
 		// A term from the text (often found), case changed, or random.
 		src := texts[rng.IntN(len(texts))]
 		term := word()
@@ -99,8 +135,29 @@ func TestRegionHoldsFastIsSlow(t *testing.T) {
 		if term == "" || !utf8.ValidString(term) {
 			continue
 		}
-		if regionHoldsBoth(t, []string{term}, append(line, '\n')) {
+		terms := []string{term}
+		if rng.IntN(2) == 0 {
+			// A second term from another text of the record, or random.
+			t2 := word()
+			if src := texts[rng.IntN(len(texts))]; rng.IntN(2) == 0 && len(src) > 1 {
+				i := rng.IntN(len(src) - 1)
+				t2 = strings.ToLower(src[i : i+1+rng.IntN(min(4, len(src)-i-1))])
+			}
+			if t2 != "" && utf8.ValidString(t2) {
+				terms = append(terms, t2)
+			}
+		}
+		if regionHoldsBoth(t, terms, append(line, '\n')) {
 			hits++
+		}
+	}
+	// A term whose bytes the content writes as escapes only, its raw
+	// bytes elsewhere in the line (a candidate line): found, both ways.
+	for _, term := range []string{"fork", "KELVIN", "a/b", "ff", "sfx", "\u0066"} {
+		esc := strings.NewReplacer("f", `\u0066`, "K", `\u004b`, "/", `\/`, `\`, `\\`).Replace("x " + term + " y")
+		line := []byte(`{"type":"user","uuid":"` + term + `","message":{"content":[{"type":"text","text":"` + esc + `"}]}}` + "\n")
+		if !regionHoldsBoth(t, []string{term, "x"}, line) {
+			t.Errorf("%q not found in %s", term, line)
 		}
 	}
 	// The real corpus: terms cut from each line's own content.
@@ -135,7 +192,7 @@ func TestRegionHoldsFastIsSlow(t *testing.T) {
 		}
 		f.Close()
 	}
-	if hits < 500 {
-		t.Errorf("only %d regions held their term: the test means little", hits)
+	if hits < 500 || alsoSeen < 100 {
+		t.Errorf("only %d regions held their term, %d terms seen on the way to another: the test means little", hits, alsoSeen)
 	}
 }

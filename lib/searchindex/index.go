@@ -425,9 +425,10 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 		}
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return size[a] - size[b] })
+	also := alsoFound(q.s, res.Found)
 	for _, ti := range order {
 		for pi := checked[ti]; pi < len(parts) && !res.Found[ti]; pi++ {
-			found, err := ix.verify(&parts[pi], sc, ti, cands[ti][pi])
+			found, err := ix.verify(&parts[pi], sc, ti, cands[ti][pi], also)
 			if err != nil {
 				return search.Result{}, false
 			}
@@ -462,11 +463,16 @@ func (ix *Index) decideFirst(ctx context.Context, sc *search.Scanner, p *part, r
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return len(cands[a]) - len(cands[b]) })
 	anyTerm := ix.q.s.Opts().Any
+	also := alsoFound(ix.q.s, res.Found)
 	for _, ti := range order {
+		if res.Found[ti] {
+			checked[ti] = 1 // seen while verifying another term
+			continue
+		}
 		if !anyTerm && len(cands[ti]) == 0 {
 			return false, nil // not here: the other files decide
 		}
-		found, err := ix.verify(p, sc, ti, cands[ti])
+		found, err := ix.verify(p, sc, ti, cands[ti], also)
 		if err != nil {
 			return false, err
 		}
@@ -524,13 +530,25 @@ func (ix *Index) partDocs(p *part, ti int) ([]span, error) {
 	return out, nil
 }
 
+// alsoFound is what verify fills with the other terms it sees on the way
+// to one: the session's found terms when every term is needed (a term
+// seen is then not verified again), else nil (any one found decides).
+func alsoFound(s *search.Searcher, found []bool) []bool {
+	if s.Opts().Any {
+		return nil
+	}
+	return found
+}
+
 // verifyFirst is how much of a candidate document verify reads and
 // checks before the rest.
 var verifyFirst int64 = 8 << 10
 
 // verify reads the candidate documents of a part in order and asks the
-// scanner whether term ti lies in their content.
-func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span) (bool, error) {
+// scanner whether term ti lies in their content; also (nil, or the
+// session's found terms) gets the other terms the scanner sees on the
+// way (search.Scanner.RegionHoldsAlso).
+func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span, also []bool) (bool, error) {
 	if len(docs) == 0 {
 		return false, nil
 	}
@@ -565,7 +583,7 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span) (bool,
 				cut = int64(bytes.LastIndexByte(buf[:head], '\n') + 1)
 			}
 			sc.At(p.f.Path, d.start)
-			if cut > 0 && sc.RegionHolds(buf[:cut], p.f.Kind, ti) {
+			if cut > 0 && sc.RegionHoldsAlso(buf[:cut], p.f.Kind, ti, also) {
 				return true, nil
 			}
 			if cut == n {
@@ -575,7 +593,7 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span) (bool,
 				return false, err
 			}
 			sc.At(p.f.Path, d.start+cut)
-			if sc.RegionHolds(buf[cut:], p.f.Kind, ti) {
+			if sc.RegionHoldsAlso(buf[cut:], p.f.Kind, ti, also) {
 				return true, nil
 			}
 		}
@@ -597,7 +615,7 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span) (bool,
 		}
 		pos = d.end
 		sc.At(p.f.Path, d.start)
-		if sc.RegionHolds(buf, p.f.Kind, ti) {
+		if sc.RegionHoldsAlso(buf, p.f.Kind, ti, also) {
 			return true, nil
 		}
 	}
