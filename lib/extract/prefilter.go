@@ -718,7 +718,7 @@ var (
 		b  []byte
 		at int
 	}{{failureNeedles[1], 12}, {failureNeedles[2], 6}, {failureNeedles[3], 5}}
-	hookTypes      = []string{"blocking_error\"", "stopped_continuation\"", "non_blocking_error\"", "error_during_execution\""}
+	hookTypes = []string{"blocking_error\"", "stopped_continuation\"", "non_blocking_error\"", "error_during_execution\""}
 )
 
 // special reports whether line may hold a failure that is not read from a
