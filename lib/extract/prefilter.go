@@ -152,7 +152,7 @@ var foldPairs = map[string][2]uint8{}
 
 func init() {
 	for _, k := range []string{"tooldenialkind", "permissiondecision", `decision"`, "is_error", "interrupted",
-		"agentid", "isapierrormessage"} {
+		"agentid", "isapierrormessage", "decision"} {
 		p, q := rarePair(k)
 		foldPairs[k] = [2]uint8{uint8(p), uint8(q)}
 	}
@@ -598,8 +598,10 @@ func (h *toolsKind) answer(line []byte) bool {
 // plainly false, a toolDenialKind or permissionDecision, or the interrupt
 // marker. The caller rules out escapes and folded letters (foldRisk).
 func mayFail(line []byte) bool {
+	// The interrupt marker holds "interrupted" after a blank, which
+	// onlyFalse refuses: the marker needs no scan of its own.
 	return containsFold(line, "tooldenialkind") || !acceptedOnly(line) ||
-		transcript.Contains(line, []byte(interruptPrefix)) || !onlyFalse(line, "is_error") || !onlyFalse(line, "interrupted")
+		!onlyFalse(line, "is_error") || !onlyFalse(line, "interrupted")
 }
 
 // acceptedOnly reports whether every permissionDecision key of line, in
@@ -608,7 +610,42 @@ func mayFail(line []byte) bool {
 // `decision` (in any case): each decision reads d however the line
 // decodes, so none is a refusal (Claude Code writes an accepted call's
 // result with one). The caller rules out escapes and folded letters.
+//
+// Both are found by one scan for "decision" (any case): a key is the one
+// "permission" comes before.
 func acceptedOnly(line []byte) bool {
+	const pre = `"permissionDecision":{"decision":"`
+	n, quoted := 0, 0
+	for off := 0; ; {
+		i := indexFold(line[off:], "decision")
+		if i < 0 {
+			break
+		}
+		d := off + i
+		off = d + 1
+		if d+len("decision") < len(line) && line[d+len("decision")] == '"' {
+			quoted++
+		}
+		at := d - len("permission")
+		if at < 0 || !foldEqual(line[at:d], "permission") {
+			continue
+		}
+		if at == 0 || (at > 1 && line[at-2] == '\\') || !bytes.HasPrefix(line[at-1:], []byte(pre)) {
+			return false
+		}
+		v, ok := plainString(line[at-1+len(pre):])
+		if !ok || string(v) == "reject" {
+			return false
+		}
+		n++
+	}
+	// Each accepted decision holds two: its key and the member inside.
+	return quoted == 2*n
+}
+
+// acceptedOnlySlow is acceptedOnly by a scan for each key (its twin,
+// TestAcceptedOnly).
+func acceptedOnlySlow(line []byte) bool {
 	const key, pre = "permissiondecision", `"permissionDecision":{"decision":"`
 	n := 0
 	for off := 0; ; {
@@ -627,7 +664,6 @@ func acceptedOnly(line []byte) bool {
 		n++
 		off = at + 1
 	}
-	// Each accepted decision holds two: its key and the member inside.
 	return countFold(line, `decision"`) == 2*n
 }
 

@@ -598,3 +598,29 @@ func TestHookLine(t *testing.T) {
 		}
 	}
 }
+
+// TestAcceptedOnly: acceptedOnly's one scan for "decision" answers as
+// its twin's scans for each key do.
+func TestAcceptedOnly(t *testing.T) {
+	r := rand.New(rand.NewPCG(38, 40))
+	parts := []string{`"permissionDecision":{"decision":"allow"`, `"permissionDecision":{"decision":"reject"`, `"permissiondecision":{"decision":"x"`,
+		`"PermissionDecision":{"Decision":"allow"`, `\"permissionDecision":{"decision":"a"`, `permissionDecision`, `decision"`, `Decision`,
+		`"decision":"allow"`, `permission`, `"permissionDecision":{"decision":"a\"`}
+	for range 5000 {
+		var b []byte
+		for range r.IntN(8) {
+			if r.IntN(2) == 0 {
+				p := parts[r.IntN(len(parts))]
+				if r.IntN(4) == 0 {
+					p = p[r.IntN(len(p)+1):]
+				}
+				b = append(b, p...)
+			} else {
+				b = append(b, "\"{:\\ap"[r.IntN(6)])
+			}
+		}
+		if got, want := acceptedOnly(b), acceptedOnlySlow(b); got != want {
+			t.Fatalf("acceptedOnly(%q) = %v, want %v", b, got, want)
+		}
+	}
+}
