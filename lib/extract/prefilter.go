@@ -463,7 +463,13 @@ func plainString(b []byte) ([]byte, bool) {
 // blocks: one of its tool_use_ids is pending or was never seen, or they
 // cannot all be found.
 func (j *joiner) wantsResults(line []byte) bool {
-	ok := eachResultID(line, func(id []byte) bool {
+	return j.wantsResultsN(line, countNeedle(line, toolResultNeedle))
+}
+
+// wantsResultsN is wantsResults for a line holding n "tool_result"
+// strings.
+func (j *joiner) wantsResultsN(line []byte, n int) bool {
+	ok := eachResultIDN(line, n, func(id []byte) bool {
 		_, pending := j.byID[string(id)]
 		_, seen := j.seen[string(id)]
 		return pending || !seen
@@ -480,6 +486,12 @@ func (j *joiner) wantsResults(line []byte) bool {
 // elsewhere). The caller has ruled out escapes of
 // ASCII and folded letters.
 func eachResultID(line []byte, fn func(id []byte) bool) bool {
+	return eachResultIDN(line, countNeedle(line, toolResultNeedle), fn)
+}
+
+// eachResultIDN is eachResultID for a line holding results "tool_result"
+// strings (countNeedle's count).
+func eachResultIDN(line []byte, results int, fn func(id []byte) bool) bool {
 	const key = "tool_use_id"
 	n := 0
 	// Found by its two underscores, which no case changes: a rarer pair
@@ -503,7 +515,29 @@ func eachResultID(line []byte, fn func(id []byte) bool) bool {
 		}
 		n++
 	}
-	return n == countNeedle(line, toolResultNeedle)
+	return n == results
+}
+
+// toolNeedles is, in one scan for `"tool_` (both begin so), whether line
+// holds toolUseNeedle (transcript.Contains) and how many toolResultNeedle
+// it holds (countNeedle, which counts them without overlap).
+func toolNeedles(line []byte) (uses bool, results int) {
+	next := 0 // where the next result counted may begin
+	for off := 0; ; {
+		i := bytescan.IndexPair(line[off:], 5, '"', '_', 0, 0)
+		if i < 0 {
+			return uses, results
+		}
+		at := off + i
+		off = at + 1
+		switch rest := line[at:]; {
+		case bytes.HasPrefix(rest, toolUseNeedle):
+			uses = true
+		case at >= next && bytes.HasPrefix(rest, toolResultNeedle):
+			results++
+			next = at + len(toolResultNeedle)
+		}
+	}
 }
 
 // wants: a tools, shell or files call is read from its tool_use line (by
@@ -516,11 +550,11 @@ func (h *toolsKind) wants(line []byte) bool {
 	if ascii {
 		return true
 	}
-	uses := transcript.Contains(line, toolUseNeedle)
+	uses, results := toolNeedles(line)
 	if uses && (h.names == nil || containsAnyFast(line, h.names) || !h.j.noteIDs(line)) {
 		return true
 	}
-	if !transcript.Contains(line, toolResultNeedle) || !h.j.wantsResults(line) {
+	if results == 0 || !h.j.wantsResultsN(line, results) {
 		return false
 	}
 	return !h.inPlace || uses || fold || !h.answer(line)
@@ -827,16 +861,16 @@ func (h *failures) wants(line []byte) bool {
 	if sp {
 		return true
 	}
-	uses, results := transcript.Contains(line, toolUseNeedle), transcript.Contains(line, toolResultNeedle)
-	if !uses && !results {
+	uses, results := toolNeedles(line)
+	if !uses && results == 0 {
 		return false
 	}
-	if results && mayFail(line) {
+	if results > 0 && mayFail(line) {
 		return true
 	}
 	if !uses {
 		// A result of no pending call that cannot fail changes nothing.
-		if eachResultID(line, func(id []byte) bool {
+		if eachResultIDN(line, results, func(id []byte) bool {
 			_, pending := h.names[string(id)]
 			_, copied := h.copied[string(id)]
 			return pending || copied

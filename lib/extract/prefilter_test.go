@@ -624,3 +624,24 @@ func TestAcceptedOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestToolNeedles: toolNeedles' one scan answers as transcript.Contains
+// of toolUseNeedle and countNeedle of toolResultNeedle do.
+func TestToolNeedles(t *testing.T) {
+	r := rand.New(rand.NewPCG(38, 41))
+	parts := []string{`"tool_use"`, `"tool_result"`, `"tool_use_id"`, `"tool_`, `tool_result"`, `"tool_result`, `_use"`}
+	for range 5000 {
+		var b []byte
+		for range r.IntN(10) {
+			if r.IntN(2) == 0 {
+				b = append(b, parts[r.IntN(len(parts))]...)
+			} else {
+				b = append(b, "\"_tlur"[r.IntN(6)])
+			}
+		}
+		uses, results := toolNeedles(b)
+		if wu, wr := transcript.Contains(b, toolUseNeedle), countNeedle(b, toolResultNeedle); uses != wu || results != wr {
+			t.Fatalf("toolNeedles(%q) = %v, %d, want %v, %d", b, uses, results, wu, wr)
+		}
+	}
+}
