@@ -477,20 +477,15 @@ func (j *joiner) wantsResultsN(line []byte, n int) bool {
 	return !ok
 }
 
-// eachResultID calls fn with the tool_use_id of each tool_result block of
-// line until fn returns true, and reports false when fn did, or when the
-// ids cannot all be found by their bytes: every tool_use_id key, in any
-// case, must be the plain member `"tool_use_id":"<id>"` (no blank, no
+// eachResultIDN calls fn with the tool_use_id of each tool_result block
+// of line, which holds results "tool_result" strings (countNeedle's
+// count), until fn returns true, and reports false when fn did, or when
+// the ids cannot all be found by their bytes: every tool_use_id key, in
+// any case, must be the plain member `"tool_use_id":"<id>"` (no blank, no
 // escape, its quote not escaped: a member, not text), and there must be
 // exactly as many as "tool_result" strings (one per block, none
-// elsewhere). The caller has ruled out escapes of
-// ASCII and folded letters.
-func eachResultID(line []byte, fn func(id []byte) bool) bool {
-	return eachResultIDN(line, countNeedle(line, toolResultNeedle), fn)
-}
-
-// eachResultIDN is eachResultID for a line holding results "tool_result"
-// strings (countNeedle's count).
+// elsewhere). The caller has ruled out escapes of ASCII and folded
+// letters.
 func eachResultIDN(line []byte, results int, fn func(id []byte) bool) bool {
 	const key = "tool_use_id"
 	n := 0
