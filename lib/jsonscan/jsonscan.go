@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/ccpipe/ccpipe/lib/bytescan"
 )
 
 // ErrSyntax is wrapped by every error of a Cursor: the text is not JSON,
@@ -486,7 +488,17 @@ func (c *Cursor) str() (start, end int, esc bool, err error) {
 		// Sixteen bytes a step while they last: the spans between
 		// escapes and quotes are short, so the step's exit matters
 		// more than its width.
+		run := i
 		for i+16 <= len(b) {
+			if i-run >= longRun {
+				// A long plain run (an image's base64, a file's text
+				// without escapes): the rest of it by plainSpan.
+				if i = plainSpan(b, i, i-run); i >= len(b) {
+					c.i = i
+					return 0, 0, false, c.fail("unterminated string")
+				}
+				goto found
+			}
 			w := b[i : i+16 : i+16]
 			m := special(binary.LittleEndian.Uint64(w))
 			if m != 0 {
@@ -541,6 +553,37 @@ func (c *Cursor) str() (start, end int, esc bool, err error) {
 			c.i = i
 			return 0, 0, false, c.fail("control character in string")
 		}
+	}
+}
+
+// longRun is the plain run after which str looks for the run's end by
+// plainSpan (var: the tests set it to compare both scans).
+var longRun = 256
+
+// plainSpan is the first i' >= i where b holds '"', '\\' or a control
+// character, or len(b): each found by a vector scan of a window (w bytes,
+// the run seen so far, doubled while none ends in it), not a byte at a
+// time. The window keeps a run that ends soon from costing a scan of the
+// whole rest of b.
+func plainSpan(b []byte, i, w int) int {
+	w = max(w, 16)
+	for {
+		end := min(len(b), i+w)
+		win := b[i:end]
+		n := len(win)
+		if k := bytes.IndexByte(win, '"'); k >= 0 {
+			n = k
+		}
+		if k := bytes.IndexByte(win[:n], '\\'); k >= 0 {
+			n = k
+		}
+		if k := bytescan.IndexPair(win[:n], 0, 0x1f, 0x1f, 0x1f, 0x1f); k >= 0 { // a byte <= 0x1f
+			n = k
+		}
+		if n < len(win) || end == len(b) {
+			return i + n
+		}
+		i, w = end, min(2*w, 1<<20)
 	}
 }
 

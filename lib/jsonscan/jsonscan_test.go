@@ -281,3 +281,27 @@ func BenchmarkSkipLong(b *testing.B) {
 		})
 	}
 }
+
+// TestStringLongRuns: a string scan that goes on by plainSpan after a long
+// plain run reads what encoding/json reads, wherever the run ends (a
+// quote, an escape, a control character, invalid UTF-8, the end of the
+// input) and whatever the window then is.
+func TestStringLongRuns(t *testing.T) {
+	defer func(n int) { longRun = n }(longRun)
+	for _, lr := range []int{0, 16, 256} {
+		longRun = lr
+		for _, mark := range []string{`\n`, `\"`, `\u00e9`, "é", "\xff", "\x01", "\x1f", `"`, `\q`, ""} {
+			for _, pre := range []int{0, 15, 16, 17, 40, 255, 256, 257, 300, 511, 512, 513, 1000, 5000, 70000} {
+				for _, post := range []int{0, 3, 300} {
+					body := strings.Repeat("a", pre) + mark + strings.Repeat("b", post) + mark + strings.Repeat("c", pre)
+					for _, in := range []string{`{"k":"` + body + `","n":1}`, `{"k":"` + body, `"` + body + `"`} {
+						check(t, []byte(in))
+						if t.Failed() {
+							t.Fatalf("longRun %d, mark %q, pre %d, post %d", lr, mark, pre, post)
+						}
+					}
+				}
+			}
+		}
+	}
+}
