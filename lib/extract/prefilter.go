@@ -741,7 +741,13 @@ func (h *prompts) wants(line []byte) bool {
 // key in any case (no subagent's report: conversation). A line that may
 // hide a key (foldRisk) is not.
 func answersOnly(line []byte, pre *forkPrefix, k *walker, agents bool) bool {
-	if !transcript.Contains(line, toolResultNeedle) || pre.sid == "" || foldRisk(line) || (agents && containsFold(line, "agentid")) {
+	return answersOnlyN(line, transcript.Contains(line, toolResultNeedle), pre, k, agents)
+}
+
+// answersOnlyN is answersOnly for a line that holds toolResultNeedle when
+// results.
+func answersOnlyN(line []byte, results bool, pre *forkPrefix, k *walker, agents bool) bool {
+	if !results || pre.sid == "" || foldRisk(line) || (agents && containsFold(line, "agentid")) {
 		return false
 	}
 	w, ok := k.walk(line)
@@ -990,16 +996,18 @@ func (h *prompts) toolsOnly(line []byte) bool { return transcript.Contains(line,
 // wants: a user record that only answers calls, with no subagent's
 // report, gives no turn.
 func (h *conversation) wants(line []byte) bool {
-	return !answersOnly(line, &h.pre, &h.walker, true) && !callsOnly(line, &h.pre, &h.walker)
+	uses, results := toolNeedles(line) // one scan for both needles
+	return !answersOnlyN(line, results > 0, &h.pre, &h.walker, true) && !callsOnlyN(line, uses, &h.pre, &h.walker)
 }
 
-// callsOnly reports whether line is an assistant record whose blocks are
+// callsOnlyN reports whether line, which holds toolUseNeedle when uses,
+// is an assistant record whose blocks are
 // all calls (no text, no thinking: no turn), read by walkRecord, of the
 // session read last, not a fork's copy (no requestSessionId), once the
 // file's own assistant records have begun (forkPrefix.assistant then
 // changes nothing). A line that may hide a key (foldRisk) is not.
-func callsOnly(line []byte, pre *forkPrefix, k *walker) bool {
-	if !pre.own || pre.sid == "" || !transcript.Contains(line, toolUseNeedle) || foldRisk(line) {
+func callsOnlyN(line []byte, uses bool, pre *forkPrefix, k *walker) bool {
+	if !pre.own || pre.sid == "" || !uses || foldRisk(line) {
 		return false
 	}
 	w, ok := k.walk(line)
