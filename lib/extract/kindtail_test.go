@@ -90,14 +90,7 @@ func TestKindCacheReadsOn(t *testing.T) {
 			for i, opts := range tailForms {
 				before[i] = readKind(t, opts, cache.Open(store, CacheName(opts), CacheVersion(opts.Kind)), path)
 			}
-			fh, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := fh.Write(full[cut:]); err != nil {
-				t.Fatal(err)
-			}
-			fh.Close()
+			appendTo(t, path, full[cut:])
 			for i, opts := range tailForms {
 				name := fmt.Sprintf("%s%v", opts.Kind, []bool{opts.All, opts.Thinking, opts.Errors})
 				from = from[:0]
@@ -180,16 +173,10 @@ func TestKindCacheKeepsSlowRead(t *testing.T) {
 	}
 	store := filepath.Join(dir, "cache")
 	afterReadHook = cache.Settle
+	defer func() { afterReadHook = nil }()
 	readKind(t, opts, cache.Open(store, CacheName(opts), CacheVersion(opts.Kind)), path)
 	afterReadHook = nil
-	fh, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := fh.Write(full[cut:]); err != nil {
-		t.Fatal(err)
-	}
-	fh.Close()
+	appendTo(t, path, full[cut:])
 	var from []int64
 	readOnHook = func(_ string, off int64) { from = append(from, off) }
 	defer func() { readOnHook = nil }()
@@ -199,5 +186,21 @@ func TestKindCacheKeepsSlowRead(t *testing.T) {
 	}
 	if len(from) != 1 || from[0] != int64(cut) {
 		t.Fatalf("grown after a slow first read: read on from %v, want [%d] (the first read's facts were not kept)", from, cut)
+	}
+}
+
+// appendTo appends b to the file at path, as a transcript grows.
+func appendTo(t *testing.T, path string, b []byte) {
+	t.Helper()
+	fh, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fh.Write(b); err != nil {
+		fh.Close()
+		t.Fatal(err)
+	}
+	if err := fh.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
