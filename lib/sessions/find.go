@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 	"github.com/ccpipe/ccpipe/lib/quote"
@@ -55,6 +56,10 @@ type FindOptions struct {
 	// found: its archive copy read instead of its live file
 	// (*CopyKeptError).
 	Warn func(error)
+	// Cache, when set, is the listing's summary cache (ListOptions.Cache):
+	// a title lookup reads only the transcripts that changed since the
+	// last listing, not the head and tail of every one.
+	Cache *cache.Store
 }
 
 // warn passes the notes of session id on to Warn.
@@ -141,7 +146,7 @@ func Find(ctx context.Context, query string, profs []profiles.Profile, opt FindO
 	s, err := findPrefix(ctx, query, actives, profs, opt)
 	var nf *NotFoundError
 	if errors.As(err, &nf) {
-		return findTitle(ctx, query, actives, profs)
+		return findTitle(ctx, query, actives, profs, opt.Cache)
 	}
 	return s, err
 }
@@ -322,7 +327,7 @@ func sessionAt(ctx context.Context, path string, profs []profiles.Profile, a *Ac
 		s.Profiles = []string{a.Profile}
 	}
 	list := []Session{s}
-	if errs := Summarize(ctx, list, ListOptions{}); len(errs) > 0 {
+	if errs := Summarize(ctx, list, ListOptions{Cache: opt.Cache}); len(errs) > 0 {
 		return Session{}, errors.Join(errs...)
 	}
 	s = list[0]

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 )
@@ -61,11 +62,12 @@ func Title(path string) (string, error) {
 }
 
 // findTitle matches the query against the titles of every transcript of
-// the profiles (read as listing reads them): the running sessions among
-// them first, else the ended ones. Several of either are an ambiguity.
-func findTitle(ctx context.Context, query string, actives []Active, profs []profiles.Profile) (Session, error) {
-	files, _ := Files(ctx, ProjectsDirs(profs), nil)
-	_ = Summarize(ctx, files, ListOptions{}) // an unreadable transcript just has no title
+// the profiles (read as listing reads them, through c when set): the
+// running sessions among them first, else the ended ones. Several of
+// either are an ambiguity.
+func findTitle(ctx context.Context, query string, actives []Active, profs []profiles.Profile, c *cache.Store) (Session, error) {
+	files, _ := files(ctx, ProjectsDirs(profs), nil, c)
+	_ = Summarize(ctx, files, ListOptions{Cache: c}) // an unreadable transcript just has no title
 	byID := map[string]*Active{}
 	for i, a := range actives {
 		if byID[a.SessionID] == nil {

@@ -3,11 +3,13 @@ package sessions
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/profiles"
 )
 
@@ -105,5 +107,66 @@ func TestTitleOfTranscript(t *testing.T) {
 	}
 	if _, err := Title(filepath.Join(t.TempDir(), "none.jsonl")); err == nil {
 		t.Error("Title of a missing file: no error")
+	}
+}
+
+// TestFindByTitleCached: a title lookup through the listing's summary
+// cache (cc-sessions --find) answers as one without it, cold, warm, and
+// after a transcript was given a new title; the warm lookup reads no
+// unchanged transcript.
+func TestFindByTitleCached(t *testing.T) {
+	profs, actives := titleTree(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	queries := []string{"Gamma desk", "generated", "Beta calc work", "shared", "twice", "Gamma", "renamed"}
+	answer := func(c *cache.Store, q string) string {
+		t.Helper()
+		s, err := Find(ctx, q, profs, FindOptions{Active: actives, Cache: c})
+		var amb *AmbiguousError
+		if errors.As(err, &amb) {
+			ids := []string{}
+			for _, c := range amb.Candidates {
+				ids = append(ids, c.SessionID)
+			}
+			return "ambiguous " + strings.Join(ids, " ")
+		}
+		return fmt.Sprintf("%s %q %v %v", s.SessionID, s.Title, s.Active != nil, err)
+	}
+	check := func(stage string) {
+		t.Helper()
+		for _, pass := range []string{"cold", "warm"} {
+			c := cache.Open(dir, SummaryCacheName, SummaryCacheVersion)
+			for _, q := range queries {
+				if got, want := answer(c, q), answer(nil, q); got != want {
+					t.Errorf("%s, %s cache: %q: %s, want %s", stage, pass, q, got, want)
+				}
+			}
+			if err := c.Save(); err != nil {
+				t.Fatal(err)
+			}
+			cache.Settle()
+		}
+	}
+	check("first")
+	c := cache.Open(dir, SummaryCacheName, SummaryCacheVersion)
+	answer(c, "Gamma desk")
+	if st := c.Stats(); st.Fresh == 0 || st.Fresh != st.Entries {
+		t.Errorf("warm title lookup: %+v, want every transcript fresh", st)
+	}
+	// D is renamed: the cached summary of its old size must not answer.
+	p := filepath.Join(profs[0].ProjectsDir, "-w-d", idD+".jsonl")
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"type":"custom-title","customTitle":"renamed"}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check("renamed")
+	if got := answer(cache.Open(dir, SummaryCacheName, SummaryCacheVersion), "renamed"); !strings.HasPrefix(got, idD+` "renamed"`) {
+		t.Errorf("renamed: %s, want %s", got, idD)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/commands/internal/load"
 	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/peer"
 	"github.com/ccpipe/ccpipe/lib/profiles"
@@ -56,7 +57,9 @@ func (o *options) resolve(env *cli.Env, args []string, profs []profiles.Profile)
 		})
 	} else {
 		query = args[0]
-		s, err = sessions.Find(env.Ctx, query, profs, sessions.FindOptions{Getenv: o.sys.Getenv})
+		store := load.SummaryStore(o.sys, false)
+		s, err = sessions.Find(env.Ctx, query, profs, sessions.FindOptions{Getenv: o.sys.Getenv, Cache: store})
+		store.SaveReport(false, env.Warnf)
 	}
 	if err != nil {
 		return nil, describeErr(env, query, err)

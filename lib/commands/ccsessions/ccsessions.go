@@ -140,12 +140,12 @@ func RunWith(sys cli.System, args []string, stdin io.Reader, stdout, stderr io.W
 			f.BoolVar(&o.missing, "missing", false, "sessions Claude Code ran that left no readable transcript, with the likely cause and fix")
 			f.Exclusive("missing", "cwd-within").Says("--cwd-within does not work with --missing")
 			for _, c := range []string{"no-cache", "cache-stats"} {
-				for _, m := range []string{"active", "find", "current", "swept", "missing"} {
-					f.Exclusive(c, m).Says("--no-cache and --cache-stats work with the listing")
+				for _, m := range []string{"active", "current", "swept", "missing"} {
+					f.Exclusive(c, m).Says("--no-cache and --cache-stats work with the listing and --find")
 				}
 			}
-			f.BoolVar(&o.noCache, "no-cache", false, "listing: read every transcript's head and tail, neither using nor updating the cache (also CCPIPE_CACHE=off)")
-			f.BoolVar(&o.cacheStats, "cache-stats", false, "listing: report the cache's size and this run's use of it on stderr")
+			f.BoolVar(&o.noCache, "no-cache", false, "listing and --find: read every transcript's head and tail, neither using nor updating the cache (also CCPIPE_CACHE=off)")
+			f.BoolVar(&o.cacheStats, "cache-stats", false, "listing and --find: report the cache's size and this run's use of it on stderr")
 		},
 		Run: o.run,
 		Complete: func(ctx context.Context, flag string, _ []string) []string {
@@ -188,8 +188,10 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	switch {
 	case o.find != "":
+		store := load.SummaryStore(o.sys, o.noCache)
 		s, err := sessions.Find(env.Ctx, o.find, profs, sessions.FindOptions{Cwd: o.cwd, Getenv: o.sys.Getenv,
-			Warn: func(err error) { env.Warnf("%v", err) }})
+			Warn: func(err error) { env.Warnf("%v", err) }, Cache: store})
+		store.SaveReport(o.cacheStats, env.Warnf)
 		return o.one(env, s, err)
 	case o.current:
 		s, err := sessions.Current(env.Ctx, profs, sessions.CurrentOptions{

@@ -69,10 +69,7 @@ type ListOptions struct {
 // warned on stderr, read through the summary cache unless opt.NoCache or
 // the System has none.
 func Listing(env *cli.Env, sys cli.System, profs []profiles.Profile, opt ListOptions) []sessions.Session {
-	var store *cache.Store
-	if dir := sys.CacheDir(); dir != "" && !opt.NoCache {
-		store = cache.Open(dir, sessions.SummaryCacheName, sessions.SummaryCacheVersion)
-	}
+	store := SummaryStore(sys, opt.NoCache)
 	list, errs := sessions.List(env.Ctx, profs, sessions.ListOptions{
 		CwdWithin: opt.CwdWithin, Getenv: sys.Getenv, Cache: store, ModifiedSince: opt.Since,
 	})
@@ -81,6 +78,16 @@ func Listing(env *cli.Env, sys cli.System, profs []profiles.Profile, opt ListOpt
 	}
 	store.SaveReport(opt.CacheStats, env.Warnf)
 	return list
+}
+
+// SummaryStore is the listing's summary cache, which a --find by title
+// reads too; nil with noCache or when the System has no cache dir. Save
+// it (SaveReport) when done.
+func SummaryStore(sys cli.System, noCache bool) *cache.Store {
+	if dir := sys.CacheDir(); dir != "" && !noCache {
+		return cache.Open(dir, sessions.SummaryCacheName, sessions.SummaryCacheVersion)
+	}
+	return nil
 }
 
 // EverySession is what a command that reads sessions reads when it is
