@@ -60,7 +60,9 @@ type Index struct {
 	dirs    *cache.Store // the directory listings (dirs.go)
 	version uint64
 	q       *query
-	first   bool
+	first   bool // the manifest was empty (First)
+
+	firstOnce sync.Once
 
 	// writable: the segments dir takes files; probed at the first
 	// write this run needs (a warm search needs none: probe's create
@@ -164,9 +166,6 @@ func Open(cacheDir string, s *search.Searcher) *Index {
 	}
 	ix.builders.New = func() any { return newBuilder(ix.q) }
 	ix.bufs.New = func() any { return new([]byte) }
-	n := 0
-	ix.store.Each(func(string, *cache.Entry) { n++ })
-	ix.first = n == 0
 	return ix
 }
 
@@ -204,8 +203,17 @@ func (ix *Index) Listed(transcriptPath string, st cache.Stamp, noSessionDir bool
 	ix.listed[transcriptPath] = listedSession{st, noSessionDir}
 }
 
-// First reports that the index was empty: this run builds it.
-func (ix *Index) First() bool { return ix.first && ix.canWrite() }
+// First reports that the index was empty: this run builds it. Ask
+// before the search starts. It waits for the manifest, which Open does
+// not: its decode goes on beside the file listing.
+func (ix *Index) First() bool {
+	ix.firstOnce.Do(func() {
+		n := 0
+		ix.store.Each(func(string, *cache.Entry) { n++ })
+		ix.first = n == 0
+	})
+	return ix.first && ix.canWrite()
+}
 
 // Writable reports whether the index can be written.
 func (ix *Index) Writable() bool { return ix.canWrite() }
@@ -500,6 +508,18 @@ func (ix *Index) partDocs(p *part, ti int) ([]span, error) {
 		if ss.err != nil {
 			return nil, ss.err
 		}
+		var docs []uint32
+		i := 0
+		if !all {
+			var err error
+			if docs, err = ix.termDocs(ss, ti); err != nil {
+				return nil, err
+			}
+			i = sort.Search(len(docs), func(i int) bool { return docs[i] >= r.lo })
+			if i == len(docs) || docs[i] >= r.hi {
+				continue // no candidate here: the document table is not read
+			}
+		}
 		spans, err := ss.seg.spans()
 		if err != nil || int(r.hi) > len(spans) {
 			return nil, errBad
@@ -508,11 +528,6 @@ func (ix *Index) partDocs(p *part, ti int) ([]span, error) {
 			out = append(out, spans[r.lo:r.hi]...)
 			continue
 		}
-		docs, err := ix.termDocs(ss, ti)
-		if err != nil {
-			return nil, err
-		}
-		i := sort.Search(len(docs), func(i int) bool { return docs[i] >= r.lo })
 		for ; i < len(docs) && docs[i] < r.hi; i++ {
 			out = append(out, spans[docs[i]])
 		}
