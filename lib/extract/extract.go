@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/jsonscan"
+	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
 
@@ -114,6 +115,29 @@ type Base struct {
 	// backtest puts them in the hook payloads it rebuilds.
 	Cwd  string `json:"-"`
 	Path string `json:"-"`
+}
+
+// appendJSON writes b's members as encoding/json does, without braces
+// (a fact's AppendJSON).
+func (b *Base) appendJSON(dst []byte) []byte {
+	dst = appendStrp(append(dst, `"session_id":`...), b.SessionID)
+	dst = appendStrp(append(dst, `,"agent_id":`...), b.AgentID)
+	dst = appendStrp(append(dst, `,"uuid":`...), b.UUID)
+	return appendStrp(append(dst, `,"timestamp":`...), b.Timestamp)
+}
+
+func appendStrp(dst []byte, s *string) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	return ndjson.AppendString(dst, *s)
+}
+
+func appendBool(dst []byte, b bool) []byte {
+	if b {
+		return append(dst, "true"...)
+	}
+	return append(dst, "false"...)
 }
 
 // handler is one kind's state machine.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
+	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 	"github.com/ccpipe/ccpipe/lib/usage"
 )
@@ -144,6 +145,7 @@ type factLog struct {
 	path string
 	enc  *json.Encoder
 	buf  bytes.Buffer
+	line []byte // an Appender's line
 	ndep int
 	dirs map[string]bool
 	// The last checkpoint, when cp is set: the copies counted and the
@@ -168,11 +170,10 @@ func newFactLog(path string) *factLog {
 // fact records v and returns what stands for it: its line of JSON, a
 // slice of the record (bytes written are never changed).
 func (l *factLog) fact(v any) (any, error) {
-	l.buf.Reset()
-	if err := l.enc.Encode(v); err != nil {
+	line, err := l.encode(v)
+	if err != nil {
 		return nil, err
 	}
-	line := bytes.TrimSuffix(l.buf.Bytes(), []byte("\n"))
 	s, ok := v.(stamped)
 	if ok {
 		l.b = cache.AppendUvarint(l.b, evFact)
@@ -194,6 +195,23 @@ func (l *factLog) fact(v any) (any, error) {
 		return plainFact(kept), nil
 	}
 	return &encodedFact{line: kept, ts: deref(s.stamp()), v: v}, nil
+}
+
+// encode is v's line of JSON, as ndjson.Writer writes it (valid until the
+// next call).
+func (l *factLog) encode(v any) ([]byte, error) {
+	if a, ok := v.(ndjson.Appender); ok {
+		line, ok := a.AppendJSON(l.line[:0])
+		l.line = line
+		if ok {
+			return line, nil
+		}
+	}
+	l.buf.Reset()
+	if err := l.enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(l.buf.Bytes(), []byte("\n")), nil
 }
 
 func (l *factLog) warn(msg string) {

@@ -16,6 +16,8 @@ type Writer struct {
 	buf bytes.Buffer
 	enc *json.Encoder
 	err error
+	// line holds an Appender's line.
+	line []byte
 }
 
 // NewWriter returns a Writer over w. Into a pipe or a file it writes in
@@ -54,10 +56,17 @@ func (w *Writer) WriteLine(b []byte) error {
 	return w.err
 }
 
-// Encode writes v as compact JSON with <, > and & left literal.
+// Encode writes v as compact JSON with <, > and & left literal (by its
+// AppendJSON when it is an Appender).
 func (w *Writer) Encode(v any) error {
 	if w.err != nil {
 		return w.err
+	}
+	if a, ok := v.(Appender); ok {
+		if line, ok := a.AppendJSON(w.line[:0]); ok {
+			w.line = line
+			return w.WriteLine(line)
+		}
 	}
 	w.buf.Reset()
 	if err := w.enc.Encode(v); err != nil {
@@ -91,6 +100,11 @@ func (w *Writer) Flush() error {
 // Marshal encodes v as compact JSON without a newline, with <, > and &
 // left literal.
 func Marshal(v any) ([]byte, error) {
+	if a, ok := v.(Appender); ok {
+		if line, ok := a.AppendJSON(nil); ok {
+			return line, nil
+		}
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
