@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/bytescan"
 	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/search"
 	"github.com/ccpipe/ccpipe/lib/transcript"
@@ -82,6 +83,9 @@ type Index struct {
 	// listed: what a file listing saw of each transcript (Listed), set
 	// before the search starts and only read while it runs.
 	listed map[string]listedSession
+	// seenDirs: what readDir found of each directory in this run (a
+	// listing, or that it is missing).
+	seenDirs sync.Map
 
 	builders sync.Pool
 	bufs     sync.Pool // *[]byte: verify's read buffers
@@ -595,7 +599,7 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span, also [
 			}
 			cut := head
 			if head < n {
-				cut = int64(bytes.LastIndexByte(buf[:head], '\n') + 1)
+				cut = int64(bytescan.LastIndexByte(buf[:head], '\n') + 1)
 			}
 			sc.At(p.f.Path, d.start)
 			if cut > 0 && sc.RegionHoldsAlso(buf[:cut], p.f.Kind, ti, also) {
