@@ -38,7 +38,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -203,6 +206,10 @@ type Store struct {
 	jouLen  int64
 	// sealed: the store was read without its checksums (its seal).
 	sealed bool
+	// mapped: opened by OpenMapped; mem is then the store file's map,
+	// when it could be mapped (nil: read into memory, as Open does).
+	mapped bool
+	mem    []byte
 }
 
 // DefaultMaxBytes bounds a store: past it, the entries used longest ago
@@ -222,9 +229,21 @@ var storeCRC = crc32.MakeTable(crc32.Castagnoli)
 // store's version is that and the build's (Version): a store of another
 // version is ignored. A missing, unreadable or corrupt store is an empty
 // one.
-func Open(dir, name, version string) *Store {
+func Open(dir, name, version string) *Store { return open(dir, name, version, false) }
+
+// OpenMapped is Open for a caller that reads its entries' Data only
+// through Store.Data: the store file is mapped, not read (a warm run of
+// a large store spent most of its time having the kernel zero pages and
+// copy the file into them), and each entry's bytes are copied out of the
+// map when asked for. Only what ccpipe writes, by rename or by append,
+// is assumed of the file: another program that cuts it shorter while a
+// run maps it makes the pages past its new end fault, which Data, the
+// load and Save turn into a miss, an empty store and no save (map.go).
+func OpenMapped(dir, name, version string) *Store { return open(dir, name, version, true) }
+
+func open(dir, name, version string, mapped bool) *Store {
 	s := &Store{path: File(dir, name, ".cache"), version: Version(version), maxBytes: DefaultMaxBytes,
-		entries: map[string]*Entry{}, now: time.Now().Unix(), loaded: make(chan struct{})}
+		entries: map[string]*Entry{}, now: time.Now().Unix(), loaded: make(chan struct{}), mapped: mapped}
 	s.stats.Path = s.path
 	go s.load()
 	return s
@@ -233,7 +252,7 @@ func Open(dir, name, version string) *Store {
 func (s *Store) load() {
 	defer close(s.loaded)
 	s.whole = true // until a store is read that can be appended to
-	b, file, err := readStore(s.path)
+	b, file, mem, err := readStore(s.path, s.mapped)
 	if err != nil {
 		// Missing: an empty store. Anything else (a link, a FIFO, a
 		// length that is not the file's) is replaced at the next save.
@@ -243,10 +262,19 @@ func (s *Store) load() {
 		}
 		return
 	}
+	if mem {
+		s.mem = b
+		runtime.AddCleanup(s, unmapFile, b)
+		defer s.guarded(debug.SetPanicOnFault(true), func() {
+			// Cut shorter while read: an empty store, written whole at the
+			// next save.
+			s.entries, s.stats.Corrupt, s.dirty = map[string]*Entry{}, true, true
+		})
+	}
 	base := b[:binary.LittleEndian.Uint64(b[len(magic):])]
 	sealed := readSeal(s.path) == file && !file.Racy()
 	s.sealed = sealed
-	entries, err := decode(base, s.version, sealed)
+	entries, err := decode(base, s.version, sealed, mem)
 	if err != nil {
 		s.stats.Corrupt = !errors.Is(err, errVersion)
 		s.dirty = true // rewritten at the next save
@@ -256,7 +284,7 @@ func (s *Store) load() {
 	s.file, s.baseLen, s.jouLen = file, int64(len(base)), int64(len(b)-len(base))
 	// A journal that does not read to its end (a crash cut its last
 	// record) is applied up to there; the store is then written whole.
-	s.whole = !applyJournal(entries, b[len(base):], sealed)
+	s.whole = !applyJournal(entries, b[len(base):], sealed, mem)
 	if !sealed && !s.whole && !file.Racy() {
 		writeSeal(s.path, file) // checked whole: the next run need not
 	}
@@ -305,43 +333,55 @@ func writeSeal(path string, st Stamp) {
 // not written by ccpipe and is never read into memory.
 const maxStore = 2 * DefaultMaxBytes
 
-// readStore reads the store file whole, into memory backed at once. The
-// store is ccpipe's own file: a symlink there is not followed and a FIFO
+// readStore reads the store file whole, into memory backed at once, or
+// with mapped maps it (mem says it did; a file that cannot be mapped is
+// read). The store is ccpipe's own file: a symlink there is not followed and a FIFO
 // or device is not opened for good (lib/regular.OpenOwned), and the
 // header's length is checked against the file's size and maxStore before
 // anything is allocated: a store that is not what was written (an 8 GB
 // sparse file) costs a stat, and is replaced at the next save.
-func readStore(path string) ([]byte, Stamp, error) {
+func readStore(path string, mapped bool) (b []byte, st Stamp, mem bool, err error) {
 	f, err := regular.OpenOwned(path)
 	if err != nil {
-		return nil, Stamp{}, err
+		return nil, Stamp{}, false, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, Stamp{}, err
+		return nil, Stamp{}, false, err
 	}
 	var head [len(magic) + 8]byte
 	if _, err := io.ReadFull(f, head[:]); err != nil {
-		return nil, Stamp{}, errCorrupt
+		return nil, Stamp{}, false, errCorrupt
 	}
 	if v := head[len(magic)-2]; string(head[:len(magic)]) != magic && bytes.HasPrefix(head[:], []byte(magic[:len(magic)-2])) &&
 		v >= '0' && v <= '9' && head[len(magic)-1] == '\n' {
-		return nil, Stamp{}, errVersion // a store of another ccpipe: replaced, not "corrupt"
+		return nil, Stamp{}, false, errVersion // a store of another ccpipe: replaced, not "corrupt"
 	}
 	// The length is the whole store's but for its journal (journal.go).
 	claimed := binary.LittleEndian.Uint64(head[len(magic):])
 	if string(head[:len(magic)]) != magic || claimed > uint64(fi.Size()) || claimed < uint64(len(head)) || fi.Size() > maxStore {
-		return nil, Stamp{}, errCorrupt
+		return nil, Stamp{}, false, errCorrupt
+	}
+	if mapped {
+		if m, err := mapFile(f, fi.Size()); err == nil {
+			// The head checked is the one mapped: the file was not
+			// written in place between (ccpipe never does).
+			if !bytes.Equal(m[:len(head)], head[:]) {
+				unmapFile(m)
+				return nil, Stamp{}, false, errCorrupt
+			}
+			return m, StampOf(fi), true, nil
+		}
 	}
 	// A large allocation starts on a page, as madvise wants.
-	b := make([]byte, fi.Size())
+	b = make([]byte, fi.Size())
 	populate(b)
 	copy(b, head[:])
 	if _, err := io.ReadFull(f, b[len(head):]); err != nil {
-		return nil, Stamp{}, errCorrupt
+		return nil, Stamp{}, false, errCorrupt
 	}
-	return b, StampOf(fi), nil
+	return b, StampOf(fi), false, nil
 }
 
 // wait returns once the store file is read; every method but Open calls
@@ -508,10 +548,14 @@ func (s *Store) Delete(path string) {
 // gone are dropped, then the oldest-used past the size bound. A store
 // that cannot be written only costs a full read next time: the error is
 // returned for the caller to report or not.
-func (s *Store) Save() error {
+func (s *Store) Save() (err error) {
 	s.wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.mem != nil {
+		// A store cut shorter meanwhile is not written from its map.
+		defer s.guarded(debug.SetPanicOnFault(true), func() { err = ErrCut })
+	}
 	for p, e := range s.entries {
 		if e.seen {
 			continue // looked up or put in this run: the file was there
@@ -683,7 +727,9 @@ const minEntry = 1 + 5 + 1 + 8 + 1 + 8 + 1
 
 // decode reads a store's entries; sealed, without its checksum (the
 // bytes are those a run checked: see the seal).
-func decode(b []byte, version string, sealed bool) (map[string]*Entry, error) {
+// With ownKeys the paths are copied (a mapped store's: a key is read by
+// every lookup, on any goroutine, where a fault is not recovered).
+func decode(b []byte, version string, sealed, ownKeys bool) (map[string]*Entry, error) {
 	if len(b) < len(magic)+12 || !bytes.HasPrefix(b, []byte(magic)) || binary.LittleEndian.Uint64(b[len(magic):]) != uint64(len(b)) {
 		return nil, errCorrupt
 	}
@@ -705,6 +751,9 @@ func decode(b []byte, version string, sealed bool) (map[string]*Entry, error) {
 	slab := make([]Entry, min(n, d.Left()/minEntry))
 	for i := 0; i < n && d.Err() == nil; i++ {
 		p := d.StrShared() // b is never changed: keys and data share it
+		if ownKeys {
+			p = strings.Clone(p)
+		}
 		e := &Entry{}
 		if i < len(slab) {
 			e = &slab[i]

@@ -198,7 +198,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(encode(map[string]*Entry{"/a": {Stamp: Stamp{1, 2, 3, 4, 5}, Offset: 3, Tail: 9, Data: []byte("xyz")}}, "v1"))
 	f.Add([]byte(magic))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		entries, err := decode(b, "v1", false)
+		entries, err := decode(b, "v1", false, false)
 		if err != nil {
 			return
 		}

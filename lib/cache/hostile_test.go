@@ -190,13 +190,13 @@ func TestHugeStoreNotRead(t *testing.T) {
 // with a recomputed checksum is still refused).
 func TestLengthChecked(t *testing.T) {
 	b := encode(map[string]*Entry{"/a": {Offset: 1, Stamp: Stamp{Size: 2}}}, "v1")
-	if _, err := decode(b, "v1", false); err != nil {
+	if _, err := decode(b, "v1", false, false); err != nil {
 		t.Fatal(err)
 	}
 	short := bytes.Clone(b[:len(b)-4])
 	binary.LittleEndian.PutUint64(short[len(magic):], uint64(len(b)+1))
 	short = binary.LittleEndian.AppendUint32(short, crc32.Checksum(short, storeCRC))
-	if _, err := decode(short, "v1", false); err == nil {
+	if _, err := decode(short, "v1", false, false); err == nil {
 		t.Fatal("a length that is not the file's was accepted")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"hash/crc32"
 	"math/rand/v2"
 	"sort"
+	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/atomicfile"
 )
@@ -35,8 +36,9 @@ type op struct {
 func newGen() uint64 { return rand.Uint64() | 1 }
 
 // applyJournal applies the records of j to entries and reports whether
-// they all read; sealed, without their checksums (see the seal).
-func applyJournal(entries map[string]*Entry, j []byte, sealed bool) bool {
+// they all read; sealed, without their checksums (see the seal); with
+// ownKeys, paths copied (decode).
+func applyJournal(entries map[string]*Entry, j []byte, sealed, ownKeys bool) bool {
 	for len(j) > 0 {
 		if len(j) < 8 {
 			return false
@@ -52,6 +54,9 @@ func applyJournal(entries map[string]*Entry, j []byte, sealed bool) bool {
 		j = j[8+n:]
 		d := Decoder{b: body}
 		path, prev, keep := d.StrShared(), d.U64(), d.Count()
+		if ownKeys {
+			path = strings.Clone(path)
+		}
 		e := &Entry{Stamp: d.Stamp()}
 		e.Offset, e.Tail, e.used, e.gen = d.Varint(), d.U64(), d.Varint(), d.U64()
 		data := d.Bytes()

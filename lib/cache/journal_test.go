@@ -111,14 +111,14 @@ func TestJournalOtherState(t *testing.T) {
 		return sealRecord(b)
 	}
 	j := append(rec(5, 7, "one"), rec(5, 9, "two")...)
-	if !applyJournal(entries, j, false) {
+	if !applyJournal(entries, j, false, false) {
 		t.Fatal("journal did not read")
 	}
 	if e := entries["/a"]; e != nil {
 		t.Fatalf("/a kept as %q", e.Data)
 	}
 	entries = map[string]*Entry{"/a": {Data: []byte("old-data"), gen: 5}}
-	if !applyJournal(entries, append(rec(5, 7, "one"), rec(7, 9, "two")...), false) || string(entries["/a"].Data) != "old-two" {
+	if !applyJournal(entries, append(rec(5, 7, "one"), rec(7, 9, "two")...), false, false) || string(entries["/a"].Data) != "old-two" {
 		t.Fatalf("a record extending the one before: %+v", entries["/a"])
 	}
 }

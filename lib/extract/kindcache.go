@@ -66,6 +66,17 @@ func CacheName(opts Options) string {
 	return name
 }
 
+// OpenCache opens the store of opts' facts in dir. Every kind's but
+// usage's is mapped (cache.OpenMapped): the readers of its entries
+// (openEntry, the subagent lists) take them through Store.Data; lib/usage
+// reads its entries itself.
+func OpenCache(dir string, opts Options) *cache.Store {
+	if opts.Kind == "usage" {
+		return cache.Open(dir, CacheName(opts), CacheVersion(opts.Kind))
+	}
+	return cache.OpenMapped(dir, CacheName(opts), CacheVersion(opts.Kind))
+}
+
 // encodedFact is a fact as its line of JSON, with the timestamp of its
 // entry (a Base's: stamped reads it); v is the fact itself when it was
 // just made (nil when it came from the cache).
@@ -365,6 +376,16 @@ type tailRecord struct {
 	events, deps []byte
 }
 
+// openEntry opens the record of a file's entry in c, as a copy when the
+// store is mapped (cache.Store.Data): the facts handed on keep it.
+func openEntry(c *cache.Store, e *cache.Entry, f file) (record, bool) {
+	data, ok := c.Data(e)
+	if !ok {
+		return record{}, false
+	}
+	return openRecord(data, f)
+}
+
 // openRecord reads a record and checks what it depends on; ok is false
 // when the record is not what was written or no longer holds.
 func openRecord(data []byte, f file) (rec record, ok bool) {
@@ -434,8 +455,9 @@ func depsHold(deps []byte, n int, f file) bool {
 	return d.Done()
 }
 
-// replay hands on a record's events as the read gave them.
-func (x *Extractor) replay(ctx context.Context, events []byte) error {
+// replay hands on a record's events as the read gave them, the facts
+// through emit.
+func (x *Extractor) replay(ctx context.Context, events []byte, emit func(any) error) error {
 	d := cache.NewDecoder(events)
 	for n := 0; d.Left() > 0 && d.Err() == nil; n++ {
 		if n%1024 == 1023 && ctx.Err() != nil {
@@ -447,12 +469,12 @@ func (x *Extractor) replay(ctx context.Context, events []byte) error {
 			ts := d.StrShared()
 			line := d.Bytes()
 			if d.Err() == nil {
-				err = x.emit(&encodedFact{line: line, ts: ts})
+				err = emit(&encodedFact{line: line, ts: ts})
 			}
 		case evPlain:
 			line := d.Bytes()
 			if d.Err() == nil {
-				err = x.emit(plainFact(line))
+				err = emit(plainFact(line))
 			}
 		case evWarn:
 			msg := d.StrShared()
@@ -501,18 +523,26 @@ var afterReadHook func()
 // the record and the rest from the file; any other file read whole. The
 // facts read are recorded as they are handed on, and kept when the read
 // was clean and the file did not change under it.
+//
+// A file stamped was stat'ed by fileJob.queue, which found it regular and
+// not unchanged (or its record did not open): it is not looked at again.
 func (x *Extractor) readCached(ctx context.Context, f file, c *cache.Store) error {
-	st, mode, serr := cache.StatPath(f.path)
-	if serr != nil || !mode.IsRegular() {
-		return x.readPlain(ctx, f) // it says what is wrong; nothing is kept
-	}
-	if e, ok := c.Unchanged(f.path, st); ok {
-		if rec, ok := openRecord(e.Data, f); ok {
-			err := x.replay(ctx, rec.events)
-			if err == nil {
-				x.copies = rec.copies
+	st := f.stamp
+	if !f.stamped {
+		var mode fs.FileMode
+		var serr error
+		st, mode, serr = cache.StatPath(f.path)
+		if serr != nil || !mode.IsRegular() {
+			return x.readPlain(ctx, f) // it says what is wrong; nothing is kept
+		}
+		if e, ok := c.Unchanged(f.path, st); ok {
+			if rec, ok := openEntry(c, e, f); ok {
+				err := x.replay(ctx, rec.events, x.emit)
+				if err == nil {
+					x.copies = rec.copies
+				}
+				return x.replayed(err, f, c)
 			}
-			return x.replayed(err, f, c)
 		}
 	}
 	rc, err := transcript.Open(f.path)
@@ -536,20 +566,20 @@ func (x *Extractor) readCached(ctx context.Context, f file, c *cache.Store) erro
 	var rec record
 	if state != cache.Miss {
 		var ok bool
-		if rec, ok = openRecord(e.Data, f); !ok || (state == cache.Grown && rec.tail == nil) {
+		if rec, ok = openEntry(c, e, f); !ok || (state == cache.Grown && rec.tail == nil) {
 			rec = record{}
 		}
 	}
 	switch {
 	case state == cache.Fresh && rec.events != nil:
-		err := x.replay(ctx, rec.events)
+		err := x.replay(ctx, rec.events, x.emit)
 		if err == nil {
 			x.copies = rec.copies
 		}
 		return x.replayed(err, f, c)
 	case state == cache.Grown && rec.tail != nil:
 		cp := &rec.tail.cp
-		if err := x.replay(ctx, rec.events[:cp.events]); err != nil {
+		if err := x.replay(ctx, rec.events[:cp.events], x.emit); err != nil {
 			return x.replayed(err, f, c)
 		}
 		at = &readAt{fh: fh, off: cp.off, line: cp.line, n: cp.n, warned: cp.warned, notSeen: cp.notSeen}

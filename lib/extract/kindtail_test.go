@@ -88,13 +88,13 @@ func TestKindCacheReadsOn(t *testing.T) {
 			store := filepath.Join(dir, "cache")
 			before := map[int]string{}
 			for i, opts := range tailForms {
-				before[i] = readKind(t, opts, cache.Open(store, CacheName(opts), CacheVersion(opts.Kind)), path)
+				before[i] = readKind(t, opts, OpenCache(store, opts), path)
 			}
 			appendTo(t, path, full[cut:])
 			for i, opts := range tailForms {
 				name := fmt.Sprintf("%s%v", opts.Kind, []bool{opts.All, opts.Thinking, opts.Errors})
 				from = from[:0]
-				got := readKind(t, opts, cache.Open(store, CacheName(opts), CacheVersion(opts.Kind)), path)
+				got := readKind(t, opts, OpenCache(store, opts), path)
 				got = strings.ReplaceAll(got, dir, filepath.Dir(src))
 				if got != want[i] {
 					t.Fatalf("%s %s cut at %d of %d: read on through the cache:\n%s\nwant (no cache):\n%s", src, name, cut, len(full), got, want[i])
@@ -174,13 +174,13 @@ func TestKindCacheKeepsSlowRead(t *testing.T) {
 	store := filepath.Join(dir, "cache")
 	afterReadHook = cache.Settle
 	defer func() { afterReadHook = nil }()
-	readKind(t, opts, cache.Open(store, CacheName(opts), CacheVersion(opts.Kind)), path)
+	readKind(t, opts, OpenCache(store, opts), path)
 	afterReadHook = nil
 	appendTo(t, path, full[cut:])
 	var from []int64
 	readOnHook = func(_ string, off int64) { from = append(from, off) }
 	defer func() { readOnHook = nil }()
-	got := readKind(t, opts, cache.Open(store, CacheName(opts), CacheVersion(opts.Kind)), path)
+	got := readKind(t, opts, OpenCache(store, opts), path)
 	if got = strings.ReplaceAll(got, dir, filepath.Dir(src)); got != want {
 		t.Fatalf("read on through the cache:\n%s\nwant (no cache):\n%s", got, want)
 	}

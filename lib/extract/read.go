@@ -341,6 +341,8 @@ type fileJob struct {
 	unreadable int
 	copies     copies
 	ready      chan struct{} // items were queued or the read is done
+	// entry is the file's, when queue found it unchanged in the cache.
+	entry *cache.Entry
 }
 
 // fileQueues is what the fileJobs of one ReadTranscripts share.
@@ -388,9 +390,56 @@ var (
 
 func (j *fileJob) warnFirst(msg string) { j.first = append(j.first, msg) }
 
-// queue streams the job: it is taken as it is read.
+// queue finishes the job at once, on the producer's goroutine, when the
+// cache holds the file unchanged: take hands its record on (takeCached),
+// with no worker, no handler and no queue of facts between. Else the job
+// streams: it is taken as it is read.
 func (j *fileJob) queue(seq *sequencer.Sequencer[job]) error {
+	if c := j.x.opts.Cache; c != nil && !j.x.noPrefilter && takeInPlace {
+		j.f.stamped = false
+		if st, mode, err := cache.StatPath(j.f.path); err == nil && mode.IsRegular() {
+			j.f.stamp, j.f.stamped = st, true
+			if e, ok := c.Unchanged(j.f.path, st); ok {
+				j.entry = e
+				return seq.Done(j)
+			}
+		}
+	}
 	return seq.Stream(j, func(ctx context.Context, _ int) { j.run(ctx) })
+}
+
+// takeInPlace turns fileJob.queue's finish at once on (tests turn it off
+// for its slow twin: readCached on a worker, which copies each record).
+var takeInPlace = true
+
+// takeCached hands on the record of a file the cache holds unchanged, as
+// readCached would on a worker, read in place from the store's map under
+// its Guard: each fact is written out as it is read and none is kept
+// (lib/cli's output copies what it holds). A record that does not open
+// (a file it depends on changed) has the file read here, as on a worker.
+func (j *fileJob) takeCached(ctx context.Context) error {
+	x, c := j.x, j.x.opts.Cache
+	read := false
+	err := c.Guard(func() error {
+		rec, ok := openRecord(j.entry.Data, j.f)
+		if !ok {
+			read = true
+			return nil
+		}
+		err := x.replay(ctx, rec.events, x.give)
+		if err == nil {
+			x.copies.add(&rec.copies)
+		}
+		return x.replayed(err, j.f, c)
+	})
+	if err != nil || !read {
+		return err
+	}
+	y := j.tmpl.fork(x.give, x.opts.Warn)
+	err = y.readFile(ctx, j.f)
+	x.unreadable += y.unreadable
+	x.copies.add(&y.copies)
+	return err
 }
 
 func (j *fileJob) run(ctx context.Context) {
@@ -469,6 +518,9 @@ func (j *fileJob) take(ctx context.Context) error {
 	x, q := j.x, j.q
 	for _, w := range j.first {
 		x.opts.Warn(w)
+	}
+	if j.entry != nil {
+		return j.takeCached(ctx)
 	}
 	var batch []item
 	for {

@@ -41,8 +41,10 @@ func (x *Extractor) subagents(path string, pre *statResult) (subs []transcript.S
 	}
 	key := dir + string(filepath.Separator) // never a transcript's path
 	if e, ok := c.Unchanged(key, stamp); ok {
-		if subs, stamps, ok := decodeSubagents(e.Data); ok {
-			return subs, stamps, nil
+		if data, ok := c.Data(e); ok {
+			if subs, stamps, ok := decodeSubagents(data); ok {
+				return subs, stamps, nil
+			}
 		}
 	}
 	subs, err = transcript.Subagents(path)

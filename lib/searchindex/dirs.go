@@ -47,6 +47,27 @@ func (ix *Index) ReadDir(dir string) ([]fs.DirEntry, error) { return ix.readDir(
 // directory is not read. Errors are os.ReadDir's (a missing directory:
 // a stat's ENOENT, which SessionFilesFrom takes as os.ReadDir's).
 func (ix *Index) readDir(dir string) ([]fs.DirEntry, error) {
+	if m, ok := ix.seenDirs.Load(dir); ok {
+		l := m.(listing)
+		return l.ents, l.err
+	}
+	ents, err := ix.readDirOnce(dir)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		ix.seenDirs.Store(dir, listing{ents, err})
+	}
+	return ents, err
+}
+
+// listing is what readDir found of a directory in this run.
+type listing struct {
+	ents []fs.DirEntry
+	err  error
+}
+
+// readDirOnce is readDir the first time a run asks for a directory; a
+// later ask (a matching session's record, after its search) takes what
+// it found, as Listed does the listing's stats.
+func (ix *Index) readDirOnce(dir string) ([]fs.DirEntry, error) {
 	st, mode, err := cache.StatPath(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, err // all SessionFilesFrom asks of a missing dir
@@ -87,17 +108,21 @@ func encodeDir(ents []fs.DirEntry) []byte {
 	return b
 }
 
+// decodeDir decodes a kept listing: the names share the entry's bytes
+// (an Entry's Data never changes), and the entries one array.
 func decodeDir(dir string, b []byte) ([]fs.DirEntry, bool) {
 	d := cache.NewDecoder(b)
 	n := d.Count()
-	ents := make([]fs.DirEntry, 0, n)
-	for i := 0; i < n; i++ {
-		name := d.Str()
+	ds := make([]dirent, n)
+	ents := make([]fs.DirEntry, n)
+	for i := range ds {
+		name := d.StrShared()
 		typ := fs.FileMode(d.Uvarint())
 		if name == "" || name == "." || name == ".." || filepath.Base(name) != name || typ&^fs.ModeType != 0 {
 			d.Fail()
 		}
-		ents = append(ents, dirent{dir: dir, name: name, typ: typ})
+		ds[i] = dirent{dir: dir, name: name, typ: typ}
+		ents[i] = &ds[i]
 	}
 	return ents, d.Done()
 }

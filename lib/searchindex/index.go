@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/bytescan"
 	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/search"
 	"github.com/ccpipe/ccpipe/lib/transcript"
@@ -82,6 +83,9 @@ type Index struct {
 	// listed: what a file listing saw of each transcript (Listed), set
 	// before the search starts and only read while it runs.
 	listed map[string]listedSession
+	// seenDirs: what readDir found of each directory in this run (a
+	// listing, or that it is missing).
+	seenDirs sync.Map
 
 	builders sync.Pool
 	bufs     sync.Pool // *[]byte: verify's read buffers
@@ -290,41 +294,8 @@ func (ix *Index) segment(id uint64) *segState {
 // term ti: the intersection of their posting lists.
 func (ix *Index) termDocs(ss *segState, ti int) ([]uint32, error) {
 	c := &ss.cand[ti]
-	c.once.Do(func() {
-		for i, t := range ix.q.tris[ti] {
-			docs, err := ss.seg.postings(t)
-			if err != nil {
-				c.docs, c.err = nil, err
-				return
-			}
-			if i == 0 {
-				c.docs = docs
-			} else {
-				c.docs = intersect(c.docs, docs)
-			}
-			if len(c.docs) == 0 {
-				return
-			}
-		}
-	})
+	c.once.Do(func() { c.docs, c.err = ss.seg.allOf(ix.q.tris[ti]) })
 	return c.docs, c.err
-}
-
-func intersect(a, b []uint32) []uint32 {
-	out := a[:0]
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			out = append(out, a[i])
-			i++
-			j++
-		}
-	}
-	return out
 }
 
 // part is one file of a session as the index sees it: its pieces in
@@ -521,15 +492,17 @@ func (ix *Index) partDocs(p *part, ti int) ([]span, error) {
 			}
 		}
 		spans, err := ss.seg.spans()
-		if err != nil || int(r.hi) > len(spans) {
+		if err != nil || int(r.hi) > spans.len() {
 			return nil, errBad
 		}
 		if all {
-			out = append(out, spans[r.lo:r.hi]...)
+			for d := r.lo; d < r.hi; d++ {
+				out = append(out, spans.at(d))
+			}
 			continue
 		}
 		for ; i < len(docs) && docs[i] < r.hi; i++ {
-			out = append(out, spans[docs[i]])
+			out = append(out, spans.at(docs[i]))
 		}
 	}
 	if p.pend != nil {
@@ -595,7 +568,7 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span, also [
 			}
 			cut := head
 			if head < n {
-				cut = int64(bytes.LastIndexByte(buf[:head], '\n') + 1)
+				cut = int64(bytescan.LastIndexByte(buf[:head], '\n') + 1)
 			}
 			sc.At(p.f.Path, d.start)
 			if cut > 0 && sc.RegionHoldsAlso(buf[:cut], p.f.Kind, ti, also) {

@@ -576,3 +576,59 @@ func TestInvertCountingIsSorting(t *testing.T) {
 		}
 	}
 }
+
+// TestAllOfIsIntersection: a segment's documents holding every trigram
+// of a set (allOf: the posting lists shortest first, each merged into
+// what is left) are those its documents were written with, as a check
+// of each document against the set finds them.
+func TestAllOfIsIntersection(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 34))
+	tris := make([][]uint32, 400)
+	docs := make([]span, len(tris))
+	for d := range tris {
+		set := map[uint32]bool{}
+		for range r.IntN(60) {
+			t := uint32(r.IntN(40)) // a few trigrams: many lists, long and short
+			if r.IntN(4) == 0 {
+				t = uint32(r.IntN(1 << 24))
+			}
+			if !set[t] {
+				set[t] = true
+				tris[d] = append(tris[d], t)
+			}
+		}
+		docs[d] = span{int64(d) * 10, int64(d)*10 + 10}
+	}
+	b, err := encodeSegment(7, docs, tris, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "seg.trgm")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := openSegment(path, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	for range 300 {
+		var ts []uint32
+		for range 1 + r.IntN(4) {
+			ts = append(ts, uint32(r.IntN(45)))
+		}
+		var want []uint32
+		for d, dt := range tris {
+			if !slices.ContainsFunc(ts, func(t uint32) bool { return !slices.Contains(dt, t) }) {
+				want = append(want, uint32(d))
+			}
+		}
+		got, err := s.allOf(ts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("allOf(%v) = %v, want %v", ts, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package searchindex
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -113,8 +114,18 @@ type segment struct {
 	top                   []uint32 // first trigram of each dir block
 	topCRC                []uint32
 	docsOnce              sync.Once
-	docs                  []span
+	docs                  docTable
 	docsErr               error
+}
+
+// docTable is a segment's document table as read: (start, end) pairs,
+// decoded as asked (a query reads a few of them).
+type docTable []byte
+
+func (t docTable) len() int { return len(t) / 16 }
+
+func (t docTable) at(d uint32) span {
+	return span{int64(binary.LittleEndian.Uint64(t[16*d:])), int64(binary.LittleEndian.Uint64(t[16*d+8:]))}
 }
 
 // openSegment opens and checks a segment's header and top table.
@@ -169,30 +180,29 @@ func readSegment(f *os.File, version uint64) (*segment, error) {
 func (s *segment) close() { s.f.Close() }
 
 // spans returns the document table, read and checked once.
-func (s *segment) spans() ([]span, error) {
+func (s *segment) spans() (docTable, error) {
 	s.docsOnce.Do(func() {
 		b := make([]byte, 16*s.ndocs)
 		if _, err := s.f.ReadAt(b, headerSize); err != nil || crc32.Checksum(b, crcTable) != s.docsCRC {
 			s.docsErr = errBad
 			return
 		}
-		s.docs = make([]span, s.ndocs)
-		for i := range s.docs {
-			s.docs[i] = span{int64(binary.LittleEndian.Uint64(b[16*i:])), int64(binary.LittleEndian.Uint64(b[16*i+8:]))}
-		}
+		s.docs = b
 	})
 	return s.docs, s.docsErr
 }
 
 // entry finds trigram t's directory entry: where its posting list lies,
-// and its CRC. ok false when no document holds t.
-func (s *segment) entry(t uint32) (off, ln int64, sum uint32, ok bool, err error) {
+// and its CRC. ok false when no document holds t. The directory block
+// is read into *buf, grown as needed.
+func (s *segment) entry(t uint32, buf *[]byte) (off, ln int64, sum uint32, ok bool, err error) {
 	blk := sort.Search(len(s.top), func(i int) bool { return s.top[i] > t }) - 1
 	if blk < 0 {
 		return 0, 0, 0, false, nil
 	}
 	n := min(dirBlock, s.ntri-blk*dirBlock)
-	dir := make([]byte, n*dirEntry)
+	*buf = slices.Grow((*buf)[:0], n*dirEntry)[:n*dirEntry]
+	dir := *buf
 	if _, err := s.f.ReadAt(dir, s.dirOff+int64(blk*dirBlock*dirEntry)); err != nil || crc32.Checksum(dir, crcTable) != s.topCRC[blk] {
 		return 0, 0, 0, false, errBad
 	}
@@ -211,40 +221,85 @@ func (s *segment) entry(t uint32) (off, ln int64, sum uint32, ok bool, err error
 
 // has reports whether some document of the segment holds trigram t.
 func (s *segment) has(t uint32) (bool, error) {
-	_, _, _, ok, err := s.entry(t)
+	var buf []byte
+	_, _, _, ok, err := s.entry(t, &buf)
 	return ok, err
 }
 
-// postings returns the documents holding trigram t, in order (nil when
-// none does).
-func (s *segment) postings(t uint32) ([]uint32, error) {
-	off, ln, sum, ok, err := s.entry(t)
-	if !ok || err != nil {
-		return nil, err
+// allOf returns the documents holding every trigram of ts, in order (nil
+// when none does): the posting lists read shortest first, each next one
+// merged into the documents left, so that a common trigram's long list
+// is never held whole.
+func (s *segment) allOf(ts []uint32) ([]uint32, error) {
+	type list struct {
+		off, ln int64
+		sum     uint32
 	}
-	list := make([]byte, ln)
-	if _, err := s.f.ReadAt(list, s.postOff+off); err != nil && err != io.EOF || crc32.Checksum(list, crcTable) != sum {
-		return nil, errBad
+	var buf []byte
+	lists := make([]list, 0, len(ts))
+	for _, t := range ts {
+		off, ln, sum, ok, err := s.entry(t, &buf)
+		if !ok || err != nil {
+			return nil, err
+		}
+		lists = append(lists, list{off, ln, sum})
 	}
+	slices.SortStableFunc(lists, func(a, b list) int { return cmp.Compare(a.ln, b.ln) })
 	var docs []uint32
-	var d uint64
-	for len(list) > 0 {
-		v, k := binary.Uvarint(list)
-		if k <= 0 {
+	for i, l := range lists {
+		buf = slices.Grow(buf[:0], int(l.ln))[:l.ln]
+		if _, err := s.f.ReadAt(buf, s.postOff+l.off); err != nil && err != io.EOF || crc32.Checksum(buf, crcTable) != l.sum {
 			return nil, errBad
 		}
-		list = list[k:]
-		if len(docs) > 0 {
-			d += v
+		var err error
+		if i == 0 {
+			docs, err = s.decodeList(buf, make([]uint32, 0, len(buf)), nil)
 		} else {
+			docs, err = s.decodeList(buf, docs[:0], docs)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(docs) == 0 {
+			return nil, nil
+		}
+	}
+	return docs, nil
+}
+
+// decodeList decodes a posting list (document numbers as delta
+// uvarints) and appends to out those also in keep (every one when keep
+// is nil). out may share keep's array: it is never ahead of it.
+func (s *segment) decodeList(list []byte, out, keep []uint32) ([]uint32, error) {
+	var d uint64
+	k := 0
+	for first := true; len(list) > 0; first = false {
+		v, n := binary.Uvarint(list)
+		if n <= 0 {
+			return nil, errBad
+		}
+		list = list[n:]
+		if first {
 			d = v
+		} else {
+			d += v
 		}
 		if d >= uint64(s.ndocs) {
 			return nil, errBad
 		}
-		docs = append(docs, uint32(d))
+		if keep == nil {
+			out = append(out, uint32(d))
+			continue
+		}
+		for k < len(keep) && uint64(keep[k]) < d {
+			k++
+		}
+		if k < len(keep) && uint64(keep[k]) == d {
+			out = append(out, uint32(d))
+			k++
+		}
 	}
-	return docs, nil
+	return out, nil
 }
 
 // invert turns each document's trigrams into each trigram's documents:

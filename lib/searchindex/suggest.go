@@ -127,22 +127,8 @@ func (ix *Index) eachCandidate(segs map[uint64][]filePiece, tris []uint32, fn fu
 		if ss.err != nil {
 			continue
 		}
-		var docs []uint32
-		for i, t := range tris {
-			p, err := ss.seg.postings(t)
-			if err != nil {
-				p = nil
-			}
-			if i == 0 {
-				docs = p
-			} else {
-				docs = intersect(docs, p)
-			}
-			if len(docs) == 0 {
-				break
-			}
-		}
-		if len(docs) == 0 {
+		docs, err := ss.seg.allOf(tris)
+		if err != nil || len(docs) == 0 {
 			continue
 		}
 		spans, err := ss.seg.spans()
@@ -151,7 +137,7 @@ func (ix *Index) eachCandidate(segs map[uint64][]filePiece, tris []uint32, fn fu
 		}
 		for _, fp := range pieces {
 			for _, d := range docs {
-				if d >= fp.r.lo && d < fp.r.hi && int(d) < len(spans) && !fn(fp.path, spans[d]) {
+				if d >= fp.r.lo && d < fp.r.hi && int(d) < spans.len() && !fn(fp.path, spans.at(d)) {
 					return
 				}
 			}

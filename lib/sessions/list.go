@@ -9,10 +9,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -103,8 +105,8 @@ func files(ctx context.Context, dirs []ProjectsDir, cwdWithin []string, c *cache
 	if len(cwdWithin) > 0 {
 		m = newWithinMatcher(cwdWithin)
 	}
-	var out []Session
 	var errs []error
+	var projects []project
 	for _, pd := range dirs {
 		ents, err := os.ReadDir(pd.Path)
 		if err != nil {
@@ -114,29 +116,77 @@ func files(ctx context.Context, dirs []ProjectsDir, cwdWithin []string, c *cache
 			continue
 		}
 		for _, e := range ents {
-			if ctx.Err() != nil {
-				return out, append(errs, ctx.Err())
-			}
 			if m != nil && !m.dirName(e.Name()) {
 				continue
 			}
 			projectDir := filepath.Join(pd.Path, e.Name())
-			if !isDir(e, projectDir) {
-				continue
+			if isDir(e, projectDir) {
+				projects = append(projects, project{dir: projectDir, pd: pd})
 			}
-			found, ferrs := projectFiles(projectDir, pd.Profiles)
-			errs = append(errs, ferrs...)
-			for i := range found {
-				found[i].Source = SourceLive
-				if pd.Archive {
-					found[i].Source = SourceArchive
-				}
-			}
-			out = append(out, found...)
 		}
+	}
+	listProjects(ctx, projects)
+	n := 0
+	for _, p := range projects {
+		n += len(p.found)
+	}
+	out := make([]Session, 0, n)
+	for _, p := range projects {
+		if p.cancelled {
+			return out, append(errs, ctx.Err())
+		}
+		errs = append(errs, p.errs...)
+		out = append(out, p.found...)
 	}
 	kept, notes := readOnce(out, c)
 	return kept, append(errs, notes...)
+}
+
+// project is one project dir to list, and what its listing found.
+type project struct {
+	dir       string
+	pd        ProjectsDir
+	found     []Session
+	errs      []error
+	cancelled bool // the context was done before it was listed
+}
+
+// listProjects lists the project dirs on as many goroutines as there are
+// CPUs, each taking the next dir as it becomes free: the listing is what
+// a warm search from an index waits for before it starts. The results
+// stay in the dirs' order.
+func listProjects(ctx context.Context, projects []project) {
+	var next atomic.Int64
+	work := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(projects) {
+				return
+			}
+			p := &projects[i]
+			if ctx.Err() != nil {
+				p.cancelled = true
+				continue
+			}
+			p.found, p.errs = projectFiles(p.dir, p.pd.Profiles)
+			for j := range p.found {
+				p.found[j].Source = SourceLive
+				if p.pd.Archive {
+					p.found[j].Source = SourceArchive
+				}
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(projects)) - 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work()
+	wg.Wait()
 }
 
 func isDir(e os.DirEntry, path string) bool {

@@ -225,7 +225,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 	}
 	var store *cache.Store
 	if !o.noCache && o.cacheDir != "" {
-		store = cache.Open(o.cacheDir, extract.CacheName(xo), extract.CacheVersion(kind))
+		store = extract.OpenCache(o.cacheDir, xo)
 		xo.Cache = store
 	}
 	x, err := extract.New(xo, func(v any) error { miss.see(v); return env.Out.Write(v) })

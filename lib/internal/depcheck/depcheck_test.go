@@ -115,7 +115,7 @@ var arrows = map[string][]string{
 	"lib/regular":               nil,
 	"lib/layout":                nil,
 	"lib/search":                {"lib/bytescan", "lib/jsonscan", "lib/layout", "lib/mapped", "lib/regular", "lib/sequencer", "lib/transcript"},
-	"lib/searchindex":           {"lib/cache", "lib/layout", "lib/search", "lib/transcript"},
+	"lib/searchindex":           {"lib/bytescan", "lib/cache", "lib/layout", "lib/search", "lib/transcript"}, // a head's last line end by vector scans
 	"lib/transcript":            {"lib/atomicfile", "lib/bytescan", "lib/cache", "lib/jsonscan", "lib/layout", "lib/mapped", "lib/ndjson", "lib/profiles", "lib/regular"},
 	"lib/hooks/backtest":        {"lib/extract", "lib/hooks", "lib/hooks/rules", "lib/layout", "lib/transcript"},
 }
