@@ -524,11 +524,11 @@ var afterReadHook func()
 // facts read are recorded as they are handed on, and kept when the read
 // was clean and the file did not change under it.
 //
-// A file stamped was stat'ed by fileJob.queue, which found it regular and
-// not unchanged (or its record did not open): it is not looked at again.
+// A file fileJob.queue looked at (regular, stamp, not unchanged, or its
+// record did not open) is not looked at again.
 func (x *Extractor) readCached(ctx context.Context, f file, c *cache.Store) error {
 	st := f.stamp
-	if !f.stamped {
+	if !f.looked {
 		var mode fs.FileMode
 		var serr error
 		st, mode, serr = cache.StatPath(f.path)

@@ -68,6 +68,9 @@ type file struct {
 	// was checked: the cached read does not stat it again.
 	stamp   cache.Stamp
 	stamped bool
+	// looked: fileJob.queue found the file regular (stamp) and not
+	// unchanged in the cache; readCached need not look again.
+	looked bool
 }
 
 // files lists a session's transcripts: the main one, then with
@@ -156,7 +159,7 @@ func (x *Extractor) ReadTranscripts(ctx context.Context, produce func(add func(p
 		// Many files may be read ahead: the budget of their facts, not
 		// their number, bounds memory.
 		err = x.readInOrder(ctx, produce, 512, func(f file) job {
-			return &fileJob{x: x, tmpl: &tmpl, q: q, f: f, ready: make(chan struct{}, 1)}
+			return &fileJob{x: x, tmpl: &tmpl, q: q, f: f}
 		})
 	}
 	if err == nil {
@@ -340,7 +343,7 @@ type fileJob struct {
 	err        error // the read stopped (cancelled)
 	unreadable int
 	copies     copies
-	ready      chan struct{} // items were queued or the read is done
+	ready      chan struct{} // items were queued or the read is done (a streamed job's)
 	// entry is the file's, when queue found it unchanged in the cache.
 	entry *cache.Entry
 }
@@ -396,15 +399,23 @@ func (j *fileJob) warnFirst(msg string) { j.first = append(j.first, msg) }
 // streams: it is taken as it is read.
 func (j *fileJob) queue(seq *sequencer.Sequencer[job]) error {
 	if c := j.x.opts.Cache; c != nil && !j.x.noPrefilter && takeInPlace {
-		j.f.stamped = false
-		if st, mode, err := cache.StatPath(j.f.path); err == nil && mode.IsRegular() {
-			j.f.stamp, j.f.stamped = st, true
+		// A subagent's stamp is its session's listing's, checked then.
+		st, regular := j.f.stamp, j.f.stamped
+		if !regular {
+			var mode fs.FileMode
+			var err error
+			st, mode, err = cache.StatPath(j.f.path)
+			regular = err == nil && mode.IsRegular()
+		}
+		if regular {
 			if e, ok := c.Unchanged(j.f.path, st); ok {
 				j.entry = e
 				return seq.Done(j)
 			}
+			j.f.stamp, j.f.stamped, j.f.looked = st, true, true
 		}
 	}
+	j.ready = make(chan struct{}, 1)
 	return seq.Stream(j, func(ctx context.Context, _ int) { j.run(ctx) })
 }
 
@@ -436,6 +447,7 @@ func (j *fileJob) takeCached(ctx context.Context) error {
 		return err
 	}
 	y := j.tmpl.fork(x.give, x.opts.Warn)
+	j.f.looked = true // and its entry is not unchanged: Lookup says what it is
 	err = y.readFile(ctx, j.f)
 	x.unreadable += y.unreadable
 	x.copies.add(&y.copies)

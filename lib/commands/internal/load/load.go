@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
@@ -140,30 +141,99 @@ func Transcripts(paths []string, add func(string) error, skip func(error)) error
 			}
 			continue
 		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				skip(fmt.Errorf("listing %s: %w", path, err))
-				if d != nil && d.IsDir() && path != p {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if d.IsDir() {
-				if path != p && (layout.IsSkipDir(d.Name()) || isSessionDir(path, d.Name())) {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if _, _, ok := layout.Transcript(d.Name()); ok {
-				return add(path)
-			}
-			return nil
-		})
+		if lst, lerr := os.Lstat(p); lerr == nil && lst.IsDir() {
+			err = walkDir(p, true, add, skip)
+		} else {
+			err = walkSlow(p, add, skip)
+		}
 		if err != nil {
 			return fmt.Errorf("listing %s: %w", p, err)
 		}
 	}
 	return nil
+}
+
+// walkDir lists the transcripts under dir, in the order and with the
+// warnings of walkSlow (filepath.WalkDir's), but with each dir's listing
+// at hand as it is walked: a session's own dir is told by its
+// transcript's name beside it in that listing (sessionDirIn), not by an
+// lstat of each; and a path below the top is its dir's and the name
+// joined as they are (a clean path and a plain name: filepath.Join's
+// answer, without its Clean). top: dir is the one given (listed in part,
+// what it held is still walked, as by filepath.WalkDir).
+func walkDir(dir string, top bool, add func(string) error, skip func(error)) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		skip(fmt.Errorf("listing %s: %w", dir, err))
+		if !top {
+			return nil
+		}
+	}
+	for _, d := range entries {
+		name := d.Name()
+		var path string
+		if top {
+			path = filepath.Join(dir, name)
+		} else {
+			path = dir + string(filepath.Separator) + name
+		}
+		if d.IsDir() {
+			if layout.IsSkipDir(name) || sessionDirIn(entries, name) {
+				continue
+			}
+			if err := walkDir(path, false, add, skip); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, _, ok := layout.Transcript(name); ok {
+			if err := add(path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sessionDirIn is isSessionDir of the dir name in a listing sorted by
+// name (os.ReadDir's): its transcript is one of the names beside it.
+func sessionDirIn(entries []os.DirEntry, name string) bool {
+	if !layout.IsUUID(name) {
+		return false
+	}
+	for _, suf := range layout.TranscriptSuffixes {
+		want := name + suf
+		i := sort.Search(len(entries), func(i int) bool { return entries[i].Name() >= want })
+		if i < len(entries) && entries[i].Name() == want {
+			return true
+		}
+	}
+	return false
+}
+
+// walkSlow is walkDir by filepath.WalkDir and an lstat per session dir:
+// the walk of a path that is a link to a dir (not followed below it, as
+// ever), and walkDir's twin in tests.
+func walkSlow(p string, add func(string) error, skip func(error)) error {
+	return filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			skip(fmt.Errorf("listing %s: %w", path, err))
+			if d != nil && d.IsDir() && path != p {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if path != p && (layout.IsSkipDir(d.Name()) || isSessionDir(path, d.Name())) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if _, _, ok := layout.Transcript(d.Name()); ok {
+			return add(path)
+		}
+		return nil
+	})
 }
 
 // isSessionDir reports whether the dir at path is a session's own (named
