@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -258,14 +259,20 @@ func TestConcurrentWriters(t *testing.T) {
 	}
 }
 
-// TestStatPath: StatPath says what os.Stat says.
+// TestStatPath: StatPath says what os.Stat says, of a path short enough
+// for its copy on the stack and of one too long for it, relative too.
 func TestStatPath(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "f")
 	if err := os.WriteFile(file, []byte("twelve bytes"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{file, dir} {
+	long := dir + strings.Repeat("/.", 300) + "/f"
+	rel, err := filepath.Rel(".", file)
+	if err != nil {
+		rel = file
+	}
+	for _, p := range []string{file, dir, long, rel} {
 		fi, err := os.Stat(p)
 		if err != nil {
 			t.Fatal(err)
@@ -277,6 +284,9 @@ func TestStatPath(t *testing.T) {
 	}
 	if _, _, err := StatPath(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a missing file: %v", err)
+	}
+	if _, _, err := StatPath(file + "\x00x"); err == nil {
+		t.Error("a path with a NUL byte: no error")
 	}
 }
 

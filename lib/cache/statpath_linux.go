@@ -13,7 +13,7 @@ func StatPath(path string) (Stamp, fs.FileMode, error) {
 	var st syscall.Stat_t
 	var err error
 	for {
-		if err = syscall.Stat(path, &st); err != syscall.EINTR {
+		if err = stat(path, &st); err != syscall.EINTR {
 			break
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/cli"
@@ -425,16 +426,47 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 	if o.matches {
 		return len(hits), o.hitsInOrder(env, hits)
 	}
-	for _, h := range hits {
-		line, err := h.MarshalJSON() // as cc-sessions prints it (ndjson.Marshal): <, > and & literal
-		if err != nil {
-			return 0, err
-		}
-		if err := o.emit(env, line, h.TranscriptPath, h.SessionID, byPath[h.TranscriptPath]); err != nil {
+	lines, err := marshalRecords(hits, o.workers)
+	if err != nil {
+		return 0, err
+	}
+	for i, h := range hits {
+		if err := o.emit(env, lines[i], h.TranscriptPath, h.SessionID, byPath[h.TranscriptPath]); err != nil {
 			return 0, err
 		}
 	}
 	return len(hits), nil
+}
+
+// marshalRecords writes the records as cc-sessions prints them
+// (ndjson.Marshal: <, > and & literal), in order, on up to workers
+// goroutines: a common term's hundreds of records are written after the
+// search, while nothing else runs.
+func marshalRecords(hits []sessions.Session, workers int) ([][]byte, error) {
+	lines := make([][]byte, len(hits))
+	errs := make([]error, len(hits))
+	n := min(workers, 1+len(hits)/64) // a few records: one goroutine
+	part := func(w int) {
+		for i := w; i < len(hits); i += n {
+			lines[i], errs[i] = hits[i].MarshalJSON()
+		}
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < n; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			part(w)
+		}()
+	}
+	part(0)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return lines, nil
 }
 
 // inProfiles reports whether a record belongs to one of the named
