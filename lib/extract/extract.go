@@ -93,6 +93,10 @@ type Options struct {
 	// log, kindcache.go), so that the next read of it reads only what was
 	// appended.
 	Cache *cache.Store
+	// JSONOnly: the facts are only written out as JSON (ndjson.Marshal,
+	// ndjson.Writer: cc-extract), not read as Go values, so a tools fact
+	// may keep its result as the JSON string the transcript wrote.
+	JSONOnly bool
 }
 
 // Origin tells where an entry came from, when the reader knows better

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -22,9 +23,13 @@ type call struct {
 
 // result is a tool_result block with what its record says about it.
 type result struct {
-	base       Base
-	path       string // the transcript it was read from ("" on stdin without cc_source)
+	base Base
+	path string // the transcript it was read from ("" on stdin without cc_source)
+	// text is the result's text (read it by txt); while textJSON is set,
+	// the text is that JSON string as the line wrote it, not yet decoded
+	// (transcript.Block.TextJSON): the tools kind copies it out as it is.
 	text       string
+	textJSON   []byte
 	isError    bool
 	tur        json.RawMessage // the record's toolUseResult
 	denialKind string
@@ -42,6 +47,59 @@ type toolUseResult struct {
 	PersistedOutputPath string  `json:"persistedOutputPath"`
 	BackgroundTaskID    string  `json:"backgroundTaskId"`
 	Type                string  `json:"type"` // Write: create | update
+}
+
+// setText takes the text of a tool result's content: left as written
+// when DecodeTools left it so.
+func (r *result) setText(content []transcript.Block) {
+	if len(content) == 1 && content[0].Type == transcript.BlockText && content[0].TextJSON != nil {
+		r.textJSON = content[0].TextJSON
+		return
+	}
+	r.text = transcript.Text(content)
+}
+
+// txt is the result's text, decoded once.
+func (r *result) txt() string {
+	if r.textJSON != nil {
+		r.text, r.textJSON = transcript.Text([]transcript.Block{{Type: transcript.BlockText, TextJSON: r.textJSON}}), nil
+	}
+	return r.text
+}
+
+// hasPrefix reports whether the text starts with p (plain ASCII: no quote,
+// backslash or control byte), from the JSON string when the text is not
+// decoded: its bytes before the first escape are the text's (a byte that
+// is not ASCII differs from p however it decodes), so only a string that
+// matches p up to an escape is decoded. trim skips the spaces and
+// newlines the text starts with first.
+func (r *result) hasPrefix(p string, trim bool) bool {
+	if r.textJSON != nil {
+		body := r.textJSON[1 : len(r.textJSON)-1]
+		for trim && len(body) > 0 {
+			if body[0] == ' ' {
+				body = body[1:]
+			} else if len(body) > 1 && body[0] == '\\' && body[1] == 'n' {
+				body = body[2:]
+			} else {
+				break
+			}
+		}
+		head := body[:min(len(body), len(p))]
+		k := bytes.IndexByte(head, '\\')
+		if k < 0 {
+			return bytes.HasPrefix(body, []byte(p))
+		}
+		if !strings.HasPrefix(p, string(head[:k])) {
+			return false // the bytes before the escape differ
+		}
+		r.txt() // an escape in the way
+	}
+	t := r.text
+	if trim {
+		t = strings.TrimLeft(t, " \n")
+	}
+	return strings.HasPrefix(t, p)
 }
 
 func (r *result) info() toolUseResult {
@@ -85,7 +143,10 @@ func (r *result) denial() *Denial {
 		Decision string `json:"decision"`
 		Source   string `json:"source"`
 	}
-	decodeObject(r.decision, &d)
+	if !readObject(r.decision, []objField{{name: "decision", str: &d.Decision}, {name: "source", str: &d.Source}}) {
+		d.Decision, d.Source = "", ""
+		decodeObject(r.decision, &d)
+	}
 	if r.denialKind == "" && d.Decision != "reject" {
 		return nil
 	}
@@ -101,7 +162,7 @@ func (r *result) denial() *Denial {
 	case by == "":
 		by = r.denialKind
 	}
-	reason := r.text
+	reason := r.txt()
 	if by == "hook" {
 		reason = hookReason(reason)
 	}
@@ -109,7 +170,7 @@ func (r *result) denial() *Denial {
 }
 
 func (r *result) interrupted() bool {
-	return r != nil && (r.info().Interrupted || strings.HasPrefix(r.text, interruptPrefix))
+	return r != nil && (r.info().Interrupted || r.hasPrefix(interruptPrefix, false))
 }
 
 func (r *result) persistedPath() *string {
@@ -119,7 +180,10 @@ func (r *result) persistedPath() *string {
 	if p := r.info().PersistedOutputPath; p != "" {
 		return &p
 	}
-	if p, ok := PersistedOutputPath(r.text); ok {
+	if !r.hasPrefix(persistedTag, true) {
+		return nil
+	}
+	if p, ok := PersistedOutputPath(r.txt()); ok {
 		return &p
 	}
 	return nil
@@ -200,7 +264,8 @@ func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
 				delete(j.ignored, b.ToolUseID)
 				continue
 			}
-			r := &result{base: base(o, e), path: o.Path, text: transcript.Text(b.Content), isError: b.IsError}
+			r := &result{base: base(o, e), path: o.Path, isError: b.IsError}
+			r.setText(b.Content)
 			if e.User != nil {
 				r.tur, r.denialKind, r.decision = e.User.ToolUseResult, e.User.ToolDenialKind, e.User.PermissionDecision
 			}

@@ -619,7 +619,7 @@ func factSize(v any) int {
 	case Turn:
 		return head + len(f.Text)
 	case Tool:
-		return head + len(f.Input) + lenp(f.Result)
+		return head + len(f.Input) + lenp(f.Result) + len(f.resultJSON)
 	case Shell:
 		return head + len(f.Command) + lenp(f.Output) + lenp(f.Description)
 	case File:

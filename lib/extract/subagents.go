@@ -196,7 +196,7 @@ func (h *subagents) call(c *call) error {
 			s.Result = new(r.text())
 		default:
 			// Not an agent result: an error or a refusal.
-			s.Result = new(c.res.text)
+			s.Result = new(c.res.txt())
 			if c.res.isError {
 				s.Status = new("failed")
 			}

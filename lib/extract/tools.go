@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ccpipe/ccpipe/lib/hooks"
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 	"github.com/ccpipe/ccpipe/lib/ndjson"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
@@ -32,6 +33,10 @@ type Tool struct {
 	// Response is the result record's toolUseResult (not printed): the
 	// tool_response of a PostToolUse payload, for cc-hook backtest.
 	Response json.RawMessage `json:"-"`
+	// resultJSON stands for Result (then nil) with Options.JSONOnly: the
+	// text as the JSON string the transcript wrote, which AppendJSON
+	// copies out when it is what encoding/json writes for it.
+	resultJSON []byte
 }
 
 // AppendJSON writes t as encoding/json does (ndjson.Appender): tools
@@ -48,7 +53,15 @@ func (t Tool) AppendJSON(dst []byte) ([]byte, bool) {
 	if !ok {
 		return dst, false
 	}
-	dst = appendStrp(append(dst, `,"result":`...), t.Result)
+	dst = append(dst, `,"result":`...)
+	switch {
+	case t.resultJSON == nil:
+		dst = appendStrp(dst, t.Result)
+	case ndjson.Canonical(t.resultJSON):
+		dst = append(dst, t.resultJSON...)
+	default:
+		dst = ndjson.AppendString(dst, jsonscan.StringOf(t.resultJSON))
+	}
 	dst = appendBool(append(dst, `,"is_error":`...), t.IsError)
 	dst = append(dst, `,"denied":`...)
 	if d := t.Denied; d == nil {
@@ -169,11 +182,16 @@ func (h *toolsKind) tool(c *call) error {
 	}
 	t := Tool{Base: c.base, ToolUseID: c.id, Name: c.name, Input: c.input}
 	if r := c.res; r != nil {
-		t.Result = new(r.text)
 		t.IsError, t.Denied, t.Interrupted = r.isError, r.denial(), r.interrupted()
 		t.PersistedOutputPath, t.PersistedOutputLocalPath = r.persistedPath(), r.localPersistedPath()
 		t.ResultUUID, t.ResultTimestamp = r.base.UUID, r.base.Timestamp
 		t.Response = r.tur
+		// Last: the checks above decode the text only when they must.
+		if h.x.opts.JSONOnly && r.textJSON != nil {
+			t.resultJSON = r.textJSON
+		} else {
+			t.Result = new(r.txt())
+		}
 	}
 	return h.x.emit(t)
 }
@@ -201,11 +219,13 @@ func (h *toolsKind) shell(c *call) error {
 		if s.BackgroundTaskID != nil {
 			s.Background = true
 		}
-		out := r.text
+		var out string // the text, decoded only where it is the output
 		switch {
 		case s.Denied != nil || s.Interrupted:
+			out = r.txt()
 		case r.isError:
-			if n, rest, ok := ExitCode(r.text); ok {
+			out = r.txt()
+			if n, rest, ok := ExitCode(out); ok {
 				s.ExitCode, out = &n, rest
 			}
 		case !s.Background:
@@ -217,9 +237,11 @@ func (h *toolsKind) shell(c *call) error {
 				if info.Stderr != "" {
 					out += "\n" + info.Stderr
 				}
-			} else if out == noOutput {
+			} else if out = r.txt(); out == noOutput {
 				out = ""
 			}
+		default:
+			out = r.txt()
 		}
 		s.Output = &out
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/bits"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -87,6 +88,79 @@ func load8(s string, i int) uint64 {
 }
 
 const hexDigits = "0123456789abcdef"
+
+// Canonical reports whether quoted, a JSON string as read (one a decode
+// accepted, quotes included), is what AppendString writes for the text
+// it stands for, so that it may be copied out as it is: its escapes are
+// AppendString's (\" \\ \b \f \n \r \t, \u00xx in lowercase hex for the
+// other control bytes, \u2028 and \u2029), its other bytes UTF-8 without
+// those two characters. JSON.stringify writes such strings, but for those
+// two characters, which it leaves raw.
+func Canonical(quoted []byte) bool {
+	if len(quoted) < 2 {
+		return false
+	}
+	b := quoted[1 : len(quoted)-1]
+	for i := 0; i < len(b); {
+		if i+8 <= len(b) {
+			m := stop8(load8b(b, i))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
+		}
+		c := b[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(b[i:])
+			if (r == utf8.RuneError && size == 1) || r == '\u2028' || r == '\u2029' {
+				return false
+			}
+			i += size
+		case c == '\\':
+			if i+1 >= len(b) {
+				return false
+			}
+			switch b[i+1] {
+			case '"', '\\', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 <= len(b) && string(b[i+2:i+5]) == "202" && (b[i+5] == '8' || b[i+5] == '9') {
+					i += 6 // U+2028, U+2029
+					break
+				}
+				// \u00xx for a control byte AppendString has no short form for.
+				if i+6 > len(b) || b[i+2] != '0' || b[i+3] != '0' || (b[i+4] != '0' && b[i+4] != '1') {
+					return false
+				}
+				x := strings.IndexByte(hexDigits, b[i+5])
+				if x < 0 {
+					return false
+				}
+				switch v := int(b[i+4]-'0')<<4 | x; v {
+				case '\b', '\f', '\n', '\r', '\t':
+					return false
+				}
+				i += 6
+			default:
+				return false
+			}
+		case c < 0x20 || c == '"':
+			return false // not a string a decode accepted
+		default:
+			i++
+		}
+	}
+	return true
+}
+
+// load8b is load8 of a byte slice.
+func load8b(b []byte, i int) uint64 {
+	_ = b[i+7]
+	return uint64(b[i]) | uint64(b[i+1])<<8 | uint64(b[i+2])<<16 | uint64(b[i+3])<<24 |
+		uint64(b[i+4])<<32 | uint64(b[i+5])<<40 | uint64(b[i+6])<<48 | uint64(b[i+7])<<56
+}
 
 const (
 	ones  = 0x0101010101010101

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 )
 
 // slowJSON is encoding/json's writing of v as Writer writes it: the slow
@@ -103,4 +105,26 @@ func TestWriterAppender(t *testing.T) {
 	if m, err := Marshal(appended{"y"}); err != nil || string(m) != `"y"` {
 		t.Errorf("Marshal = %s %v", m, err)
 	}
+}
+
+// FuzzCanonical: Canonical holds of exactly the JSON strings AppendString
+// writes for the text they stand for (which a fact copies out as they
+// are).
+func FuzzCanonical(f *testing.F) {
+	for _, s := range stringSeeds {
+		f.Add(string(AppendString(nil, s)))
+		f.Add(string(jsonscan.AppendString(nil, s)))
+	}
+	for _, s := range []string{`"\u0008"`, `"\u001b"`, `"\u001B"`, `"\u0041"`, `"\/"`, `"\ud83d\ude00"`, `"\u2028"`, `"a\u000b"`, `"\ufffd"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		if !json.Valid([]byte(q)) || !strings.HasPrefix(q, `"`) || strings.TrimSpace(q) != q {
+			return
+		}
+		want := string(AppendString(nil, jsonscan.StringOf([]byte(q)))) == q
+		if got := Canonical([]byte(q)); got != want {
+			t.Fatalf("Canonical(%s) = %v, want %v (AppendString of its text: %s)", q, got, want, AppendString(nil, jsonscan.StringOf([]byte(q))))
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/ccpipe/ccpipe/lib/jsonscan"
@@ -9,7 +10,8 @@ import (
 // DecodeTools reads only what a tool-call join needs from a line: the
 // envelope's type, uuid, timestamp, sessionId, agentId and cwd, the message's
 // tool_use blocks (id, name, input) and tool_result blocks (tool_use_id,
-// is_error, the text of their content), and a user record's toolUseResult,
+// is_error, the text of their content: a string content is left as
+// written, Block.TextJSON), and a user record's toolUseResult,
 // toolDenialKind and permissionDecision. Those fields read as Decode reads
 // them; the others stay empty (Raw too), and so does a message content
 // written as a string (a prompt, which holds no tool blocks). Every other
@@ -243,8 +245,16 @@ func (l *lazy) content(depth int) ([]Block, bool) {
 			// A prompt's text: no tool blocks. Decode gives one text block.
 			return nil, l.c.Skip() == nil
 		}
-		v, err := l.c.String()
-		return []Block{{Type: BlockText, Text: string(v)}}, err == nil
+		// Left as written (TextJSON): a fact may copy it out as it is.
+		q := l.c.Pos()
+		if l.c.Skip() != nil {
+			return nil, false
+		}
+		v := l.c.Since(q)
+		if !l.alias {
+			v = bytes.Clone(v)
+		}
+		return []Block{{Type: BlockText, TextJSON: v}}, true
 	case '[':
 	default:
 		return nil, false

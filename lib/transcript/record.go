@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sort"
 	"time"
+
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 )
 
 // Entry is one transcript line, decoded. Every line gets the envelope
@@ -125,6 +127,12 @@ type Block struct {
 	Type string
 	// Text is set on text blocks.
 	Text string
+	// TextJSON stands for Text on the text block of a tool result's
+	// string content read by DecodeTools: the string as the line wrote
+	// it, quotes included, not decoded (Text is empty; the function Text
+	// decodes it). A fact that only copies the text out as JSON skips
+	// the decode (lib/extract's tools).
+	TextJSON []byte
 	// Thinking and Signature are set on thinking blocks; Data on
 	// redacted_thinking blocks.
 	Thinking  string
@@ -168,11 +176,11 @@ func Text(blocks []Block) string {
 	case 0:
 		return ""
 	case 1:
-		return blocks[0].Text
+		return blocks[0].text()
 	}
 	n := 0
 	for _, b := range blocks {
-		n += len(b.Text) + 1
+		n += len(b.Text) + len(b.TextJSON) + 1
 	}
 	out := make([]byte, 0, n)
 	for _, b := range blocks {
@@ -182,9 +190,17 @@ func Text(blocks []Block) string {
 		if len(out) > 0 {
 			out = append(out, '\n')
 		}
-		out = append(out, b.Text...)
+		out = append(out, b.text()...)
 	}
 	return string(out)
+}
+
+// text is the block's Text, decoded from TextJSON when it stands for it.
+func (b *Block) text() string {
+	if b.TextJSON != nil {
+		return jsonscan.StringOf(b.TextJSON)
+	}
+	return b.Text
 }
 
 // KnownTypes is every record type the Claude Code 2.1.328 loader knows.

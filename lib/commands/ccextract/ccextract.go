@@ -221,7 +221,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		Kind: kind, All: o.all, Thinking: o.thinking, Errors: o.errors, Unique: o.unique,
 		Subagents: o.subagents, Sum: o.sum, Location: o.loc, Now: o.now(), Prices: prices,
 		WeekStart: o.weekday, Since: o.window.Since, Until: o.window.Until,
-		Warn: func(msg string) { env.Warnf("%s", msg) }, Priced: onPriced,
+		Warn: func(msg string) { env.Warnf("%s", msg) }, Priced: onPriced, JSONOnly: true,
 	}
 	var store *cache.Store
 	if !o.noCache && o.cacheDir != "" {
