@@ -55,6 +55,10 @@ func TestMarshalFastIsSlow(t *testing.T) {
 		if _, ok := s.appendRecord(nil); ok {
 			fast++
 		}
+		// Appended to a buffer of records, as cc-grep writes them.
+		if got, err := s.AppendJSON([]byte("prev\n")); err != nil || string(got) != "prev\n"+string(want) {
+			t.Fatalf("session %d: AppendJSON after a record:\n%s (%v)\nwant prev and %s", i, got, err, want)
+		}
 	}
 	if fast < 2000 {
 		t.Fatalf("only %d of 20000 records written by hand", fast)

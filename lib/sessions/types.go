@@ -63,10 +63,27 @@ func (s Session) Listed() (st cache.Stamp, noSessionDir, ok bool) {
 // MarshalJSON writes the cc-sessions record: empty strings and zero times
 // become null, times are RFC 3339 UTC with milliseconds.
 func (s Session) MarshalJSON() ([]byte, error) {
-	if b, ok := s.appendRecord(make([]byte, 0, 512)); ok {
-		return b, nil
+	return s.AppendJSON(make([]byte, 0, 512))
+}
+
+// AppendJSON appends MarshalJSON's record to b (a writer of many records
+// appends them to one buffer).
+func (s Session) AppendJSON(b []byte) ([]byte, error) {
+	if r, ok := s.appendRecord(b); ok {
+		return r, nil
 	}
-	return s.marshalSlow()
+	r, err := s.marshalSlow()
+	return append(b, r...), err
+}
+
+// JSONSizeHint is about the size of the record's JSON, for a buffer of
+// several (the strings' lengths and the fixed part's).
+func (s Session) JSONSizeHint() int {
+	n := 300 + len(s.SessionID) + len(s.TranscriptPath) + len(s.ProjectDir) + len(s.Cwd) + len(s.Title) + len(s.FirstPrompt)
+	for _, p := range s.Profiles {
+		n += len(p) + 3
+	}
+	return n + n/16 // escapes
 }
 
 // appendRecord is marshalSlow's bytes written by hand (a warm cc-grep

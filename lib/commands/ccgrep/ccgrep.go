@@ -447,8 +447,15 @@ func marshalRecords(hits []sessions.Session, workers int) ([][]byte, error) {
 	errs := make([]error, len(hits))
 	n := min(workers, 1+len(hits)/64) // a few records: one goroutine
 	part := func(w int) {
+		size := 0
 		for i := w; i < len(hits); i += n {
-			lines[i], errs[i] = hits[i].MarshalJSON()
+			size += hits[i].JSONSizeHint()
+		}
+		buf := make([]byte, 0, size) // one buffer for the worker's records
+		for i := w; i < len(hits); i += n {
+			start := len(buf)
+			buf, errs[i] = hits[i].AppendJSON(buf)
+			lines[i] = buf[start:len(buf):len(buf)]
 		}
 	}
 	var wg sync.WaitGroup
