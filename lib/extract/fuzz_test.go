@@ -172,6 +172,14 @@ func FuzzReadObject(f *testing.F) {
 		`{"Stdout":"x"}`, `{"stdout":"a","stdout":"b"}`, `{"interrupted":"yes","stderr":"e"}`, `"Error: x"`, `[1]`, `{"x":[{"y":1}],"backgroundTaskId":"b1"}`} {
 		f.Add([]byte(s))
 	}
+	type toolUseResult struct {
+		Stdout              *string `json:"stdout"`
+		Stderr              string  `json:"stderr"`
+		Interrupted         bool    `json:"interrupted"`
+		PersistedOutputPath string  `json:"persistedOutputPath"`
+		BackgroundTaskID    string  `json:"backgroundTaskId"`
+		Type                string  `json:"type"`
+	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var got toolUseResult
 		ok := readObject(raw, []objField{

@@ -34,19 +34,9 @@ type result struct {
 	tur        json.RawMessage // the record's toolUseResult
 	denialKind string
 	decision   json.RawMessage
-	// infoVal is tur read once (infoRead).
-	infoVal  toolUseResult
+	// infoVal is tur read once (infoRead), or by DecodeTools' walk.
+	infoVal  transcript.ResultInfo
 	infoRead bool
-}
-
-// toolUseResult holds the toolUseResult fields facts use, across tools.
-type toolUseResult struct {
-	Stdout              *string `json:"stdout"`
-	Stderr              string  `json:"stderr"`
-	Interrupted         bool    `json:"interrupted"`
-	PersistedOutputPath string  `json:"persistedOutputPath"`
-	BackgroundTaskID    string  `json:"backgroundTaskId"`
-	Type                string  `json:"type"` // Write: create | update
 }
 
 // setText takes the text of a tool result's content: left as written
@@ -102,25 +92,15 @@ func (r *result) hasPrefix(p string, trim bool) bool {
 	return strings.HasPrefix(t, p)
 }
 
-func (r *result) info() toolUseResult {
-	var t toolUseResult
+// info is the toolUseResult fields facts use, read once.
+func (r *result) info() *transcript.ResultInfo {
 	if r == nil {
-		return t
+		return &transcript.ResultInfo{}
 	}
-	if r.infoRead {
-		return r.infoVal
+	if !r.infoRead {
+		r.infoVal, r.infoRead = transcript.ReadResultInfo(r.tur), true
 	}
-	ok := readObject(r.tur, []objField{
-		{name: "stdout", strp: &t.Stdout}, {name: "stderr", str: &t.Stderr},
-		{name: "interrupted", b: &t.Interrupted}, {name: "persistedOutputPath", str: &t.PersistedOutputPath},
-		{name: "backgroundTaskId", str: &t.BackgroundTaskID}, {name: "type", str: &t.Type},
-	})
-	if !ok {
-		t = toolUseResult{}
-		decodeObject(r.tur, &t)
-	}
-	r.infoVal, r.infoRead = t, true
-	return t
+	return &r.infoVal
 }
 
 // Denial says who refused a tool call, and why.
@@ -268,6 +248,7 @@ func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
 			r.setText(b.Content)
 			if e.User != nil {
 				r.tur, r.denialKind, r.decision = e.User.ToolUseResult, e.User.ToolDenialKind, e.User.PermissionDecision
+				r.infoVal, r.infoRead = e.User.Info, e.User.InfoRead
 			}
 			if c, ok := j.byID[b.ToolUseID]; ok {
 				c.res = r

@@ -230,10 +230,10 @@ func (h *toolsKind) shell(c *call) error {
 			}
 		case !s.Background:
 			s.ExitCode = new(0)
-			if info.Stdout != nil {
+			if stdout := info.Stdout(); stdout != nil {
 				// toolUseResult keeps more of a large output than the
 				// inline preview does.
-				out = *info.Stdout
+				out = *stdout
 				if info.Stderr != "" {
 					out += "\n" + info.Stderr
 				}

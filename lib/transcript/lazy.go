@@ -165,6 +165,32 @@ func (l *lazy) raw(dst *json.RawMessage) bool {
 	return true
 }
 
+// toolUseResult keeps the value as raw does and, when it is an object,
+// reads the fields tool facts use (User.Info) in the same walk.
+func (l *lazy) toolUseResult(u *User) bool {
+	if l.c.Peek() != '{' {
+		return l.raw(&u.ToolUseResult)
+	}
+	q := l.c.Pos()
+	var r ResultInfo
+	sure, out, err := readResultInfo(&l.c, &r)
+	if err != nil {
+		return false
+	}
+	v := l.c.Since(q)
+	if !l.alias {
+		v = append(json.RawMessage(nil), v...)
+	}
+	u.ToolUseResult = v
+	if sure {
+		if out[1] > 0 {
+			r.stdoutJSON = v[out[0]-q : out[1]-q]
+		}
+		u.Info, u.InfoRead = r, true
+	}
+	return true
+}
+
 var topNames = []string{"type", "uuid", "timestamp", "sessionId", "agentId", "message",
 	"toolUseResult", "toolDenialKind", "permissionDecision", "cwd", "requestSessionId"}
 
@@ -191,7 +217,7 @@ func (l *lazy) top(e *Entry, k []byte) bool {
 	case "logicalParentUuid":
 		return l.header(&l.h.LogicalParentUUID)
 	case "toolUseResult":
-		return seen(&l.set, 32) && l.raw(&u.ToolUseResult)
+		return seen(&l.set, 32) && l.toolUseResult(u)
 	case "toolDenialKind":
 		return seen(&l.set, 64) && l.str(&u.ToolDenialKind)
 	case "permissionDecision":

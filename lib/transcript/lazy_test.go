@@ -55,6 +55,9 @@ func checkTools(t *testing.T, line []byte) {
 	if got, want := toolView(lazy), toolView(full); got != want {
 		t.Fatalf("DecodeTools:\n%s\nDecode:\n%s\nline %.300q", got, want, line)
 	}
+	if lazy.User != nil && lazy.User.InfoRead && !sameInfo(lazy.User.Info, slowResultInfo(full.User.ToolUseResult)) {
+		t.Fatalf("DecodeTools read toolUseResult as %+v, encoding/json as %+v: %.300q", lazy.User.Info, slowResultInfo(full.User.ToolUseResult), line)
+	}
 	if owned, ok := (&Line{Bytes: append([]byte(nil), line...), Owned: true}).DecodeTools(); !ok || !reflect.DeepEqual(owned, lazy) {
 		t.Fatalf("DecodeTools of an owned line (ok %v):\n%+v\nwant\n%+v", ok, owned, lazy)
 	}

@@ -85,6 +85,11 @@ type User struct {
 	ToolDenialKind            string          `json:"toolDenialKind"`
 	IsCompactSummary          bool            `json:"isCompactSummary"`
 	IsVisibleInTranscriptOnly bool            `json:"isVisibleInTranscriptOnly"`
+	// Info is ToolUseResult's fields as ReadResultInfo reads them, when
+	// InfoRead: DecodeTools reads them in the walk that finds the value's
+	// end, so a tool fact does not scan it again.
+	Info     ResultInfo `json:"-"`
+	InfoRead bool       `json:"-"`
 }
 
 // Assistant holds the fields of an assistant record besides its message.
