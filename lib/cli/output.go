@@ -56,10 +56,14 @@ func (o *Output) emptyNote() string {
 }
 
 // Write emits one record given as a Go value (a struct with json tags, a
-// map, or json.RawMessage).
+// map, or json.RawMessage, or a pointer to one: no allocation to pass it,
+// for a caller that hands on many).
 func (o *Output) Write(v any) error {
-	if raw, ok := v.(json.RawMessage); ok {
+	switch raw := v.(type) {
+	case json.RawMessage:
 		return o.WriteJSON(raw)
+	case *json.RawMessage:
+		return o.WriteJSON(*raw)
 	}
 	if o.filter == nil && o.tab == nil {
 		o.n++

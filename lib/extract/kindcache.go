@@ -81,7 +81,7 @@ func OpenCache(dir string, opts Options) *cache.Store {
 // entry (a Base's: stamped reads it); v is the fact itself when it was
 // just made (nil when it came from the cache).
 type encodedFact struct {
-	line []byte
+	line json.RawMessage
 	ts   string
 	v    any
 }
@@ -93,12 +93,13 @@ type plainFact []byte
 
 // encodedOut hands a cached or recorded fact to emit as the JSON it is
 // (cli.Output prints a json.RawMessage untouched, and runs --jq on it as
-// on the encoded fact).
+// on the encoded fact), a stamped one as a pointer to its line (no
+// allocation per fact; emit keeps neither).
 func encodedOut(emit func(any) error) func(any) error {
 	return func(v any) error {
 		switch f := v.(type) {
 		case *encodedFact:
-			return emit(json.RawMessage(f.line))
+			return emit(&f.line)
 		case plainFact:
 			return emit(json.RawMessage(f))
 		}
@@ -307,6 +308,38 @@ func appendCopies(b []byte, cp *copies) []byte {
 	return b
 }
 
+// skipCopies reads past what appendCopies wrote.
+func skipCopies(d *cache.Decoder) {
+	for n := d.Count(); n > 0 && d.Err() == nil; n-- {
+		d.StrShared()
+		d.Uvarint()
+	}
+	for n := d.Count(); n > 0 && d.Err() == nil; n-- {
+		d.StrShared()
+	}
+}
+
+// addRecorded takes in the counts a record kept (appendCopies' bytes),
+// as add takes another reader's, without a copies of its own: the bytes
+// may lie in a store's map, so what c keeps of them is copied.
+func (c *copies) addRecorded(b []byte) {
+	d := cache.NewDecoder(b)
+	for n := d.Count(); n > 0 && d.Err() == nil; n-- {
+		owner, k := d.StrShared(), int(d.Uvarint())
+		if c.left == nil {
+			c.left = map[string]int{}
+		}
+		c.left[strings.Clone(owner)] += k
+	}
+	for n := d.Count(); n > 0 && d.Err() == nil; n-- {
+		if id := d.StrShared(); id != c.last {
+			if _, ok := c.read[id]; !ok {
+				c.sawSession(strings.Clone(id))
+			}
+		}
+	}
+}
+
 func readCopies(d *cache.Decoder) (cp copies) {
 	for n := d.Count(); n > 0 && d.Err() == nil; n-- {
 		if cp.left == nil {
@@ -359,10 +392,13 @@ func (l *factLog) data(o Origin, cp *copies, j *joiner) []byte {
 
 // record is a file's record read back.
 type record struct {
-	copies copies
+	// copies are the counts the file's read added, as appendCopies wrote
+	// them (readCopies, or copies.addRecorded).
+	copies []byte
 	events []byte
 	deps   []byte
-	// tail is the checkpoint, nil when the record has none.
+	// tail is the checkpoint, nil when the record has none (or it was
+	// not asked for).
 	tail *tailRecord
 }
 
@@ -378,17 +414,19 @@ type tailRecord struct {
 
 // openEntry opens the record of a file's entry in c, as a copy when the
 // store is mapped (cache.Store.Data): the facts handed on keep it.
-func openEntry(c *cache.Store, e *cache.Entry, f file) (record, bool) {
+func openEntry(c *cache.Store, e *cache.Entry, f file, tail bool) (record, bool) {
 	data, ok := c.Data(e)
 	if !ok {
 		return record{}, false
 	}
-	return openRecord(data, f)
+	return openRecord(data, f, tail)
 }
 
 // openRecord reads a record and checks what it depends on; ok is false
-// when the record is not what was written or no longer holds.
-func openRecord(data []byte, f file) (rec record, ok bool) {
+// when the record is not what was written or no longer holds. Its
+// checkpoint is read back only when tail is set (a grown file's read
+// on needs it; an unchanged one's facts do not).
+func openRecord(data []byte, f file, tail bool) (rec record, ok bool) {
 	if len(data) < 4 {
 		return rec, false
 	}
@@ -400,14 +438,16 @@ func openRecord(data []byte, f file) (rec record, ok bool) {
 	rest := data[len(data)-4-d.Left() : len(data)-4]
 	rec.events = rest[:len(rest)-tl]
 	d = cache.NewDecoder(rest[len(rest)-tl:])
-	rec.copies = readCopies(d)
+	before := d.Left()
+	skipCopies(d)
+	rec.copies = rest[len(rest)-tl:][:before-d.Left()]
 	ndep := d.Count()
 	rec.deps = d.Bytes()
 	if !depsHold(rec.deps, ndep, f) {
 		return record{}, false
 	}
 	if d.Bool() {
-		t := &tailRecord{}
+		var t tailRecord
 		c := &t.cp
 		for _, v := range []*int{&c.events, &c.deps, &c.ndep, nil, &c.line, &c.n, &c.warned, &c.notSeen} {
 			if v == nil {
@@ -417,13 +457,18 @@ func openRecord(data []byte, f file) (rec record, ok bool) {
 			}
 		}
 		for n := d.Count(); n > 0 && d.Err() == nil; n-- {
-			t.seen = append(t.seen, d.Str())
+			if id := d.StrShared(); tail {
+				t.seen = append(t.seen, strings.Clone(id))
+			}
 		}
-		t.copies = readCopies(cache.NewDecoder(d.Bytes()))
+		if cp := d.Bytes(); tail {
+			t.copies = readCopies(cache.NewDecoder(cp))
+		}
 		t.state = d.Bytes()
-		if c.events <= len(rec.events) && c.deps <= len(rec.deps) && c.off >= 0 {
+		if tail && c.events <= len(rec.events) && c.deps <= len(rec.deps) && c.off >= 0 {
 			t.events, t.deps = rec.events[:c.events], rec.deps[:c.deps]
-			rec.tail = t
+			kept := t // t itself stays off the heap when no tail is asked for
+			rec.tail = &kept
 		}
 	}
 	if !d.Done() {
@@ -438,7 +483,7 @@ func depsHold(deps []byte, n int, f file) bool {
 	for ; n > 0 && d.Err() == nil; n-- {
 		switch d.Uvarint() {
 		case depResult:
-			rec, local := d.Str(), d.StrShared()
+			rec, local := d.StrShared(), d.StrShared() // localPersisted keeps neither
 			if d.Err() == nil && deref(localPersisted(f.path, &rec)) != local {
 				return false
 			}
@@ -456,8 +501,9 @@ func depsHold(deps []byte, n int, f file) bool {
 }
 
 // replay hands on a record's events as the read gave them, the facts
-// through emit.
-func (x *Extractor) replay(ctx context.Context, events []byte, emit func(any) error) error {
+// through emit; with one, each stamped fact in it (an emit that keeps
+// none: takeCached's).
+func (x *Extractor) replay(ctx context.Context, events []byte, emit func(any) error, one *encodedFact) error {
 	d := cache.NewDecoder(events)
 	for n := 0; d.Left() > 0 && d.Err() == nil; n++ {
 		if n%1024 == 1023 && ctx.Err() != nil {
@@ -469,7 +515,12 @@ func (x *Extractor) replay(ctx context.Context, events []byte, emit func(any) er
 			ts := d.StrShared()
 			line := d.Bytes()
 			if d.Err() == nil {
-				err = emit(&encodedFact{line: line, ts: ts})
+				if one == nil {
+					err = emit(&encodedFact{line: line, ts: ts})
+				} else {
+					one.line, one.ts = line, ts
+					err = emit(one)
+				}
 			}
 		case evPlain:
 			line := d.Bytes()
@@ -536,10 +587,10 @@ func (x *Extractor) readCached(ctx context.Context, f file, c *cache.Store) erro
 			return x.readPlain(ctx, f) // it says what is wrong; nothing is kept
 		}
 		if e, ok := c.Unchanged(f.path, st); ok {
-			if rec, ok := openEntry(c, e, f); ok {
-				err := x.replay(ctx, rec.events, x.emit)
+			if rec, ok := openEntry(c, e, f, false); ok {
+				err := x.replay(ctx, rec.events, x.emit, nil)
 				if err == nil {
-					x.copies = rec.copies
+					x.copies = readCopies(cache.NewDecoder(rec.copies))
 				}
 				return x.replayed(err, f, c)
 			}
@@ -566,20 +617,20 @@ func (x *Extractor) readCached(ctx context.Context, f file, c *cache.Store) erro
 	var rec record
 	if state != cache.Miss {
 		var ok bool
-		if rec, ok = openEntry(c, e, f); !ok || (state == cache.Grown && rec.tail == nil) {
+		if rec, ok = openEntry(c, e, f, state == cache.Grown); !ok || (state == cache.Grown && rec.tail == nil) {
 			rec = record{}
 		}
 	}
 	switch {
 	case state == cache.Fresh && rec.events != nil:
-		err := x.replay(ctx, rec.events, x.emit)
+		err := x.replay(ctx, rec.events, x.emit, nil)
 		if err == nil {
-			x.copies = rec.copies
+			x.copies = readCopies(cache.NewDecoder(rec.copies))
 		}
 		return x.replayed(err, f, c)
 	case state == cache.Grown && rec.tail != nil:
 		cp := &rec.tail.cp
-		if err := x.replay(ctx, rec.events[:cp.events], x.emit); err != nil {
+		if err := x.replay(ctx, rec.events[:cp.events], x.emit, nil); err != nil {
 			return x.replayed(err, f, c)
 		}
 		at = &readAt{fh: fh, off: cp.off, line: cp.line, n: cp.n, warned: cp.warned, notSeen: cp.notSeen}

@@ -344,8 +344,10 @@ type fileJob struct {
 	unreadable int
 	copies     copies
 	ready      chan struct{} // items were queued or the read is done (a streamed job's)
-	// entry is the file's, when queue found it unchanged in the cache.
+	// entry is the file's, when queue found it unchanged in the cache;
+	// one is what each of its stamped facts is handed on in.
 	entry *cache.Entry
+	one   encodedFact
 }
 
 // fileQueues is what the fileJobs of one ReadTranscripts share.
@@ -432,14 +434,14 @@ func (j *fileJob) takeCached(ctx context.Context) error {
 	x, c := j.x, j.x.opts.Cache
 	read := false
 	err := c.Guard(func() error {
-		rec, ok := openRecord(j.entry.Data, j.f)
+		rec, ok := openRecord(j.entry.Data, j.f, false)
 		if !ok {
 			read = true
 			return nil
 		}
-		err := x.replay(ctx, rec.events, x.give)
+		err := x.replay(ctx, rec.events, x.give, &j.one)
 		if err == nil {
-			x.copies.add(&rec.copies)
+			x.copies.addRecorded(rec.copies)
 		}
 		return x.replayed(err, j.f, c)
 	})
