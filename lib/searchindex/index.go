@@ -578,7 +578,7 @@ func alsoFound(s *search.Searcher, found []bool) []bool {
 }
 
 // verifyFirst is how much of a candidate document verify reads and
-// checks before the rest.
+// checks first; each next piece is twice the last.
 var verifyFirst int64 = 8 << 10
 
 // verify reads the candidate documents of a part in order and asks the
@@ -601,37 +601,36 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs *docList, also
 		defer f.Close()
 		for d := range docs.spans() {
 			// A common term is most often in the document's first lines:
-			// its first verifyFirst bytes, cut after the last whole line,
-			// are checked first, and the rest (whole lines too) only when
-			// they do not hold it.
+			// they are read and checked in growing pieces of whole lines
+			// (verifyFirst bytes, then twice as many each time), and the
+			// document is read on only while they do not hold it.
 			n := d.end - d.start
 			buf = slices.Grow(buf[:0], int(n))[:n]
-			head := n
+			step := n
 			if p.f.Kind != search.KindToolResult {
 				// Transcript lines: no term spans two (a tool's output
 				// is read whole).
-				head = min(n, verifyFirst)
+				step = min(n, verifyFirst)
 			}
-			if _, err := f.ReadAt(buf[:head], d.start); err != nil {
-				return false, err
-			}
-			cut := head
-			if head < n {
-				cut = int64(bytescan.LastIndexByte(buf[:head], '\n') + 1)
-			}
-			sc.At(p.f.Path, d.start)
-			if cut > 0 && sc.RegionHoldsAlso(buf[:cut], p.f.Kind, ti, also) {
-				return true, nil
-			}
-			if cut == n {
-				continue
-			}
-			if _, err := f.ReadAt(buf[head:], d.start+head); err != nil {
-				return false, err
-			}
-			sc.At(p.f.Path, d.start+cut)
-			if sc.RegionHoldsAlso(buf[cut:], p.f.Kind, ti, also) {
-				return true, nil
+			var read, checked int64
+			for checked < n {
+				next := min(n, read+step)
+				if _, err := f.ReadAt(buf[read:next], d.start+read); err != nil {
+					return false, err
+				}
+				read, step = next, 2*step
+				cut := read
+				if read < n {
+					cut = checked + int64(bytescan.LastIndexByte(buf[checked:read], '\n')+1)
+				}
+				if cut == checked {
+					continue // inside a line: read on
+				}
+				sc.At(p.f.Path, d.start+checked)
+				if sc.RegionHoldsAlso(buf[checked:cut], p.f.Kind, ti, also) {
+					return true, nil
+				}
+				checked = cut
 			}
 		}
 		return false, nil

@@ -226,8 +226,8 @@ func checkSame(t *testing.T, cache string, paths []string, o search.Options) *In
 // has many of each, and verify reads their first lines apart.
 func smallDocs(t *testing.T) {
 	dt, dr, st, vf, rd := docText, docRaw, segTarget, verifyFirst, racyDir
-	// verifyFirst below a document's size: the first lines are checked
-	// apart from the rest. Every directory listing is kept, however
+	// verifyFirst below a document's size: its lines are checked in
+	// pieces. Every directory listing is kept, however
 	// young the directory (the tests change them between queries, and
 	// pause past a clock tick first).
 	docText, docRaw, segTarget, verifyFirst, racyDir = 512, 4096, 64<<10, 700, -time.Hour
