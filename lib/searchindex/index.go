@@ -369,6 +369,15 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 				return search.Result{}, false
 			}
 			if decided {
+				if ix.First() {
+					// The first build indexes every file, so the next
+					// search reads only what changed, whatever this
+					// one's terms decided (an error here is the next
+					// search's to meet).
+					for _, f := range files[1:] {
+						ix.prepare(f, nil, sc)
+					}
+				}
 				return res, true
 			}
 		}
