@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"io"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -368,15 +369,24 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 				return search.Result{}, false
 			}
 			if decided {
+				if ix.First() {
+					// The first build indexes every file, so the next
+					// search reads only what changed, whatever this
+					// one's terms decided (an error here is the next
+					// search's to meet).
+					for _, f := range files[1:] {
+						ix.prepare(f, nil, sc)
+					}
+				}
 				return res, true
 			}
 		}
 	}
 	// Which terms may lie in the session at all.
 	may := make([]bool, nt)
-	cands := make([][][]span, nt) // per term, per part
+	cands := make([][]docList, nt) // per term, per part
 	for ti := range nt {
-		cands[ti] = make([][]span, len(parts))
+		cands[ti] = make([]docList, len(parts))
 		may[ti] = res.Found[ti]
 		for pi := checked[ti]; pi < len(parts); pi++ {
 			docs, err := ix.partDocs(&parts[pi], ti)
@@ -384,7 +394,7 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 				return search.Result{}, false
 			}
 			cands[ti][pi] = docs
-			may[ti] = may[ti] || len(docs) > 0
+			may[ti] = may[ti] || docs.len() > 0
 		}
 	}
 	if !q.s.Matched(may) {
@@ -400,14 +410,14 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 	for i := range order {
 		order[i] = i
 		for _, docs := range cands[i] {
-			size[i] += len(docs)
+			size[i] += docs.len()
 		}
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return size[a] - size[b] })
 	also := alsoFound(q.s, res.Found)
 	for _, ti := range order {
 		for pi := checked[ti]; pi < len(parts) && !res.Found[ti]; pi++ {
-			found, err := ix.verify(&parts[pi], sc, ti, cands[ti][pi], also)
+			found, err := ix.verify(&parts[pi], sc, ti, &cands[ti][pi], also)
 			if err != nil {
 				return search.Result{}, false
 			}
@@ -431,7 +441,7 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 // terms verified in it; res.Found those found.
 func (ix *Index) decideFirst(ctx context.Context, sc *search.Scanner, p *part, res *search.Result, checked []int) (bool, error) {
 	nt := len(ix.q.tris)
-	cands := make([][]span, nt)
+	cands := make([]docList, nt)
 	order := make([]int, nt)
 	for ti := range nt {
 		docs, err := ix.partDocs(p, ti)
@@ -440,7 +450,7 @@ func (ix *Index) decideFirst(ctx context.Context, sc *search.Scanner, p *part, r
 		}
 		cands[ti], order[ti] = docs, ti
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return len(cands[a]) - len(cands[b]) })
+	slices.SortStableFunc(order, func(a, b int) int { return cands[a].len() - cands[b].len() })
 	anyTerm := ix.q.s.Opts().Any
 	also := alsoFound(ix.q.s, res.Found)
 	for _, ti := range order {
@@ -448,10 +458,10 @@ func (ix *Index) decideFirst(ctx context.Context, sc *search.Scanner, p *part, r
 			checked[ti] = 1 // seen while verifying another term
 			continue
 		}
-		if !anyTerm && len(cands[ti]) == 0 {
+		if !anyTerm && cands[ti].len() == 0 {
 			return false, nil // not here: the other files decide
 		}
-		found, err := ix.verify(p, sc, ti, cands[ti], also)
+		found, err := ix.verify(p, sc, ti, &cands[ti], also)
 		if err != nil {
 			return false, err
 		}
@@ -469,52 +479,100 @@ func (ix *Index) decideFirst(ctx context.Context, sc *search.Scanner, p *part, r
 	return false, nil
 }
 
+// docList is a part's candidate documents for a term, in file order:
+// those of its pieces in segments (each piece's numbers shared with the
+// segment's candidates, decoded from its document table as asked: a
+// common term has thousands, and verify stops at the first that holds
+// it), then those indexed in this run and the rest no piece covers.
+type docList struct {
+	segs  []segDocs
+	extra []span
+	n     int
+}
+
+// segDocs is a piece's candidates: docs, or with all every document from
+// lo to hi-1.
+type segDocs struct {
+	tab    docTable
+	docs   []uint32
+	all    bool
+	lo, hi uint32
+}
+
+func (l *docList) len() int { return l.n }
+
+// spans yields the documents in order.
+func (l *docList) spans() iter.Seq[span] {
+	return func(yield func(span) bool) {
+		for _, s := range l.segs {
+			if s.all {
+				for d := s.lo; d < s.hi; d++ {
+					if !yield(s.tab.at(d)) {
+						return
+					}
+				}
+				continue
+			}
+			for _, d := range s.docs {
+				if !yield(s.tab.at(d)) {
+					return
+				}
+			}
+		}
+		for _, d := range l.extra {
+			if !yield(d) {
+				return
+			}
+		}
+	}
+}
+
 // partDocs returns the documents of a part that may hold term ti, in
 // file order; a term the index cannot see may lie anywhere.
-func (ix *Index) partDocs(p *part, ti int) ([]span, error) {
-	var out []span
+func (ix *Index) partDocs(p *part, ti int) (docList, error) {
+	var out docList
 	all := ix.q.tris[ti] == nil
 	for _, r := range p.refs {
 		ss := ix.segment(r.seg)
 		if ss.err != nil {
-			return nil, ss.err
+			return docList{}, ss.err
 		}
-		var docs []uint32
-		i := 0
+		sd := segDocs{all: all, lo: r.lo, hi: r.hi}
 		if !all {
-			var err error
-			if docs, err = ix.termDocs(ss, ti); err != nil {
-				return nil, err
+			docs, err := ix.termDocs(ss, ti)
+			if err != nil {
+				return docList{}, err
 			}
-			i = sort.Search(len(docs), func(i int) bool { return docs[i] >= r.lo })
-			if i == len(docs) || docs[i] >= r.hi {
+			i := sort.Search(len(docs), func(i int) bool { return docs[i] >= r.lo })
+			j := i + sort.Search(len(docs)-i, func(k int) bool { return docs[i+k] >= r.hi })
+			if i == j {
 				continue // no candidate here: the document table is not read
 			}
+			sd.docs = docs[i:j:j]
 		}
-		spans, err := ss.seg.spans()
-		if err != nil || int(r.hi) > spans.len() {
-			return nil, errBad
+		tab, err := ss.seg.spans()
+		if err != nil || int(r.hi) > tab.len() {
+			return docList{}, errBad
 		}
+		sd.tab = tab
 		if all {
-			for d := r.lo; d < r.hi; d++ {
-				out = append(out, spans.at(d))
-			}
-			continue
+			out.n += int(r.hi - r.lo)
+		} else {
+			out.n += len(sd.docs)
 		}
-		for ; i < len(docs) && docs[i] < r.hi; i++ {
-			out = append(out, spans.at(docs[i]))
-		}
+		out.segs = append(out.segs, sd)
 	}
 	if p.pend != nil {
 		for d, s := range p.pend.docs {
 			if all || p.pend.cand[ti][d] {
-				out = append(out, s)
+				out.extra = append(out.extra, s)
 			}
 		}
 	}
 	if p.restFrom >= 0 && p.restTo > p.restFrom {
-		out = append(out, span{p.restFrom, p.restTo})
+		out.extra = append(out.extra, span{p.restFrom, p.restTo})
 	}
+	out.n += len(out.extra)
 	return out, nil
 }
 
@@ -529,15 +587,15 @@ func alsoFound(s *search.Searcher, found []bool) []bool {
 }
 
 // verifyFirst is how much of a candidate document verify reads and
-// checks before the rest.
+// checks first; each next piece is twice the last.
 var verifyFirst int64 = 8 << 10
 
 // verify reads the candidate documents of a part in order and asks the
 // scanner whether term ti lies in their content; also (nil, or the
 // session's found terms) gets the other terms the scanner sees on the
 // way (search.Scanner.RegionHoldsAlso).
-func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span, also []bool) (bool, error) {
-	if len(docs) == 0 {
+func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs *docList, also []bool) (bool, error) {
+	if docs.len() == 0 {
 		return false, nil
 	}
 	bp := ix.bufs.Get().(*[]byte)
@@ -550,39 +608,38 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span, also [
 			return false, err
 		}
 		defer f.Close()
-		for _, d := range docs {
+		for d := range docs.spans() {
 			// A common term is most often in the document's first lines:
-			// its first verifyFirst bytes, cut after the last whole line,
-			// are checked first, and the rest (whole lines too) only when
-			// they do not hold it.
+			// they are read and checked in growing pieces of whole lines
+			// (verifyFirst bytes, then twice as many each time), and the
+			// document is read on only while they do not hold it.
 			n := d.end - d.start
 			buf = slices.Grow(buf[:0], int(n))[:n]
-			head := n
+			step := n
 			if p.f.Kind != search.KindToolResult {
 				// Transcript lines: no term spans two (a tool's output
 				// is read whole).
-				head = min(n, verifyFirst)
+				step = min(n, verifyFirst)
 			}
-			if _, err := f.ReadAt(buf[:head], d.start); err != nil {
-				return false, err
-			}
-			cut := head
-			if head < n {
-				cut = int64(bytescan.LastIndexByte(buf[:head], '\n') + 1)
-			}
-			sc.At(p.f.Path, d.start)
-			if cut > 0 && sc.RegionHoldsAlso(buf[:cut], p.f.Kind, ti, also) {
-				return true, nil
-			}
-			if cut == n {
-				continue
-			}
-			if _, err := f.ReadAt(buf[head:], d.start+head); err != nil {
-				return false, err
-			}
-			sc.At(p.f.Path, d.start+cut)
-			if sc.RegionHoldsAlso(buf[cut:], p.f.Kind, ti, also) {
-				return true, nil
+			var read, checked int64
+			for checked < n {
+				next := min(n, read+step)
+				if _, err := f.ReadAt(buf[read:next], d.start+read); err != nil {
+					return false, err
+				}
+				read, step = next, 2*step
+				cut := read
+				if read < n {
+					cut = checked + int64(bytescan.LastIndexByte(buf[checked:read], '\n')+1)
+				}
+				if cut == checked {
+					continue // inside a line: read on
+				}
+				sc.At(p.f.Path, d.start+checked)
+				if sc.RegionHoldsAlso(buf[checked:cut], p.f.Kind, ti, also) {
+					return true, nil
+				}
+				checked = cut
 			}
 		}
 		return false, nil
@@ -593,7 +650,7 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs []span, also [
 	}
 	defer rc.Close()
 	var pos int64
-	for _, d := range docs {
+	for d := range docs.spans() {
 		if _, err := io.CopyN(io.Discard, rc, d.start-pos); err != nil {
 			return false, err
 		}

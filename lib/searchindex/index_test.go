@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	cachepkg "github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/search"
 	"github.com/ccpipe/ccpipe/lib/sessions"
 )
@@ -226,8 +227,8 @@ func checkSame(t *testing.T, cache string, paths []string, o search.Options) *In
 // has many of each, and verify reads their first lines apart.
 func smallDocs(t *testing.T) {
 	dt, dr, st, vf, rd := docText, docRaw, segTarget, verifyFirst, racyDir
-	// verifyFirst below a document's size: the first lines are checked
-	// apart from the rest. Every directory listing is kept, however
+	// verifyFirst below a document's size: its lines are checked in
+	// pieces. Every directory listing is kept, however
 	// young the directory (the tests change them between queries, and
 	// pause past a clock tick first).
 	docText, docRaw, segTarget, verifyFirst, racyDir = 512, 4096, 64<<10, 700, -time.Hour
@@ -629,6 +630,44 @@ func TestAllOfIsIntersection(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("allOf(%v) = %v, want %v", ts, got, want)
+		}
+	}
+}
+
+// TestFirstBuildIndexesAll: a first build whose term each session's
+// transcript decides still indexes the sessions' other files, so the
+// next search, of a term found only in them, indexes nothing and gives
+// the scan's answer.
+func TestFirstBuildIndexesAll(t *testing.T) {
+	dir, cache := t.TempDir(), t.TempDir()
+	proj := filepath.Join(dir, "projects", "p")
+	say := func(text string) string {
+		return mustJSON(map[string]any{"type": "user", "uuid": "u1", "message": map[string]any{"role": "user", "content": text}}) + "\n"
+	}
+	var paths []string
+	for i := range 3 {
+		id := fmt.Sprintf("%08d-0000-4000-8000-000000000000", i)
+		p := filepath.Join(proj, id+".jsonl")
+		write(t, p, say("the flaky login test"))
+		write(t, filepath.Join(proj, id, "subagents", "agent-a1.jsonl"), say(fmt.Sprintf("a timeout %d", i)))
+		write(t, filepath.Join(proj, id, "tool-results", "r1.txt"), fmt.Sprintf("exit status %d", i))
+		paths = append(paths, p)
+	}
+	cachepkg.Settle() // files written in the tick of their stamp are indexed again
+	for _, tt := range []struct {
+		terms   []string
+		indexed bool
+	}{
+		{[]string{"flaky"}, true},             // the first build: every file
+		{[]string{"timeout 1"}, false},        // subagents only
+		{[]string{"exit status 2"}, false},    // tool results only
+		{[]string{"flaky", "timeout"}, false}, // both
+	} {
+		o := search.Options{Terms: tt.terms}
+		want := searchWith(t, "", paths, o)
+		got, ix := searchIndex(t, cache, paths, o)
+		if !slices.Equal(got, want) || (ix.Indexed.Load() > 0) != tt.indexed {
+			t.Errorf("%q: index %q (%d bytes indexed), scan %q; want indexed %v", tt.terms, got, ix.Indexed.Load(), want, tt.indexed)
 		}
 	}
 }
