@@ -182,6 +182,9 @@ type Extractor struct {
 	// transcript (a session's subagents): the cache keeps the file's
 	// facts only as long as those dirs are as they were (kindcache.go).
 	listed func(dir string)
+	// borrowed: the entry being taken is a slice of the reader's line
+	// (borrows), valid only while it is taken.
+	borrowed bool
 	// mark, when set, is told each line a file's read handed on, once
 	// the handler took it: the cache's checkpoints (kindcache.go).
 	mark func(r *fileRead, l *transcript.Line)

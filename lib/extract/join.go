@@ -34,6 +34,10 @@ type result struct {
 	tur        json.RawMessage // the record's toolUseResult
 	denialKind string
 	decision   json.RawMessage
+	// borrowed: textJSON, tur and decision are slices of the line being
+	// taken (joiner.borrowed), copied (own) if the result outlives it.
+	borrowed bool
+	handed   bool // its call was handed on (joiner.drain)
 	// infoVal is tur read once (infoRead), or by DecodeTools' walk.
 	infoVal  transcript.ResultInfo
 	infoRead bool
@@ -197,6 +201,11 @@ type joiner struct {
 	// cache keeps them: kindtail.go).
 	logSeen bool
 	seenLog []string
+	// borrowed: the entry being taken holds slices of the reader's line
+	// (Extractor.borrowed): what outlives it is copied; fresh are its
+	// results, owned once the calls it answered were handed on.
+	borrowed bool
+	fresh    []*result
 }
 
 func newJoiner(c *copies, done func(*call) error, want func(string) bool) *joiner {
@@ -226,7 +235,11 @@ func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
 				}
 				continue
 			}
-			c := &call{base: base(o, e), origin: *o, id: b.ID, name: b.Name, input: b.Input}
+			input := b.Input
+			if j.borrowed {
+				input = bytes.Clone(input)
+			}
+			c := &call{base: base(o, e), origin: *o, id: b.ID, name: b.Name, input: input}
 			if r, ok := j.early[b.ID]; ok {
 				c.res = r
 				delete(j.early, b.ID)
@@ -244,11 +257,14 @@ func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
 				delete(j.ignored, b.ToolUseID)
 				continue
 			}
-			r := &result{base: base(o, e), path: o.Path, isError: b.IsError}
+			r := &result{base: base(o, e), path: o.Path, isError: b.IsError, borrowed: j.borrowed}
 			r.setText(b.Content)
 			if e.User != nil {
 				r.tur, r.denialKind, r.decision = e.User.ToolUseResult, e.User.ToolDenialKind, e.User.PermissionDecision
 				r.infoVal, r.infoRead = e.User.Info, e.User.InfoRead
+			}
+			if r.borrowed {
+				j.fresh = append(j.fresh, r)
 			}
 			if c, ok := j.byID[b.ToolUseID]; ok {
 				c.res = r
@@ -260,7 +276,25 @@ func (j *joiner) entry(o *Origin, e *transcript.Entry) error {
 			}
 		}
 	}
-	return j.drain(false)
+	err := j.drain(false)
+	for i, r := range j.fresh {
+		if !r.handed {
+			r.own()
+		}
+		j.fresh[i] = nil
+	}
+	j.fresh = j.fresh[:0]
+	return err
+}
+
+// own copies what the result borrowed from the line it came from.
+func (r *result) own() {
+	if !r.borrowed {
+		return
+	}
+	r.textJSON, r.tur, r.decision = bytes.Clone(r.textJSON), bytes.Clone(r.tur), bytes.Clone(r.decision)
+	r.infoVal.Own()
+	r.borrowed = false
 }
 
 // drain hands on the calls at the head of the queue that have their
@@ -270,6 +304,9 @@ func (j *joiner) drain(all bool) error {
 	for n < len(j.queue) && (all || j.queue[n].res != nil) {
 		if err := j.done(j.queue[n]); err != nil {
 			return err
+		}
+		if r := j.queue[n].res; r != nil {
+			r.handed = true
 		}
 		j.queue[n] = nil
 		n++

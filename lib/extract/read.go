@@ -673,9 +673,13 @@ type readAt struct {
 // x.mark set, it is told each line handed on, after the handler took it.
 func (x *Extractor) readFrom(ctx context.Context, f file, at *readAt) error {
 	r := x.newFileRead(ctx, f)
+	borrow := r.options().Borrow
 	take := func(l *transcript.Line) error {
 		e, derr := x.decode(l)
-		if err := r.take(l.Number, e, derr); err != nil || x.mark == nil {
+		x.borrowed = borrow && e != nil && e == l.Entry && !l.Owned
+		err := r.take(l.Number, e, derr)
+		x.borrowed = false
+		if err != nil || x.mark == nil {
 			return err
 		}
 		x.mark(r, l)
@@ -797,8 +801,20 @@ func (r *fileRead) take(line int, e *transcript.Entry, derr error) error {
 // warnings given to r.
 func (r *fileRead) options() transcript.Options {
 	x := r.x
-	return transcript.Options{Types: x.types, Warn: r.warn, Filter: x.filter(x.h), Tools: x.lazy()}
+	return transcript.Options{Types: x.types, Warn: r.warn, Filter: x.filter(x.h), Tools: x.lazy(), Borrow: x.borrows()}
 }
+
+// borrows reports whether the tool kinds' entries may borrow the reader's
+// line (transcript.Options.Borrow): their facts are written out as JSON
+// only, and with no cache, whose records keep the facts as they are.
+// The joiner copies what outlives the line (joiner.borrowed).
+func (x *Extractor) borrows() bool {
+	return borrowLines && x.lazyTools && x.opts.JSONOnly && x.opts.Cache == nil && x.mark == nil
+}
+
+// borrowLines turns borrows on (tests turn it off for its slow twin:
+// every value copied out of the line as it is decoded).
+var borrowLines = true
 
 // sayAll passes on warnings held back.
 func (x *Extractor) sayAll(msgs []string) {

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 
@@ -137,6 +138,9 @@ type toolsKind struct {
 	// (answer) with its walk.
 	inPlace bool
 	walker  walker
+	// chunk holds the lines of the tools facts written out at once (a
+	// result borrowed from the reader's line: emitBorrowed).
+	chunk []byte
 }
 
 func newToolsKind(x *Extractor) *toolsKind {
@@ -157,8 +161,11 @@ func newToolsKind(x *Extractor) *toolsKind {
 	return h
 }
 
-func (h *toolsKind) entry(o *Origin, e *transcript.Entry) error { return h.j.entry(o, e) }
-func (h *toolsKind) endFile() error                             { return h.j.flush() }
+func (h *toolsKind) entry(o *Origin, e *transcript.Entry) error {
+	h.j.borrowed = h.x.borrowed
+	return h.j.entry(o, e)
+}
+func (h *toolsKind) endFile() error { return h.j.flush() }
 
 func (h *toolsKind) finish() error {
 	for _, s := range h.order {
@@ -192,8 +199,33 @@ func (h *toolsKind) tool(c *call) error {
 		} else {
 			t.Result = new(r.txt())
 		}
+		if r.borrowed {
+			return h.emitBorrowed(t)
+		}
 	}
 	return h.x.emit(t)
+}
+
+// emitBorrowed emits t, whose result is borrowed from the line being
+// taken, as its line of JSON, written now (what the output writes of t,
+// as the cache's records are: encodedOut) into chunk: the result's bytes
+// are copied once, into the line, not first out of the reader's line.
+func (h *toolsKind) emitBorrowed(t Tool) error {
+	const chunkSize = 64 << 10
+	need := 1024 + len(t.Input) + len(t.resultJSON) + lenp(t.Result)
+	if cap(h.chunk)-len(h.chunk) < need {
+		h.chunk = make([]byte, 0, max(chunkSize, need))
+	}
+	start := len(h.chunk)
+	b, ok := t.AppendJSON(h.chunk)
+	if !ok {
+		// encoding/json writes it, later: t keeps copies.
+		h.chunk = b[:start]
+		t.resultJSON, t.Response = bytes.Clone(t.resultJSON), bytes.Clone(t.Response)
+		return h.x.emit(t)
+	}
+	h.chunk = b
+	return h.x.emit(&encodedFact{line: b[start:len(b):len(b)], ts: deref(t.Timestamp)})
 }
 
 const noOutput = "(Bash completed with no output)"

@@ -33,6 +33,11 @@ type Options struct {
 	// gives up on is scanned and handed on without an Entry (the caller
 	// decodes it), or skipped as malformed exactly as without Tools.
 	Tools func(line []byte) bool
+	// Borrow: the raw values of an Entry Tools read are slices of the
+	// line even when it is not Owned, valid only until the next line:
+	// the caller copies what it keeps (a fact it writes out at once
+	// need not be copied twice).
+	Borrow bool
 	// MaxLine bounds one line; 0 means ndjson.DefaultMaxLine.
 	MaxLine int
 	// Warn, when set, is called for each skipped line as it happens.
@@ -264,7 +269,7 @@ func (r *Reader) Next() (*Line, error) {
 		if r.opts.Tools != nil && r.opts.Tools(b) {
 			// One walk checks the line and reads it; Scan runs only on a
 			// line the walk gives up on, for its verdict and its error.
-			l.Entry, _ = decodeTools(b, l.Owned, &l.Header)
+			l.Entry, _ = decodeTools(b, l.Owned || r.opts.Borrow, &l.Header)
 		}
 		if l.Entry == nil {
 			if err := Scan(b, &l.Header); err != nil {

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 
@@ -30,6 +31,9 @@ func (r *ResultInfo) Stdout() *string {
 	}
 	return r.stdout
 }
+
+// Own copies what r holds of a line it borrowed (Options.Borrow).
+func (r *ResultInfo) Own() { r.stdoutJSON = bytes.Clone(r.stdoutJSON) }
 
 // resultInfoJSON is ResultInfo as encoding/json decodes it: what
 // ReadResultInfo's walk must read.
