@@ -15,31 +15,36 @@ func AppendString[S ~string | ~[]byte](dst []byte, s S) []byte {
 // U+2029 and '/' stay raw, as JSON.stringify writes them, and bytes that
 // are not UTF-8 are copied, not repaired).
 func AppendEscaped[S ~string | ~[]byte](dst []byte, s S) []byte {
-	const hexDigits = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
-		}
+		dst = AppendEscapedByte(append(dst, s[start:i]...), c)
 		start = i + 1
 	}
 	return append(dst, s[start:]...)
+}
+
+// AppendEscapedByte appends the escape of c, '"', '\\' or a control byte,
+// as JSON.stringify and encoding/json both write it: \" \\ \b \f \n \r
+// \t, the other control bytes as \u00xx in lowercase hex.
+func AppendEscapedByte(dst []byte, c byte) []byte {
+	const hexDigits = "0123456789abcdef"
+	switch c {
+	case '"', '\\':
+		return append(dst, '\\', c)
+	case '\b':
+		return append(dst, '\\', 'b')
+	case '\f':
+		return append(dst, '\\', 'f')
+	case '\n':
+		return append(dst, '\\', 'n')
+	case '\r':
+		return append(dst, '\\', 'r')
+	case '\t':
+		return append(dst, '\\', 't')
+	}
+	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
 }

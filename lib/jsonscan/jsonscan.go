@@ -454,12 +454,13 @@ const (
 	highs = 0x8080808080808080
 )
 
-// special marks the bytes of x (8 bytes, little endian) that are '"',
-// '\\' or a control character: the only bytes a string scan must stop at.
-// Bits above the lowest mark may be spurious (borrows); the lowest is
-// exact. (A byte's high bit is the same in x and in x^'"' or x^'\\', so
-// one &^x serves the three tests.)
-func special(x uint64) uint64 {
+// Special marks the bytes of x (8 bytes, little endian) that are '"',
+// '\\' or a control character: the only bytes a string scan must stop at,
+// and the ASCII bytes an encoder must escape. Bits above the lowest mark
+// may be spurious (borrows); the lowest is exact. (A byte's high bit is
+// the same in x and in x^'"' or x^'\\', so one &^x serves the three
+// tests.)
+func Special(x uint64) uint64 {
 	q := x ^ (ones * '"')
 	bs := x ^ (ones * '\\')
 	return ((q - ones) | (bs - ones) | (x - ones*0x20)) &^ x & highs
@@ -500,19 +501,19 @@ func (c *Cursor) str() (start, end int, esc bool, err error) {
 				goto found
 			}
 			w := b[i : i+16 : i+16]
-			m := special(binary.LittleEndian.Uint64(w))
+			m := Special(binary.LittleEndian.Uint64(w))
 			if m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				goto found
 			}
-			if m = special(binary.LittleEndian.Uint64(w[8:])); m != 0 {
+			if m = Special(binary.LittleEndian.Uint64(w[8:])); m != 0 {
 				i += 8 + bits.TrailingZeros64(m)>>3
 				goto found
 			}
 			i += 16
 		}
 		if i+8 <= len(b) {
-			if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			if m := Special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				goto found
 			}

@@ -2,10 +2,13 @@ package ndjson
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math/bits"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 )
 
 // An Appender is a value that writes itself as the JSON encoding/json
@@ -40,23 +43,7 @@ func AppendString(dst []byte, s string) []byte {
 				i++
 				continue
 			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
-			}
+			dst = jsonscan.AppendEscapedByte(append(dst, s[start:i]...), c)
 			i++
 			start = i
 			continue
@@ -103,7 +90,7 @@ func Canonical(quoted []byte) bool {
 	b := quoted[1 : len(quoted)-1]
 	for i := 0; i < len(b); {
 		if i+8 <= len(b) {
-			m := stop8(load8b(b, i))
+			m := stop8(binary.LittleEndian.Uint64(b[i:]))
 			if m == 0 {
 				i += 8
 				continue
@@ -155,26 +142,12 @@ func Canonical(quoted []byte) bool {
 	return true
 }
 
-// load8b is load8 of a byte slice.
-func load8b(b []byte, i int) uint64 {
-	_ = b[i+7]
-	return uint64(b[i]) | uint64(b[i+1])<<8 | uint64(b[i+2])<<16 | uint64(b[i+3])<<24 |
-		uint64(b[i+4])<<32 | uint64(b[i+5])<<40 | uint64(b[i+6])<<48 | uint64(b[i+7])<<56
-}
-
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
+const highs = 0x8080808080808080
 
 // stop8 marks the bytes of x (8 bytes, little endian) AppendString must
-// look at: '"', '\\', a control byte or a byte of a multibyte sequence.
-// The lowest mark is exact (higher ones may be borrows).
-func stop8(x uint64) uint64 {
-	q := x ^ (ones * '"')
-	bs := x ^ (ones * '\\')
-	return ((q-ones)|(bs-ones)|(x-ones*0x20))&^x&highs | x&highs
-}
+// look at: jsonscan.Special's, and each byte of a multibyte sequence. The
+// lowest mark is exact (higher ones may be borrows).
+func stop8(x uint64) uint64 { return jsonscan.Special(x) | x&highs }
 
 // AppendRaw appends raw, one valid JSON value (a json.RawMessage a decode
 // checked), as encoding/json writes a json.RawMessage: compacted. A value
