@@ -309,7 +309,7 @@ func (o *options) readStdin(env *cli.Env, x *extract.Extractor, explicitSubagent
 }
 
 func readEntries(env *cli.Env, x *extract.Extractor) error {
-	lastPath := ""
+	lastPath, lastSession := "", ""
 	entries := 0
 	// 1 MiB reads: the pipe from cc-entries carries 1 MiB at a time. A
 	// line is checked as JSON once: by its decode when the kind wants it
@@ -337,6 +337,18 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 				}
 			}
 			lastPath = s.Path
+		} else if sid := sessionOf(line); sid != "" && lastPath == "" {
+			// Without a cc_source (cc-entries' default) a transcript
+			// ends where the session changes: a transcript holds one
+			// session's records (a fork's copies carry the fork's id).
+			// A fork read before the session it copied must not leave
+			// its copies' call ids pending for the original's records.
+			if sid != lastSession && lastSession != "" {
+				if err := x.EndFile(); err != nil {
+					return err
+				}
+			}
+			lastSession = sid
 		}
 		if want, valid := x.WantsChecked(line); !want {
 			if !valid && !jsonscan.Valid(line) {
@@ -367,4 +379,21 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 		return &cli.ExitError{Code: cli.ExitFail, Err: errors.New("<stdin>: no transcript entry read")}
 	}
 	return err
+}
+
+// errFound stops a walk of members at the one looked for.
+var errFound = errors.New("found")
+
+// sessionOf is the top-level sessionId of an entry's line, "" for none (a
+// record without one, or a line that is not an object).
+func sessionOf(line []byte) string {
+	var sid string
+	_ = jsonscan.Members(line, func(m *jsonscan.Member) error {
+		if string(m.Key) == "sessionId" && !m.Esc {
+			sid = jsonscan.StringOf(m.Value)
+			return errFound
+		}
+		return nil
+	})
+	return sid
 }

@@ -146,3 +146,42 @@ func TestPrefiltersStdinFileEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestStdinForkFirst: entries on stdin without a cc_source (cc-entries'
+// default), a fork's before the session it copied, give every kind's
+// facts as the same files read in that order: a session's change ends a
+// transcript, so a copied call's id is not left ignored for the
+// original's (its failed Bash call was lost to shell --errors).
+func TestStdinForkFirst(t *testing.T) {
+	dir := "../../../testdata/corpus-fork/claude/projects/-home-dev-projects-forks/"
+	orders := [][]string{
+		{"f0a1f002-0000-4000-8000-000000000002", "f0a1f003-0000-4000-8000-000000000003", "f0a1f004-0000-4000-8000-000000000004", "f0a1f001-0000-4000-8000-000000000001"},
+		{"f0a1f004-0000-4000-8000-000000000004", "f0a1f001-0000-4000-8000-000000000001", "f0a1f003-0000-4000-8000-000000000003", "f0a1f002-0000-4000-8000-000000000002"},
+	}
+	for _, order := range orders {
+		var paths []string
+		for _, id := range order {
+			paths = append(paths, dir+id+".jsonl")
+		}
+		var entries, e0 strings.Builder
+		if code := ccentries.Run(paths, nil, &entries, &e0); code != 0 {
+			t.Fatalf("cc-entries: exit %d: %s", code, e0.String())
+		}
+		for _, kind := range extract.Kinds {
+			if kind == "subagents" {
+				continue // read from files, a run names its transcript; on stdin it cannot
+			}
+			for _, flags := range [][]string{nil, {"--errors"}} {
+				if flags != nil && kind != "shell" && kind != "tools" {
+					continue
+				}
+				var fromFiles, fromStdin, e1, e2 strings.Builder
+				c1 := Run(append(append([]string{kind, "--no-subagents", "--no-cache"}, flags...), paths...), nil, &fromFiles, &e1)
+				c2 := Run(append([]string{kind}, flags...), strings.NewReader(entries.String()), &fromStdin, &e2)
+				if c1 != c2 || fromFiles.String() != fromStdin.String() {
+					t.Errorf("%v %s %v: files (exit %d) and stdin (exit %d) differ:\n%s%s\n%s%s", order, kind, flags, c1, c2, fromFiles.String(), e1.String(), fromStdin.String(), e2.String())
+				}
+			}
+		}
+	}
+}
