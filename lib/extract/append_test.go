@@ -16,13 +16,11 @@ import (
 // fact's slow twin: its type without AppendJSON).
 func encodingJSON(t *testing.T, v any) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := ndjson.MarshalReflect(v)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return b
 }
 
 // toolPlain is Tool without its AppendJSON.

@@ -13,13 +13,11 @@ import (
 // twin of AppendString, AppendRaw and an Appender.
 func slowJSON(t *testing.T, v any) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := MarshalReflect(v)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return b
 }
 
 var stringSeeds = []string{

@@ -105,6 +105,12 @@ func Marshal(v any) ([]byte, error) {
 			return line, nil
 		}
 	}
+	return MarshalReflect(v)
+}
+
+// MarshalReflect is v as encoding/json writes it, HTML escaping off: the
+// slow twin of every Appender, which Marshal falls back on.
+func MarshalReflect(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

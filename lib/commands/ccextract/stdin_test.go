@@ -6,6 +6,7 @@ import (
 	"github.com/ccpipe/ccpipe/lib/commands/ccentries"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,8 +130,16 @@ func TestPrefiltersStdinFileEnds(t *testing.T) {
 	if code := ccentries.Run(append([]string{"--with-source"}, paths...), nil, &entries, &e0); code != 0 {
 		t.Fatalf("cc-entries: exit %d: %s", code, e0.String())
 	}
+	sameFromStdin(t, "", paths, entries.String(), "subagents", "usage")
+}
+
+// sameFromStdin: every kind but skip (and shell and tools with --errors)
+// gives the same output, exit code included, from the files at paths as
+// from entries, their lines on stdin.
+func sameFromStdin(t *testing.T, label string, paths []string, entries string, skip ...string) {
+	t.Helper()
 	for _, kind := range extract.Kinds {
-		if kind == "subagents" || kind == "usage" {
+		if slices.Contains(skip, kind) {
 			continue
 		}
 		for _, flags := range [][]string{nil, {"--errors"}} {
@@ -139,9 +148,9 @@ func TestPrefiltersStdinFileEnds(t *testing.T) {
 			}
 			var fromFiles, fromStdin, e1, e2 strings.Builder
 			c1 := Run(append(append([]string{kind, "--no-subagents", "--no-cache"}, flags...), paths...), nil, &fromFiles, &e1)
-			c2 := Run(append([]string{kind}, flags...), strings.NewReader(entries.String()), &fromStdin, &e2)
+			c2 := Run(append([]string{kind}, flags...), strings.NewReader(entries), &fromStdin, &e2)
 			if c1 != c2 || fromFiles.String() != fromStdin.String() {
-				t.Errorf("%s %v: files (exit %d) and stdin (exit %d) differ:\n%s%s\n%s%s", kind, flags, c1, c2, fromFiles.String(), e1.String(), fromStdin.String(), e2.String())
+				t.Errorf("%s%s %v: files (exit %d) and stdin (exit %d) differ:\n%s%s\n%s%s", label, kind, flags, c1, c2, fromFiles.String(), e1.String(), fromStdin.String(), e2.String())
 			}
 		}
 	}
@@ -167,21 +176,8 @@ func TestStdinForkFirst(t *testing.T) {
 		if code := ccentries.Run(paths, nil, &entries, &e0); code != 0 {
 			t.Fatalf("cc-entries: exit %d: %s", code, e0.String())
 		}
-		for _, kind := range extract.Kinds {
-			if kind == "subagents" {
-				continue // read from files, a run names its transcript; on stdin it cannot
-			}
-			for _, flags := range [][]string{nil, {"--errors"}} {
-				if flags != nil && kind != "shell" && kind != "tools" {
-					continue
-				}
-				var fromFiles, fromStdin, e1, e2 strings.Builder
-				c1 := Run(append(append([]string{kind, "--no-subagents", "--no-cache"}, flags...), paths...), nil, &fromFiles, &e1)
-				c2 := Run(append([]string{kind}, flags...), strings.NewReader(entries.String()), &fromStdin, &e2)
-				if c1 != c2 || fromFiles.String() != fromStdin.String() {
-					t.Errorf("%v %s %v: files (exit %d) and stdin (exit %d) differ:\n%s%s\n%s%s", order, kind, flags, c1, c2, fromFiles.String(), e1.String(), fromStdin.String(), e2.String())
-				}
-			}
-		}
+		// Read from files, a subagent run names its transcript; on
+		// stdin it cannot.
+		sameFromStdin(t, fmt.Sprint(order, " "), paths, entries.String(), "subagents")
 	}
 }
