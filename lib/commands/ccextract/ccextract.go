@@ -337,18 +337,21 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 				}
 			}
 			lastPath = s.Path
-		} else if sid := sessionOf(line); sid != "" && lastPath == "" {
+		} else if lastPath == "" {
 			// Without a cc_source (cc-entries' default) a transcript
 			// ends where the session changes: a transcript holds one
 			// session's records (a fork's copies carry the fork's id).
 			// A fork read before the session it copied must not leave
 			// its copies' call ids pending for the original's records.
-			if sid != lastSession && lastSession != "" {
-				if err := x.EndFile(); err != nil {
-					return err
+			// (A line without one among lines with one is no edge.)
+			if sid := sessionOf(line); sid != "" {
+				if lastSession != "" && sid != lastSession {
+					if err := x.EndFile(); err != nil {
+						return err
+					}
 				}
+				lastSession = sid
 			}
-			lastSession = sid
 		}
 		if want, valid := x.WantsChecked(line); !want {
 			if !valid && !jsonscan.Valid(line) {
