@@ -131,8 +131,15 @@ type forkPrefix struct {
 	sid  string // the session of the last record
 }
 
-// see starts a transcript where the session changes (entries on stdin
-// without a cc_source: no file ends between them).
+// see starts a transcript where a wanted record's session changes. The
+// reader ends a transcript where transcript.Edges says (EndFile); this is
+// the extractor's own check, for a file read whole too, and deliberately
+// not that rule: a record without a session is a change here (Edges lets
+// it go on), which the prefilters rely on: they skip a file's assistant
+// records once its own have begun, and on records that name no session
+// the rule's edges would fall on those skipped records
+// (TestPrefiltersGenerated). Claude Code's records of the kinds that see
+// all name their session: the two agree on them.
 func (p *forkPrefix) see(x *Extractor, o *Origin, e *transcript.Entry) error {
 	sid := cmp.Or(e.SessionID, o.SessionID)
 	if sid == p.sid {

@@ -64,6 +64,7 @@ type Reader struct {
 	// rec is the record being read, nil between sessions.
 	session string
 	rec     *record
+	edges   transcript.Edges
 	// counted holds the key of each API message sent in this run: one
 	// a resumed session copied is sent once (the billing rule), under the
 	// session read first.
@@ -361,14 +362,15 @@ func (r *Reader) endFile() error {
 }
 
 // Entry reads one transcript entry piped in (cc-entries output): o says
-// where it came from (its cc_source; without one, its session). A new
-// path ends the transcript before; a new session also sends the one
-// before.
+// where it came from (its cc_source; without one, the zero Origin). A
+// transcript ends where transcript.Edges says; a new session also sends
+// the one before.
 func (r *Reader) Entry(o extract.Origin, e *transcript.Entry) error {
 	if o.SessionID == "" {
 		o.SessionID = e.SessionID
 	}
-	if r.rec == nil || !r.f.open || o.Path != r.f.path || o.SessionID != r.f.mainSession {
+	edge := r.edges.Next(o.Path, o.SessionID, cmp.Or(o.AgentID, e.AgentID))
+	if edge || r.rec == nil || !r.f.open {
 		if r.rec != nil && o.SessionID != r.session {
 			if err := r.endSession(); err != nil {
 				return err

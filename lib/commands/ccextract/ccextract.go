@@ -3,6 +3,7 @@
 package ccextract
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -309,7 +310,7 @@ func (o *options) readStdin(env *cli.Env, x *extract.Extractor, explicitSubagent
 }
 
 func readEntries(env *cli.Env, x *extract.Extractor) error {
-	lastPath, lastSession := "", ""
+	var edges transcript.Edges
 	entries := 0
 	// 1 MiB reads: the pipe from cc-entries carries 1 MiB at a time. A
 	// line is checked as JSON once: by its decode when the kind wants it
@@ -325,32 +326,26 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 			env.SkipInput(n, `not a transcript entry (no "type"), skipped`)
 			return nil
 		}
-		// A transcript ends where the cc_source's path changes, whether or
-		// not the kind wants the line: the kind's filter (Wants) keeps
-		// state of the file it reads too.
+		// A transcript ends where transcript.Edges says, whether or not
+		// the kind wants the line: the kind's filter (Wants) keeps state
+		// of the file it reads too.
 		var o extract.Origin
+		var edge bool
 		if s, ok := records.SourceOf(line); ok {
 			o = extract.Origin{Path: s.Path, Line: s.Line, SessionID: s.SessionID, AgentID: s.AgentID}
-			if s.Path != lastPath && lastPath != "" {
-				if err := x.EndFile(); err != nil {
-					return err
-				}
+			sid, aid := s.SessionID, s.AgentID
+			if s.Path == "" && (sid == "" || aid == "") { // cc-entries --with-source -
+				lsid, laid := sessionOf(line)
+				sid, aid = cmp.Or(sid, lsid), cmp.Or(aid, laid)
 			}
-			lastPath = s.Path
-		} else if lastPath == "" {
-			// Without a cc_source (cc-entries' default) a transcript
-			// ends where the session changes: a transcript holds one
-			// session's records (a fork's copies carry the fork's id).
-			// A fork read before the session it copied must not leave
-			// its copies' call ids pending for the original's records.
-			// (A line without one among lines with one is no edge.)
-			if sid := sessionOf(line); sid != "" {
-				if lastSession != "" && sid != lastSession {
-					if err := x.EndFile(); err != nil {
-						return err
-					}
-				}
-				lastSession = sid
+			edge = edges.Next(s.Path, sid, aid)
+		} else if !edges.Sourced() {
+			sid, aid := sessionOf(line)
+			edge = edges.Next("", sid, aid)
+		}
+		if edge {
+			if err := x.EndFile(); err != nil {
+				return err
 			}
 		}
 		if want, valid := x.WantsChecked(line); !want {
@@ -387,16 +382,29 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 // errFound stops a walk of members at the one looked for.
 var errFound = errors.New("found")
 
-// sessionOf is the top-level sessionId of an entry's line, "" for none (a
-// record without one, or a line that is not an object).
-func sessionOf(line []byte) string {
-	var sid string
+// sessionOf is the top-level sessionId and agentId of an entry's line,
+// "" for none (a record without one, or a line that is not an object):
+// the walk ends at the sessionId when no agentId can follow.
+func sessionOf(line []byte) (sid, aid string) {
+	agent := transcript.Contains(line, agentKey)
 	_ = jsonscan.Members(line, func(m *jsonscan.Member) error {
-		if string(m.Key) == "sessionId" && !m.Esc {
+		if m.Esc {
+			return nil
+		}
+		switch string(m.Key) {
+		case "sessionId":
 			sid = jsonscan.StringOf(m.Value)
+		case "agentId":
+			aid = jsonscan.StringOf(m.Value)
+		default:
+			return nil
+		}
+		if sid != "" && (aid != "" || !agent) {
 			return errFound
 		}
 		return nil
 	})
-	return sid
+	return sid, aid
 }
+
+var agentKey = []byte(`"agentId"`)

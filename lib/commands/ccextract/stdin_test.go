@@ -160,7 +160,9 @@ func sameFromStdin(t *testing.T, label string, paths []string, entries string, s
 // default), a fork's before the session it copied, give every kind's
 // facts as the same files read in that order: a session's change ends a
 // transcript, so a copied call's id is not left ignored for the
-// original's (its failed Bash call was lost to shell --errors).
+// original's (its failed Bash call was lost to shell --errors). So do
+// the same files piped through cc-entries --with-source -, whose
+// cc_source path is null: its session ends a transcript too.
 func TestStdinForkFirst(t *testing.T) {
 	dir := "../../../testdata/corpus-fork/claude/projects/-home-dev-projects-forks/"
 	orders := [][]string{
@@ -179,5 +181,22 @@ func TestStdinForkFirst(t *testing.T) {
 		// Read from files, a subagent run names its transcript; on
 		// stdin it cannot.
 		sameFromStdin(t, fmt.Sprint(order, " "), paths, entries.String(), "subagents")
+
+		var cat strings.Builder
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cat.Write(b)
+		}
+		var sourced strings.Builder
+		if code := ccentries.Run([]string{"--with-source", "-"}, strings.NewReader(cat.String()), &sourced, &e0); code != 0 {
+			t.Fatalf("cc-entries -: exit %d: %s", code, e0.String())
+		}
+		if !strings.HasPrefix(sourced.String(), `{"cc_source":{"path":null,`) {
+			t.Fatalf("cc-entries --with-source - gave no null path: %.80s", sourced.String())
+		}
+		sameFromStdin(t, fmt.Sprint(order, " null path "), paths, sourced.String(), "subagents")
 	}
 }

@@ -1,6 +1,7 @@
 package cchook
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -53,5 +54,29 @@ func TestBacktestStdinKinds(t *testing.T) {
 				t.Errorf("exit %d\nstdout %s\nstderr %q\nwant stdout %s\nstderr %q", code, out, errs, want, wantErr)
 			}
 		})
+	}
+}
+
+// A line that names no session (Claude Code writes its
+// file-history-snapshot records without a sessionId, between a
+// transcript's turns) goes on with the transcript before it
+// (transcript.Edges): entries with one between a call and its result
+// give the payloads of entries without it, not a second SessionStart.
+func TestBacktestStdinSessionlessLine(t *testing.T) {
+	raw := readFile(t, corpusProjects+"/-home-dev-projects-gamma/c0a1f006-0000-4000-8000-000000000006.jsonl")
+	lines := strings.SplitAfter(raw, "\n")
+	call := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, `"type":"tool_use"`) })
+	if call < 0 {
+		t.Fatal("no tool call in the corpus session")
+	}
+	snapshot := `{"type":"file-history-snapshot","messageId":"m","snapshot":{"messageId":"m","trackedFileBackups":{},"timestamp":"2026-11-30T10:47:05.000Z"},"isSnapshotUpdate":false}` + "\n"
+	with := strings.Join(slices.Insert(slices.Clone(lines), call+1, snapshot), "")
+	_, want, _ := run(t, raw, "backtest", "--all", hooksDir+"/history.yaml")
+	code, got, errs := run(t, with, "backtest", "--all", hooksDir+"/history.yaml")
+	if !strings.Contains(want, `"event":"SessionStart"`) || !strings.Contains(want, `"event":"PreToolUse"`) {
+		t.Fatalf("the corpus session answers no SessionStart or PreToolUse: the test would prove nothing:\n%s", want)
+	}
+	if code != 0 || got != want || errs != "" {
+		t.Errorf("exit %d, stderr %q\ngot  %s\nwant %s", code, errs, got, want)
 	}
 }

@@ -405,7 +405,7 @@ type Feed struct {
 	b              *runner
 	tools, prompts *extract.Extractor
 	turns          *turns
-	key            string
+	edges          transcript.Edges
 }
 
 // NewFeed starts a Feed; call Line for each entry, then Close.
@@ -458,15 +458,13 @@ func (fd *Feed) Line(line []byte, src Source) error {
 	if o.AgentID == "" {
 		o.AgentID = e.AgentID
 	}
-	key := o.Path
-	if key == "" {
-		key = o.SessionID + "/" + o.AgentID
-	}
-	if key != fd.key {
+	// A transcript ends where transcript.Edges says: a line without a
+	// session (a file-history-snapshot) is its transcript's, not one of
+	// its own (its turns started again: a second SessionStart).
+	if fd.edges.Next(o.Path, o.SessionID, o.AgentID) || fd.turns == nil {
 		if err := fd.endFile(); err != nil {
 			return err
 		}
-		fd.key = key
 		fd.turns = &turns{b: fd.b, path: o.Path}
 	}
 	// The turn's events first: a session starts, and a turn's Stop comes,
