@@ -40,7 +40,13 @@ func SessionFiles(transcriptPath string) ([]File, error) {
 // read for another reason than its absence, both are read as if it named
 // them (the dir may be searchable but not readable).
 func SessionFilesFrom(transcriptPath string, readDir func(string) ([]fs.DirEntry, error)) ([]File, error) {
-	files := []File{{Path: transcriptPath, Kind: KindTranscript}}
+	return AppendSessionFiles(nil, transcriptPath, readDir)
+}
+
+// AppendSessionFiles is SessionFilesFrom appending to files (a caller's
+// slice kept from one session to the next).
+func AppendSessionFiles(files []File, transcriptPath string, readDir func(string) ([]fs.DirEntry, error)) ([]File, error) {
+	files = append(files, File{Path: transcriptPath, Kind: KindTranscript})
 	dir := layout.SessionDir(transcriptPath)
 	if dir == transcriptPath {
 		return files, nil

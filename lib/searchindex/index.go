@@ -88,8 +88,9 @@ type Index struct {
 	// listing, or that it is missing).
 	seenDirs sync.Map
 
-	builders sync.Pool
-	bufs     sync.Pool // *[]byte: verify's read buffers
+	builders  sync.Pool
+	bufs      sync.Pool // *[]byte: verify's read buffers
+	scratches sync.Pool // *scratch
 	// Indexed counts the bytes read to index in this run; Answered the
 	// sessions answered from the index, Scanned those left to the scan.
 	Indexed, Answered, Scanned atomic.Int64
@@ -171,6 +172,7 @@ func Open(cacheDir string, s *search.Searcher) *Index {
 	}
 	ix.builders.New = func() any { return newBuilder(ix.q) }
 	ix.bufs.New = func() any { return new([]byte) }
+	ix.scratches.New = func() any { return new(scratch) }
 	return ix
 }
 
@@ -340,16 +342,21 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 	if listed && ls.noDir {
 		readDir = noSessionDir
 	}
-	files, err := search.SessionFilesFrom(transcriptPath, readDir)
+	sp := ix.scratches.Get().(*scratch)
+	defer ix.scratches.Put(sp)
+	defer sp.clear()
+	files, err := search.AppendSessionFiles(sp.files[:0], transcriptPath, readDir)
+	sp.files = files
 	if err != nil {
 		return search.Result{}, false
 	}
 	q := ix.q
 	nt := len(q.tris)
 	res := search.Result{Found: make([]bool, nt)}
-	parts := make([]part, 0, len(files))
+	parts := sp.parts[:0]
+	defer func() { sp.parts = parts }()
 	// checked[ti]: term ti was verified in the parts before this many.
-	checked := make([]int, nt)
+	checked := sp.ints(nt)
 	for i, f := range files {
 		var known *cache.Stamp
 		if i == 0 && listed {
@@ -385,8 +392,9 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 	// Which terms may lie in the session at all.
 	may := make([]bool, nt)
 	cands := make([][]docList, nt) // per term, per part
+	sp.docs = slices.Grow(sp.docs[:0], nt*len(parts))[:nt*len(parts)]
 	for ti := range nt {
-		cands[ti] = make([]docList, len(parts))
+		cands[ti] = sp.docs[ti*len(parts) : (ti+1)*len(parts)]
 		may[ti] = res.Found[ti]
 		for pi := checked[ti]; pi < len(parts); pi++ {
 			docs, err := ix.partDocs(&parts[pi], ti)
@@ -432,6 +440,31 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 	}
 	res.Matched = q.s.Matched(res.Found)
 	return res, true
+}
+
+// scratch is what answer works in, kept for the next session one of
+// the workers answers (a warm search answers thousands: their slices
+// were a tenth of its memory, each page of it faulted in afresh).
+type scratch struct {
+	files []search.File
+	parts []part
+	docs  []docList
+	is    []int
+}
+
+// ints returns n zeros.
+func (sp *scratch) ints(n int) []int {
+	sp.is = slices.Grow(sp.is[:0], n)[:n]
+	clear(sp.is)
+	return sp.is
+}
+
+// clear drops what the slices point to (pieces, file names) before the
+// scratch is kept.
+func (sp *scratch) clear() {
+	clear(sp.files[:cap(sp.files)])
+	clear(sp.parts[:cap(sp.parts)])
+	clear(sp.docs[:cap(sp.docs)])
 }
 
 // decideFirst verifies the terms in a session's main transcript, the

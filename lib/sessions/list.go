@@ -215,7 +215,13 @@ func projectFiles(projectDir string, profs []string) ([]Session, []error) {
 			dirs[e.Name()] = e.IsDir()
 		}
 	}
-	var out []Session
+	n := 0
+	for _, e := range ents {
+		if _, _, ok := layout.Transcript(e.Name()); ok {
+			n++
+		}
+	}
+	out := make([]Session, 0, n) // a Session is large: no doubling as it fills
 	for _, e := range ents {
 		id, compressed, ok := layout.Transcript(e.Name())
 		if !ok || e.IsDir() {

@@ -82,27 +82,12 @@ reported on stderr and the search goes on.`
 
 // Run runs cc-grep with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	sys := cli.OS()
-	var floor []byte
-	if sys.Getenv("GOGC") == "" {
-		// A warm search from the index allocates a few tens of MB (the
-		// index's stores decoded, the listing) and is over in tens of
-		// ms: collected from the runtime's 4 MB start, it pays for
-		// 15-20% of its CPU in the GC. An untouched block of heap (no
-		// pointers, never written: no memory behind it) sets the heap
-		// goal's floor at about twice its size, so such a run is not
-		// collected at all, and a bigger one (the first build) keeps the
-		// usual GOGC 100 pacing above it. Run, not RunWith: only the
-		// process's own run sets it, not a test's.
-		floor = make([]byte, heapFloor)
-	}
-	code := RunWith(sys, args, stdin, stdout, stderr)
-	runtime.KeepAlive(floor)
-	return code
+	// A warm search from the index allocates a few MB (the index's
+	// stores decoded, the listing) in about 20 ms; the first build,
+	// hundreds, paced as usual past this.
+	cli.LateFirstGC(64 << 20)
+	return RunWith(cli.OS(), args, stdin, stdout, stderr)
 }
-
-// heapFloor: half the heap a run may grow to before its first collection.
-const heapFloor = 32 << 20
 
 type options struct {
 	sys       cli.System

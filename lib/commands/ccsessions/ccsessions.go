@@ -87,6 +87,7 @@ error.`
 
 // Run runs cc-sessions with the process environment.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cli.LateFirstGC(64 << 20) // a listing from the summary cache: a few MB
 	return RunWith(cli.OS(), args, stdin, stdout, stderr)
 }
 
