@@ -35,10 +35,23 @@ func ReadOnce(files []Session) (kept []Session, notes []error) {
 	return readOnce(files, nil)
 }
 
+// anyArchived reports whether a listing holds an archive's copy.
+func anyArchived(files []Session) bool {
+	for i := range files {
+		if files[i].Source == SourceArchive {
+			return true
+		}
+	}
+	return false
+}
+
 // readOnce is ReadOnce; a copy that decompresses past its bound is
 // dropped with a note, and remembered in c (nil: none) so that the next
 // listing does not decompress it again (copyLength).
 func readOnce(files []Session, c *cache.Store) (kept []Session, notes []error) {
+	if !anyArchived(files) {
+		return files, nil // nothing read twice (and no map of every session)
+	}
 	live := map[string]int{} // session id -> index of its live file
 	archived := map[string]bool{}
 	for i, s := range files {
