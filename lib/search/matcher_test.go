@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -213,5 +214,35 @@ func TestRequiredRunRandom(t *testing.T) {
 				t.Fatalf("find(%q in %q) = %v, naive %v", term, text, got, want)
 			}
 		}
+	}
+}
+
+// TestFoldSourcesInverse: foldSources(c) is the inverse of the fold table
+// at c, in table order, each source once, c itself when it folds to
+// itself, for every character a folding holds and a few that none does.
+func TestFoldSourcesInverse(t *testing.T) {
+	inverse := map[rune][]rune{}
+	for _, p := range foldPairs {
+		for _, r := range p.fold {
+			if !slices.Contains(inverse[r], p.r) {
+				inverse[r] = append(inverse[r], p.r)
+			}
+		}
+	}
+	cs := []rune{'Q', '1', '\u00df', 0x10FFFF}
+	for r := range inverse {
+		cs = append(cs, r)
+	}
+	for _, c := range cs {
+		want := slices.Clone(inverse[c])
+		if foldRune(c) == "" {
+			want = append(want, c)
+		}
+		if got := foldSources(c); !slices.Equal(got, want) {
+			t.Errorf("foldSources(%U) = %U, want %U", c, got, want)
+		}
+	}
+	if len(inverse) < 1000 {
+		t.Fatalf("the fold table's foldings hold %d characters: not the table", len(inverse))
 	}
 }

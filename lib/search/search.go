@@ -124,9 +124,10 @@ type Scanner struct {
 	bad     badLines    // the session's undecodable lines
 }
 
-// NewScanner returns a Scanner with its read buffer.
+// NewScanner returns a Scanner; its read buffer is made at its first
+// read (a search answered from an index reads none).
 func (s *Searcher) NewScanner() *Scanner {
-	return &Scanner{s: s, buf: make([]byte, s.overlap+s.opts.BufSize)}
+	return &Scanner{s: s}
 }
 
 // Session searches the session whose main transcript is transcriptPath,
@@ -366,6 +367,9 @@ func (sc *Scanner) feedMapped(ctx context.Context, f *plainFile, res *Result, fn
 // With sniff, a stream starting with a gzip or zstd magic number is not
 // searched: feed reports archive instead.
 func (sc *Scanner) feed(ctx context.Context, r io.Reader, res *Result, fn func(buf []byte) bool, sniff bool) (stop, archive bool, err error) {
+	if sc.buf == nil {
+		sc.buf = make([]byte, sc.s.overlap+sc.s.opts.BufSize)
+	}
 	keep := 0
 	for first := true; ; first = false {
 		if err := ctx.Err(); err != nil {

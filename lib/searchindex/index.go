@@ -647,7 +647,6 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs *docList, also
 			// (verifyFirst bytes, then twice as many each time), and the
 			// document is read on only while they do not hold it.
 			n := d.end - d.start
-			buf = slices.Grow(buf[:0], int(n))[:n]
 			step := n
 			if p.f.Kind != search.KindToolResult {
 				// Transcript lines: no term spans two (a tool's output
@@ -657,6 +656,10 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs *docList, also
 			var read, checked int64
 			for checked < n {
 				next := min(n, read+step)
+				// The buffer grows with what is read: a document is up to
+				// 64 KiB of lines (or one longer line), most often decided
+				// in its first piece.
+				buf = slices.Grow(buf[:read], int(next-read))[:next]
 				if _, err := f.ReadAt(buf[read:next], d.start+read); err != nil {
 					return false, err
 				}

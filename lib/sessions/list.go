@@ -297,8 +297,8 @@ func join(files []Session, actives []Active, cwdWithin []string, orphans bool) [
 	if len(cwdWithin) > 0 {
 		m = newWithinMatcher(cwdWithin)
 	}
-	var out []Session
-	byID := map[string][]int{}
+	out := make([]Session, 0, len(files)) // a Session is large: no doubling as it fills (orphans may add some)
+	byID := make(map[string][]int, len(files))
 	for _, s := range files {
 		if s.SizeBytes < 0 {
 			continue // vanished while listing
