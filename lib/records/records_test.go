@@ -217,9 +217,11 @@ func FuzzClassify(f *testing.F) {
 	f.Add([]byte(`{"cc_source":{"path":"/t"},"type":"user"}`))
 	f.Add([]byte(`{"active":{"transcript_path":"/t"},"session_id":"s"}`))
 	f.Add([]byte(`{"type":"x","index":1}`))
+	f.Add([]byte(`{"history_path":"/h","session_id":"s"}`))
+	f.Add([]byte(`{"type":"assistant","uuid":"u","session_id":"s","sessionId":"s"}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		r, err := Classify(line)
-		if err == nil && r.Kind > Hook {
+		if err == nil && r.Kind > Swept {
 			t.Fatalf("kind %d", r.Kind)
 		}
 		if r.Kind == Entry && r.SessionPath() != "" {
