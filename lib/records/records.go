@@ -66,9 +66,9 @@ type Record struct {
 	// line's cc_source.path, a fact's (cc-extract subagents names the
 	// subagent's transcript). "" when none.
 	TranscriptPath string
-	// SessionID is session_id (or the active part's), or a transcript
-	// line's sessionId or cc_source.session_id; "" when none (Session
-	// gives the path's session then).
+	// SessionID is session_id (or the active part's); a transcript
+	// line's cc_source.session_id, else its sessionId, else its
+	// session_id; "" when none (Session gives the path's session then).
 	SessionID string
 	// Source is a cc-entries line's cc_source (SourceOf); nil when none.
 	Source *Source
@@ -110,18 +110,21 @@ func (r Record) SessionPath() string {
 var ErrNotObject = jsonscan.ErrNotObject
 
 // Classify reads one line. The rules, in order: cc_source makes an entry
-// (cc-entries --with-source); hook_event_name, or event with a
-// session_id (cc-hook's parsed payload), a hook payload; a "type" without
-// session_id, transcript_path or config_dir an entry (Claude Code's lines
-// are camelCase; a Blackbox cassette step or cc-cassette show record,
-// which has a "type" and an "index", is a fact); a uuid or a "type" a
-// fact (cc-extract's facts carry the uuid of the record they were read
-// from); a transcript_path, socket_path or an active part a session
-// record (cc-send's receipts name the session they went to, so they are
-// session records too); a config_dir a profile record; anything else a
-// fact. Only a line that is not one JSON object is an
-// error. A field of an unexpected type counts as present but gives no
-// value.
+// (cc-entries --with-source); a "type" with a sessionId an entry (Claude
+// Code's envelope is camelCase, and its lines may also carry a top-level
+// session_id: 2.1.328 writes one on some attachment, user and assistant
+// records); hook_event_name, or event with a session_id (cc-hook's parsed
+// payload), a hook payload; a "type" without session_id,
+// transcript_path or config_dir an entry (file-history-snapshot has no
+// sessionId; a Blackbox cassette step or cc-cassette show record, which
+// has a "type" and an "index", is a fact); a uuid or a "type" a fact
+// (cc-extract's facts carry the uuid of the record they were read from,
+// and name their session by session_id); a transcript_path, socket_path
+// or an active part a session record (cc-send's receipts name the session
+// they went to, so they are session records too); a config_dir a profile
+// record; anything else a fact. Only a line that is not one JSON object
+// is an error. A field of an unexpected type counts as present but gives
+// no value.
 func Classify(line []byte) (Record, error) {
 	var r Record
 	var f fields
@@ -152,7 +155,7 @@ func Classify(line []byte) (Record, error) {
 		case "session_id":
 			f.session, f.hasSession = jsonscan.StringOf(m.Value), true
 		case "sessionId":
-			f.camelSession = jsonscan.StringOf(m.Value)
+			f.camelSession, f.hasCamelSession = jsonscan.StringOf(m.Value), true
 		case "agentId":
 			f.camelAgent = jsonscan.StringOf(m.Value)
 		case "config_dir":
@@ -199,9 +202,8 @@ func Classify(line []byte) (Record, error) {
 	if r.Source != nil {
 		r.AgentID = r.Source.AgentID
 	}
-	r.SessionID = first(f.session, f.activeSession, f.sourceSession, f.camelSession)
 	switch {
-	case f.source:
+	case f.source, f.typ && f.hasCamelSession:
 		r.Kind = Entry
 	case f.hook, f.event && f.hasSession && f.hasPath:
 		r.Kind = Hook
@@ -218,12 +220,19 @@ func Classify(line []byte) (Record, error) {
 	default:
 		r.Kind = Fact
 	}
+	if r.Kind == Entry {
+		// An entry's session is its transcript's, not a session_id it
+		// happens to carry.
+		r.SessionID = first(f.sourceSession, f.camelSession, f.session)
+	} else {
+		r.SessionID = first(f.session, f.activeSession, f.sourceSession, f.camelSession)
+	}
 	return r, nil
 }
 
 // fields is what Classify notes of a record's top-level members.
 type fields struct {
-	source, hook, event, typ, step, uuid, hasPath, socket, hasSession, configDir, active, history bool
+	source, hook, event, typ, step, uuid, hasPath, socket, hasSession, hasCamelSession, configDir, active, history bool
 
 	path, activePath, sourcePath                        string
 	session, activeSession, sourceSession, camelSession string

@@ -2,6 +2,7 @@ package records
 
 import (
 	"bufio"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,10 +23,17 @@ func TestClassify(t *testing.T) {
 		{`{"socket_path":"/tmp/cc-socks/4242.sock"}`, Session, "", ""},
 		{`{"type":"user","uuid":"u1","sessionId":"s1","message":{"role":"user","content":"hi"}}`, Entry, "", "s1"},
 		{`{"type":"file-history-snapshot","messageId":"m","snapshot":{}}`, Entry, "", ""},
+		// Claude Code 2.1.328 writes a top-level session_id beside
+		// sessionId on some records (testdata/corpus c0a1f007): still
+		// entries, of the transcript's session.
+		{`{"parentUuid":"p","isSidechain":false,"attachment":{"type":"date","date":"2026-11-30"},"type":"attachment","uuid":"u","session_id":"s1","userType":"external","sessionId":"s1","version":"2.1.328"}`, Entry, "", "s1"},
+		{`{"type":"assistant","uuid":"u","session_id":"s0","sessionId":"s1","message":{"role":"assistant","content":[]}}`, Entry, "", "s1"},
+		{`{"cc_source":{"path":"/t.jsonl","session_id":"s1"},"type":"user","session_id":"s0","sessionId":"s2"}`, Entry, "/t.jsonl", "s1"},
 		{`{"cc_source":{"path":"/t.jsonl","line":3,"session_id":"s1","agent_id":null},"type":"user"}`, Entry, "/t.jsonl", "s1"},
 		{`{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"/w","hook_event_name":"Stop"}`, Hook, "/t.jsonl", "s1"},
 		{`{"event":"Stop","session_id":"s1","transcript_path":"/t.jsonl"}`, Hook, "/t.jsonl", "s1"},
 		{`{"session_id":"s1","uuid":"u1","text":"hi","kind":"prompt"}`, Fact, "", "s1"},
+		{`{"session_id":"s1","uuid":"u1","type":"text"}`, Fact, "", "s1"},
 		{`{"session_id":"s1","uuid":"u1","transcript_path":"/s/agent-a.jsonl","subagent_id":"a"}`, Fact, "/s/agent-a.jsonl", "s1"},
 		{`{"date":"2026-01-01","input_tokens":5}`, Fact, "", ""},
 		{`{"id":"c:0","index":0,"type":"model_input","timestamp":1,"payload":{},"prevHash":null}`, Fact, "", ""},
@@ -49,6 +57,47 @@ func TestClassify(t *testing.T) {
 	}
 	if r, _ := Classify([]byte(`{"cc_source":{"path":"/t.jsonl"},"type":"user"}`)); r.SessionPath() != "" {
 		t.Error("an entry stands for itself, not for a session")
+	}
+}
+
+// TestClassifyCorpus reads every line the real Claude Code wrote in
+// testdata/corpus: each is a transcript entry of its sessionId's session,
+// those that also carry a top-level session_id among them.
+func TestClassifyCorpus(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/corpus/claude/projects/*/*.jsonl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus transcripts: %v", err)
+	}
+	sub, _ := filepath.Glob("../../testdata/corpus/claude/projects/*/*/subagents/*.jsonl")
+	both := 0
+	for _, f := range append(files, sub...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var env struct {
+				SessionID *string `json:"sessionId"`
+				SnakeID   *string `json:"session_id"`
+			}
+			if err := json.Unmarshal([]byte(line), &env); err != nil {
+				t.Fatalf("%s:%d: %v", f, i+1, err)
+			}
+			want := ""
+			if env.SessionID != nil {
+				want = *env.SessionID
+			}
+			if env.SnakeID != nil && env.SessionID != nil {
+				both++
+			}
+			r, err := Classify([]byte(line))
+			if err != nil || r.Kind != Entry || r.SessionID != want {
+				t.Errorf("%s:%d: %v %q %v, want a transcript entry of %q", f, i+1, r.Kind, r.SessionID, err, want)
+			}
+		}
+	}
+	if both < 10 {
+		t.Errorf("%d lines carry both sessionId and session_id, want the 10 of c0a1f007", both)
 	}
 }
 
@@ -168,9 +217,11 @@ func FuzzClassify(f *testing.F) {
 	f.Add([]byte(`{"cc_source":{"path":"/t"},"type":"user"}`))
 	f.Add([]byte(`{"active":{"transcript_path":"/t"},"session_id":"s"}`))
 	f.Add([]byte(`{"type":"x","index":1}`))
+	f.Add([]byte(`{"history_path":"/h","session_id":"s"}`))
+	f.Add([]byte(`{"type":"assistant","uuid":"u","session_id":"s","sessionId":"s"}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		r, err := Classify(line)
-		if err == nil && r.Kind > Hook {
+		if err == nil && r.Kind > Swept {
 			t.Fatalf("kind %d", r.Kind)
 		}
 		if r.Kind == Entry && r.SessionPath() != "" {

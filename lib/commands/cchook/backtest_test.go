@@ -80,3 +80,31 @@ func TestBacktestStdinSessionlessLine(t *testing.T) {
 		t.Errorf("exit %d, stderr %q\ngot  %s\nwant %s", code, errs, got, want)
 	}
 }
+
+// Claude Code 2.1.328 writes a top-level session_id beside sessionId on
+// some records (gamma c0a1f007: its assistant records with the Bash call,
+// the prompts' attachments): on stdin they are transcript entries, so the
+// file piped in gives every payload the file named by path does (a feed
+// answers in stream order, a list of transcripts in backtest.Run's).
+func TestBacktestStdinSnakeSessionID(t *testing.T) {
+	tr := corpusProjects + "/-home-dev-projects-gamma/c0a1f007-0000-4000-8000-000000000007.jsonl"
+	raw := readFile(t, tr)
+	if !strings.Contains(raw, `"type":"assistant"`) || !strings.Contains(raw, `"session_id":"c0a1f007-`) {
+		t.Fatal("the corpus session has no line with both session ids: the test would prove nothing")
+	}
+	pcode, byPath, perrs := run(t, "", "backtest", "--all", hooksDir+"/history.yaml", tr)
+	code, fromStdin, errs := run(t, raw, "backtest", "--all", hooksDir+"/history.yaml")
+	for _, ev := range []string{"PreToolUse", "PostToolUse", "Stop", "UserPromptSubmit", "SessionStart"} {
+		if !strings.Contains(byPath, `"event":"`+ev+`"`) {
+			t.Fatalf("the file gives no %s payload: the test would prove nothing:\n%s", ev, byPath)
+		}
+	}
+	sorted := func(s string) []string {
+		l := strings.SplitAfter(s, "\n")
+		slices.Sort(l)
+		return l
+	}
+	if code != pcode || errs != perrs || !slices.Equal(sorted(fromStdin), sorted(byPath)) {
+		t.Errorf("stdin: exit %d, stderr %q\n%s\nby path: exit %d, stderr %q\n%s", code, errs, fromStdin, pcode, perrs, byPath)
+	}
+}

@@ -308,6 +308,9 @@ func (o *options) readStdin(env *cli.Env, r *otel.Reader, session func(string) e
 	return readEntries(env, r)
 }
 
+// readEntries hands r each transcript entry on stdin (records.Classify
+// says which lines are: one without a session, a file-history-snapshot,
+// is one too); any other record is skipped and counted.
 func readEntries(env *cli.Env, r *otel.Reader) error {
 	entries := 0
 	_, err := env.ReadInput(ndjson.NewReaderSize(env.Stdin, 1<<20), func(line []byte, n int, _ bool) error {
@@ -315,13 +318,17 @@ func readEntries(env *cli.Env, r *otel.Reader) error {
 		if err != nil {
 			return ndjson.ErrMalformed
 		}
-		if e.Type == "" || (e.UUID == "" && e.SessionID == "") {
+		rec, err := records.Classify(line)
+		if err != nil {
+			return ndjson.ErrMalformed
+		}
+		if rec.Kind != records.Entry {
 			env.SkipInput(n, `not a transcript entry, skipped`)
 			return nil
 		}
 		entries++
 		var o extract.Origin
-		if s, ok := records.SourceOf(line); ok {
+		if s := rec.Source; s != nil {
 			o = extract.Origin{Path: s.Path, SessionID: s.SessionID, AgentID: s.AgentID}
 		}
 		return r.Entry(o, e)

@@ -30,6 +30,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/cli"
+	"github.com/ccpipe/ccpipe/lib/commands/ccentries"
 	"github.com/ccpipe/ccpipe/lib/commands/ccextract"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
 	"github.com/ccpipe/ccpipe/lib/otel"
@@ -972,5 +973,74 @@ func piecesCompacted(t *testing.T, damaged bool) {
 	// session's pieces built by the last run, in a segment of its own.
 	if want := map[bool]int{false: 1, true: 2}[damaged]; len(now) != want {
 		t.Errorf("segments %v, want %d", now, want)
+	}
+}
+
+// TestDryRunStdinEntries: transcript entries piped in (cc-entries output)
+// are read as the transcripts named by path are, stdout and stderr byte
+// for byte: cc-entries --subagents of the real CLI's corpora, and a
+// transcript piped raw whose file-history-snapshot lines name no session
+// (c0a1f007: some of its lines carry a session_id beside sessionId, too).
+// records.Classify says what is an entry; only other records are skipped,
+// each counted (the first ones named, then how many in all).
+func TestDryRunStdinEntries(t *testing.T) {
+	forks := filepath.Join("..", "..", "..", "testdata", "corpus-fork", "claude", "projects")
+	gamma := filepath.Join(corpus, "-home-dev-projects-gamma", "c0a1f007-0000-4000-8000-000000000007.jsonl")
+	run := func(stdin string, args ...string) (int, string, string) {
+		m := newMachine(t, "http://127.0.0.1:1")
+		var out, errb bytes.Buffer
+		sys := cli.System{Getenv: func(k string) string { return m.env[k] }}
+		var in io.Reader
+		if stdin != "" {
+			in = strings.NewReader(stdin)
+		}
+		code := RunWith(sys, append([]string{"--dry-run"}, args...), in, &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	entries := func(paths []string) string {
+		var out, errb bytes.Buffer
+		sys := cli.System{Getenv: func(k string) string { return map[string]string{"XDG_CACHE_HOME": t.TempDir()}[k] }}
+		if code := ccentries.RunWith(sys, append([]string{"--subagents"}, paths...), nil, &out, &errb); code != 0 {
+			t.Fatalf("cc-entries: exit %d: %s", code, errb.String())
+		}
+		return out.String()
+	}
+	raw, err := os.ReadFile(gamma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `{"type":"file-history-snapshot"`) {
+		t.Fatal("c0a1f007 has no file-history-snapshot line: the test would prove nothing")
+	}
+	for _, dir := range []string{corpus, forks} {
+		paths, err := filepath.Glob(filepath.Join(dir, "*", "*.jsonl"))
+		if err != nil || len(paths) < 2 {
+			t.Fatalf("%s: %v %v", dir, paths, err)
+		}
+		t.Run(filepath.Base(filepath.Dir(filepath.Dir(dir))), func(t *testing.T) {
+			code, out, stderr := run("", paths...)
+			if code != 0 || !strings.Contains(out, "claude_code.api_request") {
+				t.Fatalf("by path: exit %d, stderr %s", code, stderr)
+			}
+			if c, o, e := run(entries(paths)); c != code || o != out || e != stderr {
+				t.Errorf("cc-entries --subagents piped in: exit %d, stderr %q, stdout the same: %v; by path exit %d, stderr %q", c, e, o == out, code, stderr)
+			}
+		})
+	}
+	code, out, stderr := run("", gamma)
+	if c, o, e := run(string(raw)); c != code || o != out || e != stderr {
+		t.Errorf("c0a1f007 piped raw: exit %d, stderr %q, stdout the same: %v; by path exit %d, stderr %q", c, e, o == out, code, stderr)
+	}
+	// Records that are no transcript entry: skipped, counted, the rest read.
+	fact := `{"session_id":"c0a1f007-0000-4000-8000-000000000007","uuid":"u","kind":"prompt"}` + "\n"
+	lines := strings.Count(string(raw), "\n")
+	c, o, e := run(string(raw) + strings.Repeat(fact, 12))
+	want := ""
+	for i := 1; i <= 10; i++ {
+		want += fmt.Sprintf("cc-otel: <stdin>:%d: not a transcript entry, skipped\n", lines+i)
+	}
+	want += "cc-otel: <stdin>: 2 more warnings about stdin lines not shown (12 in all)\n"
+	if c != code || o != out || e != want {
+		t.Errorf("c0a1f007 and 12 facts: exit %d, stdout the same: %v, stderr\n%s\nwant\n%s", c, o == out, e, want)
 	}
 }
