@@ -68,6 +68,17 @@ func SourceValue(v []byte) (s Source, ok bool) {
 	return s, err == nil
 }
 
+// Where names, in messages, the entry read on stdin line n that carries
+// this cc_source: its transcript and line there when cc_source gives both
+// (the place a user can open), else the stdin line, as cli.Env.SkipInput
+// names it. A nil Source (no cc_source) is the stdin line.
+func (s *Source) Where(n int) string {
+	if s != nil && s.Path != "" && s.Line > 0 {
+		return s.Path + ":" + strconv.Itoa(s.Line)
+	}
+	return "<stdin>:" + strconv.Itoa(n)
+}
+
 // SessionOfPath is the session a transcript path stands for when the
 // record naming it gives no session id, the one rule of every command: the
 // session that owns the file under a projects dir (layout.SessionOfPath:

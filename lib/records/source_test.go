@@ -86,3 +86,19 @@ func TestSessionFields(t *testing.T) {
 		}
 	}
 }
+
+func TestSourceWhere(t *testing.T) {
+	for _, c := range []struct {
+		s    *Source
+		want string
+	}{
+		{nil, "<stdin>:7"},
+		{&Source{}, "<stdin>:7"},                   // cc-entries --with-source -: no path
+		{&Source{Path: "/p/s.jsonl"}, "<stdin>:7"}, // a path but no line
+		{&Source{Path: "/p/s.jsonl", Line: 40}, "/p/s.jsonl:40"},
+	} {
+		if got := c.s.Where(7); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.s, got, c.want)
+		}
+	}
+}

@@ -63,6 +63,26 @@ type Session struct {
 	// the session is reached). Empty: the title records read before the
 	// head is written, if any.
 	Title string
+	// Where names line n of the transcript at path (Path or one of
+	// Agents) in warnings, and the file itself for n == 0; nil: the path
+	// and line. cc-render's stdin spools entries to temporary files: it
+	// names where each line really came from.
+	Where func(path string, n int) string
+}
+
+// Name is how the transcript at path (Path or one of Agents) is called
+// in messages (Session.Where).
+func (s *Session) Name(path string) string { return s.where(path, 0) }
+
+// where names line n of path in messages (Session.Where).
+func (s *Session) where(path string, n int) string {
+	if s.Where != nil {
+		return s.Where(path, n)
+	}
+	if n == 0 {
+		return path
+	}
+	return fmt.Sprintf("%s:%d", path, n)
 }
 
 // AgentsOf lists the subagent transcripts next to a main transcript, by
@@ -342,12 +362,12 @@ func (r *fileRun) read(path string, origin extract.Origin) error {
 	warned := 0
 	warn := func(n int, msg string) {
 		if warned++; warned <= maxFileWarnings {
-			r.d.opts.Warn(fmt.Sprintf("%s:%d: %s", path, n, msg))
+			r.d.opts.Warn(r.sess.where(path, n) + ": " + msg)
 		}
 	}
 	defer func() {
 		if warned > maxFileWarnings {
-			r.d.opts.Warn(fmt.Sprintf("%s: %d more warnings not shown (%d in all)", path, warned-maxFileWarnings, warned))
+			r.d.opts.Warn(fmt.Sprintf("%s: %d more warnings not shown (%d in all)", r.sess.where(path, 0), warned-maxFileWarnings, warned))
 		}
 	}()
 	var h transcript.Header
@@ -357,7 +377,7 @@ func (r *fileRun) read(path string, origin extract.Origin) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("reading %s: %w", path, err)
+			return fmt.Errorf("reading %s: %w", r.sess.where(path, 0), err)
 		}
 		if lr.n%256 == 0 && r.ctx.Err() != nil {
 			return r.ctx.Err()

@@ -23,7 +23,12 @@ const sniffSize = 64 << 10
 // open error (which names it too). The one rule for "not a transcript"
 // before reading; what a read then finds (malformed lines) is the
 // reader's to count.
-func Sniff(path string) error {
+func Sniff(path string) error { return SniffAs(path, path) }
+
+// SniffAs is Sniff with the file called name in its error: a temporary
+// copy (cc-render's spool of stdin entries) is named where its lines came
+// from.
+func SniffAs(path, name string) error {
 	f, err := Open(path)
 	if err != nil {
 		return err
@@ -32,9 +37,9 @@ func Sniff(path string) error {
 	head := make([]byte, sniffSize)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("reading %s: %w", path, err)
+		return fmt.Errorf("reading %s: %w", name, err)
 	}
-	return sniff(path, head[:n], n == sniffSize)
+	return sniff(name, head[:n], n == sniffSize)
 }
 
 func sniff(path string, head []byte, more bool) error {

@@ -79,7 +79,8 @@ cannot change the page around it.
 Large sessions render in bounded memory (about 12 MB whatever the size of
 a line): one text over 128 KB (a huge tool output) is cut as it is read,
 and the page says how much was left out (a warning on stderr names the
-line); a line still over 8 MB once its texts are cut (not JSON at all) is
+line: in its transcript, or <stdin>:N for entries piped in without
+cc_source); a line still over 8 MB once its texts are cut (not JSON at all) is
 read past and skipped, named on stderr; an image over 128 KB goes through
 a temporary file into the page whole. Only PNG, JPEG, GIF and WebP images
 from the transcript's own base64 data are shown.
@@ -208,7 +209,7 @@ func (o *options) run(env *cli.Env, args []string) error {
 		if s.Path != "" {
 			// Not a transcript (a binary, another tool's NDJSON, a missing
 			// file): one error naming it, and no page for it.
-			err = transcript.Sniff(s.Path)
+			err = transcript.SniffAs(s.Path, s.Name(s.Path))
 		}
 		if err == nil {
 			err = t.session(env.Ctx, s)

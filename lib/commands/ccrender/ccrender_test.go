@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/commands/ccentries"
 	"github.com/ccpipe/ccpipe/lib/internal/golden"
+	"github.com/ccpipe/ccpipe/lib/records"
 )
 
 const corpus = "../../../testdata/corpus/claude/projects/"
@@ -283,6 +285,16 @@ func TestNotATranscript(t *testing.T) {
 	if code != 1 || !strings.Contains(stdout, "# corpus-tools") || strings.Count(errs, exe) != 1 {
 		t.Errorf("exit %d, stderr %q", code, errs)
 	}
+	// Through cc-entries --with-source (the lines are entries by their
+	// cc_source): named as the file, not as cc-render's temporary copy.
+	var entries, errb bytes.Buffer
+	if code := ccentries.Run([]string{"--with-source", ndjson}, nil, &entries, &errb); code != 0 {
+		t.Fatalf("cc-entries: %d %s", code, errb.String())
+	}
+	code, stdout, errs = run(t, entries.String(), "md")
+	if want := "cc-render: " + ndjson + `: not a transcript: 1 records without a "type"`; code != 1 || stdout != "" || !strings.HasPrefix(errs, want) {
+		t.Errorf("entries: exit %d, stdout %q, stderr %q; want %q", code, stdout, errs, want)
+	}
 }
 
 // TestMalformedLinesCounted: a transcript with many bad lines names ten
@@ -300,5 +312,98 @@ func TestMalformedLinesCounted(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "# corpus-tools") || strings.Count(errs, "malformed line skipped") != 10 ||
 		!strings.Contains(errs, path+": 15 more warnings not shown (25 in all)") {
 		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestCutWarningNamesOrigin: the warning about a text cut short names the
+// line where the text is, from a transcript as from entries piped in
+// (kept in temporary files until the input ends): the transcript and its
+// line when cc_source says them, else the stdin line; never a temporary
+// file.
+func TestCutWarningNamesOrigin(t *testing.T) {
+	const sid = "c0a1f002-0000-4000-8000-000000000002"
+	dir := t.TempDir()
+	golden.CopyTree(t, corpus+"-home-dev-projects-beta", dir)
+	main := filepath.Join(dir, sid+".jsonl")
+	agent := filepath.Join(dir, sid, "subagents", "agent-a620942e6fc1c75cf.jsonl")
+	big := strings.Repeat("x", 200<<10)
+	at := map[string]int{} // the line of the long text in each file
+	for _, f := range []struct{ path, line string }{
+		{main, `{"type":"user","uuid":"big-main","sessionId":"` + sid + `","timestamp":"2026-11-30T11:00:00Z","message":{"role":"user","content":"` + big + `"}}`},
+		{agent, `{"type":"user","uuid":"big-agent","isSidechain":true,"agentId":"a620942e6fc1c75cf","sessionId":"` + sid + `","timestamp":"2026-11-30T11:00:00Z","message":{"role":"user","content":"` + big + `"}}`},
+	} {
+		src, err := os.ReadFile(f.path)
+		if err == nil {
+			at[f.path] = bytes.Count(src, []byte("\n")) + 1
+			err = os.WriteFile(f.path, append(src, f.line+"\n"...), 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	cache.Settle()
+	cut := ": 1 texts over 128.0 KB cut short on the page"
+	inMain := main + ":" + strconv.Itoa(at[main]) + cut
+	inAgent := agent + ":" + strconv.Itoa(at[agent]) + cut
+	entries := func(args ...string) string {
+		var out, errb bytes.Buffer
+		if code := ccentries.Run(args, nil, &out, &errb); code != 0 {
+			t.Fatalf("cc-entries %q: %d %s", args, code, errb.String())
+		}
+		return out.String()
+	}
+	alphaLines := strings.Count(entries(alpha), "\n")
+	for _, c := range []struct {
+		name, stdin string
+		args, want  []string
+	}{
+		{"file", "", []string{main}, []string{inAgent, inMain}},
+		{"session record", `{"transcript_path":"` + main + `"}` + "\n", nil, []string{inAgent, inMain}},
+		// After alpha's lines: the stdin line, not the spool file's.
+		{"entries", entries(alpha, main), nil, []string{"<stdin>:" + strconv.Itoa(alphaLines+at[main]) + cut}},
+		{"entries with source", entries("--subagents", alpha, main), nil, []string{inAgent, inMain}},
+	} {
+		for _, format := range []string{"md", "html"} {
+			code, _, errs := run(t, c.stdin, append([]string{format}, c.args...)...)
+			want := "cc-render: " + strings.Join(c.want, "\ncc-render: ") + "\n"
+			if code != 0 || errs != want {
+				t.Errorf("%s, %s: exit %d, stderr\n%s\nwant\n%s", c.name, format, code, errs, want)
+			}
+		}
+	}
+}
+
+// TestSpoolWhere: a spool file's lines are named by their runs of stdin
+// lines and cc_source lines, whatever breaks a run.
+func TestSpoolWhere(t *testing.T) {
+	f := &spoolFile{}
+	for _, l := range []struct {
+		n int
+		c *records.Source
+	}{
+		{5, nil}, {6, nil}, {7, &records.Source{}}, // one run: no cc_source, or none that names a line
+		{10, nil}, // another session's lines came between
+		{11, &records.Source{Path: "p", Line: 3}}, {12, &records.Source{Path: "p", Line: 4}},
+		{13, &records.Source{Path: "p", Line: 9}}, // cc-entries --types left lines out
+		{14, &records.Source{Path: "q", Line: 10}},
+		{15, nil},
+	} {
+		f.note(l.n, l.c)
+	}
+	want := []string{"<stdin>:5", "<stdin>:6", "<stdin>:7", "<stdin>:10", "p:3", "p:4", "p:9", "q:10", "<stdin>:15"}
+	for i, w := range want {
+		if got := f.where(i + 1); got != w {
+			t.Errorf("line %d: %q, want %q", i+1, got, w)
+		}
+	}
+	if len(f.runs) != 6 {
+		t.Errorf("%d runs, want 6: %+v", len(f.runs), f.runs)
+	}
+	// The file: the transcript all its lines came from, else stdin.
+	one := &spoolFile{}
+	one.note(3, &records.Source{Path: "p", Line: 1})
+	one.note(9, &records.Source{Path: "p", Line: 5})
+	if f.where(0) != "<stdin>" || one.where(0) != "p" || (&spoolFile{}).where(0) != "<stdin>" {
+		t.Errorf("files named %q, %q", f.where(0), one.where(0))
 	}
 }

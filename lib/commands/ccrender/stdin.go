@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/ccpipe/ccpipe/lib/cli"
 	"github.com/ccpipe/ccpipe/lib/records"
@@ -36,7 +37,7 @@ func (o *options) readStdin(env *cli.Env, add func(render.Session) error) error 
 			return add(o.sessionOf(kind.SessionPath(), kind.Session()))
 		}
 		used++
-		return sp.add(&kind, line)
+		return sp.add(&kind, line, n)
 	})
 	if err != nil {
 		return err
@@ -79,6 +80,65 @@ type spoolFile struct {
 	path string
 	f    *os.File
 	w    *bufio.Writer
+	// lines is how many lines were written; runs say where they came
+	// from, for warnings (Session.Where).
+	lines int
+	runs  []origins
+}
+
+// origins is where a run of spooled lines came from: the one numbered
+// first (from 1) and those after it, one to one, are stdin lines from
+// stdin on and, when the entries' cc_source gave it, lines of transcript
+// src from line on. Runs, not a number per line: cc-entries writes a
+// session's lines one after the other, so a spool file has few.
+type origins struct {
+	first, stdin int
+	src          string
+	line         int
+}
+
+// note records that the line just written came from stdin line n, with
+// cc_source c (nil: none).
+func (f *spoolFile) note(n int, c *records.Source) {
+	f.lines++
+	o := origins{first: f.lines, stdin: n}
+	if c != nil && c.Path != "" && c.Line > 0 {
+		o.src, o.line = c.Path, c.Line
+	}
+	if k := len(f.runs); k > 0 {
+		last, d := f.runs[k-1], f.lines-f.runs[k-1].first
+		if last.stdin+d == n && last.src == o.src && (o.src == "" || last.line+d == o.line) {
+			return
+		}
+	}
+	f.runs = append(f.runs, o)
+}
+
+// where names line n of the file by its origin (records.Source.Where);
+// n == 0 names the file: the transcript all its lines came from, else
+// <stdin>.
+func (f *spoolFile) where(n int) string {
+	if n == 0 {
+		if len(f.runs) == 0 || f.runs[0].src == "" {
+			return "<stdin>"
+		}
+		for _, o := range f.runs[1:] {
+			if o.src != f.runs[0].src {
+				return "<stdin>"
+			}
+		}
+		return f.runs[0].src
+	}
+	i := sort.Search(len(f.runs), func(i int) bool { return f.runs[i].first > n }) - 1
+	if i < 0 {
+		return "<stdin>"
+	}
+	o, d := f.runs[i], n-f.runs[i].first
+	c := &records.Source{Path: o.src}
+	if o.line > 0 {
+		c.Line = o.line + d
+	}
+	return c.Where(o.stdin + d)
 }
 
 func (sp *spool) file(name string) (*spoolFile, error) {
@@ -101,7 +161,7 @@ func (sp *spool) file(name string) (*spoolFile, error) {
 // add spools an entry by the session and agent Classify read of it (a
 // field of another type than Claude Code writes gives none: the entry is
 // kept under the session of the entries around it).
-func (sp *spool) add(r *records.Record, line []byte) error {
+func (sp *spool) add(r *records.Record, line []byte, n int) error {
 	sid, aid, tool, src := r.SessionID, r.AgentID, "", ""
 	if c := r.Source; c != nil {
 		tool, src = c.ToolUseID, c.Path
@@ -156,6 +216,7 @@ func (sp *spool) add(r *records.Record, line []byte) error {
 		return err
 	}
 	f.w.Write(line)
+	f.note(n, r.Source)
 	return f.w.WriteByte('\n')
 }
 
@@ -198,7 +259,26 @@ func (s *spooled) session() render.Session {
 	for tool, aid := range s.tools {
 		rs.Agents[tool] = s.agents[aid].path
 	}
+	rs.Where = s.where
 	return rs
+}
+
+// where names line n of one of the session's spool files, or the file
+// for n == 0, by where its lines came from (spoolFile.where).
+func (s *spooled) where(path string, n int) string {
+	f := s.main
+	if f == nil || f.path != path {
+		f = nil
+		for _, a := range s.agents {
+			if a.path == path {
+				f = a
+			}
+		}
+	}
+	if f == nil {
+		return "<stdin>"
+	}
+	return f.where(n)
 }
 
 func (sp *spool) remove() {
