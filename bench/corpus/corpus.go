@@ -406,10 +406,11 @@ func Generate(ctx context.Context, o Options) (*Manifest, error) {
 	if o.Vocab == "" {
 		o.Vocab = "code"
 	}
-	v := vocabs[o.Vocab]
-	if v == nil {
+	vf := vocabs[o.Vocab]
+	if vf == nil {
 		return nil, fmt.Errorf("unknown vocabulary %q (code, short, zipf)", o.Vocab)
 	}
+	v := vf()
 	master := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
 	// A Zipf vocabulary's rare words need pools big enough to hold them.
 	ps := 1 << 20

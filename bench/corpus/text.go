@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"sync"
 )
 
 // The vocabulary never contains a planted term, and pool slices are cut at
@@ -59,11 +60,15 @@ type vocab struct {
 }
 
 // vocabs are the vocabularies gen can write: "code" (English prose and
-// code, the default), "short" and "zipf".
-var vocabs = map[string]*vocab{
-	"code":  {prose: proseWords, ident: identWords},
-	"short": {prose: shortWords, ident: shortIdents},
-	"zipf":  zipfVocab(),
+// code, the default), "short" and "zipf". The Zipf one is made when
+// first asked (200k words: 0.2 s and 40 MB, which every program linking
+// this package paid at its start, bench/tool's timing of each run too,
+// whose peak RSS then floored every child's: exec keeps the vfork
+// parent's).
+var vocabs = map[string]func() *vocab{
+	"code":  func() *vocab { return &vocab{prose: proseWords, ident: identWords} },
+	"short": func() *vocab { return &vocab{prose: shortWords, ident: shortIdents} },
+	"zipf":  sync.OnceValue(zipfVocab),
 }
 
 // word draws a prose word.
@@ -167,7 +172,7 @@ vu wa we wi wo xa xe xi ya ye yo za ze zi zo zu an en in on un ar er ir or ur al
 // are at least 4 bytes long (a bench's common terms).
 func ZipfTop(n int) []string {
 	var out []string
-	for _, w := range vocabs["zipf"].prose {
+	for _, w := range vocabs["zipf"]().prose {
 		if len(out) == n {
 			break
 		}
