@@ -77,8 +77,10 @@ fence longer than any run of backticks inside it, escapes '<' in prose
 cannot change the page around it.
 
 Large sessions render in bounded memory (about 12 MB whatever the size of
-a line): one text over 128 KB (a huge tool output) is cut as it is read,
-and the page says how much was left out (a warning on stderr names the
+a line, from a path or a session record; entries piped in on stdin are
+read a whole line at a time, so memory grows with the longest line: 86 MB
+for a 50 MB line): one text over 128 KB (a huge tool output) is cut as it
+is read, and the page says how much was left out (a warning on stderr names the
 line: in its transcript, or <stdin>:N for entries piped in without
 cc_source); a line still over 8 MB once its texts are cut (not JSON at all) is
 read past and skipped, named on stderr; an image over 128 KB goes through
