@@ -25,7 +25,11 @@ func AppendLineOwned(path string, line []byte) error {
 // appendLine is the one append of a log line: O_APPEND and one write(),
 // so concurrent appends never interleave; a line left cut by an earlier
 // crash does not swallow this one (it starts on a fresh line); a short
-// write (a full disk) is cut back off, leaving no partial line.
+// write (a full disk) is cut back off, leaving no partial line. A regular
+// file is locked (flock) from the look at its last byte to the write: a
+// line being appended by another call can be seen half written (the size
+// moves a page at a time), and this one would then start with a newline
+// of its own and leave an empty line.
 func appendLine(path string, line []byte, flag int) error {
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_RDWR|flag, 0o600)
 	if err != nil {
@@ -38,6 +42,11 @@ func appendLine(path string, line []byte, flag int) error {
 	}
 	if flag != 0 && !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s: not a regular file, not written", path)
+	}
+	if fi.Mode().IsRegular() && lock(f) == nil { // a file system without flock: appended unlocked, as before
+		if fi, err = f.Stat(); err != nil { // as it is now the lock is held
+			return err
+		}
 	}
 	if fi.Mode().IsRegular() && fi.Size() > 0 {
 		last := make([]byte, 1)
@@ -64,4 +73,23 @@ func appendLine(path string, line []byte, flag int) error {
 // it writes); nothing is created.
 func OpenAppendOwned(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+}
+
+// lock takes an exclusive flock on f, released when f is closed.
+func lock(f *os.File) error {
+	c, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var lerr error
+	if err := c.Control(func(fd uintptr) {
+		for {
+			if lerr = syscall.Flock(int(fd), syscall.LOCK_EX); lerr != syscall.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	return lerr
 }

@@ -1,9 +1,11 @@
 package atomicfile
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 )
@@ -35,5 +37,45 @@ func TestAppendLine(t *testing.T) {
 	}
 	if err := AppendLineOwned(fifo, []byte("{}\n")); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("a FIFO: %v", err)
+	}
+}
+
+// TestAppendLineConcurrent: lines appended at once by many callers, long
+// enough that some cross a page, come out each once and whole, with no
+// empty line between them (a caller that saw another's line half
+// written used to start its own with a newline).
+func TestAppendLineConcurrent(t *testing.T) {
+	for round := range 50 {
+		path := filepath.Join(t.TempDir(), "log")
+		var wg sync.WaitGroup
+		for i := range 40 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				line := fmt.Sprintf("%d %s\n", i, strings.Repeat("x", 300+i*37))
+				if err := AppendLineOwned(path, []byte(line)); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[int]int{}
+		for j, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+			var i int
+			var xs string
+			if _, err := fmt.Sscanf(l, "%d %s", &i, &xs); err != nil || len(xs) != 300+i*37 {
+				t.Fatalf("round %d, line %d: %.40q is not a whole line", round, j+1, l)
+			}
+			seen[i]++
+		}
+		for i := range 40 {
+			if seen[i] != 1 {
+				t.Fatalf("round %d: line %d appended %d times", round, i, seen[i])
+			}
+		}
 	}
 }
