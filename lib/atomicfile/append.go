@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"syscall"
+	"time"
 )
 
 // AppendLine appends line (one whole line, its newline included) to the
@@ -75,7 +76,10 @@ func OpenAppendOwned(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 }
 
-// lock takes an exclusive flock on f, released when f is closed.
+// lock takes an exclusive flock on f, released when f is closed. An
+// append holds it for microseconds; one held for longer (another program
+// locking a user's log) is waited for at most lockWait, and the line is
+// then appended unlocked: a status line is not kept waiting.
 func lock(f *os.File) error {
 	c, err := f.SyscallConn()
 	if err != nil {
@@ -83,8 +87,14 @@ func lock(f *os.File) error {
 	}
 	var lerr error
 	if err := c.Control(func(fd uintptr) {
+		deadline := time.Now().Add(lockWait)
 		for {
-			if lerr = syscall.Flock(int(fd), syscall.LOCK_EX); lerr != syscall.EINTR {
+			lerr = syscall.Flock(int(fd), syscall.LOCK_EX|syscall.LOCK_NB)
+			switch {
+			case lerr == syscall.EINTR:
+			case lerr == syscall.EWOULDBLOCK && time.Now().Before(deadline):
+				time.Sleep(100 * time.Microsecond)
+			default:
 				return
 			}
 		}
@@ -93,3 +103,6 @@ func lock(f *os.File) error {
 	}
 	return lerr
 }
+
+// lockWait bounds the wait for another holder of a log's lock.
+const lockWait = 100 * time.Millisecond

@@ -79,3 +79,26 @@ func TestAppendLineConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendLineLockHeld: a log that another program keeps locked is
+// still appended to (after a bounded wait), not waited on for good.
+func TestAppendLineLockHeld(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log")
+	if err := os.WriteFile(path, []byte("a\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	holder, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	if err := syscall.Flock(int(holder.Fd()), syscall.LOCK_EX); err != nil {
+		t.Skipf("no flock here: %v", err)
+	}
+	if err := AppendLine(path, []byte("b\n")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "a\nb\n" {
+		t.Fatalf("log %q, want %q", b, "a\nb\n")
+	}
+}
