@@ -30,6 +30,7 @@ var clockUses = map[string]struct {
 	n   int
 	why string
 }{
+	"lib/atomicfile/append.go":                  {2, "a deadline: how long an append waits for another holder of a log's lock"},
 	"lib/cache/cache.go":                        {2, "an entry's last use, recorded (the oldest go first when the store is over its bound); the moment a stamp is taken, to tell a racy one (RacyWindow)"},
 	"lib/cache/statpath_linux.go":               {1, "the moment a stamp is taken, to tell a racy one (RacyWindow)"},
 	"lib/cassette/proxy/api.go":                 {1, "the moment a proxied model call is recorded"},
