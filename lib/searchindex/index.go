@@ -343,8 +343,12 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 		readDir = noSessionDir
 	}
 	sp := ix.scratches.Get().(*scratch)
-	defer ix.scratches.Put(sp)
-	defer sp.clear()
+	parts := sp.parts[:0]
+	defer func() {
+		sp.parts = parts // as grown
+		sp.clear()
+		ix.scratches.Put(sp)
+	}()
 	files, err := search.AppendSessionFiles(sp.files[:0], transcriptPath, readDir)
 	sp.files = files
 	if err != nil {
@@ -353,8 +357,6 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 	q := ix.q
 	nt := len(q.tris)
 	res := search.Result{Found: make([]bool, nt)}
-	parts := sp.parts[:0]
-	defer func() { sp.parts = parts }()
 	// checked[ti]: term ti was verified in the parts before this many.
 	checked := sp.ints(nt)
 	for i, f := range files {
