@@ -804,3 +804,15 @@ func (s *Store) SaveReport(stats bool, warn func(format string, a ...any)) {
 		warn("cache: not saved: %v", serr)
 	}
 }
+
+// Seen counts the entry of path as looked up in this run, as Unchanged
+// finding it does, for a caller that checked the file by other means (a
+// stat against a stamp it kept): Save then keeps it without a stat.
+func (s *Store) Seen(path string) {
+	s.wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.entries[path]; e != nil {
+		e.used, e.seen = s.now, true
+	}
+}

@@ -4,6 +4,8 @@ package cache
 
 import "syscall"
 
-// stat is syscall.Stat (the amd64 build keeps the path's copy on the
-// stack).
-func stat(path string, st *syscall.Stat_t) error { return syscall.Stat(path, st) }
+// statUnder is syscall.Stat of dir/rel (of dir when rel is ""); the
+// amd64 build keeps the path's copy on the stack.
+func statUnder(dir, rel string, st *syscall.Stat_t) error {
+	return syscall.Stat(joinUnder(dir, rel), st)
+}

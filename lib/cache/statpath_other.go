@@ -15,3 +15,6 @@ func StatPath(path string) (Stamp, fs.FileMode, error) {
 	}
 	return StampOf(fi), fi.Mode().Type(), nil
 }
+
+// StatUnder is StatPath of dir/rel (of dir when rel is "").
+func StatUnder(dir, rel string) (Stamp, fs.FileMode, error) { return StatPath(joinUnder(dir, rel)) }

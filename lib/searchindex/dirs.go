@@ -47,49 +47,62 @@ func (ix *Index) ReadDir(dir string) ([]fs.DirEntry, error) { return ix.readDir(
 // directory is not read. Errors are os.ReadDir's (a missing directory:
 // a stat's ENOENT, which SessionFilesFrom takes as os.ReadDir's).
 func (ix *Index) readDir(dir string) ([]fs.DirEntry, error) {
-	if m, ok := ix.seenDirs.Load(dir); ok {
-		l := m.(listing)
-		return l.ents, l.err
-	}
-	ents, err := ix.readDirOnce(dir)
-	if err == nil || errors.Is(err, fs.ErrNotExist) {
-		ix.seenDirs.Store(dir, listing{ents, err})
-	}
-	return ents, err
+	l := ix.listDir(dir)
+	return l.ents, l.err
 }
 
-// listing is what readDir found of a directory in this run.
+// listDir is readDir with what a snapshot keeps of the listing.
+func (ix *Index) listDir(dir string) *listing {
+	if m, ok := ix.seenDirs.Load(dir); ok {
+		return m.(*listing)
+	}
+	l := ix.readDirOnce(dir)
+	if l.err == nil || errors.Is(l.err, fs.ErrNotExist) {
+		ix.seenDirs.Store(dir, l)
+	}
+	return l
+}
+
+// listing is what readDir found of a directory in this run; with kept,
+// the listing is the one kept (data, encoded) under the directory's
+// stamp st.
 type listing struct {
 	ents []fs.DirEntry
 	err  error
+	st   cache.Stamp
+	kept bool
+	data []byte
 }
 
 // readDirOnce is readDir the first time a run asks for a directory; a
 // later ask (a matching session's record, after its search) takes what
 // it found, as Listed does the listing's stats.
-func (ix *Index) readDirOnce(dir string) ([]fs.DirEntry, error) {
+func (ix *Index) readDirOnce(dir string) *listing {
 	st, mode, err := cache.StatPath(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, err // all SessionFilesFrom asks of a missing dir
+		return &listing{err: err} // all SessionFilesFrom asks of a missing dir
 	}
 	if err != nil || mode != fs.ModeDir {
-		return os.ReadDir(dir) // os.ReadDir's own error
+		ents, err := os.ReadDir(dir) // os.ReadDir's own error
+		return &listing{ents: ents, err: err}
 	}
-	if e, ok := ix.dirs.Unchanged(dir, st); ok {
+	if e, ok := ix.listings().Unchanged(dir, st); ok {
 		if ents, ok := decodeDir(dir, e.Data); ok {
-			return ents, nil
+			return &listing{ents: ents, st: st, kept: true, data: e.Data}
 		}
 	}
 	start := time.Now()
 	ents, err := osReadDir(dir)
 	if err != nil || !ix.canWrite() {
-		return ents, err
+		return &listing{ents: ents, err: err}
 	}
+	l := &listing{ents: ents}
 	old := start.Add(-racyDir).UnixNano()
 	if !st.Racy() && st.MtimeNS < old && st.CtimeNS < old {
-		ix.dirs.Put(dir, &cache.Entry{Stamp: st, Offset: st.Size, Data: encodeDir(ents)})
+		l.st, l.kept, l.data = st, true, encodeDir(ents)
+		ix.listings().Put(dir, &cache.Entry{Stamp: st, Offset: st.Size, Data: l.data})
 	}
-	return ents, nil
+	return l
 }
 
 // noSessionDir is readDir for a session whose project dir the listing

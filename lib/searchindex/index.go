@@ -21,6 +21,7 @@ import (
 
 	"github.com/ccpipe/ccpipe/lib/bytescan"
 	"github.com/ccpipe/ccpipe/lib/cache"
+	"github.com/ccpipe/ccpipe/lib/layout"
 	"github.com/ccpipe/ccpipe/lib/search"
 	"github.com/ccpipe/ccpipe/lib/transcript"
 )
@@ -57,12 +58,24 @@ var (
 // holds, and indexes the files it does not hold yet (or the part of them
 // appended since) as it answers. It implements search.Answerer.
 type Index struct {
-	dir     string // the segments
-	store   *cache.Store
-	dirs    *cache.Store // the directory listings (dirs.go)
-	version uint64
-	q       *query
-	first   bool // the manifest was empty (First)
+	dir      string // the segments
+	cacheDir string
+	// store (the manifest) and dirs (the directory listings, dirs.go)
+	// are read when first asked for (manifest, listings): a search
+	// whose sessions all check out against their snapshots (snapshot.go)
+	// needs neither.
+	store     atomic.Pointer[cache.Store]
+	dirs      atomic.Pointer[cache.Store]
+	storeOnce sync.Once
+	dirsOnce  sync.Once
+	snaps     *cache.Store // the sessions' snapshots (snapshot.go)
+	// checked: the sessions answered from their snapshots in this run
+	// (their files then count as looked up in the stores: Close).
+	checkedMu sync.Mutex
+	checked   []checkedSnap
+	version   uint64
+	q         *query
+	first     bool // the manifest was empty (First)
 
 	firstOnce sync.Once
 
@@ -94,6 +107,8 @@ type Index struct {
 	// Indexed counts the bytes read to index in this run; Answered the
 	// sessions answered from the index, Scanned those left to the scan.
 	Indexed, Answered, Scanned atomic.Int64
+	// fromSnap counts the sessions answered from their snapshots.
+	fromSnap atomic.Int64
 }
 
 // query is what the index needs of the terms.
@@ -152,12 +167,12 @@ func Open(cacheDir string, s *search.Searcher) *Index {
 		// The segments' dir is named as the manifest is (cache.File): a
 		// build that keeps files of its own never deletes another's
 		// segments as unnamed.
-		dir:     cache.File(cacheDir, Name, ""),
-		store:   cache.Open(cacheDir, Name, formatVersion),
-		dirs:    cache.Open(cacheDir, dirsName, formatVersion),
-		version: h.Sum64(),
-		segs:    map[uint64]*segState{},
-		q:       &query{s: s},
+		dir:      cache.File(cacheDir, Name, ""),
+		cacheDir: cacheDir,
+		snaps:    cache.Open(cacheDir, snapsName, formatVersion),
+		version:  h.Sum64(),
+		segs:     map[uint64]*segState{},
+		q:        &query{s: s},
 	}
 	o := s.Opts()
 	for _, t := range o.Terms {
@@ -216,7 +231,10 @@ func (ix *Index) Listed(transcriptPath string, st cache.Stamp, noSessionDir bool
 func (ix *Index) First() bool {
 	ix.firstOnce.Do(func() {
 		n := 0
-		ix.store.Each(func(string, *cache.Entry) { n++ })
+		ix.snaps.Each(func(string, *cache.Entry) { n++ })
+		if n == 0 {
+			ix.manifest().Each(func(string, *cache.Entry) { n++ })
+		}
 		ix.first = n == 0
 	})
 	return ix.first && ix.canWrite()
@@ -229,6 +247,19 @@ func (ix *Index) Writable() bool { return ix.canWrite() }
 func (ix *Index) canWrite() bool {
 	ix.probeOnce.Do(func() { ix.writable.Store(probe(ix.dir)) })
 	return ix.writable.Load()
+}
+
+// manifest is the index's store, read when first asked for.
+func (ix *Index) manifest() *cache.Store {
+	ix.storeOnce.Do(func() { ix.store.Store(cache.Open(ix.cacheDir, Name, formatVersion)) })
+	return ix.store.Load()
+}
+
+// listings is the store of the kept directory listings, read when first
+// asked for.
+func (ix *Index) listings() *cache.Store {
+	ix.dirsOnce.Do(func() { ix.dirs.Store(cache.Open(ix.cacheDir, dirsName, formatVersion)) })
+	return ix.dirs.Load()
 }
 
 // Dir is where the segments live.
@@ -305,12 +336,27 @@ func (ix *Index) termDocs(ss *segState, ti int) ([]uint32, error) {
 // segments, a piece indexed in this run, and a rest no piece covers (a
 // line still being written), which every term may lie in.
 type part struct {
-	f        search.File
-	archive  bool
+	// f is the file; from a snapshot, its Path is made only when the
+	// file is read (sessDir/rel, path).
+	f       search.File
+	sessDir string
+	rel     string
+	archive bool
+	// fresh: the file is as the manifest holds it, whole (st its stamp):
+	// a snapshot may keep it.
+	fresh    bool
+	st       cache.Stamp
 	refs     []ref
 	pend     *piece
 	restFrom int64 // -1: none
 	restTo   int64
+}
+
+// path makes the file's path when a snapshot gave it apart.
+func (p *part) path() {
+	if p.f.Path == "" {
+		p.f.Path = p.sessDir + "/" + p.rel
+	}
 }
 
 // pendingPiece is a piece indexed in this run, written with the next
@@ -338,35 +384,101 @@ func (ix *Index) Answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 
 func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath string) (search.Result, bool) {
 	ls, listed := ix.listed[transcriptPath]
-	readDir := ix.readDir
-	if listed && ls.noDir {
-		readDir = noSessionDir
-	}
 	sp := ix.scratches.Get().(*scratch)
-	parts := sp.parts[:0]
 	defer func() {
-		sp.parts = parts // as grown
 		sp.clear()
 		ix.scratches.Put(sp)
 	}()
-	files, err := search.AppendSessionFiles(sp.files[:0], transcriptPath, readDir)
+	if useSnapshots {
+		if sn := ix.snapshot(transcriptPath, ls, listed, sp); sn != nil {
+			res, ok, _ := ix.answerFrom(ctx, sc, transcriptPath, sn, sp)
+			if !sn.stale {
+				if ok {
+					if res.Matched {
+						sn.keepListings()
+					}
+					ix.noteChecked(transcriptPath, sn)
+					ix.fromSnap.Add(1)
+				}
+				return res, ok
+			}
+		}
+	}
+	sp.clear() // of what the snapshot's try used
+	src := &slowSource{ix: ix, sessDir: layout.SessionDir(transcriptPath), ls: ls, listed: listed}
+	res, ok, all := ix.answerFrom(ctx, sc, transcriptPath, src, sp)
+	if ok && all {
+		ix.record(transcriptPath, src, sp.parts)
+	}
+	return res, ok
+}
+
+// source is where answerFrom takes a session's files from: the manifest
+// and the kept listings (slowSource), or the session's snapshot.
+type source interface {
+	// list lists the session's files, its main transcript first, as
+	// search.AppendSessionFiles (appending to sp's).
+	list(sp *scratch, transcriptPath string) ([]search.File, error)
+	// prepare returns file i of the session, as Index.prepare.
+	prepare(i int, f search.File, sc *search.Scanner) (part, bool)
+}
+
+// slowSource is the manifest and the listings, which index what they do
+// not hold; it remembers the dirs it was asked for (record).
+type slowSource struct {
+	ix      *Index
+	sessDir string
+	ls      listedSession
+	listed  bool
+	asked   []askedDir
+}
+
+type askedDir struct {
+	dir string
+	l   *listing // nil: the listing saw no session dir (Listed)
+}
+
+func (s *slowSource) list(sp *scratch, transcriptPath string) ([]search.File, error) {
+	return search.AppendSessionFiles(sp.files[:0], transcriptPath, s.readDir)
+}
+
+func (s *slowSource) readDir(dir string) ([]fs.DirEntry, error) {
+	if dir == s.sessDir && s.listed && s.ls.noDir {
+		s.asked = append(s.asked, askedDir{dir, nil})
+		return noSessionDir(dir)
+	}
+	l := s.ix.listDir(dir)
+	s.asked = append(s.asked, askedDir{dir, l})
+	return l.ents, l.err
+}
+
+func (s *slowSource) prepare(i int, f search.File, sc *search.Scanner) (part, bool) {
+	var known *cache.Stamp
+	if i == 0 && s.listed {
+		known = &s.ls.stamp // files[0] is the transcript
+	}
+	return s.ix.prepare(f, known, sc)
+}
+
+// answerFrom answers for a session from src; all says that every one of
+// its files was prepared (the main transcript did not decide alone).
+func (ix *Index) answerFrom(ctx context.Context, sc *search.Scanner, transcriptPath string, src source, sp *scratch) (res search.Result, ok, all bool) {
+	files, err := src.list(sp, transcriptPath)
 	sp.files = files
 	if err != nil {
-		return search.Result{}, false
+		return search.Result{}, false, false
 	}
+	parts := sp.parts[:0]
+	defer func() { sp.parts = parts }() // as grown
 	q := ix.q
 	nt := len(q.tris)
-	res := search.Result{Found: make([]bool, nt)}
+	res = search.Result{Found: make([]bool, nt)}
 	// checked[ti]: term ti was verified in the parts before this many.
 	checked := sp.ints(nt)
 	for i, f := range files {
-		var known *cache.Stamp
-		if i == 0 && listed {
-			known = &ls.stamp // files[0] is the transcript
-		}
-		p, ok := ix.prepare(f, known, sc)
+		p, ok := src.prepare(i, f, sc)
 		if !ok {
-			return search.Result{}, false
+			return search.Result{}, false, false
 		}
 		parts = append(parts, p)
 		if i == 0 && len(files) > 1 && !q.sessionScan {
@@ -375,20 +487,27 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 			// stops at the first file that decides it.
 			decided, err := ix.decideFirst(ctx, sc, &parts[0], &res, checked)
 			if err != nil {
-				return search.Result{}, false
+				return search.Result{}, false, false
 			}
-			if decided {
-				if ix.First() {
-					// The first build indexes every file, so the next
-					// search reads only what changed, whatever this
-					// one's terms decided (an error here is the next
-					// search's to meet).
-					for _, f := range files[1:] {
-						ix.prepare(f, nil, sc)
-					}
+			if !decided {
+				continue
+			}
+			_, slow := src.(*slowSource)
+			if slow && (ix.First() || (useSnapshots && p.fresh && ix.canWrite())) {
+				// The first build indexes every file, so the next
+				// search reads only what changed, whatever this
+				// one's terms decided; a session without a snapshot
+				// gets one (record), so the next reads none of it (an
+				// error here is the next search's to meet).
+				all = true
+				for j, f := range files[1:] {
+					p, ok := src.prepare(j+1, f, sc)
+					all = all && ok
+					parts = append(parts, p)
 				}
-				return res, true
+				return res, true, all
 			}
+			return res, true, false
 		}
 	}
 	// Which terms may lie in the session at all.
@@ -401,17 +520,17 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 		for pi := checked[ti]; pi < len(parts); pi++ {
 			docs, err := ix.partDocs(&parts[pi], ti)
 			if err != nil {
-				return search.Result{}, false
+				return search.Result{}, false, false
 			}
 			cands[ti][pi] = docs
 			may[ti] = may[ti] || docs.len() > 0
 		}
 	}
 	if !q.s.Matched(may) {
-		return res, true // some term is in no document: no match
+		return res, true, true // some term is in no document: no match
 	}
 	if q.sessionScan {
-		return sc.Session(ctx, transcriptPath), true
+		return sc.Session(ctx, transcriptPath), true, true
 	}
 	// The term with the fewest candidates first: without it (every
 	// term), or with it (any), the session is decided soonest.
@@ -429,7 +548,7 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 		for pi := checked[ti]; pi < len(parts) && !res.Found[ti]; pi++ {
 			found, err := ix.verify(&parts[pi], sc, ti, &cands[ti][pi], also)
 			if err != nil {
-				return search.Result{}, false
+				return search.Result{}, false, false
 			}
 			res.Found[ti] = found
 		}
@@ -437,11 +556,11 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 			break // decided
 		}
 		if ctx.Err() != nil {
-			return res, true
+			return res, true, true
 		}
 	}
 	res.Matched = q.s.Matched(res.Found)
-	return res, true
+	return res, true, true
 }
 
 // scratch is what answer works in, kept for the next session one of
@@ -452,6 +571,7 @@ type scratch struct {
 	parts []part
 	docs  []docList
 	is    []int
+	snap  snapshot
 }
 
 // ints returns n zeros.
@@ -463,10 +583,16 @@ func (sp *scratch) ints(n int) []int {
 
 // clear drops what the slices point to (pieces, file names) before the
 // scratch is kept.
+// Only what a session used is cleared (the rest was by the session that
+// used it): a worker's slices grow to its largest session's, and
+// clearing them whole for each session was a tenth of a warm search.
 func (sp *scratch) clear() {
-	clear(sp.files[:cap(sp.files)])
-	clear(sp.parts[:cap(sp.parts)])
-	clear(sp.docs[:cap(sp.docs)])
+	clear(sp.files)
+	clear(sp.parts)
+	clear(sp.docs)
+	clear(sp.snap.dirs)
+	clear(sp.snap.files)
+	sp.snap = snapshot{dirs: sp.snap.dirs[:0], files: sp.snap.files[:0]}
 }
 
 // decideFirst verifies the terms in a session's main transcript, the
@@ -633,6 +759,7 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs *docList, also
 	if docs.len() == 0 {
 		return false, nil
 	}
+	p.path()
 	bp := ix.bufs.Get().(*[]byte)
 	defer ix.bufs.Put(bp)
 	buf := *bp
@@ -727,8 +854,10 @@ func (ix *Index) prepare(f search.File, known *cache.Stamp, sc *search.Scanner) 
 		}
 	}
 	p.archive = transcript.CompressionOf(f.Path) != transcript.Plain
-	if e, ok := ix.store.Unchanged(f.Path, st); ok {
+	p.st = st
+	if e, ok := ix.manifest().Unchanged(f.Path, st); ok {
 		if p.refs, ok = ix.liveRefs(e); ok {
+			p.fresh = true
 			return p, true
 		}
 	}
@@ -747,7 +876,7 @@ func (ix *Index) prepare(f search.File, known *cache.Stamp, sc *search.Scanner) 
 	if lines {
 		r = fh
 	}
-	e, state := ix.store.Lookup(f.Path, st, r)
+	e, state := ix.manifest().Lookup(f.Path, st, r)
 	var from int64
 	if state != cache.Miss {
 		refs, ok := ix.liveRefs(e)
@@ -809,18 +938,17 @@ func (ix *Index) prepare(f search.File, known *cache.Stamp, sc *search.Scanner) 
 }
 
 // liveRefs decodes an entry's pieces and checks that their segments open.
-func (ix *Index) liveRefs(e *cache.Entry) ([]ref, bool) {
-	refs, ok := decodeRefs(e.Data)
-	if !ok {
-		return nil, false
-	}
+func (ix *Index) liveRefs(e *cache.Entry) ([]ref, bool) { return ix.live(e.Data) }
+
+// segmentsLive says the segments of refs open and hold their documents.
+func (ix *Index) segmentsLive(refs []ref) bool {
 	for _, r := range refs {
 		ss := ix.segment(r.seg)
 		if ss.err != nil || int(r.hi) > ss.seg.ndocs {
-			return nil, false
+			return false
 		}
 	}
-	return refs, true
+	return true
 }
 
 // add queues a piece for the next segment, and writes the segment once
@@ -878,7 +1006,7 @@ func (ix *Index) flush() {
 	for _, pp := range pending {
 		refs := append(slices.Clip(pp.refs), ref{seg: id, lo: n, hi: n + uint32(len(pp.p.docs))})
 		n += uint32(len(pp.p.docs))
-		ix.store.Put(pp.path, &cache.Entry{Stamp: pp.stamp, Offset: pp.off, Tail: pp.tail, Data: encodeRefs(refs)})
+		ix.manifest().Put(pp.path, &cache.Entry{Stamp: pp.stamp, Offset: pp.off, Tail: pp.tail, Data: encodeRefs(refs)})
 	}
 }
 
@@ -895,11 +1023,11 @@ func (ix *Index) Close() error {
 	// entries of files gone since go with the next run that writes.
 	// A store is written when it changed (an entry put or dropped, or a
 	// damaged one read): only then is the dir probed, if it was not.
-	if ix.saveErr == nil && ix.store.Changed() && ix.canWrite() {
-		ix.saveErr = ix.store.SaveChanged()
-	}
-	if ix.saveErr == nil && ix.dirs.Changed() && ix.canWrite() {
-		ix.saveErr = ix.dirs.SaveChanged()
+	ix.keepChecked()
+	for _, st := range []*cache.Store{ix.store.Load(), ix.dirs.Load(), ix.snaps} {
+		if ix.saveErr == nil && st != nil && st.Changed() && ix.canWrite() {
+			ix.saveErr = st.SaveChanged()
+		}
 	}
 	if ix.saveErr == nil && wrote {
 		ix.gc() // a run that wrote no segment left none unnamed
@@ -922,7 +1050,7 @@ func (ix *Index) Close() error {
 // again, together, into one.
 func (ix *Index) compact() {
 	small := map[uint64]bool{}
-	ix.store.Each(func(_ string, e *cache.Entry) {
+	ix.manifest().Each(func(_ string, e *cache.Entry) {
 		refs, _ := decodeRefs(e.Data)
 		for _, r := range refs {
 			small[r.seg] = false
@@ -939,7 +1067,7 @@ func (ix *Index) compact() {
 		return
 	}
 	var drop []string
-	ix.store.Each(func(path string, e *cache.Entry) {
+	ix.manifest().Each(func(path string, e *cache.Entry) {
 		refs, _ := decodeRefs(e.Data)
 		for _, r := range refs {
 			if small[r.seg] {
@@ -948,16 +1076,18 @@ func (ix *Index) compact() {
 			}
 		}
 	})
+	store := ix.manifest()
 	for _, p := range drop {
-		ix.store.Delete(p)
+		store.Delete(p)
 	}
+	ix.dropSnapshots(small)
 }
 
 // gc deletes the segments no entry names, once gcAge old, and leftovers
 // of failed writes.
 func (ix *Index) gc() {
 	live := map[string]bool{}
-	ix.store.Each(func(_ string, e *cache.Entry) {
+	ix.manifest().Each(func(_ string, e *cache.Entry) {
 		refs, _ := decodeRefs(e.Data)
 		for _, r := range refs {
 			live[segName(r.seg)] = true
@@ -987,7 +1117,7 @@ type Stats struct {
 func (ix *Index) Stat() Stats {
 	var st Stats
 	segs := map[uint64]bool{}
-	ix.store.Each(func(_ string, e *cache.Entry) {
+	ix.manifest().Each(func(_ string, e *cache.Entry) {
 		st.Files++
 		refs, _ := decodeRefs(e.Data)
 		for _, r := range refs {

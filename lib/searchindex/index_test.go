@@ -243,7 +243,7 @@ func TestIndexEqualsScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	dir, cache := t.TempDir(), t.TempDir()
 	paths := corpus(t, r, dir, 60)
-	var answered int64
+	var answered, fromSnap int64
 	n := 300
 	if testing.Short() {
 		n = 100
@@ -262,10 +262,13 @@ func TestIndexEqualsScan(t *testing.T) {
 			writeLines(t, paths[r.IntN(len(paths))], r, 3, false)
 			paths = append(paths, corpus(t, r, filepath.Join(dir, fmt.Sprint(i)), 1)...)
 		}
-		answered += checkSame(t, cache, paths, search.Options{Terms: randomTerms(r), Any: r.IntN(2) == 0}).Answered.Load()
+		ix := checkSame(t, cache, paths, search.Options{Terms: randomTerms(r), Any: r.IntN(2) == 0})
+		answered += ix.Answered.Load()
+		fromSnap += ix.fromSnap.Load()
 	}
-	if answered < int64(n*len(paths)/4) {
-		t.Fatalf("the index answered for %d sessions in %d queries: not used", answered, n)
+	t.Logf("answered %d, from snapshots %d", answered, fromSnap)
+	if answered < int64(n*len(paths)/4) || fromSnap < answered/4 || fromSnap == answered {
+		t.Fatalf("the index answered for %d sessions in %d queries, %d of them from snapshots: not both ways", answered, n, fromSnap)
 	}
 }
 

@@ -70,7 +70,7 @@ func (ix *Index) Suggest(term string, n int) []string {
 // of files in each.
 func (ix *Index) liveSegments() map[uint64][]filePiece {
 	segs := map[uint64][]filePiece{}
-	ix.store.Each(func(path string, e *cache.Entry) {
+	ix.manifest().Each(func(path string, e *cache.Entry) {
 		refs, ok := decodeRefs(e.Data)
 		if !ok {
 			return
