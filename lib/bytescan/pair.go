@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"runtime"
+	"sync/atomic"
 )
 
 // IndexByte is bytes.IndexByte, through the AVX2 pair scan where there is
 // one: that scan prefetches, which bytes.IndexByte does not, and a mapped
 // file is read from memory.
 func IndexByte(b []byte, c byte) int {
-	if useAVX2 {
+	if avx2() {
 		return IndexPair(b, 0, c, c, 0, 0)
 	}
 	return bytes.IndexByte(b, c)
@@ -31,7 +32,7 @@ func IndexPair(hay []byte, d int, c1, c2, m1, m2 byte) int {
 		return -1
 	}
 	i := 0
-	if useAVX2 {
+	if avx2() {
 		if j := indexPairBlocksAVX2(hay, d, c1, c2, m1, m2); j >= 0 {
 			return j
 		}
@@ -59,23 +60,43 @@ func CaseMask(c byte) byte {
 
 // AVX2 reports whether IndexPair runs its AVX2 loop: without it the pair
 // scan is slower than bytes.IndexByte, which changes what a caller picks.
-func AVX2() bool { return useAVX2 }
+func AVX2() bool { return avx2() }
 
 // SetAVX2 turns the AVX2 loop off (on is honoured only where the CPU has
 // AVX2) until restore is called, so that tests of callers can run the
 // SSE2 path too. It is not safe while a scan runs.
 func SetAVX2(on bool) (restore func()) {
-	old := useAVX2
-	useAVX2 = on && hasAVX2
-	return func() { useAVX2 = old }
+	old := useAVX2.Load()
+	setAVX2(on && hasAVX2())
+	return func() { useAVX2.Store(old) }
 }
 
 // vectorPair tells whether indexPairBlocks is implemented.
 const vectorPair = runtime.GOARCH == "amd64"
 
-// useAVX2 tells IndexPair to use indexPairBlocksAVX2 (a variable so that
-// tests can check the SSE2 path too).
-var useAVX2 = hasAVX2
+// useAVX2 tells IndexPair to use indexPairBlocksAVX2: 1 yes, -1 no, 0 not
+// decided before the first scan (hasAVX2). A variable so that tests can
+// check the SSE2 path too; atomic as the first scans may run in parallel.
+var useAVX2 atomic.Int32
+
+func avx2() bool {
+	if v := useAVX2.Load(); v != 0 {
+		return v > 0
+	}
+	return decideAVX2()
+}
+
+// decideAVX2 is avx2's first call, apart so that avx2 inlines.
+func decideAVX2() bool { return setAVX2(hasAVX2()) }
+
+func setAVX2(on bool) bool {
+	if on {
+		useAVX2.Store(1)
+	} else {
+		useAVX2.Store(-1)
+	}
+	return on
+}
 
 // indexPairSWAR is IndexPair in Go, 8 positions per step (SWAR).
 func indexPairSWAR(hay []byte, d int, c1, c2, m1, m2 byte) int {

@@ -8,4 +8,4 @@ func indexPairBlocks([]byte, int, byte, byte, byte, byte) int { return -1 }
 
 func indexPairBlocksAVX2([]byte, int, byte, byte, byte, byte) int { return -1 }
 
-const hasAVX2 = false
+func hasAVX2() bool { return false }

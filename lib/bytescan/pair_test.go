@@ -3,8 +3,12 @@ package bytescan
 import (
 	"bytes"
 	"math/rand/v2"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/cpu"
 )
 
 // naivePair is IndexPair by definition.
@@ -21,7 +25,7 @@ func naivePair(hay []byte, d int, c1, c2, m1, m2 byte) int {
 // only; f checks the plain-Go scan (indexPairSWAR) itself.
 func eachPath(t *testing.T, f func(t *testing.T)) {
 	t.Run("AVX2", func(t *testing.T) {
-		if !hasAVX2 {
+		if !hasAVX2() {
 			t.Skip("no AVX2 here")
 		}
 		defer SetAVX2(true)()
@@ -95,8 +99,8 @@ func TestIndexByte(t *testing.T) {
 func TestSetAVX2(t *testing.T) {
 	before := AVX2()
 	restore := SetAVX2(true)
-	if AVX2() != hasAVX2 {
-		t.Errorf("SetAVX2(true): AVX2() = %v on a CPU with AVX2 %v", AVX2(), hasAVX2)
+	if AVX2() != hasAVX2() {
+		t.Errorf("SetAVX2(true): AVX2() = %v on a CPU with AVX2 %v", AVX2(), hasAVX2())
 	}
 	SetAVX2(false)
 	if AVX2() {
@@ -155,7 +159,7 @@ func BenchmarkIndexPair(b *testing.B) {
 	text := benchText(256 << 10)
 	for _, path := range []string{"AVX2", "SSE2", "Go"} {
 		b.Run(path, func(b *testing.B) {
-			if path == "AVX2" && !hasAVX2 {
+			if path == "AVX2" && !hasAVX2() {
 				b.Skip("no AVX2 here")
 			}
 			defer SetAVX2(path == "AVX2")()
@@ -170,5 +174,16 @@ func BenchmarkIndexPair(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestHasAVX2 checks the CPU question against golang.org/x/sys/cpu's
+// answer, which bytescan took at start before it asked at the first scan.
+func TestHasAVX2(t *testing.T) {
+	if strings.Contains(os.Getenv("GODEBUG"), "cpu.") {
+		t.Skip("GODEBUG sets CPU options, which x/sys/cpu reads and hasAVX2 does not")
+	}
+	if runtime.GOARCH == "amd64" && hasAVX2() != cpu.X86.HasAVX2 {
+		t.Errorf("hasAVX2() = %v, x/sys/cpu says %v", hasAVX2(), cpu.X86.HasAVX2)
 	}
 }

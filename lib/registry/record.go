@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -74,7 +75,7 @@ func set(v ...string) map[string]bool {
 }
 
 // recordName is a registry file name: the canonical decimal pid.
-var recordName = regexp.MustCompile(`^([1-9][0-9]*)\.json$`)
+var recordName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([1-9][0-9]*)\.json$`) })
 
 // Read reads every <pid>.json in sessionsDir. A record that does not parse
 // (torn by a concurrent rewrite) is read once more after RetryDelay and
@@ -91,7 +92,7 @@ func Read(sessionsDir string) ([]Record, []error) {
 	var recs []Record
 	var errs []error
 	for _, e := range ents {
-		m := recordName.FindStringSubmatch(e.Name())
+		m := recordName().FindStringSubmatch(e.Name())
 		if m == nil {
 			continue // keys, temp files, .fleetview-heartbeat, 007.json
 		}

@@ -223,11 +223,12 @@ func once(seen *uint32, bit uint32) bool {
 
 // messageNames and usageNames are the keys fastMessage and fastUsage
 // read, lower-cased: a key that folds to one of them is read by
-// encoding/json, not by them.
+// encoding/json, not by them. Built at the first key they do not read,
+// not at start (reflection every command would pay).
 var (
-	messageNames   = lowerNames(wireMessage{})
-	usageNames     = lowerNames(Usage{})
-	wireBlockNames = lowerNames(wireBlock{})
+	messageNames   = sync.OnceValue(func() map[string]bool { return lowerNames(wireMessage{}) })
+	usageNames     = sync.OnceValue(func() map[string]bool { return lowerNames(Usage{}) })
+	wireBlockNames = sync.OnceValue(func() map[string]bool { return lowerNames(wireBlock{}) })
 )
 
 // fastMessage reads the message object at c into m, its content into
@@ -263,7 +264,7 @@ func fastMessage(c *jsonscan.Cursor, m *wireMessage, pre *preContent, d *decoder
 			pre.blocks, pre.isString, ok = fastContent(c, d, 0)
 			return ok
 		}
-		return !foldsTo(k, messageNames) && c.Skip() == nil
+		return !foldsTo(k, messageNames()) && c.Skip() == nil
 	})
 }
 
@@ -313,7 +314,7 @@ func fastUsage(c *jsonscan.Cursor, u **Usage) bool {
 		case "service_tier":
 			return fastName(c, &v.ServiceTier)
 		}
-		return !foldsTo(k, usageNames) && c.Skip() == nil
+		return !foldsTo(k, usageNames()) && c.Skip() == nil
 	})
 }
 
@@ -425,7 +426,7 @@ func fastBlock(c *jsonscan.Cursor, d *decoder, depth int) (Block, bool) {
 			wb.Content = v
 			return err == nil
 		}
-		return !foldsTo(k, wireBlockNames) && c.Skip() == nil
+		return !foldsTo(k, wireBlockNames()) && c.Skip() == nil
 	})
 	if !ok {
 		return Block{}, false

@@ -215,7 +215,7 @@ func (r *Rule) prepare() error {
 	switch m := r.Matcher; {
 	case m == "" || m == "*":
 		r.matchAll = true
-	case simpleMatcher.MatchString(m):
+	case simpleMatcher().MatchString(m):
 		// Claude Code reads a matcher of plain names as an exact list.
 		r.names = strings.Split(m, "|")
 	default:
@@ -236,7 +236,7 @@ func (r *Rule) prepare() error {
 	return nil
 }
 
-var simpleMatcher = regexp.MustCompile(`^[a-zA-Z0-9_|]+$`)
+var simpleMatcher = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_|]+$`) })
 
 // condVars are the variables an if condition may read: $spend, the spend
 // figures (day, week, month, block, session, unpriced: usage.Spend), and

@@ -65,7 +65,7 @@ func (f *File) Settings(command string, failClosed bool) Settings {
 func unionMatcher(ms []string) string {
 	var names, res []string
 	for _, m := range ms {
-		if simpleMatcher.MatchString(m) {
+		if simpleMatcher().MatchString(m) {
 			for _, n := range strings.Split(m, "|") {
 				if n != "" && !slices.Contains(names, n) {
 					names = append(names, n)
