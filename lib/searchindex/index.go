@@ -344,12 +344,25 @@ type part struct {
 	archive bool
 	// fresh: the file is as the manifest holds it, whole (st its stamp):
 	// a snapshot may keep it.
-	fresh    bool
-	st       cache.Stamp
+	fresh bool
+	st    cache.Stamp
+	// open: the file as verify opened it, kept for the session's other
+	// terms (two common terms read one file twice).
+	open     search.RegionReader
 	refs     []ref
 	pend     *piece
 	restFrom int64 // -1: none
 	restTo   int64
+}
+
+// closeParts closes the files verify opened.
+func closeParts(parts []part) {
+	for i := range parts {
+		if parts[i].open != nil {
+			parts[i].open.Close()
+			parts[i].open = nil
+		}
+	}
 }
 
 // path makes the file's path when a snapshot gave it apart.
@@ -469,7 +482,10 @@ func (ix *Index) answerFrom(ctx context.Context, sc *search.Scanner, transcriptP
 		return search.Result{}, false, false
 	}
 	parts := sp.parts[:0]
-	defer func() { sp.parts = parts }() // as grown
+	defer func() {
+		closeParts(parts)
+		sp.parts = parts // as grown
+	}()
 	q := ix.q
 	nt := len(q.tris)
 	res = search.Result{Found: make([]bool, nt)}
@@ -765,11 +781,14 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs *docList, also
 	buf := *bp
 	defer func() { *bp = buf }()
 	if !p.archive {
-		f, err := search.OpenRegions(p.f.Path)
-		if err != nil {
-			return false, err
+		if p.open == nil {
+			f, err := search.OpenRegions(p.f.Path)
+			if err != nil {
+				return false, err
+			}
+			p.open = f // closed with the session's parts (closeParts)
 		}
-		defer f.Close()
+		f := p.open
 		for d := range docs.spans() {
 			// A common term is most often in the document's first lines:
 			// they are read and checked in growing pieces of whole lines
