@@ -2,6 +2,8 @@ package search
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -28,6 +30,7 @@ func foldTableSource() string {
 	b.WriteString("// foldPairs lists, sorted by code point, every code point whose full\n")
 	b.WriteString("// case folding (C+F) is not itself, with that folding.\n")
 	b.WriteString("var foldPairs = [...]foldPair{\n")
+	var inverse = map[rune][]rune{} // a folding's character: the code points folding to hold it
 	for r := rune(0); r <= utf8.MaxRune; r++ {
 		if !utf8.ValidRune(r) {
 			continue
@@ -46,17 +49,38 @@ func foldTableSource() string {
 		}
 		b.WriteString("\t{0x")
 		fmt.Fprintf(&b, "%04X, \"", r)
+		writeRunes(&b, s)
+		b.WriteString("\"},\n")
 		for _, c := range s {
-			if c <= 0xFFFF {
-				fmt.Fprintf(&b, "\\u%04x", c)
-			} else {
-				fmt.Fprintf(&b, "\\U%08x", c)
+			if !slices.Contains(inverse[c], r) {
+				inverse[c] = append(inverse[c], r)
 			}
 		}
+	}
+	b.WriteString("}\n\n")
+	b.WriteString("// foldInverse lists, sorted by character, every character a folding in\n")
+	b.WriteString("// foldPairs holds, with the code points whose folding holds it, in\n")
+	b.WriteString("// foldPairs' order (foldSources).\n")
+	b.WriteString("var foldInverse = [...]foldPair{\n")
+	cs := slices.Sorted(maps.Keys(inverse))
+	for _, c := range cs {
+		fmt.Fprintf(&b, "\t{0x%04X, \"", c)
+		writeRunes(&b, string(inverse[c]))
 		b.WriteString("\"},\n")
 	}
 	b.WriteString("}\n")
 	return b.String()
+}
+
+// writeRunes writes s as Go escapes.
+func writeRunes(b *strings.Builder, s string) {
+	for _, c := range s {
+		if c <= 0xFFFF {
+			fmt.Fprintf(b, "\\u%04x", c)
+		} else {
+			fmt.Fprintf(b, "\\U%08x", c)
+		}
+	}
 }
 
 func singleRune(s string) (rune, bool) {

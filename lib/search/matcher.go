@@ -2,9 +2,9 @@ package search
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"slices"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/ccpipe/ccpipe/lib/bytescan"
@@ -608,16 +608,13 @@ func (m *foldMatcher) isSource(r rune) bool {
 }
 
 // foldSources lists every character whose full case folding contains the
-// folded character c, c itself included. A pass over the table per
-// call: a search asks it of its terms' few characters, and an inverse
-// map of the whole table, built first, cost more than the passes (and
-// its memory's page faults, in a run of 15 ms).
+// folded character c, c itself included: the generated inverse of the
+// fold table (a pass over the table per character was most of a warm
+// search's setup).
 func foldSources(c rune) []rune {
 	var src []rune
-	for _, p := range foldPairs {
-		if strings.ContainsRune(p.fold, c) {
-			src = append(src, p.r)
-		}
+	if i, ok := slices.BinarySearchFunc(foldInverse[:], c, func(p foldPair, c rune) int { return cmp.Compare(p.r, c) }); ok {
+		src = []rune(foldInverse[i].fold)
 	}
 	if foldRune(c) == "" {
 		src = append(src, c)
