@@ -387,19 +387,25 @@ func (o *options) fromListing(env *cli.Env, s *search.Searcher) (int, error) {
 		lo.ReadDir = o.ix.ReadDir // the session dirs the index just listed
 	}
 	comp := sessions.NewCompleter(env.Ctx, profs, lo)
+	// The results are kept for their hits (--matches) only: a common
+	// term's hundreds were 5% of what a warm search allocated.
 	byPath := map[string]search.Result{}
+	matched := 0
 	err = s.SearchAll(env.Ctx, o.workers, jobs, func(j search.Job, r search.Result) error {
 		warnErrs(env, r)
 		o.noteBad(r)
 		if r.Matched {
 			f := files[j.Data.(int)]
 			comp.Add(f)
-			byPath[f.TranscriptPath] = r
+			matched++
+			if o.matches {
+				byPath[f.TranscriptPath] = r
+			}
 		}
 		return nil
 	})
 	hits, errs := comp.Done()
-	if err != nil || len(byPath) == 0 {
+	if err != nil || matched == 0 {
 		return 0, err
 	}
 	for _, err := range errs {
