@@ -3,6 +3,7 @@ package searchindex
 import (
 	"errors"
 	"io/fs"
+	"path/filepath"
 	"strings"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
@@ -105,6 +106,18 @@ func (ix *Index) decodeSnapshot(data []byte, sessDir string, sp *scratch) *snaps
 	}
 	if !d.Done() || (sn.noDir && len(sn.dirs) > 0) {
 		return nil
+	}
+	// What ccpipe wrote names files and dirs inside the session dir,
+	// of the kinds a session's files are: anything else is refused.
+	for _, sd := range sn.dirs {
+		if sd.rel != "" && !filepath.IsLocal(sd.rel) {
+			return nil
+		}
+	}
+	for _, sf := range sn.files {
+		if !filepath.IsLocal(sf.rel) || (sf.kind != search.KindSubagent && sf.kind != search.KindToolResult) {
+			return nil
+		}
 	}
 	return sn
 }

@@ -264,7 +264,7 @@ func TestSnapshotDamaged(t *testing.T) {
 }
 
 // FuzzDecodeSnapshot: any bytes decode or are refused, never a panic;
-// what decodes lists no dir with no session dir.
+// what decodes lists no dir with no session dir, and no file outside it.
 func FuzzDecodeSnapshot(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 0, 0})
 	f.Add([]byte{1, 3, 1, 2, 3, 1, 0, 0})
@@ -284,10 +284,18 @@ func FuzzDecodeSnapshot(f *testing.F) {
 	b = cache.AppendBool(b, false)
 	b = cache.AppendStr(b, string(encodeRefs(nil)))
 	f.Add(b)
+	f.Add([]byte(strings.Replace(string(b), "subagents/agent-a.jsonl", "../../../etc/passwd.jsonl", 1)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sn := ix.decodeSnapshot(data, "/p/s", &sp)
 		if sn != nil && sn.noDir && len(sn.dirs) > 0 {
 			t.Fatal("a snapshot with no session dir and dirs")
+		}
+		if sn != nil {
+			for _, f := range sn.files {
+				if !filepath.IsLocal(f.rel) {
+					t.Fatalf("a file outside the session dir: %q", f.rel)
+				}
+			}
 		}
 		if sn != nil {
 			_, _ = decodeRefs(sn.refs)
