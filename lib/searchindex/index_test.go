@@ -266,7 +266,6 @@ func TestIndexEqualsScan(t *testing.T) {
 		answered += ix.Answered.Load()
 		fromSnap += ix.fromSnap.Load()
 	}
-	t.Logf("answered %d, from snapshots %d", answered, fromSnap)
 	if answered < int64(n*len(paths)/4) || fromSnap < answered/4 || fromSnap == answered {
 		t.Fatalf("the index answered for %d sessions in %d queries, %d of them from snapshots: not both ways", answered, n, fromSnap)
 	}
@@ -383,7 +382,7 @@ func TestIndexEqualsScanCorpora(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(3, 4))
 	cache := t.TempDir()
-	var answered int64
+	var answered, fromSnap int64
 	for range 150 {
 		terms := randomTerms(r)
 		if r.IntN(2) == 0 {
@@ -395,10 +394,12 @@ func TestIndexEqualsScanCorpora(t *testing.T) {
 				terms[0] = w
 			}
 		}
-		answered += checkSame(t, cache, paths, search.Options{Terms: terms, Any: r.IntN(2) == 0}).Answered.Load()
+		ix := checkSame(t, cache, paths, search.Options{Terms: terms, Any: r.IntN(2) == 0})
+		answered += ix.Answered.Load()
+		fromSnap += ix.fromSnap.Load()
 	}
-	if answered < 150*int64(len(paths))/4 {
-		t.Fatalf("the index answered for %d sessions: not used", answered)
+	if answered < 150*int64(len(paths))/4 || fromSnap < answered/4 {
+		t.Fatalf("the index answered for %d sessions, %d of them from snapshots: not used", answered, fromSnap)
 	}
 }
 
