@@ -27,7 +27,7 @@ const snapsName = Name + "-sessions"
 // slow twin).
 var useSnapshots = true
 
-// errStale is what a snapshot's readDir returns once something it names
+// errStale is what a snapshot's list returns once something it names
 // has changed: the session is then answered without it.
 var errStale = errors.New("snapshot stale")
 
@@ -197,7 +197,7 @@ func (ix *Index) live(b []byte) ([]ref, bool) {
 }
 
 // keepListings hands the listings of a matching session's dirs, which
-// files found unchanged, to readDir: the session's record (ReadDir)
+// list found unchanged, to readDir: the session's record (ReadDir)
 // reads them next.
 func (sn *snapshot) keepListings() {
 	for _, sd := range sn.dirs {
