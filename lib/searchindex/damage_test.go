@@ -179,22 +179,26 @@ func TestIndexUnwritable(t *testing.T) {
 // the middle, then cut short: the store is not used, the dirs are read.
 func TestIndexDirListingsDamaged(t *testing.T) {
 	for _, cut := range []bool{false, true} {
-		damaged(t, func(t *testing.T, dir string) {
-			p := cache.File(dir, dirsName, ".cache")
-			b, err := os.ReadFile(p)
-			if err != nil || len(b) < 64 {
-				t.Fatalf("no kept listings to damage: %v (%d bytes)", err, len(b))
-			}
-			if cut {
-				b = b[:len(b)/2]
-			} else {
-				for i := len(b) / 2; i < len(b)/2+8; i++ {
-					b[i] ^= 0x5a
-				}
-			}
-			if err := os.WriteFile(p, b, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		})
+		damaged(t, func(t *testing.T, dir string) { damageStore(t, cache.File(dir, dirsName, ".cache"), cut) })
+	}
+}
+
+// damageStore cuts a store file to half its size, or flips 8 bytes in its
+// middle.
+func damageStore(t *testing.T, p string, cut bool) {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil || len(b) < 64 {
+		t.Fatalf("no store to damage at %s: %v (%d bytes)", p, err, len(b))
+	}
+	if cut {
+		b = b[:len(b)/2]
+	} else {
+		for i := len(b) / 2; i < len(b)/2+8; i++ {
+			b[i] ^= 0x5a
+		}
+	}
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -244,20 +244,7 @@ func TestSnapshotDamaged(t *testing.T) {
 					}
 					return
 				}
-				b, err := os.ReadFile(p)
-				if err != nil || len(b) < 64 {
-					t.Fatalf("no snapshots to damage: %v (%d bytes)", err, len(b))
-				}
-				if how == "cut" {
-					b = b[:len(b)/2]
-				} else {
-					for i := len(b) / 2; i < len(b)/2+8; i++ {
-						b[i] ^= 0x5a
-					}
-				}
-				if err := os.WriteFile(p, b, 0o600); err != nil {
-					t.Fatal(err)
-				}
+				damageStore(t, p, how == "cut")
 			})
 		})
 	}
