@@ -415,9 +415,9 @@ func (ix *Index) answer(ctx context.Context, sc *search.Scanner, transcriptPath 
 				}
 				return res, ok
 			}
+			sp.clear() // of what the snapshot's try used
 		}
 	}
-	sp.clear() // of what the snapshot's try used
 	src := &slowSource{ix: ix, sessDir: layout.SessionDir(transcriptPath), ls: ls, listed: listed}
 	res, ok, all := ix.answerFrom(ctx, sc, transcriptPath, src, sp)
 	if ok && all {
