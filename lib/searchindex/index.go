@@ -368,7 +368,7 @@ func closeParts(parts []part) {
 // path makes the file's path when a snapshot gave it apart.
 func (p *part) path() {
 	if p.f.Path == "" {
-		p.f.Path = p.sessDir + "/" + p.rel
+		p.f.Path = underSession(p.sessDir, p.rel)
 	}
 }
 

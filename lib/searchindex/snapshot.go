@@ -152,6 +152,16 @@ func (sn *snapshot) list(sp *scratch, transcriptPath string) ([]search.File, err
 	return files, nil
 }
 
+// underSession is the path of rel under a session dir ("": the dir
+// itself), as search.AppendSessionFiles makes it (the dir is clean, rel
+// clean and local).
+func underSession(sessDir, rel string) string {
+	if rel == "" {
+		return sessDir
+	}
+	return sessDir + "/" + rel
+}
+
 func (sn *snapshot) fail() error {
 	sn.stale = true
 	return errStale
@@ -201,10 +211,7 @@ func (ix *Index) live(b []byte) ([]ref, bool) {
 // reads them next.
 func (sn *snapshot) keepListings() {
 	for _, sd := range sn.dirs {
-		dir := sn.sessDir
-		if sd.rel != "" {
-			dir += "/" + sd.rel
-		}
+		dir := underSession(sn.sessDir, sd.rel)
 		if ents, ok := decodeDir(dir, sd.data); ok {
 			sn.ix.seenDirs.LoadOrStore(dir, &listing{ents: ents, st: sd.st, kept: true, data: sd.data})
 		}
@@ -248,16 +255,12 @@ func (ix *Index) keepChecked() {
 		if store != nil && c.files > 0 {
 			store.Seen(c.transcript)
 			for _, f := range sn.files[:max(0, min(c.files-1, len(sn.files)))] {
-				store.Seen(sn.sessDir + "/" + f.rel)
+				store.Seen(underSession(sn.sessDir, f.rel))
 			}
 		}
 		if dirs != nil {
 			for _, d := range sn.dirs {
-				p := sn.sessDir
-				if d.rel != "" {
-					p += "/" + d.rel
-				}
-				dirs.Seen(p)
+				dirs.Seen(underSession(sn.sessDir, d.rel))
 			}
 		}
 	}
