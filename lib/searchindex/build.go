@@ -25,6 +25,10 @@ type piece struct {
 	tris [][]uint32
 	cand [][]bool // per term, per document
 	text int64    // folded content bytes, for the segment's size
+	// The piece's tokens, each once (tokens.go), their bytes in
+	// tokText.
+	toks    []tokRef
+	tokText []byte
 }
 
 // builder indexes files for one worker: a bitmap of the trigrams of the
@@ -35,15 +39,20 @@ type builder struct {
 	cur    []uint32
 	folded []byte
 	buf    []byte
+	toks   tokSet // the piece's tokens so far
 }
 
 func newBuilder(q *query) *builder {
 	return &builder{q: q, seen: make([]uint64, 1<<24/64)}
 }
 
-// addText adds the trigrams of text, folded as the scan folds.
-func (b *builder) addText(text []byte) int {
+// addText adds the trigrams of text, folded as the scan folds, and with
+// content its tokens (to p).
+func (b *builder) addText(p *piece, text []byte, content bool) int {
 	b.folded = search.AppendFold(b.folded[:0], text)
+	if content {
+		b.addTokens(p, b.folded)
+	}
 	f := b.folded
 	for i := 0; i+2 < len(f); i++ {
 		t := uint32(f[i])<<16 | uint32(f[i+1])<<8 | uint32(f[i+2])
@@ -77,11 +86,13 @@ func (b *builder) endDoc(p *piece, start, end int64) {
 
 // index reads r, the bytes of a file from offset base on, and indexes its
 // lines: a transcript's content strings (lines != nil), or a stored tool
-// result's bytes whole. With partial false the last line counts only
-// when a newline ends it; covered is where the indexed lines end. count
-// is told how many bytes were read.
-func (b *builder) index(r io.Reader, base int64, transcript, partial bool, count func(int)) (p *piece, covered int64, err error) {
+// result's bytes whole; with tokens, the content's tokens too. With
+// partial false the last line counts only when a newline ends it;
+// covered is where the indexed lines end. count is told how many bytes
+// were read.
+func (b *builder) index(r io.Reader, base int64, transcript, tokens, partial bool, count func(int)) (p *piece, covered int64, err error) {
 	p = &piece{cand: make([][]bool, len(b.q.tris))}
+	defer b.toks.reset()
 	if cap(b.buf) == 0 {
 		b.buf = make([]byte, 256<<10)
 	}
@@ -121,13 +132,14 @@ func (b *builder) index(r io.Reader, base int64, transcript, partial bool, count
 			}
 			line := lines[off:le]
 			if transcript {
-				if search.EachContent(line, func(t []byte) { text += b.addText(t) }) != nil {
+				if search.EachContent(line, func(t []byte) { text += b.addText(p, t, tokens) }) != nil {
 					// Not a record: its raw bytes, so that a term there
-					// is verified, and the line said to be skipped.
-					text += b.addText(line)
+					// is verified, and the line said to be skipped (its
+					// tokens are no content: none is kept).
+					text += b.addText(p, line, false)
 				}
 			} else {
-				text += b.addText(line)
+				text += b.addText(p, line, tokens) // a stored tool result is content whole
 			}
 			off = le
 			if at := pos + int64(off); text >= docText || at-docStart >= int64(docRaw) {

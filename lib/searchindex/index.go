@@ -36,7 +36,7 @@ const Name = "grep-index"
 // formatVersion names what an index holds: the segment format, the
 // documents' cut and the content rules (with cache.Version, any other
 // build of ccpipe starts a new index).
-var formatVersion = "grep-index-2"
+var formatVersion = "grep-index-3"
 
 var (
 	// segTarget is how much folded content a segment holds before it is
@@ -107,8 +107,9 @@ type Index struct {
 	// Indexed counts the bytes read to index in this run; Answered the
 	// sessions answered from the index, Scanned those left to the scan.
 	Indexed, Answered, Scanned atomic.Int64
-	// fromSnap counts the sessions answered from their snapshots.
-	fromSnap atomic.Int64
+	// fromSnap counts the sessions answered from their snapshots;
+	// proofs the terms found by a token, unread (tokens.go).
+	fromSnap, proofs atomic.Int64
 }
 
 // query is what the index needs of the terms.
@@ -118,6 +119,10 @@ type query struct {
 	// that has none (shorter than a trigram folded): the index cannot
 	// narrow on it.
 	tris [][]uint32
+	// toks holds each term's folding when it can be a whole token
+	// (tokenOf), else nil: a document holding it as a token holds the
+	// term (tokens.go).
+	toks [][]byte
 	// sessionScan: the index only picks the sessions, which are then
 	// scanned (--matches, or a term the index cannot see).
 	sessionScan bool
@@ -178,6 +183,11 @@ func Open(cacheDir string, s *search.Searcher) *Index {
 	for _, t := range o.Terms {
 		ts := termTrigrams(t)
 		ix.q.tris = append(ix.q.tris, ts)
+		var tok []byte
+		if ts != nil {
+			tok = tokenOf(search.FoldTerm(t))
+		}
+		ix.q.toks = append(ix.q.toks, tok)
 		if ts == nil {
 			ix.q.sessionScan = true
 		}
@@ -298,10 +308,11 @@ func decodeRefs(b []byte) ([]ref, bool) {
 // segState is a segment as this run uses it: opened once, and each
 // term's candidate documents computed once.
 type segState struct {
-	once sync.Once
-	seg  *segment
-	err  error
-	cand []candidates
+	once  sync.Once
+	seg   *segment
+	err   error
+	cand  []candidates
+	proof []candidates // tokenDocs' per term
 }
 
 type candidates struct {
@@ -316,7 +327,7 @@ func (ix *Index) segment(id uint64) *segState {
 	ix.mu.Lock()
 	ss := ix.segs[id]
 	if ss == nil {
-		ss = &segState{cand: make([]candidates, len(ix.q.tris))}
+		ss = &segState{cand: make([]candidates, len(ix.q.tris)), proof: make([]candidates, len(ix.q.tris))}
 		ix.segs[id] = ss
 	}
 	ix.mu.Unlock()
@@ -775,6 +786,12 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs *docList, also
 	if docs.len() == 0 {
 		return false, nil
 	}
+	if ok, err := ix.proven(p, ti); ok || err != nil {
+		if ok {
+			ix.proofs.Add(1)
+		}
+		return ok, err
+	}
 	p.path()
 	bp := ix.bufs.Get().(*[]byte)
 	defer ix.bufs.Put(bp)
@@ -930,14 +947,14 @@ func (ix *Index) prepare(f search.File, known *cache.Stamp, sc *search.Scanner) 
 		if err != nil {
 			return p, false
 		}
-		pc, _, err = b.index(rc, 0, f.Kind != search.KindToolResult, true, count)
+		pc, _, err = b.index(rc, 0, f.Kind != search.KindToolResult, f.Kind == search.KindTranscript, true, count)
 		rc.Close()
 		if err != nil {
 			return p, false
 		}
 		covered = st.Size // of the compressed file: the entry's offset
 	} else {
-		pc, covered, err = b.index(io.NewSectionReader(fh, from, st.Size-from), from, lines, !lines, count)
+		pc, covered, err = b.index(io.NewSectionReader(fh, from, st.Size-from), from, lines, f.Kind == search.KindTranscript, !lines, count)
 		if err != nil {
 			return p, false
 		}
@@ -1002,7 +1019,11 @@ func (ix *Index) flush() {
 		docs = append(docs, pp.p.docs...)
 		tris = append(tris, pp.p.tris...)
 	}
-	b, err := encodeSegment(ix.version, docs, tris, func() ([]uint32, []uint64) {
+	pieces := make([]*piece, len(pending))
+	for i, pp := range pending {
+		pieces[i] = pp.p
+	}
+	b, err := encodeSegment(ix.version, docs, tris, tokenLists(pieces), func() ([]uint32, []uint64) {
 		if ix.counts == nil {
 			ix.counts, ix.seenTri = make([]uint32, 1<<24), make([]uint64, 1<<24/64)
 		}

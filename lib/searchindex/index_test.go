@@ -243,7 +243,7 @@ func TestIndexEqualsScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	dir, cache := t.TempDir(), t.TempDir()
 	paths := corpus(t, r, dir, 60)
-	var answered, fromSnap int64
+	var answered, fromSnap, proofs int64
 	n := 300
 	if testing.Short() {
 		n = 100
@@ -265,9 +265,13 @@ func TestIndexEqualsScan(t *testing.T) {
 		ix := checkSame(t, cache, paths, search.Options{Terms: randomTerms(r), Any: r.IntN(2) == 0})
 		answered += ix.Answered.Load()
 		fromSnap += ix.fromSnap.Load()
+		proofs += ix.proofs.Load()
 	}
 	if answered < int64(n*len(paths)/4) || fromSnap < answered/4 || fromSnap == answered {
 		t.Fatalf("the index answered for %d sessions in %d queries, %d of them from snapshots: not both ways", answered, n, fromSnap)
+	}
+	if proofs == 0 {
+		t.Fatal("no term proven by a token (tokens.go)")
 	}
 }
 
@@ -382,7 +386,7 @@ func TestIndexEqualsScanCorpora(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(3, 4))
 	cache := t.TempDir()
-	var answered, fromSnap int64
+	var answered, fromSnap, proofs int64
 	for range 150 {
 		terms := randomTerms(r)
 		if r.IntN(2) == 0 {
@@ -397,9 +401,10 @@ func TestIndexEqualsScanCorpora(t *testing.T) {
 		ix := checkSame(t, cache, paths, search.Options{Terms: terms, Any: r.IntN(2) == 0})
 		answered += ix.Answered.Load()
 		fromSnap += ix.fromSnap.Load()
+		proofs += ix.proofs.Load()
 	}
-	if answered < 150*int64(len(paths))/4 || fromSnap < answered/4 {
-		t.Fatalf("the index answered for %d sessions, %d of them from snapshots: not used", answered, fromSnap)
+	if answered < 150*int64(len(paths))/4 || fromSnap < answered/4 || proofs == 0 {
+		t.Fatalf("the index answered for %d sessions, %d of them from snapshots, %d terms proven by a token: not used", answered, fromSnap, proofs)
 	}
 }
 
@@ -604,7 +609,7 @@ func TestAllOfIsIntersection(t *testing.T) {
 		}
 		docs[d] = span{int64(d) * 10, int64(d)*10 + 10}
 	}
-	b, err := encodeSegment(7, docs, tris, nil)
+	b, err := encodeSegment(7, docs, tris, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,9 +25,11 @@ import (
 //
 //	header    64 bytes (below)
 //	docs      ndocs x (start, end uint64): byte ranges of whole lines
-//	postings  per trigram, its document numbers as delta uvarints
-//	dir       ntri x (trigram, offset from postings, length, CRC-32C), by trigram
-//	top       per block of dirBlock dir entries, (first trigram, CRC-32C of the block)
+//	postings  per trigram, its document numbers as delta uvarints; then
+//	          per token key, its tokens and their documents (tokens.go)
+//	dir       ntri x (key, offset from postings, length, CRC-32C), by key:
+//	          the trigrams (below 1<<24), then the token keys (1<<31 up)
+//	top       per block of dirBlock dir entries, (first key, CRC-32C of the block)
 //
 // Header: magic (16 bytes), version hash (8), ndocs, ntri, postOff,
 // dirOff, topOff, size, docs CRC, top CRC, 0, header CRC (4 each).
@@ -49,17 +51,20 @@ var errBad = errors.New("search index: damaged segment")
 type span struct{ start, end int64 }
 
 // encodeSegment writes a segment of docs, whose trigrams are given per
-// document (tris[d] holds document d's, each once).
-func encodeSegment(version uint64, docs []span, tris [][]uint32, counts func() ([]uint32, []uint64)) ([]byte, error) {
+// document (tris[d] holds document d's, each once), and the posting
+// lists of their tokens (tokenLists).
+func encodeSegment(version uint64, docs []span, tris [][]uint32, toks []tokList, counts func() ([]uint32, []uint64)) ([]byte, error) {
 	starts, ends, flat := invert(tris, counts)
-	b := make([]byte, headerSize, headerSize+16*len(docs)+len(flat)+dirEntry*len(starts))
+	nkeys := len(starts) + len(toks)
+	b := make([]byte, headerSize, headerSize+16*len(docs)+len(flat)+dirEntry*nkeys)
 	for _, s := range docs {
 		b = binary.LittleEndian.AppendUint64(b, uint64(s.start))
 		b = binary.LittleEndian.AppendUint64(b, uint64(s.end))
 	}
 	docsCRC := crc32.Checksum(b[headerSize:], crcTable)
 	postOff := len(b)
-	dir := make([]byte, 0, dirEntry*len(starts))
+	dir := make([]byte, 0, dirEntry*nkeys)
+	keys := slices.Grow(starts, len(toks))
 	from := uint32(0)
 	for k, t := range starts {
 		to := ends[k]
@@ -80,12 +85,21 @@ func encodeSegment(version uint64, docs []span, tris [][]uint32, counts func() (
 		dir = binary.LittleEndian.AppendUint32(dir, uint32(len(list)))
 		dir = binary.LittleEndian.AppendUint32(dir, crc32.Checksum(list, crcTable))
 	}
+	for _, tl := range toks {
+		off := len(b) - postOff
+		b = append(b, tl.list...)
+		dir = binary.LittleEndian.AppendUint32(dir, tl.key)
+		dir = binary.LittleEndian.AppendUint32(dir, uint32(off))
+		dir = binary.LittleEndian.AppendUint32(dir, uint32(len(tl.list)))
+		dir = binary.LittleEndian.AppendUint32(dir, crc32.Checksum(tl.list, crcTable))
+		keys = append(keys, tl.key)
+	}
 	dirOff := len(b)
 	b = append(b, dir...)
 	topOff := len(b)
-	for i := 0; i < len(starts); i += dirBlock {
-		blk := dir[i*dirEntry : min(len(starts), i+dirBlock)*dirEntry]
-		b = binary.LittleEndian.AppendUint32(b, starts[i])
+	for i := 0; i < nkeys; i += dirBlock {
+		blk := dir[i*dirEntry : min(nkeys, i+dirBlock)*dirEntry]
+		b = binary.LittleEndian.AppendUint32(b, keys[i])
 		b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(blk, crcTable))
 	}
 	topCRC := crc32.Checksum(b[topOff:], crcTable)
@@ -96,7 +110,7 @@ func encodeSegment(version uint64, docs []span, tris [][]uint32, counts func() (
 	copy(h, segMagic)
 	le := binary.LittleEndian
 	le.PutUint64(h[16:], version)
-	for i, v := range []int{len(docs), len(starts), postOff, dirOff, topOff, len(b)} {
+	for i, v := range []int{len(docs), nkeys, postOff, dirOff, topOff, len(b)} {
 		le.PutUint32(h[24+4*i:], uint32(v))
 	}
 	le.PutUint32(h[48:], docsCRC)
