@@ -129,37 +129,21 @@ func Classify(line []byte) (Record, error) {
 	var r Record
 	var f fields
 	err := jsonscan.Members(line, func(m *jsonscan.Member) error {
+		f.note(m)
 		switch m.Name() {
 		case "cc_source":
-			f.source = true
 			if s, ok := SourceValue(m.Value); ok {
 				r.Source = &s
 				f.sourcePath, f.sourceSession = s.Path, s.SessionID
 			}
-		case "hook_event_name":
-			f.hook = true
-		case "event":
-			f.event = true
-		case "type":
-			f.typ = true
-		case "prevHash", "index":
-			f.step = true
-		case "uuid":
-			f.uuid = true
 		case "transcript_path":
-			f.path, f.hasPath = jsonscan.StringOf(m.Value), true
-		case "socket_path":
-			f.socket = true
-		case "history_path":
-			f.history = true
+			f.path = jsonscan.StringOf(m.Value)
 		case "session_id":
-			f.session, f.hasSession = jsonscan.StringOf(m.Value), true
+			f.session = jsonscan.StringOf(m.Value)
 		case "sessionId":
-			f.camelSession, f.hasCamelSession = jsonscan.StringOf(m.Value), true
+			f.camelSession = jsonscan.StringOf(m.Value)
 		case "agentId":
 			f.camelAgent = jsonscan.StringOf(m.Value)
-		case "config_dir":
-			f.configDir = true
 		case "cwd":
 			r.Cwd = jsonscan.StringOf(m.Value)
 		case "profile":
@@ -174,7 +158,6 @@ func Classify(line []byte) (Record, error) {
 			r.UpdatedAt = jsonscan.StringOf(m.Value)
 		case "active":
 			if len(m.Value) > 0 && m.Value[0] == '{' {
-				f.active = true
 				_ = jsonscan.Members(m.Value, func(a *jsonscan.Member) error {
 					switch a.Name() {
 					case "transcript_path":
@@ -202,24 +185,7 @@ func Classify(line []byte) (Record, error) {
 	if r.Source != nil {
 		r.AgentID = r.Source.AgentID
 	}
-	switch {
-	case f.source, f.typ && f.hasCamelSession:
-		r.Kind = Entry
-	case f.hook, f.event && f.hasSession && f.hasPath:
-		r.Kind = Hook
-	case f.history && f.hasSession && !f.hasPath && !f.typ && !f.uuid:
-		r.Kind = Swept
-	case f.typ && !f.step && !f.hasPath && !f.hasSession && !f.configDir:
-		r.Kind = Entry
-	case f.uuid || f.typ:
-		r.Kind = Fact
-	case f.hasPath || f.socket || f.active:
-		r.Kind = Session
-	case f.configDir:
-		r.Kind = Profile
-	default:
-		r.Kind = Fact
-	}
+	r.Kind = f.kind()
 	if r.Kind == Entry {
 		// An entry's session is its transcript's, not a session_id it
 		// happens to carry.
@@ -230,9 +196,114 @@ func Classify(line []byte) (Record, error) {
 	return r, nil
 }
 
+// WalkEntry tells whether line is a transcript entry by Classify's rule
+// while fn reads its top-level members, in order, until fn returns false.
+// The walk stops there once the line is known to be an entry (a cc_source,
+// or a "type" and a sessionId: no later member changes that), so a reader
+// that wants a member near a real entry's start does not pay for the rest
+// of a long line; anything else is walked to its end. kind is Classify's
+// Kind of the line (Entry when the walk stopped early); typed tells
+// whether it has a top-level "type". err is Classify's error of a line that
+// is not one JSON object (fn may have read members before it).
+func WalkEntry(line []byte, fn func(m *jsonscan.Member) (more bool)) (kind Kind, typed bool, err error) {
+	var k keys
+	more := true
+	err = jsonscan.Members(line, func(m *jsonscan.Member) error {
+		k.note(m)
+		if more {
+			more = fn(m)
+		}
+		if !more && k.entryFirst() {
+			return errEntry
+		}
+		return nil
+	})
+	switch {
+	case err == errEntry:
+		return Entry, k.typ, nil
+	case errors.Is(err, jsonscan.ErrNotObject):
+		return Fact, false, ErrNotObject
+	case err != nil:
+		return Fact, false, err
+	}
+	return k.kind(), k.typ, nil
+}
+
+// errEntry stops WalkEntry's walk at what makes the line an entry.
+var errEntry = errors.New("an entry")
+
+// keys is which of the members that decide a record's Kind it has at its
+// top level.
+type keys struct {
+	source, hook, event, typ, step, uuid, hasPath, socket, hasSession, hasCamelSession, configDir, active, history bool
+}
+
+// note notes m's key (decoded, when written with escapes). A key is
+// compared as its bytes, not a string made of them: WalkEntry notes every
+// member of every line on stdin.
+func (k *keys) note(m *jsonscan.Member) {
+	key := m.Key
+	if m.Esc {
+		key = []byte(m.Name())
+	}
+	switch string(key) {
+	case "cc_source":
+		k.source = true
+	case "hook_event_name":
+		k.hook = true
+	case "event":
+		k.event = true
+	case "type":
+		k.typ = true
+	case "prevHash", "index":
+		k.step = true
+	case "uuid":
+		k.uuid = true
+	case "transcript_path":
+		k.hasPath = true
+	case "socket_path":
+		k.socket = true
+	case "history_path":
+		k.history = true
+	case "session_id":
+		k.hasSession = true
+	case "sessionId":
+		k.hasCamelSession = true
+	case "config_dir":
+		k.configDir = true
+	case "active":
+		k.active = k.active || len(m.Value) > 0 && m.Value[0] == '{'
+	}
+}
+
+// entryFirst is Classify's first rule: a cc_source, or a "type" with a
+// sessionId, makes an entry whatever else the record has.
+func (k *keys) entryFirst() bool { return k.source || k.typ && k.hasCamelSession }
+
+// kind is Classify's rule of the keys noted.
+func (k *keys) kind() Kind {
+	switch {
+	case k.entryFirst():
+		return Entry
+	case k.hook, k.event && k.hasSession && k.hasPath:
+		return Hook
+	case k.history && k.hasSession && !k.hasPath && !k.typ && !k.uuid:
+		return Swept
+	case k.typ && !k.step && !k.hasPath && !k.hasSession && !k.configDir:
+		return Entry
+	case k.uuid || k.typ:
+		return Fact
+	case k.hasPath || k.socket || k.active:
+		return Session
+	case k.configDir:
+		return Profile
+	}
+	return Fact
+}
+
 // fields is what Classify notes of a record's top-level members.
 type fields struct {
-	source, hook, event, typ, step, uuid, hasPath, socket, hasSession, hasCamelSession, configDir, active, history bool
+	keys
 
 	path, activePath, sourcePath                        string
 	session, activeSession, sourceSession, camelSession string

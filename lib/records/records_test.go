@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ccpipe/ccpipe/lib/jsonscan"
 )
 
 func TestClassify(t *testing.T) {
@@ -94,6 +97,7 @@ func TestClassifyCorpus(t *testing.T) {
 			if err != nil || r.Kind != Entry || r.SessionID != want {
 				t.Errorf("%s:%d: %v %q %v, want a transcript entry of %q", f, i+1, r.Kind, r.SessionID, err, want)
 			}
+			walkIsClassify(t, []byte(line))
 		}
 	}
 	if both < 10 {
@@ -166,6 +170,7 @@ func TestGoldenRecords(t *testing.T) {
 				if err != nil || r.Kind != w.kind {
 					t.Errorf("%s: %v %v, want %v: %.200s", f, r.Kind, err, w.kind, line)
 				}
+				walkIsClassify(t, []byte(line))
 				n++
 			}
 		}
@@ -211,6 +216,120 @@ func records(t *testing.T, path, section string) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestWalkEntry: WalkEntry tells an entry as Classify does and stops
+// reading at the member its reader last wanted once the line is known to
+// be one; a record with a "type" that is not an entry (a fact piped back
+// in, whose values hold one; a cassette step) is walked to its end.
+func TestWalkEntry(t *testing.T) {
+	tests := []struct {
+		line  string
+		kind  Kind
+		typed bool
+		read  string // the keys handed to the reader, up to the sessionId it wants
+	}{
+		// Claude Code 2.1.328 writes the sessionId after the message.
+		{`{"parentUuid":null,"type":"user","message":{"content":"hi"},"uuid":"u","sessionId":"s","version":"2.1.328"}`, Entry, true, "parentUuid type message uuid sessionId"},
+		// Older lines: the "type" after the sessionId, read up to it.
+		{`{"parentUuid":null,"sessionId":"s","version":"2","type":"user","message":{"content":"hi"}}`, Entry, true, "parentUuid sessionId"},
+		{`{"cc_source":{"path":"/t.jsonl"},"sessionId":"s","message":{}}`, Entry, false, "cc_source sessionId"},
+		{`{"type":"file-history-snapshot","messageId":"m","snapshot":{"type":"x"}}`, Entry, true, "type messageId snapshot"},
+		// cc-extract tools output of a call whose input holds a "type".
+		{`{"session_id":"s","agent_id":null,"uuid":"a1","tool_use_id":"t","name":"Widget","input":{"type":"gear"},"sessionId":"s","result":"ok"}`, Fact, false, "session_id agent_id uuid tool_use_id name input sessionId"},
+		{`{"session_id":"s","uuid":"a1","content":[{"type":"text","text":"x"}]}`, Fact, false, "session_id uuid content"},
+		{`{"id":"t:1","index":1,"type":"model_output","timestamp":1,"payload":{"type":"tool_calls"},"prevHash":"h","hash":"h2"}`, Fact, true, "id index type timestamp payload prevHash hash"},
+		{`{"hook_event_name":"Stop","session_id":"s","type":"x"}`, Hook, true, "hook_event_name session_id type"},
+		{`{"session_id":"s","transcript_path":"/t.jsonl","type":"x"}`, Fact, true, "session_id transcript_path type"},
+		{`{"session_id":"s","transcript_path":"/t.jsonl"}`, Session, false, "session_id transcript_path"},
+		// An escaped key counts as its name, as in Classify.
+		{`{"t\u0079pe":"user","sessionId":"s","x":1}`, Entry, true, "t\\u0079pe sessionId"},
+	}
+	for _, tt := range tests {
+		var read []string
+		kind, typed, err := WalkEntry([]byte(tt.line), func(m *jsonscan.Member) bool {
+			read = append(read, string(m.Key))
+			return string(m.Key) != "sessionId"
+		})
+		if err != nil || kind != tt.kind || typed != tt.typed || strings.Join(read, " ") != tt.read {
+			t.Errorf("%s:\n got %v %v %v, read %q\nwant %v %v, read %q", tt.line, kind, typed, err, read, tt.kind, tt.typed, tt.read)
+		}
+		walkIsClassify(t, []byte(tt.line))
+	}
+	// A line known to be an entry is not read past what it was wanted
+	// for, and one not yet known is read on.
+	for _, tt := range []struct {
+		line string
+		ok   bool
+	}{
+		{`{"type":"user","sessionId":"s", not json`, true},
+		{`{"sessionId":"s","version":"2","type":"user", not json`, true},
+		{`{"sessionId":"s","version":"2", not json`, false},
+	} {
+		kind, _, err := WalkEntry([]byte(tt.line), func(*jsonscan.Member) bool { return false })
+		if (kind == Entry && err == nil) != tt.ok {
+			t.Errorf("%s: %v %v", tt.line, kind, err)
+		}
+	}
+	for _, bad := range []string{``, `[1]`, `"x"`, `{`, `{"a":1}x`, `hello`, `{"type":"user"`} {
+		if _, _, err := WalkEntry([]byte(bad), func(*jsonscan.Member) bool { return true }); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// walkIsClassify checks WalkEntry against Classify, its slow twin: read to
+// the end, it gives Classify's kind (and error, or none); stopped at any
+// member, Classify's kind of a valid line.
+func walkIsClassify(t *testing.T, line []byte) {
+	t.Helper()
+	r, cerr := Classify(line)
+	var members []string
+	kind, typed, err := WalkEntry(line, func(m *jsonscan.Member) bool {
+		members = append(members, string(m.Bytes))
+		return true
+	})
+	var want []string
+	_ = jsonscan.Members(line, func(m *jsonscan.Member) error {
+		want = append(want, string(m.Bytes))
+		return nil
+	})
+	if (err == nil) != (cerr == nil) || cerr == nil && kind != r.Kind || !slices.Equal(members, want) {
+		t.Fatalf("%q: WalkEntry %v %v %d members, Classify %v %v %d members", line, kind, err, len(members), r.Kind, cerr, len(want))
+	}
+	if cerr == nil && typed != typedSlow(line) {
+		t.Fatalf("%q: typed %v", line, typed)
+	}
+	for stop := range len(want) {
+		i := 0
+		kind, _, err := WalkEntry(line, func(*jsonscan.Member) bool { i++; return i <= stop })
+		if cerr == nil && (err != nil || kind != r.Kind) {
+			t.Fatalf("%q stopped at member %d: %v %v, Classify %v", line, stop, kind, err, r.Kind)
+		}
+	}
+}
+
+// typedSlow: the line has a top-level "type" (encoding/json's reading).
+func typedSlow(line []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return false
+	}
+	_, ok := m["type"]
+	return ok
+}
+
+// FuzzWalkEntry: WalkEntry is Classify's rule of an entry, however far
+// its reader wants the line read.
+func FuzzWalkEntry(f *testing.F) {
+	f.Add([]byte(`{"parentUuid":null,"type":"user","message":{"content":"hi"},"uuid":"u","sessionId":"s"}`))
+	f.Add([]byte(`{"session_id":"s","uuid":"a1","name":"Widget","input":{"type":"gear"}}`))
+	f.Add([]byte(`{"id":"t:1","index":1,"type":"model_output","payload":{"type":"tool_calls"},"prevHash":"h"}`))
+	f.Add([]byte(`{"cc_source":{"path":"/t"},"message":{"type":"x"}}`))
+	f.Add([]byte(`{"t\u0079pe":"x","sessionId":"s"}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		walkIsClassify(t, line)
+	})
 }
 
 func FuzzClassify(f *testing.F) {

@@ -331,17 +331,30 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 		// of the file it reads too.
 		var o extract.Origin
 		var edge bool
-		if s, ok := records.SourceOf(line); ok {
+		if s, ok := records.SourceOf(line); ok { // an entry (records.Classify)
 			o = extract.Origin{Path: s.Path, Line: s.Line, SessionID: s.SessionID, AgentID: s.AgentID}
 			sid, aid := s.SessionID, s.AgentID
 			if s.Path == "" && (sid == "" || aid == "") { // cc-entries --with-source -
-				lsid, laid := sessionOf(line)
+				lsid, laid, _, _, _ := sessionOf(line)
 				sid, aid = cmp.Or(sid, lsid), cmp.Or(aid, laid)
 			}
 			edge = edges.Next(s.Path, sid, aid)
-		} else if !edges.Sourced() {
-			sid, aid := sessionOf(line)
-			edge = edges.Next("", sid, aid)
+		} else {
+			sid, aid, kind, typed, err := sessionOf(line)
+			if err == nil && kind != records.Entry {
+				// A fact with a "type" in its values, a cassette step: its
+				// walk checked it as JSON. (A line that is not one object
+				// is named below as before.)
+				why := "no top-level \"type\""
+				if typed {
+					why = "a " + kind.String()
+				}
+				env.SkipInput(n, "not a transcript entry (%s), skipped", why)
+				return nil
+			}
+			if !edges.Sourced() {
+				edge = edges.Next("", sid, aid)
+			}
 		}
 		if edge {
 			if err := x.EndFile(); err != nil {
@@ -379,17 +392,15 @@ func readEntries(env *cli.Env, x *extract.Extractor) error {
 	return err
 }
 
-// errFound stops a walk of members at the one looked for.
-var errFound = errors.New("found")
-
 // sessionOf is the top-level sessionId and agentId of an entry's line,
-// "" for none (a record without one, or a line that is not an object):
-// the walk ends at the sessionId when no agentId can follow.
-func sessionOf(line []byte) (sid, aid string) {
+// "" for none (a record without one, or a line that is not an object),
+// and what records.WalkEntry tells of the line: the walk ends at the
+// sessionId of an entry when no agentId can follow.
+func sessionOf(line []byte) (sid, aid string, kind records.Kind, typed bool, err error) {
 	agent := transcript.Contains(line, agentKey)
-	_ = jsonscan.Members(line, func(m *jsonscan.Member) error {
+	kind, typed, err = records.WalkEntry(line, func(m *jsonscan.Member) bool {
 		if m.Esc {
-			return nil
+			return true
 		}
 		switch string(m.Key) {
 		case "sessionId":
@@ -397,14 +408,11 @@ func sessionOf(line []byte) (sid, aid string) {
 		case "agentId":
 			aid = jsonscan.StringOf(m.Value)
 		default:
-			return nil
+			return true
 		}
-		if sid != "" && (aid != "" || !agent) {
-			return errFound
-		}
-		return nil
+		return sid == "" || aid == "" && agent
 	})
-	return sid, aid
+	return sid, aid, kind, typed, err
 }
 
 var agentKey = []byte(`"agentId"`)

@@ -10,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccpipe/ccpipe/lib/commands/cccassette"
 	"github.com/ccpipe/ccpipe/lib/extract"
 	"github.com/ccpipe/ccpipe/lib/jsonscan"
+	"github.com/ccpipe/ccpipe/lib/records"
 )
 
 // A cut last line the kind wants is checked by its decode, then named as
@@ -199,4 +201,121 @@ func TestStdinForkFirst(t *testing.T) {
 		}
 		sameFromStdin(t, fmt.Sprint(order, " null path "), paths, sourced.String(), "subagents")
 	}
+}
+
+// TestStdinForeignRecords: records that are not transcript entries
+// (records.Classify), mixed among the entries on stdin, are each named or
+// counted on stderr and skipped, and the entries give every kind's facts
+// as the files do, exit code included: cc-extract's facts piped back in
+// (a tool call's input, a block, with its own "type"), cc-cassette's
+// steps (a top-level "type" beside an index), a hook payload. They were
+// handed to the kind when they held a "type" anywhere, and dropped
+// there unsaid. Entries with and without a cc_source (with one, the
+// files give the same facts: sameFromStdin).
+func TestStdinForeignRecords(t *testing.T) {
+	const sid = "5e55e000-0000-4000-8000-000000000001"
+	widget := []string{
+		`{"type":"user","uuid":"u1","timestamp":"2026-10-01T09:00:00.000Z","sessionId":"` + sid + `","cwd":"/w","message":{"role":"user","content":"check the widget"}}`,
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1","timestamp":"2026-10-01T09:00:01.000Z","sessionId":"` + sid + `","cwd":"/w","requestId":"req_1","message":{"id":"msg_1","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":"text","text":"Looking."},{"type":"tool_use","id":"toolu_1","name":"Widget","input":{"type":"gear","size":3}},{"type":"tool_use","id":"toolu_2","name":"Bash","input":{"command":"false"}}],"usage":{"input_tokens":10,"output_tokens":5}}}`,
+		`{"type":"user","uuid":"u2","parentUuid":"a1","timestamp":"2026-10-01T09:00:02.000Z","sessionId":"` + sid + `","cwd":"/w","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"a gear"}]},{"type":"tool_result","tool_use_id":"toolu_2","content":"Exit code 1","is_error":true}]}}`,
+	}
+	p := filepath.Join(t.TempDir(), sid+".jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(widget, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{p, "../../../testdata/corpus/claude/projects/-home-dev-projects-alpha/c0a1f001-0000-4000-8000-000000000001.jsonl"}
+
+	var foreign []string
+	add := func(out string) {
+		for l := range strings.Lines(out) {
+			foreign = append(foreign, strings.TrimSuffix(l, "\n"))
+		}
+	}
+	for _, kind := range extract.Kinds {
+		var out, errb strings.Builder
+		Run(append([]string{kind, "--no-cache"}, paths...), nil, &out, &errb)
+		add(out.String())
+	}
+	for _, path := range paths {
+		var out, errb strings.Builder
+		if code := cccassette.Run([]string{"import", path}, nil, &out, &errb); code != 0 {
+			t.Fatalf("cc-cassette import: exit %d: %s", code, errb.String())
+		}
+		add(out.String())
+	}
+	add(`{"hook_event_name":"Stop","session_id":"s","type":"x"}` + "\n")
+	nested, steps := 0, 0
+	for _, l := range foreign {
+		r, err := records.Classify([]byte(l))
+		if err != nil || r.Kind == records.Entry {
+			t.Fatalf("not a foreign record: %v %v %s", r.Kind, err, l)
+		}
+		_, typed, _ := records.WalkEntry([]byte(l), func(*jsonscan.Member) bool { return true })
+		switch {
+		case strings.Contains(l, `"type"`) && !typed:
+			nested++
+		case strings.Contains(l, `"prevHash"`) && typed:
+			steps++
+		}
+	}
+	if nested == 0 || steps == 0 {
+		t.Fatalf("%d facts with a nested \"type\", %d cassette steps: want some of each", nested, steps)
+	}
+
+	for _, sourced := range []bool{false, true} {
+		args := paths
+		if sourced {
+			args = append([]string{"--with-source"}, paths...)
+		}
+		var entries, e0 strings.Builder
+		if code := ccentries.Run(args, nil, &entries, &e0); code != 0 {
+			t.Fatalf("cc-entries: exit %d: %s", code, e0.String())
+		}
+		var mixed strings.Builder
+		rest := foreign
+		for l := range strings.Lines(entries.String()) {
+			if len(rest) > 0 {
+				mixed.WriteString(rest[0] + "\n")
+				rest = rest[1:]
+			}
+			mixed.WriteString(l)
+		}
+		for _, l := range rest {
+			mixed.WriteString(l + "\n")
+		}
+		if sourced {
+			sameFromStdin(t, "cc_source among other records ", paths, mixed.String(), "subagents")
+		}
+		for _, kind := range extract.Kinds {
+			var alone, fromStdin, e1, e2 strings.Builder
+			c1 := Run([]string{kind}, strings.NewReader(entries.String()), &alone, &e1)
+			c2 := Run([]string{kind}, strings.NewReader(mixed.String()), &fromStdin, &e2)
+			label := fmt.Sprintf("%s (cc_source %v)", kind, sourced)
+			if c1 != c2 || e1.Len() > 0 || alone.String() != fromStdin.String() {
+				t.Errorf("%s: the entries alone (exit %d, %d facts) and among other records (exit %d, %d facts) differ:\n%s\n%.2000s", label, c1, strings.Count(alone.String(), "\n"), c2, strings.Count(fromStdin.String(), "\n"), diffLines(alone.String(), fromStdin.String()), e1.String()+e2.String())
+			}
+			named := strings.Count(e2.String(), ": not a transcript entry (")
+			summary := fmt.Sprintf("cc-extract: <stdin>: %d more warnings about stdin lines not shown (%d in all)\n", len(foreign)-named, len(foreign))
+			if named != 10 || !strings.HasSuffix(e2.String(), summary) || strings.Count(e2.String(), "\n") != 11 {
+				t.Errorf("%s: stderr does not count the %d foreign records:\n%s", label, len(foreign), e2.String())
+			}
+		}
+	}
+	// Nothing but facts with a "type" inside: no entry read, exit 1.
+	var out, errb strings.Builder
+	in := strings.Join(foreign[:3], "\n") + "\n"
+	if code := Run([]string{"tools"}, strings.NewReader(in), &out, &errb); code != 1 || !strings.HasSuffix(errb.String(), "cc-extract: <stdin>: no transcript entry read\n") {
+		t.Errorf("facts only: exit %d, stderr %s", code, errb.String())
+	}
+}
+
+// diffLines is the first line where a and b differ, from each.
+func diffLines(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(la), len(lb)) {
+		if la[i] != lb[i] {
+			return fmt.Sprintf("line %d:\n%.300s\n%.300s", i+1, la[i], lb[i])
+		}
+	}
+	return fmt.Sprintf("%d lines and %d", len(la), len(lb))
 }
