@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
@@ -54,7 +55,11 @@ func (ix *Index) readDir(dir string) ([]fs.DirEntry, error) {
 // listDir is readDir with what a snapshot keeps of the listing.
 func (ix *Index) listDir(dir string) *listing {
 	if m, ok := ix.seenDirs.Load(dir); ok {
-		return m.(*listing)
+		l := m.(*listing)
+		if l.handed != nil {
+			l.resolve(ix, dir)
+		}
+		return l
 	}
 	l := ix.readDirOnce(dir)
 	if l.err == nil || errors.Is(l.err, fs.ErrNotExist) {
@@ -72,6 +77,24 @@ type listing struct {
 	st   cache.Stamp
 	kept bool
 	data []byte
+	// handed: a listing a snapshot handed on unchecked (keepListings),
+	// checked by a stat and decoded when first asked for (resolve).
+	handed *sync.Once
+}
+
+// resolve makes a handed listing the dir's: its kept one when a stat
+// finds the dir as the snapshot saw it, else what readDirOnce finds.
+func (l *listing) resolve(ix *Index, dir string) {
+	l.handed.Do(func() {
+		if st, mode, err := cache.StatPath(dir); err == nil && mode == fs.ModeDir && cache.Judge(l.st, l.st.Size, st) == cache.Fresh {
+			if ents, ok := decodeDir(dir, l.data); ok {
+				l.ents = ents
+				return
+			}
+		}
+		r := ix.readDirOnce(dir)
+		l.ents, l.err, l.st, l.kept, l.data = r.ents, r.err, r.st, r.kept, r.data
+	})
 }
 
 // readDirOnce is readDir the first time a run asks for a directory; a

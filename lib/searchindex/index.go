@@ -445,6 +445,9 @@ type source interface {
 	list(sp *scratch, transcriptPath string) ([]search.File, error)
 	// prepare returns file i of the session, as Index.prepare.
 	prepare(i int, f search.File, sc *search.Scanner) (part, bool)
+	// confirm checks the listing before any file but the first is used
+	// (nil: as listed).
+	confirm() error
 }
 
 // slowSource is the manifest and the listings, which index what they do
@@ -476,6 +479,8 @@ func (s *slowSource) readDir(dir string) ([]fs.DirEntry, error) {
 	return l.ents, l.err
 }
 
+func (s *slowSource) confirm() error { return nil } // listed as read
+
 func (s *slowSource) prepare(i int, f search.File, sc *search.Scanner) (part, bool) {
 	var known *cache.Stamp
 	if i == 0 && s.listed {
@@ -503,6 +508,9 @@ func (ix *Index) answerFrom(ctx context.Context, sc *search.Scanner, transcriptP
 	// checked[ti]: term ti was verified in the parts before this many.
 	checked := sp.ints(nt)
 	for i, f := range files {
+		if i == 1 && src.confirm() != nil {
+			return search.Result{}, false, false
+		}
 		p, ok := src.prepare(i, f, sc)
 		if !ok {
 			return search.Result{}, false, false
@@ -536,6 +544,9 @@ func (ix *Index) answerFrom(ctx context.Context, sc *search.Scanner, transcriptP
 			}
 			return res, true, false
 		}
+	}
+	if len(files) == 1 && src.confirm() != nil {
+		return search.Result{}, false, false
 	}
 	// Which terms may lie in the session at all.
 	may := make([]bool, nt)
@@ -679,8 +690,10 @@ type docList struct {
 }
 
 // segDocs is a piece's candidates: docs, or with all every document from
-// lo to hi-1.
+// lo to hi-1. Their spans are in the segment's document table, read when
+// first needed (tables): a term a token proves needs none.
 type segDocs struct {
+	seg    *segment
 	tab    docTable
 	docs   []uint32
 	all    bool
@@ -689,7 +702,23 @@ type segDocs struct {
 
 func (l *docList) len() int { return l.n }
 
-// spans yields the documents in order.
+// tables reads the document tables spans reads the candidates from.
+func (l *docList) tables() error {
+	for i := range l.segs {
+		s := &l.segs[i]
+		if s.tab != nil {
+			continue
+		}
+		tab, err := s.seg.spans()
+		if err != nil || int(s.hi) > tab.len() {
+			return errBad
+		}
+		s.tab = tab
+	}
+	return nil
+}
+
+// spans yields the documents in order (tables first).
 func (l *docList) spans() iter.Seq[span] {
 	return func(yield func(span) bool) {
 		for _, s := range l.segs {
@@ -725,7 +754,7 @@ func (ix *Index) partDocs(p *part, ti int) (docList, error) {
 		if ss.err != nil {
 			return docList{}, ss.err
 		}
-		sd := segDocs{all: all, lo: r.lo, hi: r.hi}
+		sd := segDocs{seg: ss.seg, all: all, lo: r.lo, hi: r.hi}
 		if !all {
 			docs, err := ix.termDocs(ss, ti)
 			if err != nil {
@@ -738,11 +767,6 @@ func (ix *Index) partDocs(p *part, ti int) (docList, error) {
 			}
 			sd.docs = docs[i:j:j]
 		}
-		tab, err := ss.seg.spans()
-		if err != nil || int(r.hi) > tab.len() {
-			return docList{}, errBad
-		}
-		sd.tab = tab
 		if all {
 			out.n += int(r.hi - r.lo)
 		} else {
@@ -791,6 +815,9 @@ func (ix *Index) verify(p *part, sc *search.Scanner, ti int, docs *docList, also
 			ix.proofs.Add(1)
 		}
 		return ok, err
+	}
+	if err := docs.tables(); err != nil {
+		return false, err
 	}
 	p.path()
 	bp := ix.bufs.Get().(*[]byte)

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/ccpipe/ccpipe/lib/cache"
 	"github.com/ccpipe/ccpipe/lib/layout"
@@ -45,7 +46,8 @@ type snapshot struct {
 	dirs      []snapDir // the session dir first, then those under it
 	files     []snapFile
 	stale     bool
-	validated int // files checked (the main transcript first)
+	confirmed bool // its dirs checked (confirm)
+	validated int  // files checked (the main transcript first)
 	data      []byte
 }
 
@@ -122,34 +124,41 @@ func (ix *Index) decodeSnapshot(data []byte, sessDir string, sp *scratch) *snaps
 	return sn
 }
 
-// list is the session's files as the snapshot holds them, once a stat
-// of each of its dirs finds it unchanged (their listings, and so the
-// files search.AppendSessionFiles finds in them, are the snapshot's);
-// errStale when one changed.
+// list is the session's files as the snapshot holds them: the main
+// transcript as checked, the others as confirm finds them.
 func (sn *snapshot) list(sp *scratch, transcriptPath string) ([]search.File, error) {
-	switch {
-	case sn.noDir && sn.listed:
-		if !sn.lsNoDir {
-			return nil, sn.fail()
-		}
-	case sn.noDir:
-		if _, _, err := cache.StatPath(sn.sessDir); !errors.Is(err, fs.ErrNotExist) {
-			return nil, sn.fail()
-		}
-	case sn.listed && sn.lsNoDir:
-		return nil, sn.fail()
-	}
-	for _, sd := range sn.dirs {
-		st, mode, err := cache.StatUnder(sn.sessDir, sd.rel)
-		if err != nil || mode != fs.ModeDir || cache.Judge(sd.st, sd.st.Size, st) != cache.Fresh {
-			return nil, sn.fail()
-		}
-	}
 	files := append(sp.files[:0], search.File{Path: transcriptPath, Kind: search.KindTranscript})
 	for _, sf := range sn.files {
 		files = append(files, search.File{Kind: sf.kind}) // its path made when read (part.path)
 	}
 	return files, nil
+}
+
+// confirm checks, by a stat of each of the session's dirs, that their
+// listings, and so the files search.AppendSessionFiles finds in them,
+// are the snapshot's; errStale when one changed. A session its main
+// transcript decides needs none of it.
+func (sn *snapshot) confirm() error {
+	switch {
+	case sn.noDir && sn.listed:
+		if !sn.lsNoDir {
+			return sn.fail()
+		}
+	case sn.noDir:
+		if _, _, err := cache.StatPath(sn.sessDir); !errors.Is(err, fs.ErrNotExist) {
+			return sn.fail()
+		}
+	case sn.listed && sn.lsNoDir:
+		return sn.fail()
+	}
+	for _, sd := range sn.dirs {
+		st, mode, err := cache.StatUnder(sn.sessDir, sd.rel)
+		if err != nil || mode != fs.ModeDir || cache.Judge(sd.st, sd.st.Size, st) != cache.Fresh {
+			return sn.fail()
+		}
+	}
+	sn.confirmed = true
+	return nil
 }
 
 // underSession is the path of rel under a session dir ("": the dir
@@ -206,15 +215,14 @@ func (ix *Index) live(b []byte) ([]ref, bool) {
 	return refs, true
 }
 
-// keepListings hands the listings of a matching session's dirs, which
-// list found unchanged, to readDir: the session's record (ReadDir)
-// reads them next.
+// keepListings hands the listings of a matching session's dirs to
+// readDir: the session's record (ReadDir) reads some of them next. Each
+// is checked by a stat and decoded only if read (listing.resolve), or
+// read as any other dir when the stat finds it changed.
 func (sn *snapshot) keepListings() {
 	for _, sd := range sn.dirs {
 		dir := underSession(sn.sessDir, sd.rel)
-		if ents, ok := decodeDir(dir, sd.data); ok {
-			sn.ix.seenDirs.LoadOrStore(dir, &listing{ents: ents, st: sd.st, kept: true, data: sd.data})
-		}
+		sn.ix.seenDirs.LoadOrStore(dir, &listing{st: sd.st, kept: true, data: sd.data, handed: new(sync.Once)})
 	}
 }
 
@@ -224,11 +232,12 @@ type checkedSnap struct {
 	transcript string
 	data       []byte
 	files      int
+	dirs       bool // its dirs checked
 }
 
 func (ix *Index) noteChecked(transcriptPath string, sn *snapshot) {
 	ix.checkedMu.Lock()
-	ix.checked = append(ix.checked, checkedSnap{transcriptPath, sn.data, sn.validated})
+	ix.checked = append(ix.checked, checkedSnap{transcriptPath, sn.data, sn.validated, sn.confirmed})
 	ix.checkedMu.Unlock()
 }
 
@@ -258,7 +267,7 @@ func (ix *Index) keepChecked() {
 				store.Seen(underSession(sn.sessDir, f.rel))
 			}
 		}
-		if dirs != nil {
+		if dirs != nil && c.dirs {
 			for _, d := range sn.dirs {
 				dirs.Seen(underSession(sn.sessDir, d.rel))
 			}

@@ -1,7 +1,9 @@
 package searchindex
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -156,13 +158,15 @@ func TestSnapshotStale(t *testing.T) {
 	}
 
 	// A session dir removed: its files are gone, the session is answered
-	// by the manifest (and the scan) as having none.
+	// by the manifest (and the scan) as having none, once a term its
+	// main transcript does not decide asks for them; one it decides is
+	// answered from the snapshot (the dirs are not looked at).
 	if err := os.RemoveAll(sessDir(0)); err != nil {
 		t.Fatal(err)
 	}
 	cache.Settle()
-	query("session dir removed", all-1, "zqsnapword0", "error")
-	query("session dir removed, next search", all, "error") // nothing to index
+	query("session dir removed, a term no main transcript holds", all-1, "zqsnapword0")
+	query("session dir removed, next search", all, "error", "zqsnapword0") // nothing to index
 
 	// A segment gone: every session with a piece in it is left to the
 	// manifest, which indexes it again (the tests' small segments are
@@ -292,4 +296,51 @@ func FuzzDecodeSnapshot(f *testing.F) {
 		}
 		sp.clear()
 	})
+}
+
+// TestHandedListings: a session its main transcript decides is answered
+// from its snapshot without a look at its dirs; the listings it hands on
+// (the record reads them next) are checked when read, so a subagent
+// transcript added since, its dir's mtime set back, is listed, and a
+// dir removed since reads as missing.
+func TestHandedListings(t *testing.T) {
+	smallDocs(t)
+	racyDir = 0
+	dir, cacheDir := t.TempDir(), t.TempDir()
+	proj := filepath.Join(dir, "projects", "-home-dev-p")
+	var paths []string
+	for i := range 3 {
+		p := filepath.Join(proj, fmt.Sprintf("%08d-0000-4000-8000-000000000000", i)+".jsonl")
+		write(t, p, say("the quokka said hi"))
+		write(t, filepath.Join(strings.TrimSuffix(p, ".jsonl"), "subagents", "agent-a1.jsonl"), say("nothing"))
+		write(t, filepath.Join(strings.TrimSuffix(p, ".jsonl"), "tool-results", "r1.txt"), "nothing\n")
+		paths = append(paths, p)
+	}
+	cache.Settle()
+	o := search.Options{Terms: []string{"quokka"}}
+	for range 3 { // build, snapshots written, answered from them
+		checkSame(t, cacheDir, paths, o)
+	}
+	sub := filepath.Join(strings.TrimSuffix(paths[0], ".jsonl"), "subagents")
+	keepMtime(t, sub, func() { write(t, filepath.Join(sub, "agent-a2.jsonl"), say("more")) })
+	gone := filepath.Join(strings.TrimSuffix(paths[1], ".jsonl"), "subagents")
+	if err := os.RemoveAll(gone); err != nil {
+		t.Fatal(err)
+	}
+	cache.Settle()
+	ix := checkSame(t, cacheDir, paths, o)
+	if ix.fromSnap.Load() != 3 {
+		t.Fatalf("%d sessions answered from snapshots, want 3 (their main transcripts decide)", ix.fromSnap.Load())
+	}
+	ents, err := ix.ReadDir(sub)
+	if err != nil || len(ents) != 2 {
+		t.Fatalf("the changed subagents dir, as handed on: %v %v", ents, err)
+	}
+	if _, err := ix.ReadDir(gone); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the removed subagents dir, as handed on: %v", err)
+	}
+	ents, err = ix.ReadDir(filepath.Join(strings.TrimSuffix(paths[2], ".jsonl"), "subagents"))
+	if err != nil || len(ents) != 1 {
+		t.Fatalf("an unchanged subagents dir, as handed on: %v %v", ents, err)
+	}
 }
