@@ -22,10 +22,12 @@ import (
 //
 // What is kept is what such a term needs, so that the index stays small:
 // main transcripts only (they decide a matching session), the first
-// document per piece (one proves it), and only tokens in two pieces of
-// the segment at least (a rarer one has few candidates to verify). A term
-// not kept, or no whole token (part of a longer word, or holding a blank
-// or a slash), is verified as before.
+// document per piece (one proves it), and only the tokens in two pieces
+// of the segment at least (a rarer one has few candidates to verify); a
+// small segment, as one run's update of the sessions that grew writes,
+// keeps all of them. A term not kept, or no
+// whole token (part of a longer word, or holding a blank or a slash), is
+// verified as before.
 //
 // Only content is tokenized: a line that is not a record is indexed by
 // its raw bytes for its trigrams (a term there is verified, and the scan
@@ -198,7 +200,8 @@ type tokList struct {
 
 // tokenLists groups the tokens of a segment's pieces (in order, their
 // documents numbered on from one to the next) by token, keeps those in
-// minPieces of them, and groups those by key: the lists by key, in order.
+// minPieces of them (all, in a segment of less than smallSegment bytes of
+// content), and groups those by key: the lists by key, in order.
 // Tokens are grouped by hash, their bytes compared (a hash two tokens
 // share sends the second to a map by bytes), and each group's documents
 // laid out by counting: no allocation per token.
@@ -256,7 +259,13 @@ func tokenLists(pieces []*piece) []tokList {
 		}
 		base += uint32(len(p.docs))
 	}
-	groups = slices.DeleteFunc(groups, func(g group) bool { return g.n < minPieces })
+	var text int64
+	for _, p := range pieces {
+		text += p.text
+	}
+	if text >= smallSegment {
+		groups = slices.DeleteFunc(groups, func(g group) bool { return g.n < minPieces })
+	}
 	slices.SortFunc(groups, func(a, b group) int {
 		return cmp.Or(cmp.Compare(tokenKey(a.h), tokenKey(b.h)), bytes.Compare(a.tok, b.tok))
 	})

@@ -98,9 +98,13 @@ func TestProofExact(t *testing.T) {
 
 // TestTokenLists: a segment holds the tokens of its pieces' content that
 // are in two pieces at least, each with the first document per piece,
-// and tokenDocs finds them by their bytes.
+// and tokenDocs finds them by their bytes; a small segment (one run's
+// update) holds all of them.
 func TestTokenLists(t *testing.T) {
 	smallDocs(t)
+	small := smallSegment
+	smallSegment = 0 // the test's few bytes count as a big segment's
+	t.Cleanup(func() { smallSegment = small })
 	q := &query{}
 	b := newBuilder(q)
 	lines := func(texts ...string) string {
@@ -165,6 +169,17 @@ func TestTokenLists(t *testing.T) {
 		}
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("tokenDocs(%.20q) = %v, want %v", tt.tok, got, tt.want)
+		}
+	}
+	// One run's update: a small segment keeps every token.
+	smallSegment = small
+	var keys []uint32
+	for _, l := range tokenLists(pieces) {
+		keys = append(keys, l.key)
+	}
+	for _, tok := range []string{"gamma", "once", "alpha"} {
+		if !slices.Contains(keys, tokenKey(tokenHash([]byte(tok))|1)) {
+			t.Errorf("a small segment does not keep %q", tok)
 		}
 	}
 }
