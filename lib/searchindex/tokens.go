@@ -87,17 +87,18 @@ type tokRef struct {
 	off, n, doc uint32
 }
 
-// tokSet holds the tokens of the piece being built (open addressing on
-// their hashes; 0 is empty), each with its index in the piece's toks, so
-// that each is kept once per piece.
+// tokSet holds the hashes of the tokens of the piece being built (open
+// addressing; 0 is empty), so that each is kept once per piece. A token
+// whose hash another already has is taken as seen: at worst a token that
+// could have proven a term is not kept (the term is then verified), never
+// one with bytes it does not have.
 type tokSet struct {
 	slots []uint64
-	refs  []int32
 	used  []uint32
 }
 
-// find returns h's slot and whether it holds h (else it is empty).
-func (s *tokSet) find(h uint64) (int, bool) {
+// add reports whether h is new to the set, and adds it.
+func (s *tokSet) add(h uint64) bool {
 	if 2*(len(s.used)+1) > len(s.slots) {
 		s.grow()
 	}
@@ -105,20 +106,21 @@ func (s *tokSet) find(h uint64) (int, bool) {
 	for i := int(h>>32) & mask; ; i = (i + 1) & mask {
 		switch s.slots[i] {
 		case 0:
-			return i, false
+			s.slots[i] = h
+			s.used = append(s.used, uint32(i))
+			return true
 		case h:
-			return i, true
+			return false
 		}
 	}
 }
 
 func (s *tokSet) grow() {
-	old, oldRefs := s.slots, s.refs
+	old := s.slots
 	s.slots = make([]uint64, max(4096, 2*len(old)))
-	s.refs = make([]int32, len(s.slots))
 	s.used = s.used[:0]
 	mask := len(s.slots) - 1
-	for k, h := range old {
+	for _, h := range old {
 		if h == 0 {
 			continue
 		}
@@ -126,7 +128,7 @@ func (s *tokSet) grow() {
 		for s.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		s.slots[i], s.refs[i] = h, oldRefs[k]
+		s.slots[i] = h
 		s.used = append(s.used, uint32(i))
 	}
 }
@@ -153,21 +155,9 @@ func (b *builder) addTokens(p *piece, f []byte) {
 			h ^= uint64(f[j])
 			h *= 1099511628211
 		}
-		if n := j - i; n >= minToken && n <= maxToken {
-			tok := f[i:j]
-			h |= 1 // 0 marks an empty slot
-			slot, seen := b.toks.find(h)
-			if seen {
-				r := p.toks[b.toks.refs[slot]]
-				seen = bytes.Equal(p.tokText[r.off:r.off+r.n], tok) || b.docHas(p, h, tok)
-			} else {
-				b.toks.slots[slot], b.toks.refs[slot] = h, int32(len(p.toks))
-				b.toks.used = append(b.toks.used, uint32(slot))
-			}
-			if !seen {
-				p.toks = append(p.toks, tokRef{h: h, off: uint32(len(p.tokText)), n: uint32(n), doc: uint32(len(p.docs))})
-				p.tokText = append(p.tokText, tok...)
-			}
+		if n := j - i; n >= minToken && n <= maxToken && b.toks.add(h|1) { // 0 marks an empty slot
+			p.toks = append(p.toks, tokRef{h: h | 1, off: uint32(len(p.tokText)), n: uint32(n), doc: uint32(len(p.docs))})
+			p.tokText = append(p.tokText, f[i:j]...)
 		}
 		i = j
 	}
