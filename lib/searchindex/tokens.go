@@ -171,17 +171,6 @@ var tokenTab = func() (t [256]bool) {
 	return t
 }()
 
-// docHas reports whether the piece already holds tok (of hash h): asked
-// only when another token of the same hash is in the set.
-func (b *builder) docHas(p *piece, h uint64, tok []byte) bool {
-	for _, r := range p.toks {
-		if r.h == h && bytes.Equal(p.tokText[r.off:r.off+r.n], tok) {
-			return true
-		}
-	}
-	return false
-}
-
 // tokList is a key's posting list of tokens, as a segment holds it.
 type tokList struct {
 	key  uint32
