@@ -613,15 +613,7 @@ func TestAllOfIsIntersection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "seg.trgm")
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s, err := openSegment(path, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.close()
+	s := writeSegment(t, b)
 	for range 300 {
 		var ts []uint32
 		for range 1 + r.IntN(4) {
@@ -679,4 +671,20 @@ func TestFirstBuildIndexesAll(t *testing.T) {
 			t.Errorf("%q: index %q (%d bytes indexed), scan %q; want indexed %v", tt.terms, got, ix.Indexed.Load(), want, tt.indexed)
 		}
 	}
+}
+
+// writeSegment writes a segment of version 7 and opens it (closed at the
+// test's end).
+func writeSegment(t *testing.T, b []byte) *segment {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "seg.trgm")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := openSegment(path, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.close() })
+	return s
 }

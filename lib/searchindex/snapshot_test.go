@@ -192,29 +192,9 @@ func TestSnapshotStale(t *testing.T) {
 func TestSnapshotTwin(t *testing.T) {
 	smallDocs(t)
 	r := rand.New(rand.NewPCG(43, 44))
-	dir := t.TempDir()
-	paths := snapCorpus(t, r, dir, 30)
-	withSnaps, without := t.TempDir(), t.TempDir()
-	var fromSnap int64
-	for i := range 40 {
-		if i%10 == 9 {
-			changeDirs(t, r, paths)
-			writeLines(t, paths[r.IntN(len(paths))], r, 3, false)
-			cache.Settle()
-		}
-		o := search.Options{Terms: randomTerms(r), Any: r.IntN(2) == 0}
-		useSnapshots = false
-		slow := checkSame(t, without, paths, o)
-		useSnapshots = true
-		fast := checkSame(t, withSnaps, paths, o)
-		if slow.fromSnap.Load() != 0 {
-			t.Fatal("snapshots used while turned off")
-		}
-		fromSnap += fast.fromSnap.Load()
-	}
-	if fromSnap == 0 {
-		t.Fatal("no session answered from a snapshot: the test does not test")
-	}
+	paths := snapCorpus(t, r, t.TempDir(), 30)
+	without := twin(t, r, paths, 40, &useSnapshots, "a session answered from a snapshot",
+		func(ix *Index) int64 { return ix.fromSnap.Load() }, nil)
 	if _, err := os.Stat(cache.File(without, snapsName, ".cache")); err == nil {
 		t.Fatal("snapshots written while turned off")
 	}
@@ -343,4 +323,39 @@ func TestHandedListings(t *testing.T) {
 	if err != nil || len(ents) != 1 {
 		t.Fatalf("an unchanged subagents dir, as handed on: %v %v", ents, err)
 	}
+}
+
+// twin runs random queries over paths, changed every tenth of them, with
+// a fast path turned off (*on false) and on, each answer checked against
+// the scan's (checkSame); used counts what the fast path did, which must
+// be nothing while off and something while on. terms, when set, may
+// change a query's terms. It returns the cache dir of the runs without.
+func twin(t *testing.T, r *rand.Rand, paths []string, n int, on *bool, what string, used func(*Index) int64, terms func(i int, o *search.Options)) string {
+	t.Helper()
+	with, without := t.TempDir(), t.TempDir()
+	t.Cleanup(func() { *on = true })
+	var total int64
+	for i := range n {
+		if i%10 == 9 {
+			changeDirs(t, r, paths)
+			writeLines(t, paths[r.IntN(len(paths))], r, 3, false)
+			cache.Settle()
+		}
+		o := search.Options{Terms: randomTerms(r), Any: r.IntN(2) == 0}
+		if terms != nil {
+			terms(i, &o)
+		}
+		*on = false
+		slow := checkSame(t, without, paths, o)
+		*on = true
+		fast := checkSame(t, with, paths, o)
+		if used(slow) != 0 {
+			t.Fatalf("%s while turned off", what)
+		}
+		total += used(fast)
+	}
+	if total == 0 {
+		t.Fatalf("not one %s: the test does not test", what)
+	}
+	return without
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,33 +21,13 @@ import (
 func TestProofTwin(t *testing.T) {
 	smallDocs(t)
 	r := rand.New(rand.NewPCG(51, 52))
-	dir := t.TempDir()
-	paths := corpus(t, r, dir, 40)
-	withProofs, without := t.TempDir(), t.TempDir()
-	var proofs int64
-	for i := range 60 {
-		if i%20 == 19 {
-			changeDirs(t, r, paths)
-			writeLines(t, paths[r.IntN(len(paths))], r, 3, false)
-			cache.Settle()
-		}
-		o := search.Options{Terms: randomTerms(r), Any: r.IntN(2) == 0}
-		if i%3 == 0 {
-			o.Terms[0] = fmt.Sprintf("w%d", r.IntN(8)) // common whole tokens
-		}
-		useProofs = false
-		slow := checkSame(t, without, paths, o)
-		useProofs = true
-		fast := checkSame(t, withProofs, paths, o)
-		if slow.proofs.Load() != 0 {
-			t.Fatal("proofs used while turned off")
-		}
-		proofs += fast.proofs.Load()
-	}
-	t.Cleanup(func() { useProofs = true })
-	if proofs == 0 {
-		t.Fatal("no term proven by a token: the test does not test")
-	}
+	paths := corpus(t, r, t.TempDir(), 40)
+	twin(t, r, paths, 60, &useProofs, "term proven by a token", func(ix *Index) int64 { return ix.proofs.Load() },
+		func(i int, o *search.Options) {
+			if i%3 == 0 {
+				o.Terms[0] = fmt.Sprintf("w%d", r.IntN(8)) // common whole tokens
+			}
+		})
 }
 
 // TestProofExact: a token proves only what the scan would find. A term
@@ -140,15 +119,7 @@ func TestTokenLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "seg.trgm")
-	if err := os.WriteFile(path, seg, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s, err := openSegment(path, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.close()
+	s := writeSegment(t, seg)
 	n0 := uint32(len(pieces[0].docs))
 	for _, tt := range []struct {
 		tok  string
@@ -202,15 +173,7 @@ func TestTokenListDamaged(t *testing.T) {
 		t.Fatal("no token in the segment")
 	}
 	seg[i] ^= 1
-	path := filepath.Join(t.TempDir(), "seg.trgm")
-	if err := os.WriteFile(path, seg, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s, err := openSegment(path, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.close()
+	s := writeSegment(t, seg)
 	if _, err := s.tokenDocs([]byte("kiwi")); err != errBad {
 		t.Fatalf("a damaged list: %v, want errBad", err)
 	}
